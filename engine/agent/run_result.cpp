@@ -1,0 +1,27 @@
+#include "engine/agent/run_result.h"
+
+namespace engine::agent {
+
+Value step_to_json(const AgentStep& s) {
+  return Value{{"action", {{"tool", s.action.tool}, {"tool_input", s.action.tool_input}, {"log", s.action.log}}},
+               {"observation", s.observation}};
+}
+
+Value RunResult::to_json() const {
+  Value steps = Value::array();
+  for (const auto& s : intermediate_steps) steps.push_back(step_to_json(s));
+  Value j{{"output", output},
+          {"outputs", outputs},
+          {"intermediate_steps", std::move(steps)},
+          {"usage",
+           {{"prompt_tokens", usage.prompt_tokens},
+            {"completion_tokens", usage.completion_tokens},
+            {"total_tokens", usage.total()},
+            {"llm_calls", llm_calls}}},
+          {"elapsed_ms", elapsed_ms},
+          {"stopped_reason", stopped_reason}};
+  if (error) j["error"] = {{"kind", error->kind}, {"message", error->message}};
+  return j;
+}
+
+}  // namespace engine::agent

@@ -1,0 +1,40 @@
+#pragma once
+// What a finished run hands back: LangChain's {output, intermediate_steps} plus usage and why it stopped.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine/core/value.h"
+#include "engine/llm/llm_client.h"
+#include "engine/parse/agent_output.h"
+
+namespace engine::agent {
+
+struct AgentStep {
+  parse::AgentAction action;
+  std::string observation;
+};
+
+struct RunError {
+  std::string kind;
+  std::string message;
+};
+
+struct RunResult {
+  std::string output;
+  Value outputs = Value::object();  // the workflow's declared outputs, rendered
+  std::vector<AgentStep> intermediate_steps;
+  llm::TokenUsage usage;
+  int llm_calls = 0;
+  long elapsed_ms = 0;
+  // "finish", "return_direct", "max_iterations", "max_execution_time", or "error"
+  std::string stopped_reason;
+  std::optional<RunError> error;
+
+  bool ok() const { return !error; }
+  Value to_json() const;  // the --json document
+};
+
+Value step_to_json(const AgentStep& step);
+
+}  // namespace engine::agent

@@ -1,0 +1,80 @@
+#include "engine/assemble/build_tools.h"
+
+#include <algorithm>
+
+#include "engine/core/error.h"
+#include "engine/core/text.h"
+#include "engine/tools/builtin_tools.h"
+#include "engine/tools/lua/lua_tool.h"
+
+namespace engine::assemble {
+namespace {
+
+std::string quoted_line(const spec::WorkflowSpec& s, const SourceLoc& loc) {
+  return loc.line > 0 ? std::string(s.source->line(loc.line)) : "";
+}
+
+std::shared_ptr<const tools::Tool> load_tool(const spec::ToolSpec& t, const spec::WorkflowSpec& s) {
+  if (!t.builtin.value.empty()) {
+    auto tool = tools::make_builtin_tool(t.builtin.value, t.name.value, t.description);
+    if (!tool)
+      throw Error("spec.unknown_builtin",
+                  "unknown builtin tool '" + t.builtin.value + "'" +
+                      did_you_mean(t.builtin.value, tools::builtin_tool_names()) + " (available: " +
+                      join(tools::builtin_tool_names(), ", ") + ")",
+                  t.builtin.loc, quoted_line(s, t.builtin.loc));
+    return tool;
+  }
+  tools::lua::LuaToolConfig cfg;
+  cfg.file = t.lua_file;
+  cfg.display_path = (std::filesystem::path(s.display_path).parent_path() / t.lua.value).lexically_normal().string();
+  cfg.name = t.name.value;
+  cfg.description = t.description;
+  cfg.limits.instructions = static_cast<uint64_t>(t.instructions);
+  cfg.limits.memory_bytes = static_cast<size_t>(t.memory_mb) << 20;
+  cfg.limits.timeout = std::chrono::milliseconds(t.timeout_ms);
+  try {
+    return tools::lua::LuaTool::load(cfg);
+  } catch (const Error& e) {
+    if (e.loc().line > 0) throw;  // a syntax error already points into the script
+    throw Error(e.kind(), "tool '" + (t.name.value.empty() ? t.lua.value : t.name.value) + "': " + e.message(),
+                t.lua.loc, quoted_line(s, t.lua.loc));
+  }
+}
+
+}  // namespace
+
+tools::ToolRegistry build_tools(const spec::WorkflowSpec& s) {
+  tools::ToolRegistry registry;
+  for (const auto& t : s.tools) {
+    auto tool = load_tool(t, s);
+    if (registry.find(tool->name()))
+      throw Error("spec.duplicate_key", "two tools are named '" + tool->name() + "'", t.loc, quoted_line(s, t.loc));
+    registry.add(std::move(tool));
+  }
+  return registry;
+}
+
+std::vector<agent::AgentTool> agent_tools(const spec::WorkflowSpec& s, const tools::ToolRegistry& registry) {
+  auto names = registry.names();
+  auto require = [&](const spec::Located<std::string>& ref, const char* path) {
+    if (!registry.find(ref.value))
+      throw Error("spec.unknown_tool", "unknown tool '" + ref.value + "' in " + path + did_you_mean(ref.value, names),
+                  ref.loc, quoted_line(s, ref.loc));
+  };
+  for (const auto& r : s.agent.tools) require(r, "agent.tools");
+  for (const auto& r : s.agent.return_direct) require(r, "agent.return_direct");
+
+  std::vector<agent::AgentTool> out;
+  for (size_t i = 0; i < registry.all().size(); ++i) {
+    const auto& tool = registry.all()[i];
+    auto named = [&](const std::vector<spec::Located<std::string>>& list) {
+      return std::any_of(list.begin(), list.end(), [&](const auto& r) { return r.value == tool->name(); });
+    };
+    if (s.agent.tools_given && !named(s.agent.tools)) continue;
+    out.push_back(agent::AgentTool{tool, named(s.agent.return_direct), s.tools[i].on_error.value == "fail"});
+  }
+  return out;
+}
+
+}  // namespace engine::assemble

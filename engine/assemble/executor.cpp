@@ -1,0 +1,141 @@
+#include "engine/assemble/executor.h"
+
+#include <algorithm>
+
+#include "engine/assemble/build_llm.h"
+#include "engine/assemble/build_tools.h"
+#include "engine/core/error.h"
+#include "engine/core/text.h"
+
+namespace engine::assemble {
+namespace {
+
+// What the agent puts in every prompt context besides the inputs.
+const std::vector<std::string> kAgentContext = {"inputs", "tools", "tool_names", "tool_descriptions",
+                                                "intermediate_steps", "agent_scratchpad"};
+const std::vector<std::string> kOutputContext = {"output", "inputs", "intermediate_steps", "stopped_reason"};
+
+tmpl::TemplateOptions template_options(const spec::TemplateFlags& f) {
+  tmpl::TemplateOptions o;
+  o.strict_undefined = f.strict_undefined;
+  o.trim_blocks = f.trim_blocks;
+  o.lstrip_blocks = f.lstrip_blocks;
+  return o;
+}
+
+std::vector<std::string> input_names(const spec::WorkflowSpec& s) {
+  std::vector<std::string> names;
+  for (const auto& i : s.inputs) names.push_back(i.name);
+  return names;
+}
+
+// A template may only read declared inputs and what the engine provides; anything else is a typo that would
+// otherwise surface mid-run.
+void check_free_names(const tmpl::Template& t, const std::vector<std::string>& inputs,
+                      const std::vector<std::string>& provided, const std::string& what, const SourceLoc& loc,
+                      const spec::WorkflowSpec& s) {
+  std::vector<std::string> known = inputs;
+  known.insert(known.end(), provided.begin(), provided.end());
+  for (const auto& name : t.free_names()) {
+    if (std::find(known.begin(), known.end(), name) != known.end()) continue;
+    std::string hint = did_you_mean(name, known);
+    std::string declared = inputs.empty() ? "no inputs are declared" : "declared inputs: " + join(inputs, ", ");
+    throw Error("spec.undeclared_variable",
+                what + " uses '" + name + "', which is not a declared input" +
+                    (hint.empty() ? " (" + declared + ")" : hint),
+                loc, loc.line > 0 ? std::string(s.source->line(loc.line)) : "");
+  }
+}
+
+tmpl::Template compile_template(const spec::TemplateSource& src, const spec::TemplateFlags& flags) {
+  return tmpl::Template::compile(src.text, src.origin, template_options(flags));
+}
+
+}  // namespace
+
+std::shared_ptr<const Executor> Executor::build(const spec::WorkflowSpec& s) {
+  auto llm = build_llm(s);
+  tools::ToolRegistry registry = build_tools(s);
+
+  const spec::AgentSpec& a = s.agent;
+  agent::ReactAgentConfig cfg{.prompt = compile_template(a.prompt, a.template_flags),
+                              .scratchpad = compile_template(a.scratchpad, a.template_flags)};
+  std::vector<std::string> inputs = input_names(s);
+  check_free_names(cfg.prompt, inputs, kAgentContext, "agent.prompt", a.prompt.loc, s);
+  check_free_names(cfg.scratchpad, inputs, kAgentContext, "agent.scratchpad", a.scratchpad.loc, s);
+
+  cfg.stop = a.stop;
+  cfg.max_iterations = a.max_iterations;
+  if (a.max_execution_time)
+    cfg.max_execution_time = std::chrono::milliseconds(static_cast<long long>(*a.max_execution_time * 1000));
+  cfg.early_stopping = a.early_stopping.value == "generate" ? agent::EarlyStopping::Generate : agent::EarlyStopping::Force;
+  cfg.on_parse_error = a.on_parse_error.value == "retry" ? agent::ParseErrorPolicy::Retry : agent::ParseErrorPolicy::Fail;
+  cfg.observation_prefix = a.observation_prefix;
+  cfg.llm_prefix = a.llm_prefix;
+  cfg.temperature = a.temperature ? a.temperature : s.llm.temperature;
+  cfg.max_tokens = a.max_tokens ? a.max_tokens : s.llm.max_tokens;
+  cfg.tools = agent_tools(s, registry);
+
+  parse::ReactPatterns patterns{a.parser.final_answer.value, a.parser.action.value, a.parser.dotall,
+                                a.parser.strip_quotes};
+  std::optional<parse::ReactParser> parser;
+  try {
+    parser.emplace(patterns);
+  } catch (const Error& e) {
+    const SourceLoc& loc = e.message().rfind("final_answer", 0) == 0 ? a.parser.final_answer.loc : a.parser.action.loc;
+    throw Error(e.kind(), "agent.parser." + e.message(), loc, loc.line > 0 ? std::string(s.source->line(loc.line)) : "");
+  }
+
+  std::vector<OutputTemplate> outputs;
+  for (const auto& o : s.outputs) {
+    tmpl::Template t = tmpl::Template::compile(o.value.value, s.display_path + " (outputs." + o.name + ".value)");
+    check_free_names(t, inputs, kOutputContext, "outputs." + o.name + ".value", o.value.loc, s);
+    outputs.push_back({o.name, std::move(t)});
+  }
+
+  auto agent = std::make_unique<agent::ReactAgent>(std::move(cfg), std::move(*parser), std::move(llm));
+  return std::make_shared<Executor>(s.name, s.inputs, std::move(registry), std::move(agent), std::move(outputs));
+}
+
+Value Executor::resolve_inputs(const Value& given) const {
+  Value out = Value::object();
+  std::vector<std::string> names;
+  for (const auto& i : inputs_) names.push_back(i.name);
+  if (given.is_object())
+    for (const auto& [k, v] : given.items())
+      if (std::find(names.begin(), names.end(), k) == names.end())
+        throw Error("input.unknown", "unknown input '" + k + "'" +
+                                         (did_you_mean(k, names).empty()
+                                              ? " (declared inputs: " + (names.empty() ? "none" : join(names, ", ")) + ")"
+                                              : did_you_mean(k, names)));
+  for (const auto& i : inputs_) {
+    if (given.is_object() && given.contains(i.name)) out[i.name] = given[i.name];
+    else if (i.default_value) out[i.name] = *i.default_value;
+    else throw Error("input.missing", "missing input '" + i.name + "'" +
+                                          (i.description.empty() ? "" : " (" + i.description + ")"));
+  }
+  return out;
+}
+
+agent::RunResult Executor::run(const Value& inputs, EventSink& events) const {
+  agent::RunResult r = agent_->run(inputs, events);
+  if (!r.ok()) return r;
+  Value ctx = inputs;
+  ctx["inputs"] = inputs;
+  ctx["output"] = r.output;
+  ctx["stopped_reason"] = r.stopped_reason;
+  Value steps = Value::array();
+  for (const auto& st : r.intermediate_steps) steps.push_back(agent::step_to_json(st));
+  ctx["intermediate_steps"] = std::move(steps);
+  try {
+    for (const auto& o : outputs_) r.outputs[o.name] = o.value.render(ctx);
+  } catch (const Error& e) {
+    r.error = agent::RunError{e.kind(), e.what()};
+    r.stopped_reason = "error";
+  }
+  return r;
+}
+
+std::string Executor::render_first_prompt(const Value& inputs) const { return agent_->render_first_prompt(inputs); }
+
+}  // namespace engine::assemble

@@ -1,0 +1,50 @@
+#pragma once
+// A workflow ready to run: built once from its Spec (templates and regexes compiled, tools loaded, provider
+// chosen), then immutable, so batch runs and chat sessions can share it across threads.
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "engine/agent/react_agent.h"
+#include "engine/spec/workflow_spec.h"
+
+namespace engine::assemble {
+
+struct OutputTemplate {
+  std::string name;
+  tmpl::Template value;
+};
+
+class Executor {
+ public:
+  // Every static check happens here, before any LLM call. Throws a located Error for anything wrong.
+  static std::shared_ptr<const Executor> build(const spec::WorkflowSpec& spec);
+
+  // Applies defaults and checks the given inputs against the declared ones; throws Error "input.*".
+  Value resolve_inputs(const Value& given) const;
+
+  agent::RunResult run(const Value& resolved_inputs, EventSink& events) const;
+  std::string render_first_prompt(const Value& resolved_inputs) const;
+  parse::ParsedOutput parse_output(std::string_view text) const { return agent_->parser().parse(text); }
+
+  const std::string& name() const { return name_; }
+  const std::vector<spec::InputSpec>& inputs() const { return inputs_; }
+  const tools::ToolRegistry& tools() const { return tools_; }
+
+  Executor(std::string name, std::vector<spec::InputSpec> inputs, tools::ToolRegistry tools,
+           std::unique_ptr<agent::ReactAgent> agent, std::vector<OutputTemplate> outputs)
+      : name_(std::move(name)),
+        inputs_(std::move(inputs)),
+        tools_(std::move(tools)),
+        agent_(std::move(agent)),
+        outputs_(std::move(outputs)) {}
+
+ private:
+  std::string name_;
+  std::vector<spec::InputSpec> inputs_;
+  tools::ToolRegistry tools_;
+  std::unique_ptr<agent::ReactAgent> agent_;
+  std::vector<OutputTemplate> outputs_;
+};
+
+}  // namespace engine::assemble

@@ -1,0 +1,77 @@
+#include "engine/cli/cli_support.h"
+
+#include <CLI/CLI.hpp>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <iostream>
+
+#include "engine/cli/commands.h"
+#include "engine/core/error.h"
+#include "engine/core/file.h"
+#include "engine/core/text.h"
+
+namespace engine::cli {
+
+void add_input_options(CLI::App& cmd, InputOptions& o) {
+  cmd.add_option("-i,--input", o.pairs, "An input: key=value, or a bare value for the workflow's single input");
+  cmd.add_option("--inputs", o.file, "A JSON file with an object of inputs");
+}
+
+std::shared_ptr<const assemble::Executor> build_executor(const std::string& path) {
+  return assemble::Executor::build(spec::load_workflow(path));
+}
+
+Value collect_inputs(const assemble::Executor& executor, const InputOptions& o) {
+  Value given = Value::object();
+  if (!o.file.empty()) {
+    std::string text = read_file(o.file);
+    Value v = Value::parse(text, nullptr, false);
+    if (v.is_discarded() || !v.is_object())
+      throw Error("input.bad_file", "--inputs " + o.file + ": expected a JSON object of inputs");
+    given = std::move(v);
+  }
+  std::vector<std::string> names;
+  for (const auto& i : executor.inputs()) names.push_back(i.name);
+  for (const auto& pair : o.pairs) {
+    size_t eq = pair.find('=');
+    std::string key = eq == std::string::npos ? "" : pair.substr(0, eq);
+    if (!key.empty() && std::find(names.begin(), names.end(), key) != names.end()) {
+      given[key] = pair.substr(eq + 1);
+      continue;
+    }
+    // A bare value goes to the one input that has no default, or to the only input.
+    std::vector<std::string> candidates;
+    for (const auto& i : executor.inputs())
+      if (!i.default_value) candidates.push_back(i.name);
+    if (candidates.size() != 1 && names.size() == 1) candidates = names;
+    if (candidates.size() != 1)
+      throw Error("input.ambiguous", "--input '" + quote_excerpt(pair, 40) +
+                                         "' has no key, and the workflow has " + std::to_string(names.size()) +
+                                         " inputs; write --input NAME=VALUE (inputs: " + join(names, ", ") + ")");
+    given[candidates[0]] = pair;
+  }
+  return executor.resolve_inputs(given);
+}
+
+void print_error(const std::string& formatted) { std::cerr << "engine: error: " << formatted << std::endl; }
+
+int guarded(const std::function<int()>& body) {
+  try {
+    return body();
+  } catch (const Error& e) {
+    print_error(e.formatted());
+  } catch (const std::exception& e) {
+    print_error(e.what());
+  }
+  return kBadInput;
+}
+
+bool stderr_wants_color(bool no_color_flag) {
+  if (no_color_flag) return false;
+  const char* nc = std::getenv("NO_COLOR");
+  if (nc && *nc) return false;
+  return isatty(STDERR_FILENO);
+}
+
+}  // namespace engine::cli

@@ -1,0 +1,33 @@
+#pragma once
+// What several commands share: building the executor, reading --input/--inputs, reporting errors.
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "engine/assemble/executor.h"
+
+namespace CLI {
+class App;
+}
+
+namespace engine::cli {
+
+struct InputOptions {
+  std::vector<std::string> pairs;  // --input: "key=value" or a bare value for the workflow's single input
+  std::string file;                // --inputs FILE.json
+};
+
+void add_input_options(CLI::App& cmd, InputOptions& options);
+
+std::shared_ptr<const assemble::Executor> build_executor(const std::string& workflow_path);
+// The run's inputs from the options, checked against the workflow's declared inputs; throws Error "input.*".
+Value collect_inputs(const assemble::Executor& executor, const InputOptions& options);
+
+// Runs `body`, turning an Error into "engine: error: ..." on stderr and exit code 2 (bad input).
+int guarded(const std::function<int()>& body);
+void print_error(const std::string& formatted);
+
+bool stderr_wants_color(bool no_color_flag);
+
+}  // namespace engine::cli

@@ -1,0 +1,60 @@
+// engine render WORKFLOW --input ...: the first prompt. engine render TEMPLATE --vars FILE.json: one template.
+#include <iostream>
+
+#include "engine/cli/cli_support.h"
+#include "engine/cli/commands.h"
+#include "engine/core/error.h"
+#include "engine/core/file.h"
+#include "engine/template/template.h"
+
+namespace engine::cli {
+namespace {
+
+struct RenderOptions {
+  std::string file;
+  InputOptions inputs;
+  std::string vars;
+  bool lenient = false;
+};
+
+bool is_workflow(const std::string& path) {
+  auto ext = std::filesystem::path(path).extension().string();
+  return ext == ".yaml" || ext == ".yml";
+}
+
+int render(const RenderOptions& o) {
+  if (is_workflow(o.file)) {
+    if (!o.vars.empty()) throw Error("usage", "--vars is for rendering a template file; give a workflow --input");
+    auto executor = build_executor(o.file);
+    std::cout << executor->render_first_prompt(collect_inputs(*executor, o.inputs));
+    std::cout.flush();
+    return kOk;
+  }
+  Value vars = Value::object();
+  if (!o.vars.empty()) {
+    std::string text = read_file(o.vars);
+    vars = Value::parse(text, nullptr, false);
+    if (vars.is_discarded() || !vars.is_object())
+      throw Error("input.bad_file", "--vars " + o.vars + ": expected a JSON object");
+  }
+  tmpl::TemplateOptions options;
+  options.strict_undefined = !o.lenient;
+  auto t = tmpl::Template::compile(read_file(o.file), o.file, options);
+  std::cout << t.render(vars);
+  std::cout.flush();
+  return kOk;
+}
+
+}  // namespace
+
+void add_render_command(CLI::App& app, int& exit_code) {
+  auto o = std::make_shared<RenderOptions>();
+  CLI::App* cmd = app.add_subcommand("render", "Print a workflow's first prompt, or render one template file");
+  cmd->add_option("file", o->file, "A workflow (.yaml) or a template file")->required();
+  add_input_options(*cmd, o->inputs);
+  cmd->add_option("--vars", o->vars, "For a template file: a JSON file with the variables");
+  cmd->add_flag("--lenient", o->lenient, "For a template file: undefined variables render empty instead of failing");
+  cmd->callback([o, &exit_code] { exit_code = guarded([&] { return render(*o); }); });
+}
+
+}  // namespace engine::cli

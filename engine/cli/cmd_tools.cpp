@@ -1,0 +1,70 @@
+// engine tools WORKFLOW: list the tools. engine tool WORKFLOW NAME --input TEXT: run one tool alone.
+#include <iostream>
+
+#include "engine/cli/cli_support.h"
+#include "engine/cli/commands.h"
+#include "engine/core/error.h"
+#include "engine/core/text.h"
+#include "engine/trace/console_printer.h"
+
+namespace engine::cli {
+namespace {
+
+struct ToolOptions {
+  std::string workflow;
+  std::string name;
+  std::string input;
+  bool json = false;
+};
+
+int list_tools(const std::string& workflow) {
+  auto executor = build_executor(workflow);
+  for (const auto& t : executor->tools().all())
+    std::cout << t->name() << " (" << t->kind() << ")" << (t->description().empty() ? "" : ": " + t->description())
+              << "\n";
+  std::cout.flush();
+  return kOk;
+}
+
+int run_tool(const ToolOptions& o) {
+  auto executor = build_executor(o.workflow);
+  const tools::Tool* tool = executor->tools().find(o.name);
+  if (!tool)
+    throw Error("input.unknown_tool", "no tool named '" + o.name + "' in " + o.workflow +
+                                          did_you_mean(o.name, executor->tools().names()) + " (tools: " +
+                                          join(executor->tools().names(), ", ") + ")");
+  trace::ConsolePrinter logs(std::cerr, false);
+  auto instance = tool->instantiate(&logs);
+  tools::ToolResult r = instance->invoke(o.input);
+  if (o.json) {
+    Value v{{"tool", o.name}, {"ok", r.ok()}, {"observation", r.observation}};
+    if (!r.ok()) v["error"] = r.error_kind;
+    std::cout << v.dump(-1, ' ', false, Value::error_handler_t::replace) << std::endl;
+  } else if (r.ok()) {
+    std::cout << r.observation << std::endl;
+  }
+  if (!r.ok()) {
+    if (!o.json) print_error(r.observation);
+    return kRunFailed;
+  }
+  return kOk;
+}
+
+}  // namespace
+
+void add_tools_commands(CLI::App& app, int& exit_code) {
+  auto workflow = std::make_shared<std::string>();
+  CLI::App* list = app.add_subcommand("tools", "List a workflow's tools");
+  list->add_option("workflow", *workflow, "The workflow YAML file")->required();
+  list->callback([workflow, &exit_code] { exit_code = guarded([&] { return list_tools(*workflow); }); });
+
+  auto o = std::make_shared<ToolOptions>();
+  CLI::App* one = app.add_subcommand("tool", "Run one tool of a workflow with an input");
+  one->add_option("workflow", o->workflow, "The workflow YAML file")->required();
+  one->add_option("name", o->name, "The tool's name")->required();
+  one->add_option("-i,--input", o->input, "The tool's input text");
+  one->add_flag("--json", o->json, "Print {tool, ok, observation, error} as JSON");
+  one->callback([o, &exit_code] { exit_code = guarded([&] { return run_tool(*o); }); });
+}
+
+}  // namespace engine::cli

@@ -1,0 +1,15 @@
+#pragma once
+// One function per `engine` command. Each returns the process exit code: 0 ok, 1 run failed, 2 bad input or usage.
+#include <CLI/CLI.hpp>
+
+namespace engine::cli {
+
+enum ExitCode { kOk = 0, kRunFailed = 1, kBadInput = 2 };
+
+void add_run_command(CLI::App& app, int& exit_code);
+void add_validate_command(CLI::App& app, int& exit_code);
+void add_render_command(CLI::App& app, int& exit_code);
+void add_parse_command(CLI::App& app, int& exit_code);
+void add_tools_commands(CLI::App& app, int& exit_code);
+
+}  // namespace engine::cli

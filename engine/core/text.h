@@ -1,0 +1,26 @@
+#pragma once
+// Small string helpers shared by every module.
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace engine {
+
+std::string_view trim(std::string_view s);
+bool starts_with(std::string_view s, std::string_view prefix);
+
+// The closest candidate within a small edit distance, for "did you mean 'stop'?" hints.
+std::optional<std::string> closest_match(std::string_view word, const std::vector<std::string>& candidates);
+// " (did you mean 'x'?)" or "".
+std::string did_you_mean(std::string_view word, const std::vector<std::string>& candidates);
+
+// Where the first invalid UTF-8 sequence or NUL byte starts, or npos when the text is clean UTF-8.
+size_t find_invalid_utf8(std::string_view s);
+
+// Quotes a string for an error message: printable, shortened to `max` characters with "...".
+std::string quote_excerpt(std::string_view s, size_t max = 80);
+
+std::string join(const std::vector<std::string>& parts, std::string_view sep);
+
+}  // namespace engine

@@ -1,0 +1,59 @@
+#include "engine/llm/scripted_llm.h"
+
+#include <thread>
+
+#include "engine/core/error.h"
+
+namespace engine::llm {
+namespace {
+
+std::string prompt_text(const LlmRequest& r) {
+  if (!r.prompt.empty() || r.messages.empty()) return r.prompt;
+  std::string all;
+  for (const auto& m : r.messages) all += m.role + ": " + m.content + "\n";
+  return all;
+}
+
+// Cuts to about max_tokens tokens without splitting a UTF-8 character.
+bool cut_at_max_tokens(std::string& text, std::optional<int> max_tokens) {
+  if (!max_tokens || estimate_tokens(text) <= *max_tokens) return false;
+  size_t n = static_cast<size_t>(*max_tokens) * 4;
+  while (n > 0 && n < text.size() && (static_cast<unsigned char>(text[n]) & 0xC0) == 0x80) --n;
+  text.resize(n);
+  return true;
+}
+
+}  // namespace
+
+LlmResponse ScriptedLlm::complete(const LlmRequest& request) const {
+  if (script_.latency.count() > 0) std::this_thread::sleep_for(script_.latency);
+  std::string prompt = prompt_text(request);
+  LlmResponse r;
+  if (!script_.replies.empty()) {
+    if (request.call_index < 0 || static_cast<size_t>(request.call_index) >= script_.replies.size())
+      throw Error("llm.script_exhausted", "the scripted provider has " + std::to_string(script_.replies.size()) +
+                                              " replies, and call " + std::to_string(request.call_index + 1) +
+                                              " asked for one more");
+    r.text = script_.replies[static_cast<size_t>(request.call_index)];
+  } else {
+    bool matched = false;
+    for (const auto& rule : script_.rules) {
+      if (auto reply = rule.reply(prompt)) {
+        r.text = std::move(*reply);
+        matched = true;
+        break;
+      }
+    }
+    if (!matched)
+      throw Error("llm.no_rule", "no scripted rule matches the prompt (" + std::to_string(script_.rules.size()) +
+                                     " rules tried); add a catch-all rule with match: '(?s).*'");
+  }
+  r.finish_reason = "stop";
+  if (!cut_at_stop(r.text, request.stop) && cut_at_max_tokens(r.text, request.max_tokens)) r.finish_reason = "length";
+  r.usage.prompt_tokens = estimate_tokens(prompt);
+  r.usage.completion_tokens = estimate_tokens(r.text);
+  r.usage_estimated = true;
+  return r;
+}
+
+}  // namespace engine::llm

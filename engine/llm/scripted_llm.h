@@ -1,0 +1,37 @@
+#pragma once
+// The embedded provider that needs no network: it answers from a list of replies (one per call, in order) or from
+// rules (the first rule whose matcher accepts the prompt renders the reply). It honours stop sequences and
+// max_tokens exactly as a server would, so a workflow behaves the same when pointed at a real model.
+#include <chrono>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine/llm/llm_client.h"
+
+namespace engine::llm {
+
+struct ScriptedRule {
+  std::string label;  // for errors and traces: the rule's pattern
+  // Returns the reply when the rule applies to this prompt. Built by assemble/ from a regex and a template.
+  std::function<std::optional<std::string>(const std::string& prompt)> reply;
+};
+
+struct ScriptedScript {
+  std::vector<std::string> replies;  // used when non-empty
+  std::vector<ScriptedRule> rules;
+  std::chrono::milliseconds latency{0};  // simulated time to answer, for time-limit tests and demos
+};
+
+class ScriptedLlm : public LlmClient {
+ public:
+  explicit ScriptedLlm(ScriptedScript script) : script_(std::move(script)) {}
+  LlmResponse complete(const LlmRequest& request) const override;
+  std::string describe() const override { return "scripted"; }
+
+ private:
+  ScriptedScript script_;
+};
+
+}  // namespace engine::llm

@@ -1,0 +1,79 @@
+#include "engine/parse/react_parser.h"
+
+#include "engine/core/error.h"
+#include "engine/core/text.h"
+
+namespace engine::parse {
+namespace {
+
+Regex compile_named(const std::string& pattern, const char* which, bool dotall) {
+  try {
+    return Regex::compile(pattern, RegexOptions{.dotall = dotall});
+  } catch (const Error& e) {
+    throw Error(e.kind(), std::string(which) + " " + e.message());
+  }
+}
+
+std::string_view group_or(const RegexMatch& m, std::initializer_list<std::string_view> names, size_t index) {
+  for (auto n : names)
+    if (auto g = m.group(n)) return *g;
+  if (index < m.groups.size() && m.groups[index]) return *m.groups[index];
+  return {};
+}
+
+bool has_any_group(const Regex& r, std::initializer_list<std::string_view> names) {
+  for (auto n : names)
+    if (r.has_group(n)) return true;
+  return false;
+}
+
+const std::initializer_list<std::string_view> kOutputNames = {"output", "answer", "final_answer"};
+const std::initializer_list<std::string_view> kToolNames = {"tool", "action"};
+const std::initializer_list<std::string_view> kInputNames = {"input", "tool_input", "action_input"};
+
+}  // namespace
+
+ReactParser::ReactParser(const ReactPatterns& p)
+    : final_answer_(compile_named(p.final_answer, "final_answer", p.dotall)),
+      action_(compile_named(p.action, "action", p.dotall)),
+      strip_quotes_(p.strip_quotes) {
+  size_t groups = action_.group_names().size() - 1;
+  bool named = has_any_group(action_, kToolNames) && has_any_group(action_, kInputNames);
+  if (!named && groups < 2)
+    throw Error("regex.missing_group",
+                "action regex needs groups named 'tool' and 'input' (or two groups), found " + std::to_string(groups));
+}
+
+ParsedOutput ReactParser::parse(std::string_view text) const {
+  std::optional<RegexMatch> action, finish;
+  try {
+    action = action_.search(text);
+    finish = final_answer_.search(text);
+  } catch (const Error& e) {
+    return ParseFailure{"could not parse LLM output: " + e.message()};
+  }
+  if (action && finish)
+    return ParseFailure{"could not parse LLM output: it has both a final answer and an action: " +
+                        quote_excerpt(text, 200)};
+  if (action) {
+    std::string tool(trim(group_or(*action, kToolNames, 1)));
+    std::string_view input = group_or(*action, kInputNames, 2);
+    if (strip_quotes_) {
+      // LangChain: tool_input.strip(" ").strip('"')
+      while (!input.empty() && (input.front() == ' ' || input.front() == '"')) input.remove_prefix(1);
+      while (!input.empty() && (input.back() == ' ' || input.back() == '"')) input.remove_suffix(1);
+    }
+    input = trim(input);
+    if (tool.empty()) return ParseFailure{"could not parse LLM output: the action names no tool"};
+    return AgentAction{tool, std::string(input), std::string(text)};
+  }
+  if (finish) {
+    // A pattern without groups yields the whole match.
+    std::string_view out = finish->groups.size() > 1 ? group_or(*finish, kOutputNames, 1) : *finish->groups[0];
+    return AgentFinish{std::string(trim(out)), std::string(text)};
+  }
+  return ParseFailure{"could not parse LLM output: it matches neither the final-answer nor the action pattern: " +
+                      quote_excerpt(text, 200)};
+}
+
+}  // namespace engine::parse

@@ -1,0 +1,30 @@
+#pragma once
+// The ReAct output parser: a final-answer regex and an action regex, as LangChain's ReAct parsers.
+#include "engine/parse/agent_output.h"
+#include "engine/parse/regex.h"
+
+namespace engine::parse {
+
+struct ReactPatterns {
+  std::string final_answer;  // a group named `output` (or the first group) is the answer
+  std::string action;        // groups named `tool` and `input` (or the first two groups)
+  bool dotall = true;        // LangChain compiles its ReAct regexes with re.DOTALL
+  bool strip_quotes = true;  // LangChain strips spaces and double quotes around the tool input
+};
+
+class ReactParser {
+ public:
+  // Throws Error "regex.invalid" (with `which` = "final_answer" or "action" in the message) for a bad pattern,
+  // and "regex.missing_group" when the action regex cannot yield a tool name and an input.
+  explicit ReactParser(const ReactPatterns& patterns);
+
+  // Never throws for bad LLM output: a text that is not a step is a ParseFailure, as is a regex that gives up.
+  ParsedOutput parse(std::string_view text) const;
+
+ private:
+  Regex final_answer_;
+  Regex action_;
+  bool strip_quotes_;
+};
+
+}  // namespace engine::parse

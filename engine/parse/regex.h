@@ -1,0 +1,50 @@
+#pragma once
+// A compiled PCRE2 regex, immutable and shareable across threads. Accepts Python syntax ((?P<name>...), (?s),
+// \Z) because users bring LangChain's regexes; bounded by match and depth limits because LLM output is untrusted.
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace engine::parse {
+
+struct RegexOptions {
+  bool dotall = false;
+  bool multiline = false;
+  bool ignore_case = false;
+  unsigned match_limit = 1'000'000;  // backtracking steps before a match gives up
+  unsigned depth_limit = 10'000;
+};
+
+struct RegexMatch {
+  size_t start = 0, end = 0;                         // byte offsets of the whole match
+  std::vector<std::optional<std::string_view>> groups;  // [0] is the whole match; unset groups are nullopt
+  std::vector<std::string> const* names = nullptr;   // group names by number ("" for unnamed)
+
+  std::optional<std::string_view> group(std::string_view name) const;
+};
+
+class Regex {
+ public:
+  // Throws Error "regex.invalid" whose message names the offset of the problem in the pattern.
+  static Regex compile(std::string_view pattern, RegexOptions options = {});
+
+  // The first match at or after `from`, or nullopt. Throws Error "regex.limit" when the limits stop the search.
+  // The match's views point into `subject`.
+  std::optional<RegexMatch> search(std::string_view subject, size_t from = 0) const;
+
+  const std::string& pattern() const;
+  const std::vector<std::string>& group_names() const;  // by group number; [0] is ""
+  bool has_group(std::string_view name) const;
+
+ private:
+  struct Impl;
+  explicit Regex(std::shared_ptr<const Impl> impl) : impl_(std::move(impl)) {}
+  std::shared_ptr<const Impl> impl_;
+};
+
+// Python's regex spelling turned into PCRE2's where they differ (\Z). Exposed for tests.
+std::string python_to_pcre2(std::string_view pattern);
+
+}  // namespace engine::parse

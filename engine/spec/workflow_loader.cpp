@@ -1,0 +1,360 @@
+#include <yaml-cpp/depthguard.h>
+#include <yaml-cpp/yaml.h>
+
+#include "engine/core/error.h"
+#include "engine/core/file.h"
+#include "engine/core/text.h"
+#include "engine/spec/default_react.h"
+#include "engine/spec/workflow_spec.h"
+#include "engine/spec/yaml_reader.h"
+
+namespace engine::spec {
+namespace {
+
+const std::vector<std::string> kTopKeys = {"version", "name", "description", "inputs", "outputs", "llm", "tools", "agent"};
+const std::vector<std::string> kInputKeys = {"description", "default", "required"};
+const std::vector<std::string> kOutputKeys = {"description", "value"};
+const std::vector<std::string> kLlmKeys = {"provider", "model", "temperature", "max_tokens", "scripted"};
+const std::vector<std::string> kScriptedKeys = {"replies", "rules", "latency_ms"};
+const std::vector<std::string> kRuleKeys = {"match", "reply"};
+const std::vector<std::string> kToolKeys = {"name", "description", "lua", "builtin", "limits", "on_error"};
+const std::vector<std::string> kLimitKeys = {"instructions", "memory_mb", "timeout_ms"};
+const std::vector<std::string> kAgentKeys = {
+    "kind",           "prompt",          "scratchpad",  "stop",          "parser",
+    "max_iterations", "max_execution_time", "early_stopping", "on_parse_error", "tools",
+    "return_direct",  "observation_prefix", "llm_prefix", "temperature", "max_tokens",
+    "template_options"};
+const std::vector<std::string> kParserKeys = {"final_answer", "action", "dotall", "strip_quotes"};
+const std::vector<std::string> kTemplateOptionKeys = {"strict_undefined", "trim_blocks", "lstrip_blocks"};
+const std::vector<std::string> kTemplateFileKeys = {"file"};
+
+const std::vector<std::string> kProviders = {"scripted"};
+const std::vector<std::string> kPlannedProviders = {"openai", "anthropic", "ollama", "llamacpp", "replay"};
+
+class Loader {
+ public:
+  Loader(const SourceText& src, std::string display, std::filesystem::path dir)
+      : r_(src, process_environment()), display_(std::move(display)), dir_(std::move(dir)) {}
+
+  WorkflowSpec load(const YAML::Node& root) {
+    WorkflowSpec w;
+    if (!root.IsDefined() || root.IsNull())
+      r_.fail_at("spec.empty", "the workflow file is empty", SourceLoc{display_});
+    r_.expect_map(root, "the workflow", kTopKeys);
+    if (root["version"]) w.version = static_cast<int>(r_.integer(root["version"], "version", 1, 1));
+    if (root["name"]) w.name = r_.str(root["name"], "name");
+    if (root["description"]) w.description = r_.str(root["description"], "description");
+    if (root["inputs"]) w.inputs = inputs(root["inputs"]);
+    if (root["outputs"]) w.outputs = outputs(root["outputs"]);
+    r_.expect_present(root, "llm", "the workflow");
+    w.llm = llm(root["llm"]);
+    if (root["tools"]) w.tools = tools(root["tools"]);
+    r_.expect_present(root, "agent", "the workflow");
+    w.agent = agent(root["agent"]);
+    check_references(w);
+    return w;
+  }
+
+ private:
+  std::vector<InputSpec> inputs(const YAML::Node& n) {
+    std::vector<InputSpec> out;
+    if (!n.IsMap()) r_.fail("spec.wrong_type", "inputs must be a mapping of input names", n);
+    std::vector<std::string> seen;
+    for (const auto& kv : n) {
+      InputSpec in;
+      in.name = r_.str(kv.first, "inputs");
+      in.loc = r_.loc(kv.first);
+      check_name(in.name, "input", kv.first);
+      if (std::find(seen.begin(), seen.end(), in.name) != seen.end())
+        r_.fail("spec.duplicate_key", "duplicate input '" + in.name + "'", kv.first);
+      seen.push_back(in.name);
+      std::string path = "inputs." + in.name;
+      const YAML::Node& body = kv.second;
+      if (body.IsScalar()) {  // `question: the user's question` is a description
+        in.description = r_.str(body, path);
+      } else if (!body.IsNull()) {
+        r_.expect_map(body, path, kInputKeys);
+        if (body["description"]) in.description = r_.str(body["description"], path + ".description");
+        if (body["default"]) in.default_value = r_.value(body["default"], path + ".default");
+        if (body["required"] && !r_.boolean(body["required"], path + ".required") && !in.default_value)
+          in.default_value = Value("");
+      }
+      out.push_back(std::move(in));
+    }
+    return out;
+  }
+
+  std::vector<OutputSpec> outputs(const YAML::Node& n) {
+    std::vector<OutputSpec> out;
+    if (!n.IsMap()) r_.fail("spec.wrong_type", "outputs must be a mapping of output names", n);
+    for (const auto& kv : n) {
+      OutputSpec o;
+      o.name = r_.str(kv.first, "outputs");
+      o.loc = r_.loc(kv.first);
+      check_name(o.name, "output", kv.first);
+      std::string path = "outputs." + o.name;
+      o.value = {"{{ output }}", o.loc};
+      if (kv.second.IsScalar()) {
+        o.description = r_.str(kv.second, path);
+      } else if (!kv.second.IsNull()) {
+        r_.expect_map(kv.second, path, kOutputKeys);
+        if (kv.second["description"]) o.description = r_.str(kv.second["description"], path + ".description");
+        if (kv.second["value"]) o.value = r_.located_str(kv.second["value"], path + ".value");
+      }
+      out.push_back(std::move(o));
+    }
+    return out;
+  }
+
+  LlmSpec llm(const YAML::Node& n) {
+    LlmSpec l;
+    l.loc = r_.loc(n);
+    r_.expect_map(n, "llm", kLlmKeys);
+    if (n["provider"]) {
+      l.provider = r_.located_str(n["provider"], "llm.provider");
+      const std::string& p = l.provider.value;
+      if (std::find(kPlannedProviders.begin(), kPlannedProviders.end(), p) != kPlannedProviders.end())
+        r_.fail("spec.unsupported", "llm.provider '" + p + "' is not available in this version; use 'scripted'",
+                n["provider"]);
+      if (std::find(kProviders.begin(), kProviders.end(), p) == kProviders.end())
+        r_.fail("spec.bad_value", "unknown llm.provider '" + p + "'" + did_you_mean(p, kProviders), n["provider"]);
+    }
+    if (n["model"]) l.model = r_.str(n["model"], "llm.model");
+    if (n["temperature"]) l.temperature = r_.number(n["temperature"], "llm.temperature", 0);
+    if (n["max_tokens"]) l.max_tokens = static_cast<int>(r_.integer(n["max_tokens"], "llm.max_tokens", 1, 1 << 24));
+    if (n["scripted"]) {
+      const YAML::Node& s = n["scripted"];
+      r_.expect_map(s, "llm.scripted", kScriptedKeys);
+      if (s["replies"]) l.replies = r_.str_list(s["replies"], "llm.scripted.replies");
+      if (s["latency_ms"]) l.latency_ms = static_cast<int>(r_.integer(s["latency_ms"], "llm.scripted.latency_ms", 0, 600000));
+      if (s["rules"]) {
+        const YAML::Node& rules = s["rules"];
+        if (!rules.IsSequence()) r_.fail("spec.wrong_type", "llm.scripted.rules must be a list", rules);
+        for (size_t i = 0; i < rules.size(); ++i) {
+          std::string path = "llm.scripted.rules[" + std::to_string(i) + "]";
+          r_.expect_map(rules[i], path, kRuleKeys);
+          r_.expect_present(rules[i], "match", path);
+          r_.expect_present(rules[i], "reply", path);
+          l.rules.push_back({r_.located_str(rules[i]["match"], path + ".match"),
+                             r_.located_str(rules[i]["reply"], path + ".reply")});
+        }
+      }
+      if (!l.replies.empty() && !l.rules.empty())
+        r_.fail("spec.conflict", "llm.scripted has both replies and rules; give one of them", s);
+    }
+    if (l.provider.value == "scripted" && l.replies.empty() && l.rules.empty())
+      r_.fail("spec.missing_key", "the scripted provider needs llm.scripted.replies or llm.scripted.rules", n);
+    return l;
+  }
+
+  std::vector<ToolSpec> tools(const YAML::Node& n) {
+    std::vector<ToolSpec> out;
+    if (!n.IsSequence()) r_.fail("spec.wrong_type", "tools must be a list", n);
+    for (size_t i = 0; i < n.size(); ++i) {
+      const YAML::Node& t = n[i];
+      std::string path = "tools[" + std::to_string(i) + "]";
+      r_.expect_map(t, path, kToolKeys);
+      ToolSpec s;
+      s.loc = r_.loc(t);
+      if (t["name"]) {
+        s.name = r_.located_str(t["name"], path + ".name");
+        check_name(s.name.value, "tool", t["name"]);
+      }
+      if (t["description"]) s.description = r_.str(t["description"], path + ".description");
+      if (t["lua"] && t["builtin"]) r_.fail("spec.conflict", path + " has both lua and builtin; give one", t);
+      if (t["lua"]) {
+        s.lua = r_.located_str(t["lua"], path + ".lua");
+        s.lua_file = dir_ / s.lua.value;
+      } else if (t["builtin"]) {
+        s.builtin = r_.located_str(t["builtin"], path + ".builtin");
+      } else {
+        r_.fail("spec.missing_key", path + " needs an implementation: lua: FILE or builtin: NAME", t);
+      }
+      if (!t["name"] && !s.builtin.value.empty()) s.name = {s.builtin.value, s.builtin.loc};
+      if (t["limits"]) {
+        const YAML::Node& lim = t["limits"];
+        r_.expect_map(lim, path + ".limits", kLimitKeys);
+        if (lim["instructions"])
+          s.instructions = r_.integer(lim["instructions"], path + ".limits.instructions", 1000, 100'000'000'000LL);
+        if (lim["memory_mb"]) s.memory_mb = r_.integer(lim["memory_mb"], path + ".limits.memory_mb", 1, 4096);
+        if (lim["timeout_ms"]) s.timeout_ms = r_.integer(lim["timeout_ms"], path + ".limits.timeout_ms", 1, 3'600'000);
+      }
+      if (t["on_error"]) s.on_error = one_of(t["on_error"], path + ".on_error", {"observation", "fail"});
+      out.push_back(std::move(s));
+    }
+    return out;
+  }
+
+  AgentSpec agent(const YAML::Node& n) {
+    AgentSpec a;
+    a.loc = r_.loc(n);
+    r_.expect_map(n, "agent", kAgentKeys);
+    if (n["kind"]) a.kind = one_of(n["kind"], "agent.kind", {"react"});
+    a.prompt = template_source(n["prompt"], "agent.prompt");
+    a.scratchpad = template_source(n["scratchpad"], "agent.scratchpad");
+    if (n["stop"]) {
+      for (auto& s : r_.str_list(n["stop"], "agent.stop")) a.stop.push_back(std::move(s.value));
+      a.stop_given = true;
+    }
+    if (n["parser"]) {
+      const YAML::Node& p = n["parser"];
+      r_.expect_map(p, "agent.parser", kParserKeys);
+      if (p["final_answer"]) a.parser.final_answer = r_.located_str(p["final_answer"], "agent.parser.final_answer");
+      if (p["action"]) a.parser.action = r_.located_str(p["action"], "agent.parser.action");
+      if (p["dotall"]) a.parser.dotall = r_.boolean(p["dotall"], "agent.parser.dotall");
+      if (p["strip_quotes"]) a.parser.strip_quotes = r_.boolean(p["strip_quotes"], "agent.parser.strip_quotes");
+    }
+    if (a.parser.final_answer.value.empty()) a.parser.final_answer = {kDefaultFinalAnswerRegex, a.loc};
+    if (a.parser.action.value.empty()) a.parser.action = {kDefaultActionRegex, a.loc};
+    if (n["max_iterations"])
+      a.max_iterations = static_cast<int>(r_.integer(n["max_iterations"], "agent.max_iterations", 1, 10000));
+    if (n["max_execution_time"])
+      a.max_execution_time = r_.number(n["max_execution_time"], "agent.max_execution_time", 0);
+    if (n["early_stopping"]) a.early_stopping = one_of(n["early_stopping"], "agent.early_stopping", {"force", "generate"});
+    if (n["on_parse_error"]) a.on_parse_error = one_of(n["on_parse_error"], "agent.on_parse_error", {"fail", "retry"});
+    if (n["tools"]) {
+      a.tools = r_.str_list(n["tools"], "agent.tools");
+      a.tools_given = true;
+    }
+    if (n["return_direct"]) a.return_direct = r_.str_list(n["return_direct"], "agent.return_direct");
+    if (n["observation_prefix"]) a.observation_prefix = r_.str(n["observation_prefix"], "agent.observation_prefix");
+    if (n["llm_prefix"]) a.llm_prefix = r_.str(n["llm_prefix"], "agent.llm_prefix");
+    if (n["temperature"]) a.temperature = r_.number(n["temperature"], "agent.temperature", 0);
+    if (n["max_tokens"]) a.max_tokens = static_cast<int>(r_.integer(n["max_tokens"], "agent.max_tokens", 1, 1 << 24));
+    if (n["template_options"]) {
+      const YAML::Node& o = n["template_options"];
+      r_.expect_map(o, "agent.template_options", kTemplateOptionKeys);
+      if (o["strict_undefined"])
+        a.template_flags.strict_undefined = r_.boolean(o["strict_undefined"], "agent.template_options.strict_undefined");
+      if (o["trim_blocks"]) a.template_flags.trim_blocks = r_.boolean(o["trim_blocks"], "agent.template_options.trim_blocks");
+      if (o["lstrip_blocks"])
+        a.template_flags.lstrip_blocks = r_.boolean(o["lstrip_blocks"], "agent.template_options.lstrip_blocks");
+    }
+    if (!a.prompt.given) a.prompt = {kDefaultReactPrompt, "built-in react prompt", a.loc, false};
+    if (!a.scratchpad.given) a.scratchpad = {default_scratchpad(a.observation_prefix, a.llm_prefix),
+                                             "built-in scratchpad", a.loc, false};
+    if (!a.stop_given) a.stop = {"\n" + std::string(trim(a.observation_prefix))};
+    return a;
+  }
+
+  // A template is a string (inline) or {file: PATH} relative to the workflow file.
+  TemplateSource template_source(const YAML::Node& n, const std::string& path) {
+    TemplateSource t;
+    if (!n) return t;
+    t.loc = r_.loc(n);
+    t.given = true;
+    if (n.IsScalar()) {
+      // Templates keep their text as written: ${...} is not expanded inside them.
+      t.text = n.Scalar();
+      t.origin = display_ + " (" + path + ")";
+      return t;
+    }
+    r_.expect_map(n, path, kTemplateFileKeys);
+    r_.expect_present(n, "file", path);
+    std::string rel = r_.str(n["file"], path + ".file");
+    std::filesystem::path file = dir_ / rel;
+    try {
+      t.text = read_file(file);
+    } catch (const Error& e) {
+      r_.fail("io.read_failed", path + ".file: " + e.message(), n["file"]);
+    }
+    size_t bad = find_invalid_utf8(t.text);
+    if (bad != std::string::npos)
+      r_.fail("spec.not_text", path + ".file: '" + rel + "' is not UTF-8 text (bad byte at offset " +
+                                   std::to_string(bad) + ")", n["file"]);
+    t.origin = (std::filesystem::path(display_).parent_path() / rel).lexically_normal().string();
+    return t;
+  }
+
+  Located<std::string> one_of(const YAML::Node& n, const std::string& path, const std::vector<std::string>& options) {
+    auto v = r_.located_str(n, path);
+    if (std::find(options.begin(), options.end(), v.value) == options.end())
+      r_.fail("spec.bad_value", path + " must be one of " + quoted_list(options) + ", got '" + v.value + "'" +
+                                    did_you_mean(v.value, options), n);
+    return v;
+  }
+
+  static std::string quoted_list(const std::vector<std::string>& options) {
+    std::vector<std::string> q;
+    for (const auto& o : options) q.push_back("'" + o + "'");
+    return join(q, ", ");
+  }
+
+  void check_name(const std::string& name, const char* what, const YAML::Node& at) {
+    bool ok = !name.empty() && (std::isalpha(static_cast<unsigned char>(name[0])) || name[0] == '_');
+    for (char c : name) ok = ok && (std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-');
+    if (!ok) r_.fail("spec.bad_name", std::string(what) + " name '" + name + "' must be letters, digits, _ or -", at);
+  }
+
+  void check_references(WorkflowSpec& w) {
+    std::vector<std::string> names;
+    for (const auto& t : w.tools) {
+      if (std::find(names.begin(), names.end(), t.name.value) != names.end() && !t.name.value.empty())
+        r_.fail_at("spec.duplicate_key", "two tools are named '" + t.name.value + "'", t.name.loc);
+      if (!t.name.value.empty()) names.push_back(t.name.value);
+    }
+    // Lua tools may take their name from the script; those are checked again once the scripts are loaded.
+    auto lua_named_later = std::count_if(w.tools.begin(), w.tools.end(), [](const ToolSpec& t) { return t.name.value.empty(); });
+    auto check = [&](const std::vector<Located<std::string>>& refs, const char* path) {
+      for (const auto& ref : refs)
+        if (std::find(names.begin(), names.end(), ref.value) == names.end() && lua_named_later == 0)
+          r_.fail_at("spec.unknown_tool", "unknown tool '" + ref.value + "' in " + std::string(path) +
+                                              did_you_mean(ref.value, names), ref.loc);
+    };
+    check(w.agent.tools, "agent.tools");
+    check(w.agent.return_direct, "agent.return_direct");
+  }
+
+  YamlReader r_;
+  std::string display_;
+  std::filesystem::path dir_;
+};
+
+}  // namespace
+
+WorkflowSpec parse_workflow(std::string text, std::string display_path, std::filesystem::path dir) {
+  auto source = std::make_shared<SourceText>(display_path, std::move(text));
+  size_t bad = find_invalid_utf8(source->text());
+  if (bad != std::string::npos) {
+    int line = 1, col = 1;
+    for (size_t i = 0; i < bad; ++i) {
+      if (source->text()[i] == '\n') ++line, col = 1;
+      else if ((static_cast<unsigned char>(source->text()[i]) & 0xC0) != 0x80) ++col;
+    }
+    unsigned char b = static_cast<unsigned char>(source->text()[bad]);
+    char hex[8];
+    std::snprintf(hex, sizeof hex, "0x%02x", b);
+    throw Error("spec.not_text", std::string("not a YAML text file: ") + (b == 0 ? "NUL byte" : "invalid UTF-8 byte ") +
+                                     (b == 0 ? "" : hex) + " (is it a binary file?)",
+                SourceLoc{display_path, line, col});
+  }
+  YAML::Node root;
+  try {
+    root = YAML::Load(source->text());
+  } catch (const YAML::DeepRecursion& e) {
+    throw Error("spec.too_deep", "YAML nested too deeply (yaml-cpp stops at " + std::to_string(e.depth()) + " levels)",
+                source->loc(e.mark.line + 1, e.mark.column + 1), std::string(source->line(e.mark.line + 1)));
+  } catch (const YAML::ParserException& e) {
+    throw Error("spec.yaml_syntax", "invalid YAML: " + e.msg, source->loc(e.mark.line + 1, e.mark.column + 1),
+                std::string(source->line(e.mark.line + 1)));
+  }
+  WorkflowSpec w = Loader(*source, display_path, dir).load(root);
+  w.display_path = std::move(display_path);
+  w.dir = std::move(dir);
+  w.source = std::move(source);
+  return w;
+}
+
+WorkflowSpec load_workflow(const std::filesystem::path& file) {
+  std::string text;
+  try {
+    text = read_file(file);
+  } catch (const Error& e) {
+    throw Error(e.kind(), e.message(), SourceLoc{file.string()});
+  }
+  std::filesystem::path dir = file.parent_path();
+  if (dir.empty()) dir = ".";
+  return parse_workflow(std::move(text), file.string(), dir);
+}
+
+}  // namespace engine::spec

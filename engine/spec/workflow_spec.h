@@ -1,0 +1,124 @@
+#pragma once
+// The workflow file as plain data: every field the user wrote, with where they wrote it. Knows nothing of running.
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine/core/source.h"
+#include "engine/core/value.h"
+
+namespace engine::spec {
+
+template <class T>
+struct Located {
+  T value{};
+  SourceLoc loc;
+};
+
+struct InputSpec {
+  std::string name;
+  std::string description;
+  std::optional<Value> default_value;  // absent: the input is required
+  SourceLoc loc;
+};
+
+struct OutputSpec {
+  std::string name;
+  std::string description;
+  Located<std::string> value;  // a template over the run's result; "{{ output }}" when not given
+  SourceLoc loc;
+};
+
+// A template given inline or as a file; `origin` names it in error messages.
+struct TemplateSource {
+  std::string text;
+  std::string origin;  // "templates/react.j2" or "workflows/x.yaml (agent.prompt)"
+  SourceLoc loc;       // where the YAML gives it
+  bool given = false;
+};
+
+struct ScriptedRuleSpec {
+  Located<std::string> match;  // regex on the rendered prompt
+  Located<std::string> reply;  // template over the regex's named groups and `groups` (all, by number)
+};
+
+struct LlmSpec {
+  Located<std::string> provider{"scripted", {}};
+  std::string model;
+  std::optional<double> temperature;
+  std::optional<int> max_tokens;
+  std::vector<Located<std::string>> replies;
+  std::vector<ScriptedRuleSpec> rules;
+  int latency_ms = 0;
+  SourceLoc loc;
+};
+
+struct ToolSpec {
+  Located<std::string> name;
+  std::string description;
+  Located<std::string> lua;      // the path as written
+  std::filesystem::path lua_file;  // resolved against the workflow's folder
+  Located<std::string> builtin;
+  long long instructions = 10'000'000;
+  long long memory_mb = 32;
+  long long timeout_ms = 2000;
+  Located<std::string> on_error{"observation", {}};  // "observation" or "fail"
+  SourceLoc loc;
+};
+
+struct ParserSpec {
+  Located<std::string> final_answer;
+  Located<std::string> action;
+  bool dotall = true;
+  bool strip_quotes = true;
+};
+
+struct TemplateFlags {
+  bool strict_undefined = true;
+  bool trim_blocks = false;
+  bool lstrip_blocks = false;
+};
+
+struct AgentSpec {
+  Located<std::string> kind{"react", {}};
+  TemplateSource prompt;
+  TemplateSource scratchpad;
+  std::vector<std::string> stop;
+  bool stop_given = false;
+  ParserSpec parser;
+  int max_iterations = 15;
+  std::optional<double> max_execution_time;  // seconds
+  Located<std::string> early_stopping{"force", {}};
+  Located<std::string> on_parse_error{"fail", {}};
+  std::vector<Located<std::string>> tools;  // allowed tools; empty means all declared tools
+  bool tools_given = false;
+  std::vector<Located<std::string>> return_direct;
+  std::string observation_prefix = "Observation: ";
+  std::string llm_prefix = "Thought: ";
+  std::optional<double> temperature;
+  std::optional<int> max_tokens;
+  TemplateFlags template_flags;
+  SourceLoc loc;
+};
+
+struct WorkflowSpec {
+  int version = 1;
+  std::string name;
+  std::string description;
+  std::vector<InputSpec> inputs;
+  std::vector<OutputSpec> outputs;
+  LlmSpec llm;
+  std::vector<ToolSpec> tools;
+  AgentSpec agent;
+  std::string display_path;     // the path as given on the command line
+  std::filesystem::path dir;    // the folder relative paths are resolved against
+  std::shared_ptr<const SourceText> source;
+};
+
+// Reads and validates a workflow file. Throws a located Error ("spec.*", "io.*") for anything wrong in it.
+WorkflowSpec load_workflow(const std::filesystem::path& file);
+// The same from text; `display_path` names it in errors and `dir` resolves its relative paths.
+WorkflowSpec parse_workflow(std::string text, std::string display_path, std::filesystem::path dir);
+
+}  // namespace engine::spec

@@ -1,0 +1,175 @@
+#include "engine/spec/yaml_reader.h"
+
+#include <charconv>
+#include <cmath>
+
+#include "engine/core/text.h"
+
+namespace engine::spec {
+namespace {
+
+constexpr int kMaxValueDepth = 64;
+constexpr long kMaxValueNodes = 100'000;
+
+bool is_plain(const YAML::Node& n) { return n.Tag() == "?" || n.Tag().empty(); }
+
+std::optional<long long> as_integer(const std::string& s) {
+  long long v = 0;
+  const char* b = s.data();
+  const char* e = s.data() + s.size();
+  if (b != e && *b == '+') ++b;
+  auto [p, ec] = std::from_chars(b, e, v);
+  if (ec != std::errc() || p != e || b == e) return std::nullopt;
+  return v;
+}
+
+std::optional<double> as_double(const std::string& s) {
+  if (s == ".inf" || s == ".Inf" || s == "+.inf") return HUGE_VAL;
+  double v = 0;
+  const char* b = s.data();
+  const char* e = s.data() + s.size();
+  if (b != e && *b == '+') ++b;
+  auto [p, ec] = std::from_chars(b, e, v);
+  if (ec != std::errc() || p != e || b == e) return std::nullopt;
+  return v;
+}
+
+std::optional<bool> as_bool(const std::string& s) {
+  if (s == "true" || s == "True" || s == "TRUE" || s == "yes" || s == "on") return true;
+  if (s == "false" || s == "False" || s == "FALSE" || s == "no" || s == "off") return false;
+  return std::nullopt;
+}
+
+}  // namespace
+
+SourceLoc YamlReader::loc(const YAML::Node& n) const {
+  YAML::Mark m = n.Mark();
+  if (m.line < 0) return SourceLoc{src_.name()};
+  return src_.loc(m.line + 1, m.column + 1);
+}
+
+void YamlReader::fail(const std::string& kind, const std::string& message, const YAML::Node& at) const {
+  fail_at(kind, message, loc(at));
+}
+
+void YamlReader::fail_at(const std::string& kind, const std::string& message, const SourceLoc& at) const {
+  throw Error(kind, message, at, at.line > 0 ? std::string(src_.line(at.line)) : std::string());
+}
+
+std::string YamlReader::what_is(const YAML::Node& n) const {
+  if (n.IsMap()) return "a mapping";
+  if (n.IsSequence()) return "a list";
+  if (n.IsNull()) return "nothing";
+  if (n.IsScalar()) return "'" + n.Scalar() + "'";
+  return "an undefined value";
+}
+
+void YamlReader::expect_map(const YAML::Node& node, const std::string& path,
+                            const std::vector<std::string>& allowed) const {
+  if (!node.IsMap()) fail("spec.wrong_type", path + " must be a mapping, got " + what_is(node), node);
+  std::vector<std::string> seen;
+  for (const auto& kv : node) {
+    if (!kv.first.IsScalar()) fail("spec.wrong_type", "keys in " + path + " must be plain names", kv.first);
+    const std::string& key = kv.first.Scalar();
+    if (std::find(allowed.begin(), allowed.end(), key) == allowed.end())
+      fail("spec.unknown_key", "unknown key '" + key + "' in " + path + did_you_mean(key, allowed), kv.first);
+    if (std::find(seen.begin(), seen.end(), key) != seen.end())
+      fail("spec.duplicate_key", "duplicate key '" + key + "' in " + path, kv.first);
+    seen.push_back(key);
+  }
+}
+
+void YamlReader::expect_present(const YAML::Node& parent, const char* key, const std::string& path) const {
+  if (!parent[key]) fail("spec.missing_key", "missing required key '" + std::string(key) + "' in " + path, parent);
+}
+
+std::string YamlReader::str(const YAML::Node& n, const std::string& path) const {
+  if (!n.IsScalar()) fail("spec.wrong_type", path + " must be a string, got " + what_is(n), n);
+  try {
+    return interpolate_env(n.Scalar(), env_);
+  } catch (const Error& e) {
+    fail(e.kind(), e.message() + " in " + path, n);
+  }
+}
+
+Located<std::string> YamlReader::located_str(const YAML::Node& n, const std::string& path) const {
+  return {str(n, path), loc(n)};
+}
+
+long long YamlReader::integer(const YAML::Node& n, const std::string& path, long long min, long long max) const {
+  std::string s = n.IsScalar() ? str(n, path) : "";
+  auto v = n.IsScalar() ? as_integer(s) : std::nullopt;
+  if (!v) fail("spec.wrong_type", path + " must be an integer, got " + what_is(n), n);
+  if (*v < min || *v > max)
+    fail("spec.out_of_range",
+         path + " must be between " + std::to_string(min) + " and " + std::to_string(max) + ", got " + s, n);
+  return *v;
+}
+
+double YamlReader::number(const YAML::Node& n, const std::string& path, double min) const {
+  std::string s = n.IsScalar() ? str(n, path) : "";
+  auto v = n.IsScalar() ? as_double(s) : std::nullopt;
+  if (!v || std::isnan(*v)) fail("spec.wrong_type", path + " must be a number, got " + what_is(n), n);
+  if (*v < min) fail("spec.out_of_range", path + " must be at least " + std::to_string(min) + ", got " + s, n);
+  return *v;
+}
+
+bool YamlReader::boolean(const YAML::Node& n, const std::string& path) const {
+  auto v = n.IsScalar() ? as_bool(n.Scalar()) : std::nullopt;
+  if (!v) fail("spec.wrong_type", path + " must be true or false, got " + what_is(n), n);
+  return *v;
+}
+
+std::vector<Located<std::string>> YamlReader::str_list(const YAML::Node& n, const std::string& path) const {
+  std::vector<Located<std::string>> out;
+  if (n.IsScalar()) {
+    out.push_back(located_str(n, path));
+    return out;
+  }
+  if (!n.IsSequence()) fail("spec.wrong_type", path + " must be a list of strings, got " + what_is(n), n);
+  for (size_t i = 0; i < n.size(); ++i) out.push_back(located_str(n[i], path + "[" + std::to_string(i) + "]"));
+  return out;
+}
+
+Value YamlReader::value(const YAML::Node& n, const std::string& path) const {
+  long budget = kMaxValueNodes;
+  return value_at(n, path, 0, budget);
+}
+
+Value YamlReader::value_at(const YAML::Node& n, const std::string& path, int depth, long& budget) const {
+  if (--budget < 0)
+    fail("spec.too_large", path + " expands to more than " + std::to_string(kMaxValueNodes) +
+                               " values (an alias bomb?)", n);
+  if (depth > kMaxValueDepth)
+    fail("spec.too_deep", path + " is nested deeper than " + std::to_string(kMaxValueDepth) +
+                              " levels (a self-referencing alias?)", n);
+  if (n.IsNull()) return nullptr;
+  if (n.IsScalar()) {
+    std::string s = str(n, path);
+    if (is_plain(n)) {
+      if (auto i = as_integer(s)) return *i;
+      if (auto d = as_double(s)) return *d;
+      if (auto b = as_bool(s)) return *b;
+      if (s == "~" || s == "null" || s == "Null" || s == "NULL") return nullptr;
+    }
+    return s;
+  }
+  if (n.IsSequence()) {
+    Value arr = Value::array();
+    for (size_t i = 0; i < n.size(); ++i)
+      arr.push_back(value_at(n[i], path + "[" + std::to_string(i) + "]", depth + 1, budget));
+    return arr;
+  }
+  if (n.IsMap()) {
+    Value obj = Value::object();
+    for (const auto& kv : n) {
+      std::string key = kv.first.IsScalar() ? kv.first.Scalar() : "";
+      if (obj.contains(key)) fail("spec.duplicate_key", "duplicate key '" + key + "' in " + path, kv.first);
+      obj[key] = value_at(kv.second, path + "." + key, depth + 1, budget);
+    }
+    return obj;
+  }
+  return nullptr;
+}
+
+}  // namespace engine::spec

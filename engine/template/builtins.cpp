@@ -1,0 +1,708 @@
+#include "engine/template/builtins.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include "engine/template/py_value.h"
+
+namespace engine::tmpl {
+
+const Value* CallArgs::get(size_t i, std::string_view name) const {
+  if (i < positional.size()) return &positional[i];
+  for (const auto& [k, v] : keyword)
+    if (k == name) return &v;
+  return nullptr;
+}
+
+namespace {
+
+[[noreturn]] void fail(std::string msg) { throw BuiltinError{std::move(msg)}; }
+
+const std::string& need_string(const Value& v, const char* what) {
+  if (!v.is_string()) fail(std::string(what) + " expects a string, got " + type_name(v));
+  return v.get_ref<const std::string&>();
+}
+
+long long need_int(const Value* v, long long dflt, const char* what) {
+  if (!v) return dflt;
+  if (v->is_number_integer() || v->is_number_unsigned()) return v->get<long long>();
+  if (v->is_boolean()) return v->get<bool>();
+  if (v->is_number_float()) return static_cast<long long>(v->get<double>());
+  fail(std::string(what) + " expects an integer, got " + type_name(*v));
+}
+
+bool arg_bool(const Value* v, bool dflt) { return v ? truthy(*v) : dflt; }
+
+// Iterating a dict yields its keys and a string its characters, as in Python.
+Value as_list(const Value& v) {
+  if (v.is_array()) return v;
+  Value out = Value::array();
+  if (v.is_object()) {
+    for (const auto& [k, _] : v.items()) out.push_back(k);
+  } else if (v.is_string()) {
+    const auto& s = v.get_ref<const std::string&>();
+    for (size_t i = 0; i < s.size();) {
+      size_t n = 1;
+      unsigned char c = s[i];
+      if (c >= 0xF0) n = 4;
+      else if (c >= 0xE0) n = 3;
+      else if (c >= 0xC0) n = 2;
+      out.push_back(s.substr(i, n));
+      i += n;
+    }
+  } else if (!v.is_null()) {
+    fail("'" + type_name(v) + "' object is not iterable");
+  } else {
+    fail("'NoneType' object is not iterable");
+  }
+  return out;
+}
+
+// attribute="a.b" or an integer index, as Jinja2's make_attrgetter.
+const Value* get_attribute(const Value& item, const std::string& path) {
+  const Value* cur = &item;
+  size_t start = 0;
+  while (start <= path.size()) {
+    size_t dot = path.find('.', start);
+    std::string part = path.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
+    if (cur->is_object()) {
+      auto it = cur->find(part);
+      if (it == cur->end()) return nullptr;
+      cur = &*it;
+    } else if (cur->is_array() && !part.empty() && std::all_of(part.begin(), part.end(), ::isdigit)) {
+      size_t i = std::stoul(part);
+      if (i >= cur->size()) return nullptr;
+      cur = &(*cur)[i];
+    } else {
+      return nullptr;
+    }
+    if (dot == std::string::npos) break;
+    start = dot + 1;
+  }
+  return cur;
+}
+
+size_t utf8_length(const std::string& s) {
+  size_t n = 0;
+  for (unsigned char c : s) n += (c & 0xC0) != 0x80;
+  return n;
+}
+
+std::string lower(std::string s) {
+  for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+std::string upper(std::string s) {
+  for (auto& c : s) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return s;
+}
+std::string strip_chars(const std::string& s, const Value* chars, bool left, bool right) {
+  std::string set = chars && chars->is_string() ? chars->get<std::string>() : std::string(" \t\n\r\f\v");
+  size_t b = 0, e = s.size();
+  if (left)
+    while (b < e && set.find(s[b]) != std::string::npos) ++b;
+  if (right)
+    while (e > b && set.find(s[e - 1]) != std::string::npos) --e;
+  return s.substr(b, e - b);
+}
+std::string replace_all(const std::string& s, const std::string& from, const std::string& to, long long count) {
+  std::string out;
+  if (from.empty()) {  // Python inserts `to` between every character
+    out = to;
+    for (char c : s) out += c, out += to;
+    return out;
+  }
+  size_t pos = 0;
+  long long done = 0;
+  for (;;) {
+    size_t hit = s.find(from, pos);
+    if (hit == std::string::npos || (count >= 0 && done >= count)) break;
+    out.append(s, pos, hit - pos);
+    out += to;
+    pos = hit + from.size();
+    ++done;
+  }
+  out.append(s, pos);
+  return out;
+}
+
+// ---- filters ----
+
+Value f_abs(const Value& v, const CallArgs&) {
+  if (v.is_number_integer()) return std::llabs(v.get<long long>());
+  if (v.is_number()) return std::fabs(v.get<double>());
+  fail("abs expects a number, got " + type_name(v));
+}
+Value f_capitalize(const Value& v, const CallArgs&) {
+  std::string s = lower(py_str(v));
+  if (!s.empty()) s[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(s[0])));
+  return s;
+}
+Value f_title(const Value& v, const CallArgs&) {
+  std::string s = py_str(v);
+  bool start = true;
+  for (auto& c : s) {
+    unsigned char u = c;
+    if (std::isalpha(u)) {
+      c = static_cast<char>(start ? std::toupper(u) : std::tolower(u));
+      start = false;
+    } else {
+      start = !(std::isalnum(u) || u == '\'');
+      if (u >= 0x80) start = false;
+    }
+  }
+  return s;
+}
+Value f_first(const Value& v, const CallArgs&) {
+  Value l = as_list(v);
+  return l.empty() ? Value() : l.front();
+}
+Value f_last(const Value& v, const CallArgs&) {
+  Value l = as_list(v);
+  return l.empty() ? Value() : l.back();
+}
+Value f_float(const Value& v, const CallArgs& a) {
+  if (v.is_number()) return v.get<double>();
+  if (v.is_boolean()) return v.get<bool>() ? 1.0 : 0.0;
+  if (v.is_string()) {
+    try {
+      size_t used = 0;
+      std::string s(engine::tmpl::py_str(v));
+      double d = std::stod(s, &used);
+      if (used == s.size()) return d;
+    } catch (...) {
+    }
+  }
+  const Value* d = a.get(0, "default");
+  return d ? *d : Value(0.0);
+}
+Value f_int(const Value& v, const CallArgs& a) {
+  if (v.is_number_integer() || v.is_number_unsigned()) return v;
+  if (v.is_number_float()) return static_cast<long long>(v.get<double>());
+  if (v.is_boolean()) return v.get<bool>() ? 1 : 0;
+  if (v.is_string()) {
+    std::string s = strip_chars(v.get<std::string>(), nullptr, true, true);
+    try {
+      size_t used = 0;
+      long long base = need_int(a.get(1, "base"), 10, "int");
+      long long n = std::stoll(s, &used, static_cast<int>(base));
+      if (used == s.size()) return n;
+      double d = std::stod(s, &used);
+      if (used == s.size()) return static_cast<long long>(d);
+    } catch (...) {
+    }
+  }
+  const Value* d = a.get(0, "default");
+  return d ? *d : Value(0);
+}
+Value f_join(const Value& v, const CallArgs& a) {
+  const Value* sep = a.get(0, "d");
+  const Value* attr = a.get(1, "attribute");
+  std::string s = sep ? py_str(*sep) : "";
+  std::string out;
+  bool first = true;
+  for (const auto& e : as_list(v)) {
+    if (!first) out += s;
+    first = false;
+    if (attr) {
+      const Value* x = get_attribute(e, py_str(*attr));
+      if (x) append_py_str(out, *x);
+    } else {
+      append_py_str(out, e);
+    }
+  }
+  return out;
+}
+Value f_length(const Value& v, const CallArgs&) {
+  if (v.is_string()) return utf8_length(v.get_ref<const std::string&>());
+  if (v.is_array() || v.is_object()) return v.size();
+  fail("object of type '" + type_name(v) + "' has no len()");
+}
+Value f_list(const Value& v, const CallArgs&) { return as_list(v); }
+Value f_lower(const Value& v, const CallArgs&) { return lower(py_str(v)); }
+Value f_upper(const Value& v, const CallArgs&) { return upper(py_str(v)); }
+Value f_string(const Value& v, const CallArgs&) { return py_str(v); }
+Value f_trim(const Value& v, const CallArgs& a) { return strip_chars(py_str(v), a.get(0, "chars"), true, true); }
+Value f_replace(const Value& v, const CallArgs& a) {
+  const Value* from = a.get(0, "old");
+  const Value* to = a.get(1, "new");
+  if (!from || !to) fail("replace expects two arguments: the old and the new text");
+  return replace_all(py_str(v), py_str(*from), py_str(*to), need_int(a.get(2, "count"), -1, "replace"));
+}
+Value f_indent(const Value& v, const CallArgs& a) {
+  const Value* w = a.get(0, "width");
+  std::string pad = w && w->is_string() ? w->get<std::string>() : std::string(need_int(w, 4, "indent"), ' ');
+  bool first = arg_bool(a.get(1, "first"), false);
+  bool blank = arg_bool(a.get(2, "blank"), false);
+  std::string s = py_str(v), out;
+  size_t start = 0;
+  bool is_first = true;
+  while (start <= s.size()) {
+    size_t nl = s.find('\n', start);
+    std::string line = s.substr(start, nl == std::string::npos ? std::string::npos : nl - start);
+    bool pad_it = is_first ? first : (blank || !line.empty());
+    if (pad_it) out += pad;
+    out += line;
+    if (nl == std::string::npos) break;
+    out += '\n';
+    start = nl + 1;
+    is_first = false;
+  }
+  return out;
+}
+Value f_tojson(const Value& v, const CallArgs& a) {
+  const Value* ind = a.get(0, "indent");
+  return tojson(v, ind && !ind->is_null() ? static_cast<int>(need_int(ind, 0, "tojson")) : -1);
+}
+Value f_reverse(const Value& v, const CallArgs&) {
+  if (v.is_string()) {
+    Value chars = as_list(v);
+    std::string out;
+    for (auto it = chars.rbegin(); it != chars.rend(); ++it) out += it->get<std::string>();
+    return out;
+  }
+  Value l = as_list(v);
+  std::reverse(l.begin(), l.end());
+  return l;
+}
+Value sorted(Value l, const CallArgs& a, size_t attr_pos) {
+  bool reverse = arg_bool(a.get(0, "reverse"), false);
+  bool case_sensitive = arg_bool(a.get(1, "case_sensitive"), false);
+  const Value* attr = a.get(attr_pos, "attribute");
+  auto key = [&](const Value& e) -> Value {
+    const Value* k = attr ? get_attribute(e, py_str(*attr)) : &e;
+    if (!k) return Value();
+    if (!case_sensitive && k->is_string()) return lower(k->get<std::string>());
+    return *k;
+  };
+  std::stable_sort(l.begin(), l.end(), [&](const Value& x, const Value& y) {
+    return reverse ? py_compare(key(y), key(x)) < 0 : py_compare(key(x), key(y)) < 0;
+  });
+  return l;
+}
+Value f_sort(const Value& v, const CallArgs& a) { return sorted(as_list(v), a, 2); }
+Value f_unique(const Value& v, const CallArgs& a) {
+  bool case_sensitive = arg_bool(a.get(0, "case_sensitive"), false);
+  const Value* attr = a.get(1, "attribute");
+  Value out = Value::array(), seen = Value::array();
+  for (const auto& e : as_list(v)) {
+    const Value* k = attr ? get_attribute(e, py_str(*attr)) : &e;
+    Value key = k ? *k : Value();
+    if (!case_sensitive && key.is_string()) key = lower(key.get<std::string>());
+    if (std::none_of(seen.begin(), seen.end(), [&](const Value& s) { return py_equal(s, key); })) {
+      seen.push_back(key);
+      out.push_back(e);
+    }
+  }
+  return out;
+}
+Value f_sum(const Value& v, const CallArgs& a) {
+  const Value* attr = a.get(0, "attribute");
+  const Value* start = a.get(1, "start");
+  Value total = start ? *start : Value(0);
+  for (const auto& e : as_list(v)) {
+    const Value* x = attr ? get_attribute(e, py_str(*attr)) : &e;
+    if (!x || !x->is_number()) fail("sum expects numbers");
+    if (total.is_number_integer() && x->is_number_integer()) total = total.get<long long>() + x->get<long long>();
+    else total = total.get<double>() + x->get<double>();
+  }
+  return total;
+}
+Value extreme(const Value& v, const CallArgs& a, bool want_max) {
+  Value l = as_list(v);
+  if (l.empty()) return Value();
+  bool case_sensitive = arg_bool(a.get(0, "case_sensitive"), false);
+  const Value* attr = a.get(1, "attribute");
+  auto key = [&](const Value& e) -> Value {
+    const Value* k = attr ? get_attribute(e, py_str(*attr)) : &e;
+    Value r = k ? *k : Value();
+    if (!case_sensitive && r.is_string()) r = lower(r.get<std::string>());
+    return r;
+  };
+  size_t best = 0;
+  for (size_t i = 1; i < l.size(); ++i) {
+    int c = py_compare(key(l[i]), key(l[best]));
+    if (want_max ? c > 0 : c < 0) best = i;
+  }
+  return l[best];
+}
+Value f_max(const Value& v, const CallArgs& a) { return extreme(v, a, true); }
+Value f_min(const Value& v, const CallArgs& a) { return extreme(v, a, false); }
+Value f_round(const Value& v, const CallArgs& a) {
+  if (!v.is_number()) fail("round expects a number, got " + type_name(v));
+  long long precision = need_int(a.get(0, "precision"), 0, "round");
+  std::string method = a.get(1, "method") ? py_str(*a.get(1, "method")) : "common";
+  double scale = std::pow(10.0, static_cast<double>(precision));
+  double x = v.get<double>() * scale;
+  if (method == "common") x = std::round(x);
+  else if (method == "ceil") x = std::ceil(x);
+  else if (method == "floor") x = std::floor(x);
+  else fail("round's method must be 'common', 'ceil' or 'floor'");
+  return x / scale;
+}
+Value f_items(const Value& v, const CallArgs&) {
+  Value out = Value::array();
+  if (v.is_null()) return out;
+  if (!v.is_object()) fail("items expects a mapping, got " + type_name(v));
+  for (const auto& [k, e] : v.items()) out.push_back(Value::array({k, e}));
+  return out;
+}
+Value f_dictsort(const Value& v, const CallArgs& a) {
+  if (!v.is_object()) fail("dictsort expects a mapping, got " + type_name(v));
+  bool case_sensitive = arg_bool(a.get(0, "case_sensitive"), false);
+  std::string by = a.get(1, "by") ? py_str(*a.get(1, "by")) : "key";
+  bool reverse = arg_bool(a.get(2, "reverse"), false);
+  Value items = f_items(v, a);
+  size_t idx = by == "value" ? 1 : 0;
+  auto key = [&](const Value& e) {
+    Value k = e[idx];
+    if (!case_sensitive && k.is_string()) k = lower(k.get<std::string>());
+    return k;
+  };
+  std::stable_sort(items.begin(), items.end(), [&](const Value& x, const Value& y) {
+    return reverse ? py_compare(key(y), key(x)) < 0 : py_compare(key(x), key(y)) < 0;
+  });
+  return items;
+}
+Value f_truncate(const Value& v, const CallArgs& a) {
+  std::string s = py_str(v);
+  size_t length = static_cast<size_t>(need_int(a.get(0, "length"), 255, "truncate"));
+  bool killwords = arg_bool(a.get(1, "killwords"), false);
+  std::string end = a.get(2, "end") ? py_str(*a.get(2, "end")) : "...";
+  size_t leeway = static_cast<size_t>(need_int(a.get(3, "leeway"), 5, "truncate"));
+  if (s.size() <= length + leeway) return s;
+  size_t keep = length >= end.size() ? length - end.size() : 0;
+  std::string head = s.substr(0, keep);
+  if (!killwords) {
+    size_t sp = head.rfind(' ');
+    if (sp != std::string::npos) head.resize(sp);
+  }
+  return head + end;
+}
+Value f_wordcount(const Value& v, const CallArgs&) {
+  std::string s = py_str(v);
+  size_t n = 0;
+  bool in_word = false;
+  for (unsigned char c : s) {
+    bool w = std::isalnum(c) || c == '_' || c >= 0x80;
+    if (w && !in_word) ++n;
+    in_word = w;
+  }
+  return n;
+}
+Value f_center(const Value& v, const CallArgs& a) {
+  std::string s = py_str(v);
+  size_t width = static_cast<size_t>(need_int(a.get(0, "width"), 80, "center"));
+  size_t len = utf8_length(s);
+  if (len >= width) return s;
+  size_t total = width - len, left = total / 2 + (total & width & 1);
+  return std::string(left, ' ') + s + std::string(total - left, ' ');
+}
+Value f_batch(const Value& v, const CallArgs& a) {
+  long long n = need_int(a.get(0, "linecount"), 1, "batch");
+  if (n <= 0) fail("batch expects a positive size");
+  const Value* fill = a.get(1, "fill_with");
+  Value out = Value::array(), cur = Value::array();
+  for (const auto& e : as_list(v)) {
+    cur.push_back(e);
+    if (static_cast<long long>(cur.size()) == n) out.push_back(std::move(cur)), cur = Value::array();
+  }
+  if (!cur.empty()) {
+    if (fill)
+      while (static_cast<long long>(cur.size()) < n) cur.push_back(*fill);
+    out.push_back(std::move(cur));
+  }
+  return out;
+}
+
+// ---- tests ----
+
+bool is_int(const Value& v) { return v.is_number_integer() || v.is_number_unsigned(); }
+bool t_none(const Value& v, const CallArgs&) { return v.is_null(); }
+bool t_boolean(const Value& v, const CallArgs&) { return v.is_boolean(); }
+bool t_true(const Value& v, const CallArgs&) { return v.is_boolean() && v.get<bool>(); }
+bool t_false(const Value& v, const CallArgs&) { return v.is_boolean() && !v.get<bool>(); }
+bool t_number(const Value& v, const CallArgs&) { return v.is_number() || v.is_boolean(); }
+bool t_integer(const Value& v, const CallArgs&) { return is_int(v); }
+bool t_float(const Value& v, const CallArgs&) { return v.is_number_float(); }
+bool t_string(const Value& v, const CallArgs&) { return v.is_string(); }
+bool t_mapping(const Value& v, const CallArgs&) { return v.is_object(); }
+bool t_sequence(const Value& v, const CallArgs&) { return v.is_array() || v.is_string() || v.is_object(); }
+bool t_callable(const Value&, const CallArgs&) { return false; }
+bool t_even(const Value& v, const CallArgs&) { return is_int(v) && v.get<long long>() % 2 == 0; }
+bool t_odd(const Value& v, const CallArgs&) { return is_int(v) && v.get<long long>() % 2 != 0; }
+bool t_divisibleby(const Value& v, const CallArgs& a) {
+  long long d = need_int(a.get(0, "num"), 1, "divisibleby");
+  if (d == 0) fail("divisibleby: division by zero");
+  return need_int(&v, 0, "divisibleby") % d == 0;
+}
+const Value& other(const CallArgs& a) {
+  const Value* o = a.get(0, "other");
+  if (!o) fail("the test expects a value to compare with");
+  return *o;
+}
+bool t_eq(const Value& v, const CallArgs& a) { return py_equal(v, other(a)); }
+bool t_ne(const Value& v, const CallArgs& a) { return !py_equal(v, other(a)); }
+bool t_lt(const Value& v, const CallArgs& a) { return py_compare(v, other(a)) < 0; }
+bool t_le(const Value& v, const CallArgs& a) { return py_compare(v, other(a)) <= 0; }
+bool t_gt(const Value& v, const CallArgs& a) { return py_compare(v, other(a)) > 0; }
+bool t_ge(const Value& v, const CallArgs& a) { return py_compare(v, other(a)) >= 0; }
+bool t_sameas(const Value& v, const CallArgs& a) { return v == other(a) && (v.is_null() || v.is_boolean()); }
+bool t_lower(const Value& v, const CallArgs&) { return v.is_string() && lower(v.get<std::string>()) == v.get<std::string>(); }
+bool t_upper(const Value& v, const CallArgs&) { return v.is_string() && upper(v.get<std::string>()) == v.get<std::string>(); }
+bool t_iterable(const Value& v, const CallArgs&) { return v.is_array() || v.is_object() || v.is_string(); }
+
+}  // namespace
+
+bool value_in(const Value& needle, const Value& haystack);
+
+namespace {
+bool t_in(const Value& v, const CallArgs& a) { return value_in(v, other(a)); }
+
+// select/reject and their attr forms need a test by name; map needs a filter by name.
+Value select_impl(const Value& v, const CallArgs& a, bool by_attr, bool keep) {
+  Value out = Value::array();
+  size_t first = by_attr ? 1 : 0;
+  std::string attr = by_attr ? (a.get(0, "attribute") ? py_str(*a.get(0, "attribute")) : "") : "";
+  if (by_attr && attr.empty()) fail("selectattr/rejectattr expect an attribute name");
+  TestFn test = nullptr;
+  CallArgs rest;
+  if (a.positional.size() > first) {
+    std::string name = py_str(a.positional[first]);
+    test = find_test(name);
+    if (!test) fail("no test named '" + name + "'");
+    rest.positional.assign(a.positional.begin() + static_cast<long>(first) + 1, a.positional.end());
+  }
+  for (const auto& e : as_list(v)) {
+    const Value* x = by_attr ? get_attribute(e, attr) : &e;
+    bool ok = x && (test ? test(*x, rest) : truthy(*x));
+    if (ok == keep) out.push_back(e);
+  }
+  return out;
+}
+Value f_select(const Value& v, const CallArgs& a) { return select_impl(v, a, false, true); }
+Value f_reject(const Value& v, const CallArgs& a) { return select_impl(v, a, false, false); }
+Value f_selectattr(const Value& v, const CallArgs& a) { return select_impl(v, a, true, true); }
+Value f_rejectattr(const Value& v, const CallArgs& a) { return select_impl(v, a, true, false); }
+Value f_map(const Value& v, const CallArgs& a) {
+  Value out = Value::array();
+  if (const Value* attr = a.get(99, "attribute")) {
+    const Value* dflt = a.get(99, "default");
+    std::string path = py_str(*attr);
+    for (const auto& e : as_list(v)) {
+      const Value* x = get_attribute(e, path);
+      if (!x && !dflt) fail("map: an item has no attribute '" + path + "'");
+      out.push_back(x ? *x : *dflt);
+    }
+    return out;
+  }
+  if (a.positional.empty()) fail("map expects a filter name or attribute=");
+  std::string name = py_str(a.positional[0]);
+  FilterFn f = find_filter(name);
+  if (!f) fail("no filter named '" + name + "'");
+  CallArgs rest;
+  rest.positional.assign(a.positional.begin() + 1, a.positional.end());
+  rest.keyword = a.keyword;
+  for (const auto& e : as_list(v)) out.push_back(f(e, rest));
+  return out;
+}
+Value f_attr(const Value& v, const CallArgs& a) {
+  const Value* name = a.get(0, "name");
+  if (!name) fail("attr expects a name");
+  const Value* x = v.is_object() ? get_attribute(v, py_str(*name)) : nullptr;
+  return x ? *x : Value();
+}
+
+const std::map<std::string, FilterFn, std::less<>>& filters() {
+  static const std::map<std::string, FilterFn, std::less<>> table = {
+      {"abs", f_abs},         {"attr", f_attr},         {"batch", f_batch},       {"capitalize", f_capitalize},
+      {"center", f_center},   {"count", f_length},      {"dictsort", f_dictsort}, {"first", f_first},
+      {"float", f_float},     {"indent", f_indent},     {"int", f_int},           {"items", f_items},
+      {"join", f_join},       {"last", f_last},         {"length", f_length},     {"list", f_list},
+      {"lower", f_lower},     {"map", f_map},           {"max", f_max},           {"min", f_min},
+      {"reject", f_reject},   {"rejectattr", f_rejectattr}, {"replace", f_replace}, {"reverse", f_reverse},
+      {"round", f_round},     {"select", f_select},     {"selectattr", f_selectattr}, {"sort", f_sort},
+      {"string", f_string},   {"sum", f_sum},           {"title", f_title},       {"tojson", f_tojson},
+      {"trim", f_trim},       {"truncate", f_truncate}, {"unique", f_unique},     {"upper", f_upper},
+      {"wordcount", f_wordcount},
+  };
+  return table;
+}
+
+const std::map<std::string, TestFn, std::less<>>& tests() {
+  static const std::map<std::string, TestFn, std::less<>> table = {
+      {"boolean", t_boolean}, {"callable", t_callable}, {"divisibleby", t_divisibleby}, {"eq", t_eq},
+      {"equalto", t_eq},      {"==", t_eq},             {"even", t_even},       {"false", t_false},
+      {"float", t_float},     {"ge", t_ge},             {"gt", t_gt},           {"greaterthan", t_gt},
+      {"in", t_in},           {"integer", t_integer},   {"iterable", t_iterable}, {"le", t_le},
+      {"lower", t_lower},     {"lt", t_lt},             {"lessthan", t_lt},     {"mapping", t_mapping},
+      {"ne", t_ne},           {"none", t_none},         {"number", t_number},   {"odd", t_odd},
+      {"sameas", t_sameas},   {"sequence", t_sequence}, {"string", t_string},   {"true", t_true},
+      {"upper", t_upper},
+  };
+  return table;
+}
+
+template <class Map>
+std::vector<std::string> keys_of(const Map& m) {
+  std::vector<std::string> out;
+  for (const auto& [k, _] : m) out.push_back(k);
+  return out;
+}
+
+}  // namespace
+
+bool value_in(const Value& needle, const Value& haystack) {
+  if (haystack.is_string()) {
+    if (!needle.is_string()) fail("'in <string>' requires string as left operand, not " + type_name(needle));
+    return haystack.get_ref<const std::string&>().find(needle.get_ref<const std::string&>()) != std::string::npos;
+  }
+  if (haystack.is_object()) return needle.is_string() && haystack.contains(needle.get<std::string>());
+  if (haystack.is_array())
+    return std::any_of(haystack.begin(), haystack.end(), [&](const Value& e) { return py_equal(e, needle); });
+  fail("argument of type '" + type_name(haystack) + "' is not iterable");
+}
+
+FilterFn find_filter(std::string_view name) {
+  auto it = filters().find(name);
+  return it == filters().end() ? nullptr : it->second;
+}
+TestFn find_test(std::string_view name) {
+  auto it = tests().find(name);
+  return it == tests().end() ? nullptr : it->second;
+}
+const std::vector<std::string>& filter_names() {
+  static const std::vector<std::string> names = [] {
+    auto v = keys_of(filters());
+    v.insert(v.end(), {"default", "d"});
+    return v;
+  }();
+  return names;
+}
+const std::vector<std::string>& test_names() {
+  static const std::vector<std::string> names = [] {
+    auto v = keys_of(tests());
+    v.insert(v.end(), {"defined", "undefined"});
+    return v;
+  }();
+  return names;
+}
+
+Value call_method(const Value& obj, std::string_view name, const CallArgs& a) {
+  if (obj.is_object()) {
+    if (name == "items") return f_items(obj, a);
+    if (name == "keys") return as_list(obj);
+    if (name == "values") {
+      Value out = Value::array();
+      for (const auto& [_, v] : obj.items()) out.push_back(v);
+      return out;
+    }
+    if (name == "get") {
+      const Value* key = a.get(0, "key");
+      if (!key) fail("get expects a key");
+      auto it = key->is_string() ? obj.find(key->get<std::string>()) : obj.end();
+      if (it != obj.end()) return *it;
+      const Value* d = a.get(1, "default");
+      return d ? *d : Value();
+    }
+  }
+  if (obj.is_string()) {
+    const std::string& s = obj.get_ref<const std::string&>();
+    if (name == "upper") return upper(s);
+    if (name == "lower") return lower(s);
+    if (name == "strip") return strip_chars(s, a.get(0, "chars"), true, true);
+    if (name == "lstrip") return strip_chars(s, a.get(0, "chars"), true, false);
+    if (name == "rstrip") return strip_chars(s, a.get(0, "chars"), false, true);
+    if (name == "title") return f_title(obj, a);
+    if (name == "capitalize") return f_capitalize(obj, a);
+    if (name == "startswith" || name == "endswith") {
+      const Value* p = a.get(0, "prefix");
+      if (!p) fail(std::string(name) + " expects an argument");
+      auto check = [&](const std::string& x) {
+        return name == "startswith" ? s.compare(0, x.size(), x) == 0
+                                    : s.size() >= x.size() && s.compare(s.size() - x.size(), x.size(), x) == 0;
+      };
+      if (p->is_array()) return std::any_of(p->begin(), p->end(), [&](const Value& x) { return check(py_str(x)); });
+      return check(need_string(*p, std::string(name).c_str()));
+    }
+    if (name == "replace") {
+      const Value* from = a.get(0, "old");
+      const Value* to = a.get(1, "new");
+      if (!from || !to) fail("replace expects two arguments");
+      return replace_all(s, py_str(*from), py_str(*to), need_int(a.get(2, "count"), -1, "replace"));
+    }
+    if (name == "split") {
+      Value out = Value::array();
+      const Value* sep = a.get(0, "sep");
+      long long maxsplit = need_int(a.get(1, "maxsplit"), -1, "split");
+      if (!sep || sep->is_null()) {  // whitespace split drops empty parts
+        size_t i = 0;
+        long long done = 0;
+        while (i < s.size()) {
+          while (i < s.size() && std::isspace(static_cast<unsigned char>(s[i]))) ++i;
+          if (i >= s.size()) break;
+          if (maxsplit >= 0 && done >= maxsplit) {
+            out.push_back(strip_chars(s.substr(i), nullptr, false, true));
+            break;
+          }
+          size_t j = i;
+          while (j < s.size() && !std::isspace(static_cast<unsigned char>(s[j]))) ++j;
+          out.push_back(s.substr(i, j - i));
+          ++done;
+          i = j;
+        }
+        return out;
+      }
+      std::string d = need_string(*sep, "split");
+      if (d.empty()) fail("empty separator");
+      size_t pos = 0;
+      long long done = 0;
+      for (;;) {
+        size_t hit = s.find(d, pos);
+        if (hit == std::string::npos || (maxsplit >= 0 && done >= maxsplit)) break;
+        out.push_back(s.substr(pos, hit - pos));
+        pos = hit + d.size();
+        ++done;
+      }
+      out.push_back(s.substr(pos));
+      return out;
+    }
+    if (name == "join") {
+      const Value* items = a.get(0, "iterable");
+      if (!items) fail("join expects an iterable");
+      std::string out;
+      bool first = true;
+      for (const auto& e : as_list(*items)) {
+        if (!first) out += s;
+        first = false;
+        out += need_string(e, "str.join");
+      }
+      return out;
+    }
+    if (name == "format") {
+      // Only positional "{}" and "{0}" fields, the forms prompt templates use.
+      std::string out;
+      size_t next_auto = 0;
+      for (size_t i = 0; i < s.size(); ++i) {
+        if (s[i] == '{' && i + 1 < s.size() && s[i + 1] == '{') { out += '{'; ++i; continue; }
+        if (s[i] == '}' && i + 1 < s.size() && s[i + 1] == '}') { out += '}'; ++i; continue; }
+        if (s[i] != '{') { out += s[i]; continue; }
+        size_t close = s.find('}', i);
+        if (close == std::string::npos) fail("single '{' encountered in format string");
+        std::string field = s.substr(i + 1, close - i - 1);
+        const Value* arg = nullptr;
+        if (field.empty()) arg = a.get(next_auto++, "");
+        else if (std::all_of(field.begin(), field.end(), ::isdigit)) arg = a.get(std::stoul(field), "");
+        else arg = a.get(SIZE_MAX, field);
+        if (!arg) fail("format: no argument for field '{" + field + "}'");
+        append_py_str(out, *arg);
+        i = close;
+      }
+      return out;
+    }
+  }
+  fail("'" + type_name(obj) + "' object has no method '" + std::string(name) + "'");
+}
+
+}  // namespace engine::tmpl

@@ -1,0 +1,21 @@
+#pragma once
+// Internal: what compile() produces and render() walks.
+#include <string>
+#include <vector>
+
+#include "engine/core/source.h"
+#include "engine/template/ast.h"
+#include "engine/template/options.h"
+
+namespace engine::tmpl {
+
+struct Compiled {
+  SourceText source;
+  TemplateOptions options;
+  Body body;
+  std::vector<std::string> free_names;
+};
+
+void render_compiled(const Compiled& c, const Value& vars, std::string& out);
+
+}  // namespace engine::tmpl

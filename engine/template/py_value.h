@@ -1,0 +1,30 @@
+#pragma once
+// Python's view of a Value, because Jinja2 prints and compares values the way Python does:
+// str(True) is "True", str(1.0) is "1.0", lists print as "['a', 1]", "/" on ints gives a float.
+#include <string>
+#include <string_view>
+
+#include "engine/core/value.h"
+
+namespace engine::tmpl {
+
+// Thrown by builtins and value operations; the renderer adds the template location.
+struct BuiltinError {
+  std::string message;
+};
+
+bool truthy(const Value& v);
+std::string py_str(const Value& v);    // str(v)
+void append_py_str(std::string& out, const Value& v);
+std::string py_repr(const Value& v);   // repr(v)
+std::string float_repr(double d);      // repr(float), e.g. "1.0", "1e-05", "1e+16"
+std::string type_name(const Value& v);  // Python's name for the type: "str", "int", "dict", ...
+
+// json.dumps(v, sort_keys=..., indent=...) with ensure_ascii, as Jinja2's tojson calls it, then made HTML-safe.
+std::string tojson(const Value& v, int indent, bool sort_keys = true);
+
+bool py_equal(const Value& a, const Value& b);
+// <0, 0, >0 like Python's ordering; throws BuiltinError for types Python cannot order.
+int py_compare(const Value& a, const Value& b);
+
+}  // namespace engine::tmpl

@@ -1,0 +1,666 @@
+// Walks a compiled template. Values from the context are borrowed, not copied: a render of a ReAct prompt
+// touches every tool and scratchpad step, and copying them would cost more than the rendering itself.
+#include <cmath>
+#include <deque>
+
+#include "engine/core/error.h"
+#include "engine/template/builtins.h"
+#include "engine/template/compiled.h"
+#include "engine/template/py_value.h"
+
+namespace engine::tmpl {
+
+bool value_in(const Value& needle, const Value& haystack);  // builtins.cpp
+
+namespace {
+
+struct LoopState {
+  const std::vector<const Value*>* items = nullptr;
+  size_t index0 = 0;
+  int depth = 1;
+};
+
+// The result of evaluating an expression: a borrowed value, an owned temporary, an undefined, or `loop`.
+class Ref {
+ public:
+  static Ref borrow(const Value& v) {
+    Ref r;
+    r.ptr_ = &v;
+    return r;
+  }
+  static Ref own(Value v) {
+    Ref r;
+    r.owned_ = std::move(v);
+    return r;
+  }
+  static Ref undefined(std::string message, Pos pos) {
+    Ref r;
+    r.undefined_ = true;
+    r.message_ = std::move(message);
+    r.pos_ = pos;
+    return r;
+  }
+  static Ref loop(const LoopState& l) {
+    Ref r;
+    r.loop_ = &l;
+    return r;
+  }
+
+  bool is_undefined() const { return undefined_; }
+  bool owned() const { return !ptr_ && !undefined_ && !loop_; }
+  const LoopState* loop_state() const { return loop_; }
+  const Value& get() const { return ptr_ ? *ptr_ : owned_; }
+  // Moves out when owned, copies when borrowed.
+  Value take() { return ptr_ ? *ptr_ : std::move(owned_); }
+  const std::string& message() const { return message_; }
+  Pos pos() const { return pos_; }
+
+ private:
+  const Value* ptr_ = nullptr;
+  Value owned_;
+  bool undefined_ = false;
+  std::string message_;
+  Pos pos_;
+  const LoopState* loop_ = nullptr;
+};
+
+struct Binding {
+  std::string name;
+  const Value* ptr = nullptr;  // borrowed (loop items) when set, else `owned`
+  Value owned;
+  const LoopState* loop = nullptr;
+};
+// A deque keeps bindings in place when a frame grows, so borrowed pointers into them stay valid.
+using Frame = std::deque<Binding>;
+
+const Value kEmptyString = "";
+
+class Renderer {
+ public:
+  Renderer(const Compiled& c, const Value& vars, std::string& out) : c_(c), vars_(vars), out_(out) {
+    frames_.emplace_back();
+  }
+
+  void body(const Body& b) {
+    for (const auto& n : b) node(*n);
+  }
+
+ private:
+  // ---- errors ----
+  [[noreturn]] void fail(const std::string& kind, const std::string& msg, Pos p) const {
+    throw located_error(kind, msg, c_.source, p.line, p.col);
+  }
+  [[noreturn]] void fail_undefined(const Ref& r) const { fail("template.undefined", r.message(), r.pos()); }
+
+  // Resolves an undefined per the template's mode: strict fails, lenient reads it as the empty string.
+  const Value& defined(const Ref& r) const {
+    if (r.is_undefined()) {
+      if (c_.options.strict_undefined) fail_undefined(r);
+      return kEmptyString;
+    }
+    if (r.loop_state()) fail("template.render", "'loop' cannot be used as a value", r.pos());
+    return r.get();
+  }
+
+  void check_size(Pos p) const {
+    if (out_.size() > c_.options.max_output_bytes)
+      fail("template.output_too_large",
+           "rendered output exceeds " + std::to_string(c_.options.max_output_bytes) + " bytes", p);
+  }
+
+  // ---- statements ----
+  void node(const Node& n) {
+    switch (n.kind) {
+      case NodeKind::Text:
+        out_ += static_cast<const TextNode&>(n).text;
+        return check_size(n.pos);
+      case NodeKind::Output: {
+        const auto& o = static_cast<const OutputNode&>(n);
+        Ref r = eval(*o.expr);
+        if (r.is_undefined() && !c_.options.strict_undefined) return;
+        append_py_str(out_, defined(r));
+        return check_size(n.pos);
+      }
+      case NodeKind::If: {
+        const auto& i = static_cast<const IfNode&>(n);
+        for (const auto& [cond, b] : i.branches)
+          if (test(*cond)) return body(b);
+        return body(i.otherwise);
+      }
+      case NodeKind::For: return render_for(static_cast<const ForNode&>(n));
+      case NodeKind::Set: {
+        const auto& s = static_cast<const SetNode&>(n);
+        Ref r = eval(*s.value);
+        Value v = defined_value(r);
+        if (s.targets.size() == 1) return assign(s.targets[0], std::move(v));
+        unpack(s.targets, v, s.pos, [&](const std::string& name, const Value& item) { assign(name, item); });
+        return;
+      }
+      case NodeKind::SetBlock: {
+        const auto& s = static_cast<const SetBlockNode&>(n);
+        std::string saved;
+        saved.swap(out_);
+        body(s.body);
+        saved.swap(out_);
+        return assign(s.target, Value(std::move(saved)));
+      }
+    }
+  }
+
+  Value defined_value(Ref& r) {
+    if (r.is_undefined()) {
+      if (c_.options.strict_undefined) fail_undefined(r);
+      return Value();
+    }
+    return r.take();
+  }
+
+  void assign(const std::string& name, Value v) {
+    Frame& f = frames_.back();
+    for (auto& b : f)
+      if (b.name == name) {
+        b.ptr = nullptr;
+        b.loop = nullptr;
+        b.owned = std::move(v);
+        return;
+      }
+    f.push_back(Binding{name, nullptr, std::move(v), nullptr});
+  }
+
+  template <class F>
+  void unpack(const std::vector<std::string>& targets, const Value& v, Pos p, F bind) {
+    if (!v.is_array() || v.size() != targets.size())
+      fail("template.render",
+           "cannot unpack " + type_name(v) + (v.is_array() ? " of " + std::to_string(v.size()) + " items" : "") +
+               " into " + std::to_string(targets.size()) + " names",
+           p);
+    for (size_t i = 0; i < targets.size(); ++i) bind(targets[i], v[i]);
+  }
+
+  void render_for(const ForNode& f) {
+    Ref iterable = eval(*f.iterable);
+    const Value& seq = defined(iterable);
+    // Dicts iterate over their keys and strings over their characters, so those need a list of their own.
+    Value expanded;
+    const Value* list = &seq;
+    if (!seq.is_array()) {
+      try {
+        expanded = FilterList(seq);
+      } catch (const BuiltinError& e) {
+        fail("template.render", e.message, f.iterable->pos);
+      }
+      list = &expanded;
+    }
+
+    frames_.emplace_back();
+    LoopState loop;
+    std::vector<const Value*> items;
+    items.reserve(list->size());
+    if (f.filter) {
+      // The filter sees the loop variables but not `loop`, as in Jinja2.
+      for (const auto& item : *list) {
+        bind_targets(f, item);
+        if (test(*f.filter)) items.push_back(&item);
+      }
+    } else {
+      for (const auto& item : *list) items.push_back(&item);
+    }
+    loop.items = &items;
+    for (size_t i = 0; i < items.size(); ++i) {
+      loop.index0 = i;
+      bind_targets(f, *items[i]);
+      bind_loop(loop);
+      body(f.body);
+    }
+    frames_.pop_back();
+    if (items.empty()) body(f.otherwise);
+  }
+
+  static Value FilterList(const Value& s) {
+    CallArgs none;
+    return find_filter("list")(s, none);
+  }
+
+  void bind_targets(const ForNode& f, const Value& item) {
+    if (f.targets.size() == 1) return bind_borrowed(f.targets[0], item);
+    unpack(f.targets, item, f.pos, [&](const std::string& name, const Value& v) { bind_borrowed(name, v); });
+  }
+  void bind_borrowed(const std::string& name, const Value& v) {
+    Frame& fr = frames_.back();
+    for (auto& b : fr)
+      if (b.name == name) {
+        b.ptr = &v;
+        b.loop = nullptr;
+        return;
+      }
+    fr.push_back(Binding{name, &v, Value(), nullptr});
+  }
+  void bind_loop(const LoopState& l) {
+    Frame& fr = frames_.back();
+    for (auto& b : fr)
+      if (b.name == "loop") {
+        b.loop = &l;
+        return;
+      }
+    fr.push_back(Binding{"loop", nullptr, Value(), &l});
+  }
+
+  bool test(const Expr& e) { return truthy_ref(eval(e)); }
+  bool truthy_ref(const Ref& r) {
+    if (r.is_undefined()) {
+      if (c_.options.strict_undefined) fail_undefined(r);
+      return false;
+    }
+    if (r.loop_state()) return true;
+    return truthy(r.get());
+  }
+
+  // ---- expressions ----
+  Ref lookup(const std::string& name, Pos p) {
+    for (auto f = frames_.rbegin(); f != frames_.rend(); ++f)
+      for (const auto& b : *f)
+        if (b.name == name) {
+          if (b.loop) return Ref::loop(*b.loop);
+          return Ref::borrow(b.ptr ? *b.ptr : b.owned);
+        }
+    if (vars_.is_object()) {
+      auto it = vars_.find(name);
+      if (it != vars_.end()) return Ref::borrow(*it);
+    }
+    return Ref::undefined("undefined variable '" + name + "'", p);
+  }
+
+  static std::string describe(const Expr& e) {
+    if (e.kind == ExprKind::Name) return "'" + static_cast<const NameExpr&>(e).name + "'";
+    if (e.kind == ExprKind::Attr) {
+      const auto& a = static_cast<const AttrExpr&>(e);
+      std::string base = describe(*a.object);
+      if (base.size() > 2 && base.front() == '\'') return base.substr(0, base.size() - 1) + "." + a.name + "'";
+    }
+    return "the value";
+  }
+
+  Ref member(Ref obj, const Value& key, const Expr& object_expr, Pos p, bool is_attr) {
+    if (obj.is_undefined()) fail_undefined(obj);  // Jinja2 fails here in every mode
+    if (const LoopState* l = obj.loop_state()) {
+      if (key.is_string()) return loop_attr(*l, key.get<std::string>(), p);
+      fail("template.render", "'loop' has no item " + py_repr(key), p);
+    }
+    const Value& v = obj.get();
+    const Value* found = nullptr;
+    if (v.is_object() && key.is_string()) {
+      auto it = v.find(key.get_ref<const std::string&>());
+      if (it != v.end()) found = &*it;
+    } else if ((v.is_array() || v.is_string()) && (key.is_number_integer() || key.is_number_unsigned())) {
+      long long n = static_cast<long long>(v.is_array() ? v.size() : v.get_ref<const std::string&>().size());
+      long long i = key.get<long long>();
+      if (i < 0) i += n;
+      if (i >= 0 && i < n) {
+        if (v.is_string()) return Ref::own(std::string(1, v.get_ref<const std::string&>()[i]));
+        found = &v[static_cast<size_t>(i)];
+      }
+    }
+    if (!found) {
+      std::string what = is_attr ? "attribute " + py_str(key) : (key.is_string() ? "key " : "index ") + py_repr(key);
+      return Ref::undefined(describe(object_expr) + " has no " + what, p);
+    }
+    // A member of a temporary must be copied out before the temporary dies; members of borrowed values are
+    // borrowed too.
+    if (obj.owned()) return Ref::own(*found);
+    return Ref::borrow(*found);
+  }
+
+  Ref loop_attr(const LoopState& l, const std::string& name, Pos p) {
+    size_t n = l.items->size(), i = l.index0;
+    if (name == "index") return Ref::own(i + 1);
+    if (name == "index0") return Ref::own(i);
+    if (name == "revindex") return Ref::own(n - i);
+    if (name == "revindex0") return Ref::own(n - i - 1);
+    if (name == "first") return Ref::own(i == 0);
+    if (name == "last") return Ref::own(i + 1 == n);
+    if (name == "length") return Ref::own(n);
+    if (name == "depth") return Ref::own(l.depth);
+    if (name == "depth0") return Ref::own(l.depth - 1);
+    if (name == "previtem") {
+      if (i == 0) return Ref::undefined("'loop.previtem' is undefined on the first iteration", p);
+      return Ref::borrow(*(*l.items)[i - 1]);
+    }
+    if (name == "nextitem") {
+      if (i + 1 >= n) return Ref::undefined("'loop.nextitem' is undefined on the last iteration", p);
+      return Ref::borrow(*(*l.items)[i + 1]);
+    }
+    return Ref::undefined("'loop' has no attribute '" + name + "'", p);
+  }
+
+  CallArgs eval_args(const Args& a) {
+    CallArgs out;
+    out.positional.reserve(a.positional.size());
+    for (const auto& e : a.positional) {
+      Ref r = eval(*e);
+      out.positional.push_back(defined_value(r));
+    }
+    for (const auto& [k, e] : a.keyword) {
+      Ref r = eval(*e);
+      out.keyword.emplace_back(k, defined_value(r));
+    }
+    return out;
+  }
+
+  Ref call(const CallExpr& c) {
+    if (c.callee->kind == ExprKind::Attr) {
+      const auto& a = static_cast<const AttrExpr&>(*c.callee);
+      Ref obj = eval(*a.object);
+      if (const LoopState* l = obj.loop_state()) {
+        if (a.name == "cycle") {
+          CallArgs args = eval_args(c.args);
+          if (args.positional.empty()) fail("template.render", "loop.cycle() expects at least one value", c.pos);
+          return Ref::own(args.positional[l->index0 % args.positional.size()]);
+        }
+        fail("template.render", "'loop." + a.name + "' is not callable", c.pos);
+      }
+      const Value& self = defined(obj);
+      CallArgs args = eval_args(c.args);
+      try {
+        return Ref::own(call_method(self, a.name, args));
+      } catch (const BuiltinError& e) {
+        fail("template.render", e.message, c.pos);
+      }
+    }
+    if (c.callee->kind == ExprKind::Name) {
+      const std::string& name = static_cast<const NameExpr&>(*c.callee).name;
+      Ref shadow = lookup(name, c.pos);
+      if (shadow.is_undefined()) {
+        CallArgs args = eval_args(c.args);
+        if (name == "range") return Ref::own(range(args, c.pos));
+        if (name == "dict") {
+          Value d = Value::object();
+          for (auto& [k, v] : args.keyword) d[k] = std::move(v);
+          return Ref::own(std::move(d));
+        }
+        fail("template.undefined", "undefined function '" + name + "'", c.callee->pos);
+      }
+      fail("template.render", "'" + name + "' is not callable", c.pos);
+    }
+    fail("template.render", "this expression is not callable", c.pos);
+  }
+
+  Value range(const CallArgs& a, Pos p) {
+    std::vector<long long> n;
+    for (const auto& v : a.positional) {
+      if (!v.is_number_integer() && !v.is_number_unsigned())
+        fail("template.render", "range() expects integers, got " + type_name(v), p);
+      n.push_back(v.get<long long>());
+    }
+    if (n.empty() || n.size() > 3) fail("template.render", "range() expects 1 to 3 arguments", p);
+    long long start = n.size() > 1 ? n[0] : 0, stop = n.size() > 1 ? n[1] : n[0], step = n.size() > 2 ? n[2] : 1;
+    if (step == 0) fail("template.render", "range() arg 3 must not be zero", p);
+    Value out = Value::array();
+    // A range is bounded by the output limit anyway; refuse absurd ones before allocating them.
+    long long count = step > 0 ? (stop - start + step - 1) / step : (start - stop - step - 1) / -step;
+    if (count > 1000000) fail("template.render", "range() of more than 1000000 items", p);
+    for (long long i = start; step > 0 ? i < stop : i > stop; i += step) out.push_back(i);
+    return out;
+  }
+
+  Ref eval(const Expr& e) {
+    switch (e.kind) {
+      case ExprKind::Literal: return Ref::borrow(static_cast<const LiteralExpr&>(e).value);
+      case ExprKind::Name: return lookup(static_cast<const NameExpr&>(e).name, e.pos);
+      case ExprKind::Attr: {
+        const auto& a = static_cast<const AttrExpr&>(e);
+        return member(eval(*a.object), Value(a.name), *a.object, e.pos, true);
+      }
+      case ExprKind::Item: {
+        const auto& i = static_cast<const ItemExpr&>(e);
+        Ref obj = eval(*i.object);
+        Ref key = eval(*i.index);
+        return member(std::move(obj), defined(key), *i.object, e.pos, false);
+      }
+      case ExprKind::Slice: return slice(static_cast<const SliceExpr&>(e));
+      case ExprKind::Call: return call(static_cast<const CallExpr&>(e));
+      case ExprKind::Filter: return filter(static_cast<const FilterExpr&>(e));
+      case ExprKind::Test: {
+        const auto& t = static_cast<const TestExpr&>(e);
+        return Ref::own(run_test(t) != t.negated);
+      }
+      case ExprKind::Unary: return unary(static_cast<const UnaryExpr&>(e));
+      case ExprKind::Binary: return binary(static_cast<const BinaryExpr&>(e));
+      case ExprKind::Compare: return compare(static_cast<const CompareExpr&>(e));
+      case ExprKind::And: {
+        const auto& l = static_cast<const LogicExpr&>(e);
+        Ref left = eval(*l.left);
+        return truthy_ref(left) ? eval(*l.right) : left;
+      }
+      case ExprKind::Or: {
+        const auto& l = static_cast<const LogicExpr&>(e);
+        Ref left = eval(*l.left);
+        return truthy_ref(left) ? std::move(left) : eval(*l.right);
+      }
+      case ExprKind::Cond: {
+        const auto& c = static_cast<const CondExpr&>(e);
+        if (test(*c.cond)) return eval(*c.then);
+        if (c.otherwise) return eval(*c.otherwise);
+        return Ref::undefined("the conditional expression has no else branch", e.pos);
+      }
+      case ExprKind::List: {
+        Value out = Value::array();
+        for (const auto& i : static_cast<const ListExpr&>(e).items) {
+          Ref r = eval(*i);
+          out.push_back(defined_value(r));
+        }
+        return Ref::own(std::move(out));
+      }
+      case ExprKind::Dict: {
+        Value out = Value::object();
+        for (const auto& [k, v] : static_cast<const DictExpr&>(e).items) {
+          Ref kr = eval(*k);
+          const Value& key = defined(kr);
+          Ref vr = eval(*v);
+          out[key.is_string() ? key.get<std::string>() : py_str(key)] = defined_value(vr);
+        }
+        return Ref::own(std::move(out));
+      }
+    }
+    fail("template.render", "unknown expression", e.pos);
+  }
+
+  Ref filter(const FilterExpr& f) {
+    Ref input = eval(*f.input);
+    if (f.name == "default" || f.name == "d") {
+      CallArgs args = eval_args(f.args);
+      const Value* dflt = args.get(0, "default_value");
+      bool boolean = args.get(1, "boolean") && truthy(*args.get(1, "boolean"));
+      bool use_default = input.is_undefined() || (boolean && !truthy_ref(input));
+      if (!use_default) return input;
+      return Ref::own(dflt ? *dflt : Value(""));
+    }
+    const Value& v = defined(input);
+    CallArgs args = eval_args(f.args);
+    try {
+      return Ref::own(find_filter(f.name)(v, args));
+    } catch (const BuiltinError& e) {
+      fail("template.render", f.name + ": " + e.message, f.pos);
+    }
+  }
+
+  bool run_test(const TestExpr& t) {
+    Ref input = eval(*t.input);
+    if (t.name == "defined") return !input.is_undefined();
+    if (t.name == "undefined") return input.is_undefined();
+    const Value& v = defined(input);
+    CallArgs args = eval_args(t.args);
+    try {
+      return find_test(t.name)(v, args);
+    } catch (const BuiltinError& e) {
+      fail("template.render", e.message, t.pos);
+    }
+  }
+
+  Ref unary(const UnaryExpr& u) {
+    Ref r = eval(*u.operand);
+    if (u.op == "not") return Ref::own(!truthy_ref(r));
+    const Value& v = defined(r);
+    if (v.is_number_integer()) return Ref::own(u.op == "-" ? -v.get<long long>() : v.get<long long>());
+    if (v.is_number()) return Ref::own(u.op == "-" ? -v.get<double>() : v.get<double>());
+    if (v.is_boolean()) return Ref::own(u.op == "-" ? -static_cast<long long>(v.get<bool>()) : v.get<bool>());
+    fail("template.render", "bad operand type for unary " + u.op + ": '" + type_name(v) + "'", u.pos);
+  }
+
+  static bool is_int(const Value& v) { return v.is_number_integer() || v.is_number_unsigned() || v.is_boolean(); }
+  static long long as_int(const Value& v) { return v.is_boolean() ? v.get<bool>() : v.get<long long>(); }
+  static double as_num(const Value& v) { return v.is_boolean() ? v.get<bool>() : v.get<double>(); }
+
+  Ref binary(const BinaryExpr& b) {
+    Ref lr = eval(*b.left);
+    Ref rr = eval(*b.right);
+    const Value& l = defined(lr);
+    const Value& r = defined(rr);
+    const std::string& op = b.op;
+    if (op == "~") {
+      std::string s;
+      append_py_str(s, l);
+      append_py_str(s, r);
+      return Ref::own(std::move(s));
+    }
+    bool nums = (l.is_number() || l.is_boolean()) && (r.is_number() || r.is_boolean());
+    if (op == "+") {
+      if (l.is_string() && r.is_string()) return Ref::own(l.get<std::string>() + r.get<std::string>());
+      if (l.is_array() && r.is_array()) {
+        Value out = l;
+        out.insert(out.end(), r.begin(), r.end());
+        return Ref::own(std::move(out));
+      }
+    }
+    if (op == "*" && (l.is_string() || l.is_array()) && is_int(r) && !r.is_boolean()) return repeat(l, as_int(r), b.pos);
+    if (op == "*" && (r.is_string() || r.is_array()) && is_int(l) && !l.is_boolean()) return repeat(r, as_int(l), b.pos);
+    if (!nums)
+      fail("template.render",
+           "unsupported operand types for " + op + ": '" + type_name(l) + "' and '" + type_name(r) + "'", b.pos);
+    bool ints = is_int(l) && is_int(r);
+    if (op == "/") {
+      if (as_num(r) == 0) fail("template.render", "division by zero", b.pos);
+      return Ref::own(as_num(l) / as_num(r));
+    }
+    if (ints) {
+      long long x = as_int(l), y = as_int(r);
+      if (op == "+") return Ref::own(x + y);
+      if (op == "-") return Ref::own(x - y);
+      if (op == "*") return Ref::own(x * y);
+      if (op == "//" || op == "%") {
+        if (y == 0) fail("template.render", "integer division or modulo by zero", b.pos);
+        long long q = x / y, m = x % y;
+        if (m != 0 && ((m < 0) != (y < 0))) --q, m += y;  // Python floors
+        return Ref::own(op == "//" ? q : m);
+      }
+      if (op == "**") {
+        if (y >= 0) {
+          long long p = 1;
+          for (long long i = 0; i < y && i < 64; ++i) p *= x;
+          return Ref::own(p);
+        }
+        return Ref::own(std::pow(static_cast<double>(x), static_cast<double>(y)));
+      }
+    }
+    double x = as_num(l), y = as_num(r);
+    if (op == "+") return Ref::own(x + y);
+    if (op == "-") return Ref::own(x - y);
+    if (op == "*") return Ref::own(x * y);
+    if (op == "**") return Ref::own(std::pow(x, y));
+    if (op == "//" || op == "%") {
+      if (y == 0) fail("template.render", "float division or modulo by zero", b.pos);
+      double q = std::floor(x / y);
+      return Ref::own(op == "//" ? q : x - q * y);
+    }
+    fail("template.render", "unknown operator " + op, b.pos);
+  }
+
+  Ref repeat(const Value& v, long long n, Pos p) {
+    size_t unit = v.is_string() ? v.get_ref<const std::string&>().size() : v.size();
+    if (n > 0 && unit * static_cast<size_t>(n) > c_.options.max_output_bytes)
+      fail("template.output_too_large", "repetition exceeds the output limit", p);
+    if (v.is_string()) {
+      std::string out;
+      for (long long i = 0; i < n; ++i) out += v.get_ref<const std::string&>();
+      return Ref::own(std::move(out));
+    }
+    Value out = Value::array();
+    for (long long i = 0; i < n; ++i) out.insert(out.end(), v.begin(), v.end());
+    return Ref::own(std::move(out));
+  }
+
+  Ref compare(const CompareExpr& c) {
+    Ref left = eval(*c.first);
+    for (const auto& [op, rhs] : c.rest) {
+      Ref right = eval(*rhs);
+      const Value& l = defined(left);
+      const Value& r = defined(right);
+      bool ok;
+      try {
+        if (op == "==") ok = py_equal(l, r);
+        else if (op == "!=") ok = !py_equal(l, r);
+        else if (op == "in") ok = value_in(l, r);
+        else if (op == "notin") ok = !value_in(l, r);
+        else {
+          int cmp = py_compare(l, r);
+          ok = op == "<" ? cmp < 0 : op == "<=" ? cmp <= 0 : op == ">" ? cmp > 0 : cmp >= 0;
+        }
+      } catch (const BuiltinError& e) {
+        fail("template.render", e.message, c.pos);
+      }
+      if (!ok) return Ref::own(false);
+      left = std::move(right);
+    }
+    return Ref::own(true);
+  }
+
+  Ref slice(const SliceExpr& s) {
+    Ref obj = eval(*s.object);
+    const Value& v = defined(obj);
+    auto bound = [&](const ExprPtr& e, std::optional<long long> dflt) -> std::optional<long long> {
+      if (!e) return dflt;
+      Ref r = eval(*e);
+      const Value& x = defined(r);
+      if (x.is_null()) return dflt;
+      if (!is_int(x)) fail("template.render", "slice indices must be integers", e->pos);
+      return as_int(x);
+    };
+    long long step = bound(s.step, 1).value();
+    if (step == 0) fail("template.render", "slice step cannot be zero", s.pos);
+    Value chars;
+    const Value* seq = &v;
+    if (v.is_string()) {
+      chars = FilterList(v);
+      seq = &chars;
+    } else if (!v.is_array()) {
+      fail("template.render", "'" + type_name(v) + "' object is not subscriptable", s.pos);
+    }
+    long long n = static_cast<long long>(seq->size());
+    auto norm = [&](std::optional<long long> x, long long dflt) {
+      if (!x) return dflt;
+      long long i = *x < 0 ? *x + n : *x;
+      if (step > 0) return std::clamp(i, 0LL, n);
+      return std::clamp(i, -1LL, n - 1);
+    };
+    long long start = norm(bound(s.start, std::nullopt), step > 0 ? 0 : n - 1);
+    long long stop = norm(bound(s.stop, std::nullopt), step > 0 ? n : -1);
+    Value out = Value::array();
+    for (long long i = start; step > 0 ? i < stop : i > stop; i += step) out.push_back((*seq)[static_cast<size_t>(i)]);
+    if (v.is_string()) {
+      std::string str;
+      for (const auto& c : out) str += c.get_ref<const std::string&>();
+      return Ref::own(std::move(str));
+    }
+    return Ref::own(std::move(out));
+  }
+
+  const Compiled& c_;
+  const Value& vars_;
+  std::string& out_;
+  std::vector<Frame> frames_;
+};
+
+}  // namespace
+
+void render_compiled(const Compiled& c, const Value& vars, std::string& out) { Renderer(c, vars, out).body(c.body); }
+
+}  // namespace engine::tmpl

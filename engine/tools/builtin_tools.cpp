@@ -1,0 +1,66 @@
+#include "engine/tools/builtin_tools.h"
+
+#include <chrono>
+#include <ctime>
+
+namespace engine::tools {
+namespace {
+
+// A tool whose whole behaviour is a function of its input; it needs no per-run state.
+class FunctionTool : public Tool, public ToolInstance {
+ public:
+  using Fn = ToolResult (*)(std::string_view);
+  FunctionTool(std::string builtin, std::string name, std::string description, Fn fn)
+      : Tool(std::move(name), std::move(description)), builtin_(std::move(builtin)), fn_(fn) {}
+  std::string kind() const override { return "builtin:" + builtin_; }
+  std::unique_ptr<ToolInstance> instantiate(EventSink*) const override {
+    return std::make_unique<FunctionTool>(builtin_, name(), description(), fn_);
+  }
+  ToolResult invoke(std::string_view input) override { return fn_(input); }
+
+ private:
+  std::string builtin_;
+  Fn fn_;
+};
+
+ToolResult echo(std::string_view input) { return ToolResult::success(std::string(input)); }
+
+ToolResult current_time(std::string_view) {
+  std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  std::tm utc{};
+  gmtime_r(&now, &utc);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &utc);
+  return ToolResult::success(buf);
+}
+
+struct Builtin {
+  const char* name;
+  const char* description;
+  FunctionTool::Fn fn;
+};
+const Builtin kBuiltins[] = {
+    {"echo", "Returns its input unchanged.", echo},
+    {"current_time", "Returns the current date and time in UTC, ISO 8601.", current_time},
+};
+
+}  // namespace
+
+std::shared_ptr<const Tool> make_builtin_tool(const std::string& builtin, std::string name, std::string description) {
+  for (const auto& b : kBuiltins)
+    if (builtin == b.name)
+      return std::make_shared<FunctionTool>(builtin, name.empty() ? builtin : std::move(name),
+                                            description.empty() ? b.description : std::move(description), b.fn);
+  return nullptr;
+}
+
+const std::vector<std::string>& builtin_tool_names() {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> v;
+    for (const auto& b : kBuiltins) v.push_back(b.name);
+    return v;
+  }();
+  return names;
+}
+
+}  // namespace engine::tools

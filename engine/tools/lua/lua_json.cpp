@@ -1,0 +1,155 @@
+#include "engine/tools/lua/lua_json.h"
+
+#include <lua.hpp>
+
+#include <cmath>
+
+#include "engine/core/error.h"
+
+namespace engine::tools::lua {
+namespace {
+
+constexpr int kMaxDepth = 100;
+
+bool is_sequence(lua_State* L, int index, lua_Integer& n) {
+  n = 0;
+  lua_Integer count = 0;
+  lua_pushnil(L);
+  while (lua_next(L, index)) {
+    lua_pop(L, 1);
+    if (!lua_isinteger(L, -1)) {
+      lua_pop(L, 1);
+      return false;
+    }
+    lua_Integer k = lua_tointeger(L, -1);
+    if (k < 1) {
+      lua_pop(L, 1);
+      return false;
+    }
+    n = std::max(n, k);
+    ++count;
+  }
+  return count > 0 && count == n;
+}
+
+Value convert(lua_State* L, int index, int depth) {
+  index = lua_absindex(L, index);
+  switch (lua_type(L, index)) {
+    case LUA_TNIL: return nullptr;
+    case LUA_TBOOLEAN: return static_cast<bool>(lua_toboolean(L, index));
+    case LUA_TNUMBER:
+      if (lua_isinteger(L, index)) return static_cast<long long>(lua_tointeger(L, index));
+      else {
+        double d = lua_tonumber(L, index);
+        return std::isfinite(d) ? Value(d) : Value(nullptr);
+      }
+    case LUA_TSTRING: {
+      size_t len = 0;
+      const char* s = lua_tolstring(L, index, &len);
+      return std::string(s, len);
+    }
+    case LUA_TTABLE: {
+      if (depth >= kMaxDepth)
+        throw Error("lua.convert", "table nested deeper than " + std::to_string(kMaxDepth) + " levels (a cycle?)");
+      luaL_checkstack(L, 4, "table conversion");
+      lua_Integer n = 0;
+      if (is_sequence(L, index, n)) {
+        Value arr = Value::array();
+        for (lua_Integer i = 1; i <= n; ++i) {
+          lua_rawgeti(L, index, i);
+          arr.push_back(convert(L, -1, depth + 1));
+          lua_pop(L, 1);
+        }
+        return arr;
+      }
+      Value obj = Value::object();
+      lua_pushnil(L);
+      while (lua_next(L, index)) {
+        std::string key;
+        if (lua_type(L, -2) == LUA_TSTRING) key = lua_tostring(L, -2);
+        else if (lua_type(L, -2) == LUA_TNUMBER) {
+          lua_pushvalue(L, -2);
+          key = lua_tostring(L, -1);  // on the copy: tostring on the key itself would confuse lua_next
+          lua_pop(L, 1);
+        } else {
+          lua_pop(L, 2);
+          throw Error("lua.convert", std::string("table key of type ") + luaL_typename(L, -2) + " cannot be JSON");
+        }
+        obj[key] = convert(L, -1, depth + 1);
+        lua_pop(L, 1);
+      }
+      return obj;
+    }
+    default:
+      throw Error("lua.convert", std::string("a ") + luaL_typename(L, index) + " cannot be converted to JSON");
+  }
+}
+
+int json_encode(lua_State* L) {
+  luaL_checkany(L, 1);
+  std::string out;
+  try {
+    out = to_value(L, 1).dump(-1, ' ', false, Value::error_handler_t::replace);
+  } catch (const Error& e) {
+    return luaL_error(L, "engine.json.encode: %s", e.message().c_str());
+  }
+  lua_pushlstring(L, out.data(), out.size());
+  return 1;
+}
+
+int json_decode(lua_State* L) {
+  size_t len = 0;
+  const char* s = luaL_checklstring(L, 1, &len);
+  Value v = Value::parse(s, s + len, nullptr, false);
+  if (v.is_discarded()) return luaL_error(L, "engine.json.decode: invalid JSON");
+  push_value(L, v);
+  return 1;
+}
+
+}  // namespace
+
+Value to_value(lua_State* L, int index) { return convert(L, index, 0); }
+
+void push_value(lua_State* L, const Value& v) {
+  luaL_checkstack(L, 3, "value conversion");
+  switch (v.type()) {
+    case Value::value_t::null: lua_pushnil(L); return;
+    case Value::value_t::boolean: lua_pushboolean(L, v.get<bool>()); return;
+    case Value::value_t::number_integer:
+    case Value::value_t::number_unsigned: lua_pushinteger(L, v.get<lua_Integer>()); return;
+    case Value::value_t::number_float: lua_pushnumber(L, v.get<double>()); return;
+    case Value::value_t::string: {
+      const auto& s = v.get_ref<const std::string&>();
+      lua_pushlstring(L, s.data(), s.size());
+      return;
+    }
+    case Value::value_t::array: {
+      lua_createtable(L, static_cast<int>(v.size()), 0);
+      lua_Integer i = 1;
+      for (const auto& e : v) {
+        push_value(L, e);
+        lua_rawseti(L, -2, i++);
+      }
+      return;
+    }
+    case Value::value_t::object: {
+      lua_createtable(L, 0, static_cast<int>(v.size()));
+      for (const auto& [k, e] : v.items()) {
+        push_value(L, e);
+        lua_setfield(L, -2, k.c_str());
+      }
+      return;
+    }
+    default: lua_pushnil(L); return;
+  }
+}
+
+void push_json_library(lua_State* L) {
+  lua_newtable(L);
+  lua_pushcfunction(L, json_encode);
+  lua_setfield(L, -2, "encode");
+  lua_pushcfunction(L, json_decode);
+  lua_setfield(L, -2, "decode");
+}
+
+}  // namespace engine::tools::lua

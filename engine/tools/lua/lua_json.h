@@ -1,0 +1,15 @@
+#pragma once
+// Lua values <-> engine Values, and the `engine.json` table scripts use.
+#include "engine/core/value.h"
+
+struct lua_State;
+
+namespace engine::tools::lua {
+
+// Tables with keys 1..n become arrays, other tables objects (an empty table is an empty object).
+// Throws Error "lua.convert" for functions, cycles and nesting deeper than 100.
+Value to_value(lua_State* L, int index);
+void push_value(lua_State* L, const Value& v);
+void push_json_library(lua_State* L);  // pushes a table {encode=, decode=}
+
+}  // namespace engine::tools::lua

@@ -1,0 +1,263 @@
+#include "engine/tools/lua/lua_sandbox.h"
+
+#include <lua.hpp>
+
+#include <cstdlib>
+#include <cstring>
+
+#include "engine/core/error.h"
+#include "engine/core/file.h"
+#include "engine/tools/lua/lua_json.h"
+#include "engine/tools/lua/lua_patterns.h"
+
+namespace engine::tools::lua {
+namespace {
+
+constexpr int kHookEvery = 1000;        // instructions between hook calls while within budget
+constexpr size_t kErrorHeadroom = 64 << 10;  // memory still granted after a trip, to build the error message
+
+const char* trip_kind(Trip t) {
+  switch (t) {
+    case Trip::Instructions: return "lua.instruction_limit";
+    case Trip::Memory: return "lua.memory_limit";
+    case Trip::Timeout: return "lua.timeout";
+    default: return "lua.error";
+  }
+}
+
+// load() for scripts: text chunks only, so no crafted bytecode reaches the VM.
+int safe_load(lua_State* L) {
+  if (lua_gettop(L) < 3) lua_settop(L, 3);
+  lua_pushliteral(L, "t");
+  lua_replace(L, 3);
+  lua_pushvalue(L, lua_upvalueindex(1));
+  lua_insert(L, 1);
+  lua_call(L, lua_gettop(L) - 1, LUA_MULTRET);
+  return lua_gettop(L);
+}
+
+// collectgarbage() without "stop" and the mode switches, which a script could use to defeat the memory limit.
+int safe_collectgarbage(lua_State* L) {
+  const char* opt = luaL_optstring(L, 1, "collect");
+  if (std::strcmp(opt, "count") == 0) {
+    lua_pushnumber(L, static_cast<lua_Number>(lua_gc(L, LUA_GCCOUNT, 0)) + lua_gc(L, LUA_GCCOUNTB, 0) / 1024.0);
+    return 1;
+  }
+  if (std::strcmp(opt, "collect") == 0 || std::strcmp(opt, "step") == 0) {
+    lua_gc(L, LUA_GCCOLLECT, 0);
+    lua_pushinteger(L, 0);
+    return 1;
+  }
+  return luaL_error(L, "collectgarbage('%s') is not available in the sandbox", opt);
+}
+
+}  // namespace
+
+LuaSandbox& sandbox_of(lua_State* L) {
+  void* ud = nullptr;
+  lua_getallocf(L, &ud);
+  return *static_cast<LuaSandbox*>(ud);
+}
+
+LuaSandbox::LuaSandbox(LuaLimits limits, std::filesystem::path module_root, LogFn log)
+    : limits_(limits), module_root_(std::move(module_root)), log_(std::move(log)) {
+  L_ = lua_newstate(&LuaSandbox::allocate, this);
+  if (!L_) throw Error("lua.memory_limit", "cannot create a Lua state within the memory limit");
+  open_libraries();
+}
+
+LuaSandbox::~LuaSandbox() {
+  if (L_) lua_close(L_);
+}
+
+void* LuaSandbox::allocate(void* ud, void* ptr, size_t osize, size_t nsize) {
+  auto* self = static_cast<LuaSandbox*>(ud);
+  if (nsize == 0) {
+    if (ptr) self->used_ -= osize;
+    std::free(ptr);
+    return nullptr;
+  }
+  size_t old = ptr ? osize : 0;
+  if (nsize > old) {
+    size_t cap = self->limits_.memory_bytes + (self->trip_ != Trip::None ? kErrorHeadroom : 0);
+    if (self->used_ + (nsize - old) > cap) {
+      if (self->in_call_ && self->trip_ == Trip::None) self->trip_ = Trip::Memory;
+      return nullptr;
+    }
+  }
+  void* p = std::realloc(ptr, nsize);
+  if (p) self->used_ = self->used_ - old + nsize;
+  return p;
+}
+
+void LuaSandbox::raise_trip(lua_State* L) {
+  // Fire on every instruction from now on, so neither pcall nor a loop around it gets further.
+  lua_sethook(L, &LuaSandbox::hook, LUA_MASKCOUNT, 1);
+  switch (trip_) {
+    case Trip::Instructions:
+      luaL_error(L, "instruction limit of %I exceeded", static_cast<lua_Integer>(limits_.instructions));
+      break;
+    case Trip::Memory:
+      luaL_error(L, "memory limit of %I bytes exceeded", static_cast<lua_Integer>(limits_.memory_bytes));
+      break;
+    default:
+      luaL_error(L, "time limit of %I ms exceeded", static_cast<lua_Integer>(limits_.timeout.count()));
+  }
+  std::abort();  // luaL_error does not return
+}
+
+void LuaSandbox::check_limits(lua_State* L) {
+  if (trip_ == Trip::None) {
+    if (executed_ > limits_.instructions) trip_ = Trip::Instructions;
+    else if (std::chrono::steady_clock::now() > deadline_) trip_ = Trip::Timeout;
+  }
+  if (trip_ != Trip::None) raise_trip(L);
+}
+
+void LuaSandbox::hook(lua_State* L, lua_Debug*) {
+  LuaSandbox& self = sandbox_of(L);
+  self.executed_ += self.trip_ == Trip::None ? kHookEvery : 1;
+  self.check_limits(L);
+}
+
+void LuaSandbox::charge(lua_State* L, uint64_t steps) {
+  executed_ += steps;
+  check_limits(L);
+}
+
+int LuaSandbox::log(lua_State* L) {
+  LuaSandbox& self = sandbox_of(L);
+  int n = lua_gettop(L);
+  std::string line;
+  for (int i = 1; i <= n; ++i) {
+    if (i > 1) line += '\t';
+    line += luaL_tolstring(L, i, nullptr);
+    lua_pop(L, 1);
+  }
+  if (self.log_) self.log_(line);
+  return 0;
+}
+
+int LuaSandbox::require(lua_State* L) {
+  LuaSandbox& self = sandbox_of(L);
+  std::string name = luaL_checkstring(L, 1);
+  for (char c : name)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '.')
+      return luaL_error(L, "require: invalid module name '%s'", name.c_str());
+  lua_getfield(L, LUA_REGISTRYINDEX, "engine.loaded");
+  if (lua_getfield(L, -1, name.c_str()) != LUA_TNIL) return 1;
+  lua_pop(L, 1);
+
+  std::string rel = name;
+  for (auto& c : rel)
+    if (c == '.') c = '/';
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  fs::path root = fs::weakly_canonical(self.module_root_, ec);
+  fs::path path = fs::weakly_canonical(root / (rel + ".lua"), ec);
+  auto [r, p] = std::mismatch(root.begin(), root.end(), path.begin(), path.end());
+  if (ec || r != root.end() || !fs::is_regular_file(path))
+    return luaL_error(L, "require: module '%s' not found in %s", name.c_str(), self.module_root_.string().c_str());
+  std::string code;
+  try {
+    code = read_file(path);
+  } catch (const Error& e) {
+    return luaL_error(L, "require: %s", e.what());
+  }
+  std::string chunk = "@" + (self.module_root_ / (rel + ".lua")).string();
+  if (luaL_loadbufferx(L, code.data(), code.size(), chunk.c_str(), "t") != LUA_OK) return lua_error(L);
+  lua_pushstring(L, name.c_str());
+  lua_call(L, 1, 1);
+  if (lua_isnil(L, -1)) {
+    lua_pop(L, 1);
+    lua_pushboolean(L, 1);
+  }
+  lua_pushvalue(L, -1);
+  lua_setfield(L, -3, name.c_str());
+  return 1;
+}
+
+void LuaSandbox::open_libraries() {
+  static const luaL_Reg libs[] = {{LUA_GNAME, luaopen_base},         {LUA_STRLIBNAME, luaopen_string},
+                                  {LUA_TABLIBNAME, luaopen_table},   {LUA_MATHLIBNAME, luaopen_math},
+                                  {LUA_UTF8LIBNAME, luaopen_utf8},   {LUA_COLIBNAME, luaopen_coroutine}};
+  for (const auto& lib : libs) {
+    luaL_requiref(L_, lib.name, lib.func, 1);
+    lua_pop(L_, 1);
+  }
+  lua_pushglobaltable(L_);
+  int g = lua_gettop(L_);
+  for (const char* name : {"dofile", "loadfile", "require"}) {
+    lua_pushnil(L_);
+    lua_setfield(L_, g, name);
+  }
+  lua_getfield(L_, g, "load");
+  lua_pushcclosure(L_, safe_load, 1);
+  lua_setfield(L_, g, "load");
+  lua_pushcfunction(L_, safe_collectgarbage);
+  lua_setfield(L_, g, "collectgarbage");
+  lua_pushcfunction(L_, &LuaSandbox::log);
+  lua_setfield(L_, g, "print");  // print goes to the trace, never to the terminal
+  lua_pushcfunction(L_, &LuaSandbox::require);
+  lua_setfield(L_, g, "require");
+
+  lua_getfield(L_, g, "string");
+  lua_pushnil(L_);
+  lua_setfield(L_, -2, "dump");  // bytecode out means bytecode back in
+  install_budgeted_patterns(L_, lua_gettop(L_));
+  lua_pop(L_, 1);
+
+  // os: only the clock and the calendar.
+  luaL_requiref(L_, "engine.os", luaopen_os, 0);
+  lua_newtable(L_);
+  for (const char* name : {"time", "clock", "date", "difftime"}) {
+    lua_getfield(L_, -2, name);
+    lua_setfield(L_, -2, name);
+  }
+  lua_setfield(L_, g, "os");
+  lua_pop(L_, 1);
+
+  lua_newtable(L_);  // engine
+  lua_pushcfunction(L_, &LuaSandbox::log);
+  lua_setfield(L_, -2, "log");
+  push_json_library(L_);
+  lua_setfield(L_, -2, "json");
+  lua_setfield(L_, g, "engine");
+
+  lua_newtable(L_);
+  lua_setfield(L_, LUA_REGISTRYINDEX, "engine.loaded");
+  lua_pop(L_, 1);
+}
+
+LuaSandbox::Outcome LuaSandbox::call(int nargs, int nresults) {
+  executed_ = 0;
+  trip_ = Trip::None;
+  deadline_ = std::chrono::steady_clock::now() + limits_.timeout;
+  in_call_ = true;
+  int base = lua_gettop(L_) - nargs - 1;
+  lua_sethook(L_, &LuaSandbox::hook, LUA_MASKCOUNT, kHookEvery);
+  int rc = lua_pcall(L_, nargs, nresults, 0);
+  lua_sethook(L_, nullptr, 0, 0);
+  in_call_ = false;
+  Outcome out;
+  if (rc == LUA_OK && trip_ == Trip::None) return out;
+  out.ok = false;
+  out.error_kind = trip_kind(trip_);
+  if (trip_ == Trip::Memory || rc == LUA_ERRMEM)
+    out.error_kind = "lua.memory_limit",
+    out.message = "memory limit of " + std::to_string(limits_.memory_bytes) + " bytes exceeded";
+  else if (rc != LUA_OK && lua_type(L_, -1) == LUA_TSTRING)
+    out.message = lua_tostring(L_, -1);
+  else if (rc != LUA_OK)
+    out.message = std::string("error object is a ") + luaL_typename(L_, -1);
+  if (trip_ == Trip::Instructions && out.message.find("instruction limit") == std::string::npos)
+    out.message = "instruction limit of " + std::to_string(limits_.instructions) + " exceeded";
+  if (trip_ == Trip::Timeout && out.message.find("time limit") == std::string::npos)
+    out.message = "time limit of " + std::to_string(limits_.timeout.count()) + " ms exceeded";
+  lua_settop(L_, base);
+  trip_ = Trip::None;
+  lua_gc(L_, LUA_GCCOLLECT, 0);  // give back what a failed call piled up before the next one
+  return out;
+}
+
+}  // namespace engine::tools::lua

@@ -1,0 +1,74 @@
+#pragma once
+// One sandboxed Lua state (RAII). Safety by construction, as Lua's own linit.c suggests: only the libraries opened
+// here exist, an allocator we own caps memory, and a count hook caps instructions and wall-clock time. Once a
+// limit trips it keeps firing, so a script's pcall cannot swallow it.
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <string>
+#include <string_view>
+
+struct lua_State;
+struct lua_Debug;
+
+namespace engine::tools::lua {
+
+struct LuaLimits {
+  uint64_t instructions = 10'000'000;
+  size_t memory_bytes = 32u << 20;
+  std::chrono::milliseconds timeout{2000};
+};
+
+enum class Trip { None, Instructions, Memory, Timeout };
+
+class LuaSandbox {
+ public:
+  using LogFn = std::function<void(const std::string&)>;
+  // module_root: the one directory `require` may load from (the plugin's own folder).
+  LuaSandbox(LuaLimits limits, std::filesystem::path module_root, LogFn log);
+  ~LuaSandbox();
+  LuaSandbox(const LuaSandbox&) = delete;
+  LuaSandbox& operator=(const LuaSandbox&) = delete;
+
+  lua_State* state() const { return L_; }
+
+  struct Outcome {
+    bool ok = true;
+    std::string error_kind;  // "lua.error", "lua.timeout", "lua.instruction_limit", "lua.memory_limit"
+    std::string message;
+  };
+  // Calls the function below `nargs` arguments on the stack with a fresh budget; leaves `nresults` results on
+  // success and nothing on failure.
+  Outcome call(int nargs, int nresults);
+
+  // Charges work done inside C functions (pattern matching) to the instruction budget; raises a Lua error when a
+  // limit is exceeded. Only callable from inside call().
+  void charge(lua_State* L, uint64_t steps);
+
+  const LuaLimits& limits() const { return limits_; }
+
+ private:
+  static void* allocate(void* ud, void* ptr, size_t osize, size_t nsize);
+  static void hook(lua_State* L, lua_Debug* ar);
+  static int require(lua_State* L);
+  static int log(lua_State* L);
+  void open_libraries();
+  [[noreturn]] void raise_trip(lua_State* L);
+  void check_limits(lua_State* L);
+
+  LuaLimits limits_;
+  std::filesystem::path module_root_;
+  LogFn log_;
+  size_t used_ = 0;
+  uint64_t executed_ = 0;
+  std::chrono::steady_clock::time_point deadline_;
+  bool in_call_ = false;
+  Trip trip_ = Trip::None;
+  lua_State* L_ = nullptr;
+};
+
+// Reads the sandbox that owns a state (through its allocator's userdata).
+LuaSandbox& sandbox_of(lua_State* L);
+
+}  // namespace engine::tools::lua

@@ -1,0 +1,164 @@
+#include "engine/tools/lua/lua_tool.h"
+
+#include <lua.hpp>
+
+
+#include "engine/core/error.h"
+#include "engine/core/file.h"
+#include "engine/tools/lua/lua_json.h"
+
+namespace engine::tools::lua {
+namespace {
+
+int write_chunk(lua_State*, const void* p, size_t sz, void* ud) {
+  static_cast<std::string*>(ud)->append(static_cast<const char*>(p), sz);
+  return 0;
+}
+
+// "plugins/calc.lua:12: unexpected symbol near 'x'" -> a located Error.
+Error syntax_error(const std::string& lua_message, const std::string& display_path, const std::string& source) {
+  std::string prefix = display_path + ":";
+  if (lua_message.rfind(prefix, 0) == 0) {
+    size_t colon = lua_message.find(':', prefix.size());
+    if (colon != std::string::npos) {
+      try {
+        int line = std::stoi(lua_message.substr(prefix.size(), colon - prefix.size()));
+        std::string msg = lua_message.substr(colon + 1);
+        while (!msg.empty() && msg.front() == ' ') msg.erase(0, 1);
+        return located_error("lua.syntax", "lua syntax error: " + msg, SourceText(display_path, source), line, 0);
+      } catch (const std::exception&) {
+      }
+    }
+  }
+  return Error("lua.syntax", "lua syntax error: " + lua_message, SourceLoc{display_path});
+}
+
+// Pushes the script's run function; fails when the chunk returned neither a function nor a table with `run`.
+bool push_run_function(lua_State* L, std::string& name, std::string& description) {
+  if (lua_isfunction(L, -1)) return true;
+  if (!lua_istable(L, -1)) return false;
+  if (lua_getfield(L, -1, "name") == LUA_TSTRING) name = lua_tostring(L, -1);
+  lua_pop(L, 1);
+  if (lua_getfield(L, -1, "description") == LUA_TSTRING) description = lua_tostring(L, -1);
+  lua_pop(L, 1);
+  lua_getfield(L, -1, "run");
+  lua_remove(L, -2);
+  return lua_isfunction(L, -1);
+}
+
+class LuaToolInstance : public ToolInstance {
+ public:
+  LuaToolInstance(const LuaTool& tool, const LuaToolConfig& config, const std::string& bytecode, EventSink* events)
+      : tool_(tool),
+        sandbox_(config.limits, config.file.parent_path(), [this](const std::string& line) { log(line); }),
+        events_(events) {
+    lua_State* L = sandbox_.state();
+    std::string chunk = "@" + config.display_path;
+    // Host-made bytecode from the same Lua build; scripts themselves can load text only.
+    if (luaL_loadbufferx(L, bytecode.data(), bytecode.size(), chunk.c_str(), "b") != LUA_OK) {
+      load_error_ = lua_tostring(L, -1);
+      lua_pop(L, 1);
+      return;
+    }
+    auto outcome = sandbox_.call(0, 1);
+    std::string name, description;
+    if (!outcome.ok) load_error_ = outcome.message;
+    else if (!push_run_function(L, name, description)) load_error_ = "the script no longer returns a tool";
+    else run_ref_ = luaL_ref(L, LUA_REGISTRYINDEX);
+    if (!outcome.ok) load_kind_ = outcome.error_kind;
+  }
+
+  ToolResult invoke(std::string_view input) override {
+    std::string prefix = "tool '" + tool_.name() + "' failed: ";
+    if (run_ref_ == LUA_NOREF) return ToolResult::failure(kind_for(load_kind_), prefix + load_error_);
+    lua_State* L = sandbox_.state();
+    lua_rawgeti(L, LUA_REGISTRYINDEX, run_ref_);
+    lua_pushlstring(L, input.data(), input.size());
+    auto outcome = sandbox_.call(1, 1);
+    if (!outcome.ok) return ToolResult::failure(kind_for(outcome.error_kind), prefix + outcome.message);
+    std::string text;
+    std::string error;
+    try {
+      text = observation_text(L);
+    } catch (const Error& e) {
+      error = e.message();
+    }
+    lua_pop(L, 1);
+    if (!error.empty()) return ToolResult::failure("tool.error", prefix + "bad return value: " + error);
+    return ToolResult::success(std::move(text));
+  }
+
+ private:
+  static std::string kind_for(const std::string& lua_kind) {
+    if (lua_kind == "lua.timeout") return "tool.timeout";
+    if (lua_kind == "lua.instruction_limit") return "tool.instruction_limit";
+    if (lua_kind == "lua.memory_limit") return "tool.memory_limit";
+    return "tool.error";
+  }
+
+  // Strings are the observation as they are; tables become JSON; nil is empty.
+  static std::string observation_text(lua_State* L) {
+    switch (lua_type(L, -1)) {
+      case LUA_TNIL: return "";
+      case LUA_TSTRING: {
+        size_t n = 0;
+        const char* s = lua_tolstring(L, -1, &n);
+        return std::string(s, n);
+      }
+      case LUA_TTABLE: return to_value(L, -1).dump(-1, ' ', false, Value::error_handler_t::replace);
+      default: {
+        size_t n = 0;
+        const char* s = luaL_tolstring(L, -1, &n);
+        std::string out(s, n);
+        lua_pop(L, 1);
+        return out;
+      }
+    }
+  }
+
+  void log(const std::string& line) {
+    if (events_) events_->emit(Event{"tool_log", Value{{"tool", tool_.name()}, {"message", line}}});
+  }
+
+  const LuaTool& tool_;
+  LuaSandbox sandbox_;
+  EventSink* events_;
+  int run_ref_ = LUA_NOREF;
+  std::string load_error_;
+  std::string load_kind_;
+};
+
+}  // namespace
+
+std::shared_ptr<const LuaTool> LuaTool::load(const LuaToolConfig& config) {
+  std::string source = read_file(config.file);
+  LuaSandbox sandbox(config.limits, config.file.parent_path(), nullptr);
+  lua_State* L = sandbox.state();
+  std::string chunk = "@" + config.display_path;
+  if (luaL_loadbufferx(L, source.data(), source.size(), chunk.c_str(), "t") != LUA_OK) {
+    std::string msg = lua_tostring(L, -1);
+    lua_pop(L, 1);
+    throw syntax_error(msg, config.display_path, source);
+  }
+  std::string bytecode;
+  lua_dump(L, write_chunk, &bytecode, 0);
+  auto outcome = sandbox.call(0, 1);
+  if (!outcome.ok)
+    throw Error("lua.load", "loading the tool script failed: " + outcome.message, SourceLoc{config.display_path});
+  std::string name, description;
+  if (!push_run_function(L, name, description))
+    throw Error("lua.load",
+                "the tool script must return a function or a table with a 'run' function, got " +
+                    std::string(luaL_typename(L, -1)),
+                SourceLoc{config.display_path});
+  if (!config.name.empty()) name = config.name;
+  if (!config.description.empty()) description = config.description;
+  if (name.empty()) name = config.file.stem().string();
+  return std::make_shared<LuaTool>(name, description, config, std::move(bytecode));
+}
+
+std::unique_ptr<ToolInstance> LuaTool::instantiate(EventSink* events) const {
+  return std::make_unique<LuaToolInstance>(*this, config_, bytecode_, events);
+}
+
+}  // namespace engine::tools::lua

@@ -1,0 +1,45 @@
+#pragma once
+// A tool is immutable and shared by every run of an executor; what a run needs of its own (a Lua state, say)
+// lives in the ToolInstance the run creates from it.
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "engine/core/event.h"
+
+namespace engine::tools {
+
+struct ToolResult {
+  std::string observation;  // what the agent sees; for a failure, a message naming the tool
+  std::string error_kind;   // empty on success; else a stable kind such as "tool.error", "tool.timeout"
+
+  bool ok() const { return error_kind.empty(); }
+  static ToolResult success(std::string text) { return {std::move(text), ""}; }
+  static ToolResult failure(std::string kind, std::string message) { return {std::move(message), std::move(kind)}; }
+};
+
+class ToolInstance {
+ public:
+  virtual ~ToolInstance() = default;
+  // Never throws for anything the tool's code does: failures come back as a ToolResult.
+  virtual ToolResult invoke(std::string_view input) = 0;
+};
+
+class Tool {
+ public:
+  Tool(std::string name, std::string description) : name_(std::move(name)), description_(std::move(description)) {}
+  virtual ~Tool() = default;
+
+  const std::string& name() const { return name_; }
+  const std::string& description() const { return description_; }
+  virtual std::string kind() const = 0;  // "lua", "builtin:echo", ... for listings
+
+  // `events` receives the tool's log lines for the run; it may be null.
+  virtual std::unique_ptr<ToolInstance> instantiate(EventSink* events) const = 0;
+
+ private:
+  std::string name_;
+  std::string description_;
+};
+
+}  // namespace engine::tools

@@ -1,0 +1,24 @@
+#include "engine/tools/tool_registry.h"
+
+#include "engine/core/error.h"
+
+namespace engine::tools {
+
+void ToolRegistry::add(std::shared_ptr<const Tool> tool) {
+  if (find(tool->name())) throw Error("tool.duplicate", "two tools are named '" + tool->name() + "'");
+  tools_.push_back(std::move(tool));
+}
+
+const Tool* ToolRegistry::find(std::string_view name) const {
+  for (const auto& t : tools_)
+    if (t->name() == name) return t.get();
+  return nullptr;
+}
+
+std::vector<std::string> ToolRegistry::names() const {
+  std::vector<std::string> out;
+  for (const auto& t : tools_) out.push_back(t->name());
+  return out;
+}
+
+}  // namespace engine::tools

@@ -1,0 +1,15 @@
+#include "engine/trace/jsonl_writer.h"
+
+namespace engine::trace {
+
+void JsonlWriter::emit(const Event& e) {
+  Value line{{"t_ms", std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start_).count()},
+             {"type", e.type}};
+  if (e.data.is_object())
+    for (const auto& [k, v] : e.data.items()) line[k] = v;
+  std::lock_guard<std::mutex> lock(mu_);
+  out_ << line.dump(-1, ' ', false, Value::error_handler_t::replace) << '\n';
+  out_.flush();
+}
+
+}  // namespace engine::trace

@@ -20,7 +20,9 @@ Error::Error(std::string kind, std::string message, SourceLoc loc, std::string s
 std::string Error::formatted() const {
   std::string out = what();
   if (loc_.line > 0 && !source_line_.empty()) {
-    out += "\n  " + source_line_ + "\n  ";
+    out += "\n  " + source_line_;
+    if (loc_.col < 1) return out;  // a line without a column: quote it, no caret
+    out += "\n  ";
     // The caret counts characters, not bytes, so it stays under the column for non-ASCII lines;
     // tabs are kept so the caret lines up with tab-indented sources.
     int col = 1;

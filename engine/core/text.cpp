@@ -16,18 +16,19 @@ bool starts_with(std::string_view s, std::string_view prefix) { return s.substr(
 
 namespace {
 
+// Optimal string alignment: insertions, deletions, substitutions and swaps of neighbours each cost 1,
+// because "ecoh" for "echo" is one slip of the fingers, not two.
 size_t edit_distance(std::string_view a, std::string_view b) {
-  std::vector<size_t> prev(b.size() + 1), cur(b.size() + 1);
-  for (size_t j = 0; j <= b.size(); ++j) prev[j] = j;
-  for (size_t i = 1; i <= a.size(); ++i) {
-    cur[0] = i;
+  std::vector<std::vector<size_t>> d(a.size() + 1, std::vector<size_t>(b.size() + 1));
+  for (size_t i = 0; i <= a.size(); ++i) d[i][0] = i;
+  for (size_t j = 0; j <= b.size(); ++j) d[0][j] = j;
+  for (size_t i = 1; i <= a.size(); ++i)
     for (size_t j = 1; j <= b.size(); ++j) {
-      size_t sub = prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1);
-      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, sub});
+      size_t cost = a[i - 1] == b[j - 1] ? 0 : 1;
+      d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost});
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1]) d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
     }
-    std::swap(prev, cur);
-  }
-  return prev[b.size()];
+  return d[a.size()][b.size()];
 }
 
 }  // namespace
@@ -66,18 +67,19 @@ size_t find_invalid_utf8(std::string_view s) {
 
 std::string quote_excerpt(std::string_view s, size_t max) {
   std::string out;
-  size_t shown = 0;
-  for (size_t i = 0; i < s.size() && shown < max; ++i, ++shown) {
-    char c = s[i];
+  size_t chars = 0, i = 0;
+  for (; i < s.size(); ++i) {
+    unsigned char c = s[i];
+    if ((c & 0xC0) != 0x80) {  // counts characters, so a cut never splits one
+      if (chars == max) break;
+      ++chars;
+    }
     if (c == '\n') out += "\\n";
     else if (c == '\t') out += "\\t";
     else if (c == '\r') out += "\\r";
-    else out += c;
+    else out += static_cast<char>(c);
   }
-  // Never cut inside a UTF-8 sequence.
-  while (!out.empty() && (static_cast<unsigned char>(out.back()) & 0xC0) == 0x80) out.pop_back();
-  if (!out.empty() && (static_cast<unsigned char>(out.back()) & 0xC0) == 0xC0) out.pop_back();
-  if (shown < s.size()) out += "...";
+  if (i < s.size()) out += "...";
   return "'" + out + "'";
 }
 

@@ -58,12 +58,13 @@ ParsedOutput ReactParser::parse(std::string_view text) const {
   if (action) {
     std::string tool(trim(group_or(*action, kToolNames, 1)));
     std::string_view input = group_or(*action, kInputNames, 2);
-    if (strip_quotes_) {
-      // LangChain: tool_input.strip(" ").strip('"')
-      while (!input.empty() && (input.front() == ' ' || input.front() == '"')) input.remove_prefix(1);
-      while (!input.empty() && (input.back() == ' ' || input.back() == '"')) input.remove_suffix(1);
-    }
     input = trim(input);
+    if (strip_quotes_) {
+      // LangChain: tool_input.strip(" ").strip('"'), after the whitespace a model leaves before the stop sequence
+      while (!input.empty() && input.front() == '"') input.remove_prefix(1);
+      while (!input.empty() && input.back() == '"') input.remove_suffix(1);
+      input = trim(input);
+    }
     if (tool.empty()) return ParseFailure{"could not parse LLM output: the action names no tool"};
     return AgentAction{tool, std::string(input), std::string(text)};
   }

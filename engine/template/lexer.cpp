@@ -113,28 +113,29 @@ class Lexer {
     advance_to(pos_ + 2);
     if (pos_ < s_.size() && (s_[pos_] == '-' || s_[pos_] == '+')) advance();
     const char* close = is_var ? "}}" : "%}";
-    int depth = 0;  // brackets open inside the tag, so "}}" in a dict literal does not close it
+    std::string brackets;  // open inside the tag, so "}}" closing a dict literal does not close the tag
     for (;;) {
       while (pos_ < s_.size() && is_space(s_[pos_])) advance();
       if (pos_ >= s_.size())
-        fail(std::string("unclosed tag: expected '") + close + "' before the end of the template", open_line,
-             open_col);
-      if (depth == 0 && s_[pos_] == '-' && s_.compare(pos_ + 1, 2, close) == 0) {
+        fail(std::string("unclosed tag: expected '") + close + "' before the end of the template" +
+                 (!brackets.empty() ? " (a bracket opened in the tag is never closed)" : ""),
+             open_line, open_col);
+      if (brackets.empty() && s_[pos_] == '-' && s_.compare(pos_ + 1, 2, close) == 0) {
         out_.push_back({is_var ? TokenKind::VarEnd : TokenKind::BlockEnd, "", line_, col_});
         advance_to(pos_ + 3);
         return true;
       }
-      if (depth == 0 && at(close)) {
+      if (brackets.empty() && at(close)) {
         out_.push_back({is_var ? TokenKind::VarEnd : TokenKind::BlockEnd, "", line_, col_});
         advance_to(pos_ + 2);
         return false;
       }
-      if (!is_var && depth == 0 && at("}}")) fail("expected '%}' to close the block tag, got '}}'", line_, col_);
-      lex_expression_token(depth);
+      if (!is_var && brackets.empty() && at("}}")) fail("expected '%}' to close the block tag, got '}}'", line_, col_);
+      lex_expression_token(brackets);
     }
   }
 
-  void lex_expression_token(int& depth) {
+  void lex_expression_token(std::string& brackets) {
     int l = line_, c = col_;
     unsigned char ch = s_[pos_];
     if (ch == '\'' || ch == '"') {
@@ -176,8 +177,15 @@ class Lexer {
     }
     for (const char* op : kOperators) {
       if (at(op)) {
-        if (op[0] == '(' || op[0] == '[' || op[0] == '{') ++depth;
-        if ((op[0] == ')' || op[0] == ']' || op[0] == '}') && depth > 0) --depth;
+        if (op[0] == '(' || op[0] == '[' || op[0] == '{') brackets += op[0];
+        if (op[0] == ')' || op[0] == ']' || op[0] == '}') {
+          char want = op[0] == ')' ? '(' : op[0] == ']' ? '[' : '{';
+          if (brackets.empty() || brackets.back() != want)
+            fail(std::string("unexpected '") + op[0] + "'" +
+                     (brackets.empty() ? "" : std::string(", expected '") + closer(brackets.back()) + "'"),
+                 l, c);
+          brackets.pop_back();
+        }
         out_.push_back({TokenKind::Operator, op, l, c});
         advance_to(pos_ + std::strlen(op));
         return;
@@ -187,6 +195,8 @@ class Lexer {
     if (ch >= 0x80) bad = "non-ASCII character";
     fail("unexpected character '" + bad + "' in expression", l, c);
   }
+
+  static char closer(char open) { return open == '(' ? ')' : open == '[' ? ']' : '}'; }
 
   std::string lex_string() {
     int l = line_, c = col_;

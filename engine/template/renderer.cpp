@@ -440,7 +440,7 @@ class Renderer {
         const auto& c = static_cast<const CondExpr&>(e);
         if (test(*c.cond)) return eval(*c.then);
         if (c.otherwise) return eval(*c.otherwise);
-        return Ref::undefined("the conditional expression has no else branch", e.pos);
+        return Ref::undefined("the inline if-expression is false and has no else branch (add: else '')", e.pos);
       }
       case ExprKind::List: {
         Value out = Value::array();

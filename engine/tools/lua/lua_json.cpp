@@ -3,6 +3,7 @@
 #include <lua.hpp>
 
 #include <cmath>
+#include <map>
 
 #include "engine/core/error.h"
 
@@ -62,7 +63,8 @@ Value convert(lua_State* L, int index, int depth) {
         }
         return arr;
       }
-      Value obj = Value::object();
+      // Lua iterates a table in hash order; sorting the keys makes an observation the same on every run.
+      std::map<std::string, Value> sorted;
       lua_pushnil(L);
       while (lua_next(L, index)) {
         std::string key;
@@ -75,9 +77,11 @@ Value convert(lua_State* L, int index, int depth) {
           lua_pop(L, 2);
           throw Error("lua.convert", std::string("table key of type ") + luaL_typename(L, -2) + " cannot be JSON");
         }
-        obj[key] = convert(L, -1, depth + 1);
+        sorted[key] = convert(L, -1, depth + 1);
         lua_pop(L, 1);
       }
+      Value obj = Value::object();
+      for (auto& [k, v] : sorted) obj[k] = std::move(v);
       return obj;
     }
     default:

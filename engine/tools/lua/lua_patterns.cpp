@@ -463,7 +463,7 @@ int str_gsub(lua_State* L) {
       break;
     }
     // The result lives outside Lua's allocator until it is pushed, so it is held to the memory limit here.
-    if (out.size() > limit) luaL_error(L, "memory limit of %I bytes exceeded", static_cast<lua_Integer>(limit));
+    if (out.size() > limit) m.sandbox->fail_memory(L);
     if (anchor) break;
   }
   out.append(s, static_cast<size_t>(m.src_end - s));

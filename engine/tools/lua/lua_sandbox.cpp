@@ -125,6 +125,11 @@ void LuaSandbox::charge(lua_State* L, uint64_t steps) {
   check_limits(L);
 }
 
+void LuaSandbox::fail_memory(lua_State* L) {
+  if (trip_ == Trip::None) trip_ = Trip::Memory;
+  raise_trip(L);
+}
+
 int LuaSandbox::log(lua_State* L) {
   LuaSandbox& self = sandbox_of(L);
   int n = lua_gettop(L);
@@ -141,9 +146,9 @@ int LuaSandbox::log(lua_State* L) {
 int LuaSandbox::require(lua_State* L) {
   LuaSandbox& self = sandbox_of(L);
   std::string name = luaL_checkstring(L, 1);
-  for (char c : name)
-    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '.')
-      return luaL_error(L, "require: invalid module name '%s'", name.c_str());
+  bool valid = !name.empty() && name.front() != '.' && name.back() != '.' && name.find("..") == std::string::npos;
+  for (char c : name) valid = valid && (std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.');
+  if (!valid) return luaL_error(L, "require: invalid module name '%s'", name.c_str());
   lua_getfield(L, LUA_REGISTRYINDEX, "engine.loaded");
   if (lua_getfield(L, -1, name.c_str()) != LUA_TNIL) return 1;
   lua_pop(L, 1);

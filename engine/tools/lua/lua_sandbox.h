@@ -45,6 +45,8 @@ class LuaSandbox {
   // Charges work done inside C functions (pattern matching) to the instruction budget; raises a Lua error when a
   // limit is exceeded. Only callable from inside call().
   void charge(lua_State* L, uint64_t steps);
+  // For memory a C function holds outside Lua's allocator (gsub's result): trips the memory limit.
+  [[noreturn]] void fail_memory(lua_State* L);
 
   const LuaLimits& limits() const { return limits_; }
 

@@ -1,0 +1,168 @@
+// The loop's behaviour, LangChain's AgentExecutor being the reference.
+#include <catch2/catch.hpp>
+
+#include "engine/agent/react_agent.h"
+#include "engine/llm/scripted_llm.h"
+#include "engine/spec/default_react.h"
+#include "engine/tools/builtin_tools.h"
+#include "support/test_support.h"
+
+using namespace engine;
+using namespace engine::agent;
+
+namespace {
+
+struct Setup {
+  ReactAgentConfig cfg{.prompt = tmpl::Template::compile("Question: {{ input }}\nThought:{{ agent_scratchpad }}", "p"),
+                       .scratchpad = tmpl::Template::compile(spec::default_scratchpad("Observation: ", "Thought: "), "s")};
+  llm::ScriptedScript script;
+  bool return_direct = false;
+  bool fail_on_error = false;
+
+  Setup() {
+    cfg.stop = {"\nObservation:"};
+    cfg.tools.push_back(AgentTool{tools::make_builtin_tool("echo", "", ""), false, false});
+  }
+  RunResult run(test::EventLog& log) {
+    cfg.tools[0].return_direct = return_direct;
+    cfg.tools[0].fail_run_on_error = fail_on_error;
+    ReactAgent agent(cfg, parse::ReactParser({spec::kDefaultFinalAnswerRegex, spec::kDefaultActionRegex}),
+                     std::make_shared<llm::ScriptedLlm>(script));
+    return agent.run(Value{{"input", "hi"}}, log);
+  }
+};
+
+}  // namespace
+
+TEST_CASE("an action, its observation, then a final answer", "[agent]") {
+  Setup s;
+  s.script.replies = {" use echo\nAction: echo\nAction Input: ping\nObservation: made up", " done\nFinal Answer: pong"};
+  test::EventLog log;
+  RunResult r = s.run(log);
+  CHECK(r.ok());
+  CHECK(r.output == "pong");
+  CHECK(r.stopped_reason == "finish");
+  REQUIRE(r.intermediate_steps.size() == 1);
+  CHECK(r.intermediate_steps[0].action.tool == "echo");
+  CHECK(r.intermediate_steps[0].observation == "ping");
+  CHECK(r.llm_calls == 2);
+  CHECK(log.types() == std::vector<std::string>{"chain_start", "llm_start", "llm_end", "agent_action", "tool_start",
+                                                "tool_end", "llm_start", "llm_end", "agent_finish", "chain_end"});
+  // The second prompt carries the scratchpad exactly as LangChain's format_log_to_str builds it.
+  CHECK(log.events[6].data["prompt"] ==
+        "Question: hi\nThought: use echo\nAction: echo\nAction Input: ping\nObservation: ping\nThought: ");
+}
+
+TEST_CASE("the iteration limit stops the run with LangChain's message (force)", "[agent]") {
+  Setup s;
+  s.cfg.max_iterations = 3;
+  s.script.replies = std::vector<std::string>(5, "Action: echo\nAction Input: again");
+  test::EventLog log;
+  RunResult r = s.run(log);
+  CHECK(r.ok());
+  CHECK(r.output == "Agent stopped due to iteration limit or time limit.");
+  CHECK(r.stopped_reason == "max_iterations");
+  CHECK(r.intermediate_steps.size() == 3);
+}
+
+TEST_CASE("early stopping 'generate' makes one last call for the answer", "[agent]") {
+  Setup s;
+  s.cfg.max_iterations = 1;
+  s.cfg.early_stopping = EarlyStopping::Generate;
+  s.script.replies = {"Action: echo\nAction Input: x", "Final Answer: best guess"};
+  test::EventLog log;
+  RunResult r = s.run(log);
+  CHECK(r.output == "best guess");
+  CHECK(r.stopped_reason == "max_iterations");
+  CHECK(r.llm_calls == 2);
+  CHECK(log.events[7].data["prompt"].get<std::string>().find(
+            "\n\nI now need to return a final answer based on the previous steps:") != std::string::npos);
+}
+
+TEST_CASE("the time limit stops the run", "[agent]") {
+  Setup s;
+  s.cfg.max_execution_time = std::chrono::milliseconds(50);
+  s.script.latency = std::chrono::milliseconds(30);
+  s.script.replies = std::vector<std::string>(10, "Action: echo\nAction Input: slow");
+  test::EventLog log;
+  RunResult r = s.run(log);
+  CHECK(r.stopped_reason == "max_execution_time");
+  CHECK(r.output == "Agent stopped due to iteration limit or time limit.");
+  CHECK(r.intermediate_steps.size() < 10);
+}
+
+TEST_CASE("a parse error fails the run by default", "[agent]") {
+  Setup s;
+  s.script.replies = {"I am confused"};
+  test::EventLog log;
+  RunResult r = s.run(log);
+  CHECK_FALSE(r.ok());
+  CHECK(r.stopped_reason == "error");
+  CHECK(r.error->kind == "parse.failed");
+}
+
+TEST_CASE("on_parse_error retry sends the error back as the observation", "[agent]") {
+  Setup s;
+  s.cfg.on_parse_error = ParseErrorPolicy::Retry;
+  s.script.replies = {"I am confused", "Final Answer: recovered"};
+  test::EventLog log;
+  RunResult r = s.run(log);
+  CHECK(r.output == "recovered");
+  REQUIRE(r.intermediate_steps.size() == 1);
+  CHECK(r.intermediate_steps[0].action.tool == "_Exception");
+  CHECK(r.intermediate_steps[0].observation.rfind("could not parse LLM output", 0) == 0);
+}
+
+TEST_CASE("retrying parse errors is still bounded by max_iterations", "[agent]") {
+  Setup s;
+  s.cfg.on_parse_error = ParseErrorPolicy::Retry;
+  s.cfg.max_iterations = 4;
+  s.script.replies = std::vector<std::string>(10, "nonsense");
+  test::EventLog log;
+  RunResult r = s.run(log);
+  CHECK(r.stopped_reason == "max_iterations");
+  CHECK(r.llm_calls == 4);
+}
+
+TEST_CASE("an unknown tool becomes an observation naming the valid ones", "[agent]") {
+  Setup s;
+  s.script.replies = {"Action: serch\nAction Input: x", "Final Answer: ok"};
+  test::EventLog log;
+  RunResult r = s.run(log);
+  REQUIRE(r.intermediate_steps.size() == 1);
+  CHECK(r.intermediate_steps[0].observation == "serch is not a valid tool, try one of [echo].");
+  CHECK(r.output == "ok");
+}
+
+TEST_CASE("a return_direct tool's observation is the answer", "[agent]") {
+  Setup s;
+  s.return_direct = true;
+  s.script.replies = {"Action: echo\nAction Input: direct answer"};
+  test::EventLog log;
+  RunResult r = s.run(log);
+  CHECK(r.output == "direct answer");
+  CHECK(r.stopped_reason == "return_direct");
+  CHECK(r.llm_calls == 1);
+}
+
+TEST_CASE("an LLM failure ends the run with its error", "[agent]") {
+  Setup s;
+  s.script.replies = {"Action: echo\nAction Input: x"};
+  test::EventLog log;
+  RunResult r = s.run(log);
+  CHECK_FALSE(r.ok());
+  CHECK(r.error->kind == "llm.script_exhausted");
+  CHECK(r.intermediate_steps.size() == 1);
+}
+
+TEST_CASE("the JSON result has LangChain's fields", "[agent]") {
+  Setup s;
+  s.script.replies = {"Final Answer: 1"};
+  test::EventLog log;
+  Value j = s.run(log).to_json();
+  CHECK(j["output"] == "1");
+  CHECK(j["stopped_reason"] == "finish");
+  CHECK(j["intermediate_steps"].is_array());
+  CHECK(j["usage"]["total_tokens"].get<long>() > 0);
+  CHECK(j.contains("elapsed_ms"));
+}

@@ -1,0 +1,84 @@
+// Build-time checks that need more than the YAML: compiled templates and regexes, loaded scripts.
+#include <catch2/catch.hpp>
+
+#include "engine/assemble/executor.h"
+#include "engine/core/error.h"
+#include "support/test_support.h"
+
+using namespace engine;
+
+namespace {
+
+const std::string kHead =
+    "inputs:\n  question: q\nllm:\n  provider: scripted\n  scripted:\n    replies: ['Final Answer: x']\n";
+
+std::string build_error(const std::string& yaml, const test::TempDir* dir = nullptr) {
+  try {
+    auto path = dir ? dir->path() : std::filesystem::path(".");
+    assemble::Executor::build(spec::parse_workflow(yaml, "w.yaml", path));
+  } catch (const Error& e) {
+    return e.formatted();
+  }
+  return "no error";
+}
+
+}  // namespace
+
+TEST_CASE("a template variable that is not a declared input is caught at build", "[assemble]") {
+  CHECK(build_error(kHead + "agent:\n  prompt: 'Q: {{ questoin }}'\n") ==
+        "w.yaml:8:11: agent.prompt uses 'questoin', which is not a declared input (did you mean 'question'?)\n"
+        "    prompt: 'Q: {{ questoin }}'\n            ^");
+  CHECK(build_error(kHead + "agent:\n  prompt: '{{ zzz }}'\n").find("(declared inputs: question)") != std::string::npos);
+}
+
+TEST_CASE("a template syntax error names the template and its line", "[assemble]") {
+  CHECK(build_error(kHead + "agent:\n  prompt: |\n    line one\n    {% for x in y %}\n")
+            .rfind("w.yaml (agent.prompt):2:17: unclosed 'for' block opened at line 2:1", 0) == 0);
+  std::string e = build_error(kHead + "agent:\n  prompt: |\n    line one\n    {{ question | uper }}\n");
+  CHECK(e.rfind("w.yaml (agent.prompt):2:13: unknown filter 'uper' (did you mean 'upper'?)", 0) == 0);
+}
+
+TEST_CASE("an invalid regex points at the YAML key", "[assemble]") {
+  CHECK(build_error(kHead + "agent:\n  prompt: '{{ question }}'\n  parser:\n    action: 'Action: (?P<tool>\\w+'\n") ==
+        "w.yaml:10:13: agent.parser.action invalid regex: missing closing parenthesis at offset 20\n"
+        "      action: 'Action: (?P<tool>\\w+'\n              ^");
+}
+
+TEST_CASE("an invalid scripted rule regex points at the rule", "[assemble]") {
+  std::string yaml = "inputs:\n  question: q\nllm:\n  provider: scripted\n  scripted:\n    rules:\n"
+                     "      - match: '(unclosed'\n        reply: x\nagent:\n  prompt: '{{ question }}'\n";
+  CHECK(build_error(yaml).rfind(
+            "w.yaml:7:16: llm.scripted.rules[0].match: invalid regex: missing closing parenthesis at offset 9", 0) == 0);
+}
+
+TEST_CASE("an unknown builtin tool suggests the close one", "[assemble]") {
+  CHECK(build_error(kHead + "tools:\n  - builtin: ecoh\nagent:\n  prompt: '{{ question }}'\n")
+            .rfind("w.yaml:8:14: unknown builtin tool 'ecoh' (did you mean 'echo'?) (available: echo, current_time)", 0) == 0);
+}
+
+TEST_CASE("a Lua syntax error points into the script", "[assemble]") {
+  test::TempDir dir;
+  dir.write("bad.lua", "return function(x)\n  return x +\nend\n");
+  CHECK(build_error(kHead + "tools:\n  - lua: bad.lua\nagent:\n  prompt: '{{ question }}'\n", &dir) ==
+        "bad.lua:3: lua syntax error: unexpected symbol near 'end'\n  end");
+  CHECK(build_error(kHead + "tools:\n  - lua: missing.lua\nagent:\n  prompt: '{{ question }}'\n", &dir)
+            .rfind("w.yaml:8:10: tool 'missing.lua': cannot read", 0) == 0);
+}
+
+TEST_CASE("inputs: defaults apply, unknown and missing ones are errors", "[assemble]") {
+  auto exec = assemble::Executor::build(spec::parse_workflow(
+      "inputs:\n  question: q\n  tone:\n    default: calm\n" + kHead.substr(kHead.find("llm:")) +
+          "agent:\n  prompt: '{{ question }} {{ tone }}'\n",
+      "w.yaml", "."));
+  CHECK(exec->resolve_inputs({{"question", "why"}}) == Value{{"question", "why"}, {"tone", "calm"}});
+  auto error = [&](const Value& v) {
+    try {
+      exec->resolve_inputs(v);
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  CHECK(error(Value::object()) == "missing input 'question' (q)");
+  CHECK(error({{"question", "x"}, {"tonee", "y"}}) == "unknown input 'tonee' (did you mean 'tone'?)");
+}

@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# Enforces the design brief's module rules: who may include whom, and where third-party headers may appear.
+set -u
+root="${1:-.}"
+cd "$root/engine" || exit 2
+fail=0
+
+# allowed[module]="modules it may include"
+declare -A allowed=(
+  [core]="core"
+  [spec]="core spec"
+  [template]="core template"
+  [llm]="core llm"
+  [parse]="core parse"
+  [tools]="core tools"
+  [agent]="core template llm parse tools agent"
+  [workflow]="core template llm parse tools agent workflow"
+  [trace]="core trace"
+  [assemble]="core spec template llm parse tools agent workflow trace assemble"
+  [cli]="core spec template llm parse tools agent workflow trace assemble cli"
+)
+
+for module in "${!allowed[@]}"; do
+  [ -d "$module" ] || continue
+  while IFS= read -r line; do
+    file="${line%%:*}"
+    target=$(sed -n 's|.*#include "engine/\([a-z_]*\)/.*|\1|p' <<<"$line")
+    [ -z "$target" ] && continue
+    if [[ " ${allowed[$module]} " != *" $target "* ]]; then
+      echo "layering: $file includes engine/$target/, which $module/ may not depend on"
+      fail=1
+    fi
+  done < <(grep -rn '#include "engine/' "$module")
+done
+
+check_only_in() {  # $1 = header pattern, $2 = the one place it may appear
+  local hits
+  hits=$(grep -rln "#include <$1" . | grep -v "^./$2" || true)
+  if [ -n "$hits" ]; then
+    echo "layering: <$1...> is included outside $2: $hits"
+    fail=1
+  fi
+}
+check_only_in "yaml-cpp/" "spec/"
+check_only_in "pcre2" "parse/"
+check_only_in "lua" "tools/lua/"
+check_only_in "curl/" "llm/http/"
+
+# Nothing below cli/ prints to the terminal.
+hits=$(grep -rlE 'std::cout|std::cerr|(^|[^a-z])printf\(|fprintf\(std|(^|[^a-z_])puts\(' --include=*.cpp --include=*.h . | grep -v '^./cli/' || true)
+[ -n "$hits" ] && { echo "layering: printing outside cli/: $hits"; fail=1; }
+
+[ $fail -eq 0 ] && echo "layering: ok"
+exit $fail

@@ -1,0 +1,196 @@
+// The built `engine`, as a user runs it: answers on stdout, steps on stderr, documented exit codes.
+#include <catch2/catch.hpp>
+
+#include <fstream>
+
+#include "support/test_support.h"
+
+using namespace engine;
+using engine::test::run_engine;
+using engine::test::shell_quote;
+
+TEST_CASE("engine run answers the calculator question on stdout alone", "[e2e]") {
+  auto r = run_engine("run workflows/calculator.yaml --input " + shell_quote("What is 12 * 7 + 3?"));
+  CHECK(r.exit_code == 0);
+  CHECK(r.out == "87\n");
+  CHECK(r.err.find("> Entering new AgentExecutor chain...") != std::string::npos);
+  CHECK(r.err.find("Action: calculator\nAction Input: 12 * 7 + 3\nObservation: 87\n") != std::string::npos);
+  CHECK(r.err.find("> Finished chain.") != std::string::npos);
+  CHECK(r.err.find("\033[") == std::string::npos);  // NO_COLOR and not a terminal
+}
+
+TEST_CASE("any arithmetic question works, and a non-arithmetic one is declined", "[e2e]") {
+  CHECK(run_engine("run workflows/calculator.yaml -q --input " + shell_quote("How much is (3 + 4) * 5?")).out == "35\n");
+  CHECK(run_engine("run workflows/calculator.yaml -q --input " + shell_quote("calculate 2 ^ 10")).out == "1024\n");
+  CHECK(run_engine("run workflows/calculator.yaml -q --input " + shell_quote("What is 7 divided by 2?")).out == "3.5\n");
+  CHECK(run_engine("run workflows/calculator.yaml -q").out == "87\n");  // the input's default
+  auto r = run_engine("run workflows/calculator.yaml -q --input " + shell_quote("Who won the cup?"));
+  CHECK(r.exit_code == 0);
+  CHECK(r.out.find("I can only answer arithmetic questions") == 0);
+}
+
+TEST_CASE("the pirate search and invoice examples run offline", "[e2e]") {
+  auto pirate = run_engine("run workflows/pirate_search.yaml -q");
+  CHECK(pirate.exit_code == 0);
+  CHECK(pirate.out.find("Arrr") == 0);
+  CHECK(pirate.out.find("38,781,291") != std::string::npos);
+  auto invoice = run_engine("run workflows/invoice.yaml");
+  CHECK(invoice.exit_code == 0);
+  CHECK(invoice.out == "顧客A、B、Cの請求額の合計は5160円です。\n");
+  CHECK(invoice.err.find("行動: GetInvoice[C]\n観察: 560\n思考: ") != std::string::npos);
+}
+
+TEST_CASE("run --json prints the result document", "[e2e]") {
+  auto r = run_engine("run workflows/calculator.yaml --json -q --input 'What is 2 + 2?'");
+  CHECK(r.exit_code == 0);
+  Value j = Value::parse(r.out);
+  CHECK(j["output"] == "4");
+  CHECK(j["outputs"]["answer"] == "4");
+  CHECK(j["stopped_reason"] == "finish");
+  REQUIRE(j["intermediate_steps"].size() == 1);
+  CHECK(j["intermediate_steps"][0]["action"]["tool"] == "calculator");
+  CHECK(j["intermediate_steps"][0]["observation"] == "4");
+  CHECK(j["usage"]["llm_calls"] == 2);
+  CHECK(j["elapsed_ms"].is_number());
+}
+
+TEST_CASE("run --trace writes every event as JSON lines", "[e2e]") {
+  test::TempDir dir;
+  auto trace = dir.path() / "t.jsonl";
+  auto r = run_engine("run workflows/calculator.yaml -q --trace " + shell_quote(trace.string()));
+  CHECK(r.exit_code == 0);
+  std::ifstream in(trace);
+  std::string line;
+  std::vector<std::string> types;
+  while (std::getline(in, line)) types.push_back(Value::parse(line)["type"]);
+  CHECK(types.front() == "chain_start");
+  CHECK(types.back() == "chain_end");
+  CHECK(std::count(types.begin(), types.end(), "llm_start") == 2);
+}
+
+TEST_CASE("run --input key=value and --inputs FILE", "[e2e]") {
+  test::TempDir dir;
+  auto f = dir.write("in.json", R"({"input": "What is 9 * 9?"})");
+  CHECK(run_engine("run workflows/calculator.yaml -q --inputs " + shell_quote(f.string())).out == "81\n");
+  CHECK(run_engine("run workflows/calculator.yaml -q --input 'input=What is 1 + 1?'").out == "2\n");
+  auto bad = run_engine("run workflows/calculator.yaml -q --inputs " + shell_quote(dir.write("x.json", "[1]").string()));
+  CHECK(bad.exit_code == 2);
+  CHECK(bad.err.find("expected a JSON object of inputs") != std::string::npos);
+}
+
+TEST_CASE("engine validate checks without calling the LLM", "[e2e]") {
+  auto ok = run_engine("validate workflows/invoice.yaml");
+  CHECK(ok.exit_code == 0);
+  CHECK(ok.out == "workflows/invoice.yaml: ok (2 tools, 1 inputs)\n");
+  test::TempDir dir;
+  auto bad = dir.write("w.yaml", "llm:\n  provider: scripted\n  scripted: {replies: [x]}\nagent:\n  stopp: [x]\n");
+  auto r = run_engine("validate " + shell_quote(bad.string()));
+  CHECK(r.exit_code == 2);
+  CHECK(r.err == "engine: error: " + bad.string() +
+                     ":5:3: unknown key 'stopp' in agent (did you mean 'stop'?)\n    stopp: [x]\n    ^\n");
+}
+
+TEST_CASE("engine render prints the first prompt, or one template", "[e2e]") {
+  auto r = run_engine("render workflows/calculator.yaml --input 'What is 1 + 2?'");
+  CHECK(r.exit_code == 0);
+  CHECK(r.out.find("calculator: Evaluates an arithmetic expression") != std::string::npos);
+  CHECK(r.out.find("Action: the action to take, should be one of [calculator]") != std::string::npos);
+  CHECK(r.out.substr(r.out.size() - 33) == "Question: What is 1 + 2?\nThought:");
+
+  test::TempDir dir;
+  auto t = dir.write("t.j2", "{% for n in names %}{{ n | upper }}{{ ', ' if not loop.last else '' }}{% endfor %}");
+  auto v = dir.write("v.json", R"({"names": ["a", "b"]})");
+  auto rt = run_engine("render " + shell_quote(t.string()) + " --vars " + shell_quote(v.string()));
+  CHECK(rt.exit_code == 0);
+  CHECK(rt.out == "A, B");
+  auto undefined = run_engine("render " + shell_quote(t.string()));
+  CHECK(undefined.exit_code == 2);
+  CHECK(undefined.err.find(t.string() + ":1:13: undefined variable 'names'") != std::string::npos);
+}
+
+TEST_CASE("engine parse prints the parser's verdict", "[e2e]") {
+  CHECK(Value::parse(run_engine("parse workflows/calculator.yaml", "Thought: x\nAction: calculator\nAction Input: 1+1").out) ==
+        Value{{"type", "action"}, {"tool", "calculator"}, {"tool_input", "1+1"}});
+  CHECK(Value::parse(run_engine("parse workflows/calculator.yaml", "Final Answer: 42").out) ==
+        Value{{"type", "finish"}, {"output", "42"}});
+  Value e = Value::parse(run_engine("parse workflows/calculator.yaml", "hmm").out);
+  CHECK(e["type"] == "error");
+  CHECK(Value::parse(run_engine("parse workflows/invoice.yaml", "思考: x\n行動: GetInvoice[B]").out) ==
+        Value{{"type", "action"}, {"tool", "GetInvoice"}, {"tool_input", "B"}});
+}
+
+TEST_CASE("engine tools lists and engine tool runs one", "[e2e]") {
+  auto list = run_engine("tools workflows/invoice.yaml");
+  CHECK(list.out == "GetInvoice (lua): 顧客IDを受け取り、その顧客の請求額（円）を返す\n"
+                    "calculator (lua): Evaluates an arithmetic expression such as 12 * 7 + 3 or (2 + 3) ^ 2 and returns "
+                    "the number.\n");
+  auto one = run_engine("tool workflows/invoice.yaml GetInvoice --input B");
+  CHECK(one.exit_code == 0);
+  CHECK(one.out == "3400\n");
+  auto failed = run_engine("tool workflows/invoice.yaml GetInvoice --input Z");
+  CHECK(failed.exit_code == 1);
+  CHECK(failed.err == "engine: error: tool 'GetInvoice' failed: plugins/invoices.lua:10: unknown customer 'Z'\n");
+  auto missing = run_engine("tool workflows/invoice.yaml GetInvoce --input B");
+  CHECK(missing.exit_code == 2);
+  CHECK(missing.err.find("no tool named 'GetInvoce' in workflows/invoice.yaml (did you mean 'GetInvoice'?)") !=
+        std::string::npos);
+}
+
+TEST_CASE("a misbehaving Lua tool becomes an observation and the run goes on", "[e2e]") {
+  test::TempDir dir;
+  dir.write("loop.lua", "return function() while true do end end");
+  auto w = dir.write("w.yaml",
+                     "inputs:\n  input: q\nllm:\n  provider: scripted\n  scripted:\n    replies:\n"
+                     "      - \"Action: loop\\nAction Input: x\"\n      - 'Final Answer: survived'\n"
+                     "tools:\n  - lua: loop.lua\n    limits: {timeout_ms: 100}\nagent:\n  kind: react\n");
+  auto r = run_engine("run " + shell_quote(w.string()) + " --input go");
+  CHECK(r.exit_code == 0);
+  CHECK(r.out == "survived\n");
+  bool limited = r.err.find("Observation: tool 'loop' failed: instruction limit of 10000000 exceeded") != std::string::npos ||
+                 r.err.find("Observation: tool 'loop' failed: time limit of 100 ms exceeded") != std::string::npos;
+  CHECK(limited);
+}
+
+TEST_CASE("on_error: fail turns a tool failure into a failed run", "[e2e]") {
+  test::TempDir dir;
+  dir.write("boom.lua", "return function() error('boom') end");
+  auto w = dir.write("w.yaml",
+                     "inputs:\n  input: q\nllm:\n  provider: scripted\n  scripted:\n    replies: [\"Action: boom\\nAction Input: x\"]\n"
+                     "tools:\n  - lua: boom.lua\n    on_error: fail\nagent: {}\n");
+  auto r = run_engine("run " + shell_quote(w.string()) + " -q --input go");
+  CHECK(r.exit_code == 1);
+  CHECK(r.out.empty());
+  CHECK(r.err == "engine: error: tool 'boom' failed: " + (dir.path() / "boom.lua").lexically_normal().string() +
+                     ":1: boom\n");
+}
+
+TEST_CASE("a run that fails exits 1; bad input and usage exit 2", "[e2e]") {
+  test::TempDir dir;
+  auto w = dir.write("w.yaml",
+                     "inputs:\n  input: q\nllm:\n  provider: scripted\n  scripted:\n    replies: ['no idea']\nagent: {}\n");
+  auto failed = run_engine("run " + shell_quote(w.string()) + " -q --input x");
+  CHECK(failed.exit_code == 1);
+  CHECK(failed.err.find("engine: error: could not parse LLM output") == 0);
+  CHECK(run_engine("run").exit_code == 2);
+  CHECK(run_engine("frobnicate").exit_code == 2);
+  auto missing = run_engine("run /nonexistent.yaml");
+  CHECK(missing.exit_code == 2);
+  CHECK(missing.err == "engine: error: /nonexistent.yaml: cannot read '/nonexistent.yaml': No such file or directory\n");
+  auto binary = run_engine("validate " + shell_quote(ENGINE_BIN));
+  CHECK(binary.exit_code == 2);
+  CHECK(binary.err.find("not a YAML text file") != std::string::npos);
+}
+
+TEST_CASE("the iteration limit ends the run with LangChain's message", "[e2e]") {
+  test::TempDir dir;
+  auto w = dir.write("w.yaml",
+                     "inputs:\n  input: q\nllm:\n  provider: scripted\n  scripted:\n    rules:\n"
+                     "      - {match: '.', reply: \"Action: echo\\nAction Input: again\"}\n"
+                     "tools:\n  - builtin: echo\nagent:\n  max_iterations: 3\n");
+  auto r = run_engine("run " + shell_quote(w.string()) + " --json -q --input x");
+  CHECK(r.exit_code == 0);
+  Value j = Value::parse(r.out);
+  CHECK(j["output"] == "Agent stopped due to iteration limit or time limit.");
+  CHECK(j["stopped_reason"] == "max_iterations");
+  CHECK(j["intermediate_steps"].size() == 3);
+}

@@ -1,0 +1,72 @@
+#include <catch2/catch.hpp>
+
+#include "engine/core/error.h"
+#include "engine/llm/scripted_llm.h"
+
+using namespace engine::llm;
+
+namespace {
+LlmRequest request(int call, std::vector<std::string> stop = {}, std::optional<int> max_tokens = std::nullopt) {
+  LlmRequest r;
+  r.prompt = "Question: hi\nThought:";
+  r.call_index = call;
+  r.stop = std::move(stop);
+  r.max_tokens = max_tokens;
+  return r;
+}
+}  // namespace
+
+TEST_CASE("replies come in order, one per call", "[llm]") {
+  ScriptedLlm llm(ScriptedScript{{"first", "second"}});
+  CHECK(llm.complete(request(0)).text == "first");
+  CHECK(llm.complete(request(1)).text == "second");
+  try {
+    llm.complete(request(2));
+    FAIL("no error");
+  } catch (const engine::Error& e) {
+    CHECK(e.kind() == "llm.script_exhausted");
+    CHECK(e.message() == "the scripted provider has 2 replies, and call 3 asked for one more");
+  }
+}
+
+TEST_CASE("stop sequences cut at the earliest one, which is not returned", "[llm]") {
+  ScriptedLlm llm(ScriptedScript{{"Action: calc\nAction Input: 1\nObservation: 2\nThought: x"}});
+  auto r = llm.complete(request(0, {"\nThought:", "\nObservation:"}));
+  CHECK(r.text == "Action: calc\nAction Input: 1");
+  CHECK(r.finish_reason == "stop");
+}
+
+TEST_CASE("max_tokens cuts the text and reports length", "[llm]") {
+  ScriptedLlm llm(ScriptedScript{{std::string(100, 'a')}});
+  auto r = llm.complete(request(0, {}, 5));
+  CHECK(r.text.size() == 20);
+  CHECK(r.finish_reason == "length");
+  CHECK(r.usage.completion_tokens == 5);
+  CHECK(r.usage.prompt_tokens == 6);
+  CHECK(r.usage_estimated);
+}
+
+TEST_CASE("rules: the first that accepts the prompt replies", "[llm]") {
+  ScriptedScript s;
+  s.rules.push_back({"never", [](const std::string&) -> std::optional<std::string> { return std::nullopt; }});
+  s.rules.push_back({"echo", [](const std::string& p) -> std::optional<std::string> { return "saw " + p.substr(0, 8); }});
+  ScriptedLlm llm(std::move(s));
+  CHECK(llm.complete(request(0)).text == "saw Question");
+}
+
+TEST_CASE("no rule matching is a clear error", "[llm]") {
+  ScriptedScript s;
+  s.rules.push_back({"never", [](const std::string&) -> std::optional<std::string> { return std::nullopt; }});
+  try {
+    ScriptedLlm(std::move(s)).complete(request(0));
+    FAIL("no error");
+  } catch (const engine::Error& e) {
+    CHECK(e.kind() == "llm.no_rule");
+  }
+}
+
+TEST_CASE("cut_at_stop ignores empty stop strings", "[llm]") {
+  std::string t = "abc";
+  CHECK_FALSE(cut_at_stop(t, {""}));
+  CHECK(t == "abc");
+}

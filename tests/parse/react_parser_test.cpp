@@ -1,0 +1,80 @@
+#include <catch2/catch.hpp>
+
+#include "engine/core/error.h"
+#include "engine/parse/react_parser.h"
+#include "engine/spec/default_react.h"
+
+using namespace engine::parse;
+
+namespace {
+ReactParser langchain_parser() {
+  return ReactParser(ReactPatterns{engine::spec::kDefaultFinalAnswerRegex, engine::spec::kDefaultActionRegex});
+}
+}  // namespace
+
+TEST_CASE("an action is parsed into tool and input, stripped as LangChain does", "[parse]") {
+  auto out = langchain_parser().parse(" I should search.\nAction: Search\nAction Input: \"weather in SF\"\n");
+  auto* a = std::get_if<AgentAction>(&out);
+  REQUIRE(a);
+  CHECK(a->tool == "Search");
+  CHECK(a->tool_input == "weather in SF");
+  CHECK(a->log == " I should search.\nAction: Search\nAction Input: \"weather in SF\"\n");
+}
+
+TEST_CASE("a final answer is parsed", "[parse]") {
+  auto out = langchain_parser().parse(" I now know.\nFinal Answer: 87\n");
+  auto* f = std::get_if<AgentFinish>(&out);
+  REQUIRE(f);
+  CHECK(f->output == "87");
+}
+
+TEST_CASE("both an action and a final answer is an error, as in LangChain", "[parse]") {
+  auto out = langchain_parser().parse("Action: calc\nAction Input: 1\nFinal Answer: 2");
+  auto* e = std::get_if<ParseFailure>(&out);
+  REQUIRE(e);
+  CHECK(e->message.rfind("could not parse LLM output: it has both a final answer and an action: 'Action: calc\\n", 0) == 0);
+}
+
+TEST_CASE("text that matches neither pattern is a parse failure", "[parse]") {
+  auto out = langchain_parser().parse("I am not sure what to do.");
+  auto* e = std::get_if<ParseFailure>(&out);
+  REQUIRE(e);
+  CHECK(e->message ==
+        "could not parse LLM output: it matches neither the final-answer nor the action pattern: "
+        "'I am not sure what to do.'");
+}
+
+TEST_CASE("a 1 MB LLM output is parsed without trouble", "[parse]") {
+  std::string big = "Thought: " + std::string(1 << 20, 'z') + "\nFinal Answer: done";
+  auto out = langchain_parser().parse(big);
+  REQUIRE(std::get_if<AgentFinish>(&out));
+  auto junk = langchain_parser().parse(std::string(1 << 20, 'q'));
+  auto* e = std::get_if<ParseFailure>(&junk);
+  REQUIRE(e);
+  CHECK(e->message.size() < 400);  // the error quotes an excerpt, not the megabyte
+}
+
+TEST_CASE("unnamed groups work: the first two are tool and input", "[parse]") {
+  ReactParser p(ReactPatterns{"Final Answer:(.*)", R"(Action\s*\d*\s*:(.*?)\nAction\s*\d*\s*Input\s*\d*\s*:[\s]*(.*))"});
+  auto out = p.parse("Action: Search\nAction Input: canada");
+  auto* a = std::get_if<AgentAction>(&out);
+  REQUIRE(a);
+  CHECK(a->tool == "Search");
+  CHECK(a->tool_input == "canada");
+}
+
+TEST_CASE("an action regex without tool and input groups is rejected", "[parse]") {
+  try {
+    ReactParser(ReactPatterns{"Final Answer:(.*)", "Action: \\w+"});
+    FAIL("no error");
+  } catch (const engine::Error& e) {
+    CHECK(e.kind() == "regex.missing_group");
+    CHECK(e.message() == "action regex needs groups named 'tool' and 'input' (or two groups), found 0");
+  }
+  try {
+    ReactParser(ReactPatterns{"Final Answer:(.*", "Action: (\\w+) (.*)"});
+    FAIL("no error");
+  } catch (const engine::Error& e) {
+    CHECK(e.message() == "final_answer invalid regex: missing closing parenthesis at offset 16");
+  }
+}

@@ -1,0 +1,63 @@
+#include <catch2/catch.hpp>
+
+#include "engine/core/error.h"
+#include "engine/parse/regex.h"
+
+using engine::Error;
+using engine::parse::Regex;
+using engine::parse::RegexOptions;
+
+TEST_CASE("Python regex syntax is accepted", "[parse][regex]") {
+  auto r = Regex::compile(R"((?s)Action: (?P<tool>\w+)\nInput: (?P<input>.*)\Z)");
+  auto m = r.search("Action: calc\nInput: 1 +\n2");
+  REQUIRE(m);
+  CHECK(*m->group("tool") == "calc");
+  CHECK(*m->group("input") == "1 +\n2");
+  // \Z is an absolute end in Python, not "before a final newline".
+  CHECK_FALSE(Regex::compile(R"(x\Z)").search("x\n"));
+  CHECK(Regex::compile(R"((?P<a>x)(?P=a))").search("xx"));
+}
+
+TEST_CASE("\\w and \\d are Unicode-aware, as in Python 3", "[parse][regex]") {
+  auto m = Regex::compile(R"(行動:\s*(?P<tool>\w+)\[(?P<input>[^\]]*)\])").search("思考: …\n行動: 請求書[C]");
+  REQUIRE(m);
+  CHECK(*m->group("tool") == "請求書");
+  CHECK(*m->group("input") == "C");
+}
+
+TEST_CASE("an invalid regex names the offset", "[parse][regex]") {
+  try {
+    Regex::compile("Action: (?P<tool>\\w+");
+    FAIL("no error");
+  } catch (const Error& e) {
+    CHECK(e.kind() == "regex.invalid");
+    CHECK(e.message() == "invalid regex: missing closing parenthesis at offset 20");
+  }
+}
+
+TEST_CASE("catastrophic backtracking stops at the match limit", "[parse][regex]") {
+  auto r = Regex::compile("(a+)+$");
+  std::string evil(40, 'a');
+  evil += 'b';
+  try {
+    r.search(evil);
+    FAIL("no error");
+  } catch (const Error& e) {
+    CHECK(e.kind() == "regex.limit");
+    CHECK(e.message().find("regex gave up on a 41-byte text") == 0);
+  }
+}
+
+TEST_CASE("invalid UTF-8 in the subject is searched, not fatal", "[parse][regex]") {
+  std::string text = "Final Answer: ok \xff\xfe tail";
+  auto m = Regex::compile("Final Answer: (\\w+)").search(text);
+  REQUIRE(m);
+  CHECK(*m->groups[1] == "ok");
+}
+
+TEST_CASE("a long subject with a lazy DOTALL group still matches", "[parse][regex]") {
+  std::string text = "Action: a\nAction Input: " + std::string(1 << 20, 'x');
+  auto m = Regex::compile(R"(Action\s*:(.*?)\nAction\s*Input\s*:[\s]*(.*))", RegexOptions{.dotall = true}).search(text);
+  REQUIRE(m);
+  CHECK(m->groups[2]->size() == (1u << 20));
+}

@@ -1,0 +1,144 @@
+// Every malformed workflow ends in one clear, located error. The whole text is asserted so it never degrades.
+#include <catch2/catch.hpp>
+
+#include <cstdlib>
+#include <sstream>
+
+#include "engine/core/error.h"
+#include "engine/spec/workflow_spec.h"
+
+using namespace engine;
+
+namespace {
+
+const std::string kLlm = "llm:\n  provider: scripted\n  scripted:\n    replies: ['Final Answer: x']\n";
+
+std::string error_of(const std::string& yaml) {
+  try {
+    spec::parse_workflow(yaml, "w.yaml", ".");
+  } catch (const Error& e) {
+    return e.formatted();
+  }
+  return "no error";
+}
+
+}  // namespace
+
+TEST_CASE("a minimal workflow loads with LangChain's defaults", "[spec]") {
+  auto w = spec::parse_workflow("inputs:\n  input: the question\n" + kLlm + "agent:\n  kind: react\n", "w.yaml", ".");
+  CHECK(w.agent.max_iterations == 15);
+  CHECK(w.agent.stop == std::vector<std::string>{"\nObservation:"});
+  CHECK(w.agent.early_stopping.value == "force");
+  CHECK(w.inputs.size() == 1);
+  CHECK_FALSE(w.inputs[0].default_value);
+}
+
+TEST_CASE("malformed YAML names the line and column", "[spec]") {
+  std::string e = error_of("name: x\n  bad indent: [\n");
+  CHECK(e.rfind("w.yaml:", 0) == 0);
+  CHECK(e.find("invalid YAML") != std::string::npos);
+}
+
+TEST_CASE("an unknown key suggests the close one", "[spec]") {
+  CHECK(error_of(kLlm + "agent:\n  stopp: ['x']\n") ==
+        "w.yaml:6:3: unknown key 'stopp' in agent (did you mean 'stop'?)\n    stopp: ['x']\n    ^");
+  CHECK(error_of("nmae: x\n" + kLlm + "agent: {}\n") ==
+        "w.yaml:1:1: unknown key 'nmae' in the workflow (did you mean 'name'?)\n  nmae: x\n  ^");
+}
+
+TEST_CASE("a wrong type names the key path and what was found", "[spec]") {
+  CHECK(error_of(kLlm + "agent:\n  max_iterations: ten\n") ==
+        "w.yaml:6:19: agent.max_iterations must be an integer, got 'ten'\n    max_iterations: ten\n                    ^");
+  CHECK(error_of(kLlm + "agent:\n  parser: [a, b]\n") ==
+        "w.yaml:6:11: agent.parser must be a mapping, got a list\n    parser: [a, b]\n            ^");
+  CHECK(error_of(kLlm + "agent:\n  max_iterations: 0\n").find("agent.max_iterations must be between 1 and 10000, got 0") !=
+        std::string::npos);
+  CHECK(error_of(kLlm + "agent:\n  early_stopping: generat\n")
+            .find("agent.early_stopping must be one of 'force', 'generate', got 'generat' (did you mean 'generate'?)") !=
+        std::string::npos);
+}
+
+TEST_CASE("a missing required key is named at its parent", "[spec]") {
+  CHECK(error_of(kLlm) == "w.yaml:1:1: missing required key 'agent' in the workflow\n  llm:\n  ^");
+  CHECK(error_of("llm:\n  provider: scripted\nagent: {}\n")
+            .rfind("w.yaml:2:3: the scripted provider needs llm.scripted.replies or llm.scripted.rules", 0) == 0);
+}
+
+TEST_CASE("a duplicate key is an error, not a silent override", "[spec]") {
+  CHECK(error_of(kLlm + "agent:\n  max_iterations: 1\n  max_iterations: 2\n")
+            .rfind("w.yaml:7:3: duplicate key 'max_iterations' in agent", 0) == 0);
+}
+
+TEST_CASE("references to undeclared tools are errors", "[spec]") {
+  std::string tools = "tools:\n  - builtin: echo\n";
+  CHECK(error_of(kLlm + tools + "agent:\n  tools: [ecko]\n") ==
+        "w.yaml:8:11: unknown tool 'ecko' in agent.tools (did you mean 'echo'?)\n    tools: [ecko]\n            ^");
+  CHECK(error_of(kLlm + tools + "agent:\n  return_direct: search\n").rfind(
+            "w.yaml:8:18: unknown tool 'search' in agent.return_direct", 0) == 0);
+}
+
+TEST_CASE("a provider of a later release is named as such", "[spec]") {
+  CHECK(error_of("llm:\n  provider: openai\nagent: {}\n")
+            .rfind("w.yaml:2:13: llm.provider 'openai' is not available in this version; use 'scripted'", 0) == 0);
+  CHECK(error_of("llm:\n  provider: scriptd\nagent: {}\n").find("(did you mean 'scripted'?)") != std::string::npos);
+}
+
+TEST_CASE("a binary file is refused before parsing", "[spec]") {
+  CHECK(error_of(std::string("\x7f" "ELF\x02\x01\x01\0\0\0", 10)) ==
+        "w.yaml:1:8: not a YAML text file: NUL byte (is it a binary file?)");
+  CHECK(error_of("name: caf\xe9\n") == "w.yaml:1:10: not a YAML text file: invalid UTF-8 byte 0xe9 (is it a binary file?)");
+}
+
+TEST_CASE("deeply nested YAML is refused", "[spec]") {
+  std::string deep = "name: " + std::string(100000, '[') + std::string(100000, ']') + "\n";
+  CHECK(error_of(deep).find("YAML nested too deeply") != std::string::npos);
+}
+
+TEST_CASE("an alias bomb and a self-referencing alias are refused", "[spec]") {
+  std::string bomb = "a: &a [lol, lol, lol, lol, lol, lol, lol, lol, lol]\n";
+  std::string prev = "a";
+  for (char c : std::string("bcdefghi")) {
+    bomb += std::string(1, c) + ": &" + c + " [";
+    for (int i = 0; i < 9; ++i) bomb += (i ? ", *" : "*") + prev;
+    bomb += "]\n";
+    prev = std::string(1, c);
+  }
+  // The anchors sit under an input's default, where any YAML value is allowed.
+  std::string nested = "inputs:\n  x:\n    default:\n";
+  std::istringstream lines(bomb);
+  std::string line;
+  while (std::getline(lines, line)) nested += "      " + line + "\n";
+  CHECK(error_of(nested + kLlm + "agent: {}\n").find("expands to more than 100000 values (an alias bomb?)") !=
+        std::string::npos);
+  CHECK(error_of("inputs:\n  x:\n    default: &a [1, *a]\n" + kLlm + "agent: {}\n")
+            .find("(a self-referencing alias?)") != std::string::npos);
+}
+
+TEST_CASE("environment variables are interpolated, with defaults", "[spec]") {
+  setenv("ENGINE_TEST_MODEL", "m-1", 1);
+  unsetenv("ENGINE_TEST_UNSET");
+  auto w = spec::parse_workflow(
+      "name: ${ENGINE_TEST_UNSET:-fallback}\nllm:\n  provider: scripted\n  model: ${ENGINE_TEST_MODEL}\n"
+      "  scripted:\n    replies: ['$${LITERAL}']\nagent: {}\n",
+      "w.yaml", ".");
+  CHECK(w.name == "fallback");
+  CHECK(w.llm.model == "m-1");
+  CHECK(w.llm.replies[0].value == "${LITERAL}");
+  CHECK(error_of("name: ${ENGINE_TEST_UNSET}\n" + kLlm + "agent: {}\n") ==
+        "w.yaml:1:7: environment variable 'ENGINE_TEST_UNSET' is not set (use ${ENGINE_TEST_UNSET:-default}) in "
+        "name\n  name: ${ENGINE_TEST_UNSET}\n        ^");
+}
+
+TEST_CASE("a missing template file is named with its key", "[spec]") {
+  CHECK(error_of(kLlm + "agent:\n  prompt: {file: nope.j2}\n").rfind("w.yaml:6:18: agent.prompt.file: cannot read", 0) == 0);
+}
+
+TEST_CASE("an empty file and a missing file are clear errors", "[spec]") {
+  CHECK(error_of("") == "w.yaml: the workflow file is empty");
+  try {
+    spec::load_workflow("/nonexistent/w.yaml");
+    FAIL("no error");
+  } catch (const Error& e) {
+    CHECK(std::string(e.what()) == "/nonexistent/w.yaml: cannot read '/nonexistent/w.yaml': No such file or directory");
+  }
+}

@@ -1,0 +1,74 @@
+#include "support/test_support.h"
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <fstream>
+#include <random>
+#include <sstream>
+
+namespace engine::test {
+
+TempDir::TempDir() {
+  static std::atomic<int> counter{0};
+  path_ = std::filesystem::temp_directory_path() /
+          ("engine-test-" + std::to_string(getpid()) + "-" + std::to_string(counter++));
+  std::filesystem::create_directories(path_);
+}
+
+TempDir::~TempDir() {
+  std::error_code ec;
+  std::filesystem::remove_all(path_, ec);
+}
+
+std::filesystem::path TempDir::write(const std::string& relative, const std::string& content) const {
+  auto p = path_ / relative;
+  std::filesystem::create_directories(p.parent_path());
+  std::ofstream(p, std::ios::binary) << content;
+  return p;
+}
+
+std::string shell_quote(const std::string& s) {
+  std::string out = "'";
+  for (char c : s) {
+    if (c == '\'') out += "'\\''";
+    else out += c;
+  }
+  return out + "'";
+}
+
+std::string source_path(const std::string& relative) { return std::string(ENGINE_SOURCE_DIR) + "/" + relative; }
+
+namespace {
+std::string slurp(const std::filesystem::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+}  // namespace
+
+CommandResult run_engine(const std::string& args, const std::string& stdin_text) {
+  TempDir io;
+  auto in = io.write("stdin", stdin_text);
+  auto out = io.path() / "stdout";
+  auto err = io.path() / "stderr";
+  std::string cmd = "cd " + shell_quote(ENGINE_SOURCE_DIR) + " && NO_COLOR=1 " + shell_quote(ENGINE_BIN) + " " + args +
+                    " <" + shell_quote(in.string()) + " >" + shell_quote(out.string()) + " 2>" +
+                    shell_quote(err.string());
+  int status = std::system(cmd.c_str());
+  CommandResult r;
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  r.out = slurp(out);
+  r.err = slurp(err);
+  return r;
+}
+
+std::vector<std::string> EventLog::types() const {
+  std::vector<std::string> out;
+  for (const auto& e : events) out.push_back(e.type);
+  return out;
+}
+
+}  // namespace engine::test

@@ -1,0 +1,46 @@
+#pragma once
+// Helpers shared by the tests: temporary workflow folders, running the built `engine`, recording events.
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "engine/core/event.h"
+
+namespace engine::test {
+
+// A fresh folder under the system temp dir, removed when the object dies.
+class TempDir {
+ public:
+  TempDir();
+  ~TempDir();
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  const std::filesystem::path& path() const { return path_; }
+  // Writes `content` to `relative` (creating folders) and returns the full path.
+  std::filesystem::path write(const std::string& relative, const std::string& content) const;
+
+ private:
+  std::filesystem::path path_;
+};
+
+struct CommandResult {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+};
+
+// Runs the built engine with `args` (a shell-quoted string) from the source folder, optionally feeding stdin.
+CommandResult run_engine(const std::string& args, const std::string& stdin_text = "");
+
+std::string source_path(const std::string& relative);
+std::string shell_quote(const std::string& s);
+
+// Records events for assertions.
+class EventLog : public EventSink {
+ public:
+  void emit(const Event& e) override { events.push_back(e); }
+  std::vector<std::string> types() const;
+  std::vector<Event> events;
+};
+
+}  // namespace engine::test

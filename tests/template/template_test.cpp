@@ -1,0 +1,217 @@
+// Rendering semantics. Expected outputs are what Jinja2 prints for the same template and context.
+#include <catch2/catch.hpp>
+
+#include "engine/core/error.h"
+#include "engine/template/template.h"
+
+using engine::Error;
+using engine::Value;
+using engine::tmpl::Template;
+using engine::tmpl::TemplateOptions;
+
+namespace {
+
+std::string render(const std::string& src, const Value& vars = Value::object(), TemplateOptions o = {}) {
+  return Template::compile(src, "t.j2", o).render(vars);
+}
+
+std::string error_of(const std::string& src, const Value& vars = Value::object(), TemplateOptions o = {}) {
+  try {
+    render(src, vars, o);
+  } catch (const Error& e) {
+    return e.formatted();
+  }
+  return "no error";
+}
+
+const Value kTools = Value::parse(R"({"tools": [{"name": "calc", "description": "math"},
+                                                {"name": "search", "description": "web"}]})");
+
+}  // namespace
+
+TEST_CASE("output prints values as Python's str() does", "[template]") {
+  Value v = Value::parse(R"({"t": true, "f": false, "n": null, "i": 3, "x": 1.0, "s": "a'b",
+                              "l": [1, "a", null, true, 2.5], "d": {"k": "v", "n": 1}})");
+  CHECK(render("{{ t }} {{ f }} {{ n }} {{ i }} {{ x }}", v) == "True False None 3 1.0");
+  CHECK(render("{{ l }}", v) == "[1, 'a', None, True, 2.5]");
+  CHECK(render("{{ d }}", v) == "{'k': 'v', 'n': 1}");
+  CHECK(render("{{ [s] }}", v) == "[\"a'b\"]");
+  CHECK(render("{{ 1e-5 }} {{ 1e16 }} {{ 0.1 + 0.2 }} {{ 100.0 }}") == "1e-05 1e+16 0.30000000000000004 100.0");
+}
+
+TEST_CASE("arithmetic follows Python: / is true division, // and % floor", "[template]") {
+  CHECK(render("{{ 7 / 2 }} {{ 4 / 2 }} {{ 7 // 2 }} {{ -7 // 2 }} {{ -7 % 3 }} {{ 7 % -3 }}") ==
+        "3.5 2.0 3 -4 2 -2");
+  CHECK(render("{{ 2 ** 10 }} {{ 2 ** -1 }} {{ 1 + 2.0 }} {{ 'ab' * 3 }} {{ [1] + [2] }}") ==
+        "1024 0.5 3.0 ababab [1, 2]");
+  CHECK(render("{{ 'a' ~ 1 ~ none }}") == "a1None");
+  CHECK(error_of("{{ 1 / 0 }}") == "t.j2:1:6: division by zero\n  {{ 1 / 0 }}\n       ^");
+}
+
+TEST_CASE("attribute, subscript and slice access", "[template]") {
+  Value v = Value::parse(R"({"a": {"b": [10, 20, 30]}, "s": "hello"})");
+  CHECK(render("{{ a.b[0] }} {{ a['b'][-1] }} {{ a.b.1 }}", v) == "10 30 20");
+  CHECK(render("{{ a.b[1:] }} {{ a.b[::-1] }} {{ s[1:3] }} {{ s[::-1] }}", v) == "[20, 30] [30, 20, 10] el olleh");
+}
+
+TEST_CASE("comparisons, logic and membership", "[template]") {
+  CHECK(render("{{ 1 < 2 < 3 }} {{ 1 < 3 < 2 }} {{ 1 == 1.0 }} {{ 'a' in 'cat' }} {{ 2 not in [1, 3] }}") ==
+        "True False True True True");
+  CHECK(render("{{ 0 or 'x' }} {{ '' and 1 }}|{{ none or [] }} {{ not 0 }}") == "x |[] True");
+  CHECK(render("{{ 'y' if 1 > 2 else 'n' }}") == "n");
+}
+
+TEST_CASE("if, elif and else", "[template]") {
+  const char* t = "{% if n > 1 %}many{% elif n == 1 %}one{% else %}none{% endif %}";
+  CHECK(render(t, {{"n", 5}}) == "many");
+  CHECK(render(t, {{"n", 1}}) == "one");
+  CHECK(render(t, {{"n", 0}}) == "none");
+  CHECK(render("{% if [] %}a{% endif %}{% if {} %}b{% endif %}{% if '' %}c{% endif %}{% if [0] %}d{% endif %}") == "d");
+}
+
+TEST_CASE("for loops expose loop.* as Jinja2", "[template]") {
+  CHECK(render("{% for t in tools %}{{ loop.index }}/{{ loop.length }}:{{ t.name }}{% if not loop.last %}, "
+               "{% endif %}{% endfor %}",
+               kTools) == "1/2:calc, 2/2:search");
+  CHECK(render("{% for x in [1,2,3] %}{{ loop.index0 }}{{ loop.revindex }}{{ loop.first }}{% endfor %}") ==
+        "03True12False21False");
+  CHECK(render("{% for x in 'abc' %}{{ loop.cycle('o', 'e') }}{{ x }}{% endfor %}") == "oaeboc");
+  CHECK(render("{% for x in [1,2,3] %}{% if loop.previtem is defined %}{{ loop.previtem }}>{% endif %}{{ x }} "
+               "{% endfor %}") == "1 1>2 2>3 ");
+  CHECK(render("{% for x in [] %}x{% else %}empty{% endfor %}") == "empty");
+  CHECK(render("{% for x in range(10) if x is even %}{{ x }}{% endfor %}") == "02468");
+  CHECK(render("{% for k, v in {'a': 1, 'b': 2}.items() %}{{ k }}={{ v }};{% endfor %}") == "a=1;b=2;");
+  CHECK(render("{% for k in {'z': 1, 'a': 2} %}{{ k }}{% endfor %}") == "za");
+}
+
+TEST_CASE("set inside a loop does not leak out of it", "[template]") {
+  CHECK(render("{% set a = 5 %}{% for i in range(3) %}{% set a = i %}{{ a }}{% endfor %}{{ a }}") == "0125");
+  CHECK(render("{% set x, y = [1, 2] %}{{ y }}{{ x }}") == "21");
+  CHECK(render("{% set block %}hi {{ 1 + 1 }}{% endset %}[{{ block }}]") == "[hi 2]");
+}
+
+TEST_CASE("whitespace control and Jinja2's default trailing newline", "[template]") {
+  CHECK(render("a  {%- if true -%}  b  {%- endif -%}  c") == "abc");
+  CHECK(render("a {{- 1 -}} b") == "a1b");
+  CHECK(render("{# a comment #}x{#- another -#} y") == "xy");
+  CHECK(render("line\n") == "line");
+  CHECK(render("line\n\n") == "line\n");
+  TemplateOptions keep;
+  keep.keep_trailing_newline = true;
+  CHECK(render("line\n", Value::object(), keep) == "line\n");
+}
+
+TEST_CASE("trim_blocks and lstrip_blocks options", "[template]") {
+  TemplateOptions o;
+  o.trim_blocks = true;
+  o.lstrip_blocks = true;
+  CHECK(render("<ul>\n  {% for x in [1, 2] %}\n  <li>{{ x }}</li>\n  {% endfor %}\n</ul>", Value::object(), o) ==
+        "<ul>\n  <li>1</li>\n  <li>2</li>\n</ul>");
+  CHECK(render("<ul>\n  {% for x in [1, 2] %}\n  <li>{{ x }}</li>\n  {% endfor %}\n</ul>") ==
+        "<ul>\n  \n  <li>1</li>\n  \n  <li>2</li>\n  \n</ul>");
+}
+
+TEST_CASE("filters used by prompts", "[template]") {
+  CHECK(render("{{ tools | map(attribute='name') | join(', ') }}", kTools) == "calc, search");
+  CHECK(render("{{ tools | length }} {{ 'héllo' | length }} {{ 'Hi' | upper }} {{ 'Hi' | lower }}", kTools) ==
+        "2 5 HI hi");
+  CHECK(render("[{{ '  x  ' | trim }}] {{ 'a-b-c' | replace('-', '+') }} {{ 'a-b-c' | replace('-', '', 1) }}") ==
+        "[x] a+b+c ab-c");
+  CHECK(render("{{ missing | default('d') }} {{ '' | default('e', true) }} {{ '' | default('e') }}|") == "d e |");
+  CHECK(render("{{ {'b': 1, 'a': [1, 'x<']} | tojson }}") == R"({"a": [1, "x\u003c"], "b": 1})");
+  CHECK(render("{{ '日本' | tojson }}") == R"("\u65e5\u672c")");
+  CHECK(render("{{ [1, 2] | tojson(indent=2) }}") == "[\n  1,\n  2\n]");
+  CHECK(render("{{ 'a\nb\n\nc' | indent(2) }}") == "a\n  b\n\n  c");
+  CHECK(render("{{ 'a\nb' | indent(2, true) }}") == "  a\n  b");
+  CHECK(render("{{ [3, 1, 2] | sort | list }} {{ [1, 2, 2] | unique | list }} {{ [1, 2] | sum }} {{ [4, 9] | max }}") ==
+        "[1, 2, 3] [1, 2] 3 9");
+  CHECK(render("{{ tools | selectattr('name', 'equalto', 'calc') | map(attribute='description') | first }}", kTools) ==
+        "math");
+  CHECK(render("{{ 'hello world' | title }} {{ 'hELLO' | capitalize }} {{ 3.14159 | round(2) }} {{ '42' | int + 1 }}") ==
+        "Hello World Hello 3.14 43");
+  CHECK(render("{{ ['a', 'b'] | map('upper') | join }}") == "AB");
+}
+
+TEST_CASE("tests with is", "[template]") {
+  CHECK(render("{{ x is defined }} {{ y is undefined }} {{ none is none }} {{ 4 is even }} {{ 9 is divisibleby 3 }}",
+               {{"x", 1}}) == "True True True True True");
+  CHECK(render("{{ 'a' is string }} {{ 1 is number }} {{ [1] is sequence }} {{ {} is mapping }} {{ 1 is not string }}") ==
+        "True True True True True");
+}
+
+TEST_CASE("string and dict methods", "[template]") {
+  CHECK(render("{{ ' a b '.strip() }}|{{ 'a,b'.split(',') }}|{{ 'Ab'.startswith('A') }}|{{ 'x{}y'.format(1) }}") ==
+        "a b|['a', 'b']|True|x1y");
+  CHECK(render("{{ d.get('k') }} {{ d.get('z', 'no') }} {{ d.keys() | list }} {{ d.values() | list }}",
+               {{"d", {{"k", "v"}}}}) == "v no ['k'] ['v']");
+}
+
+TEST_CASE("strict undefined names the variable, template, line and column", "[template]") {
+  CHECK(error_of("Hello\n  {{ tool_name }}") ==
+        "t.j2:2:6: undefined variable 'tool_name'\n    {{ tool_name }}\n       ^");
+  CHECK(error_of("{% for t in tools %}{{ t.nme }}{% endfor %}", kTools) ==
+        "t.j2:1:25: 't' has no attribute nme\n  {% for t in tools %}{{ t.nme }}{% endfor %}\n                          ^");
+  CHECK(error_of("{% if flag %}x{% endif %}").rfind("t.j2:1:7: undefined variable 'flag'", 0) == 0);
+  // Attribute access on an undefined fails in every mode, as in Jinja2.
+  TemplateOptions lenient;
+  lenient.strict_undefined = false;
+  CHECK(error_of("{{ nothing.attr }}", Value::object(), lenient).rfind("t.j2:1:4: undefined variable 'nothing'", 0) == 0);
+}
+
+TEST_CASE("lenient undefined renders empty, like Jinja2's default", "[template]") {
+  TemplateOptions lenient;
+  lenient.strict_undefined = false;
+  CHECK(render("[{{ x }}]{% for i in x %}no{% endfor %}{% if x %}no{% endif %}{{ x | length }}", Value::object(),
+               lenient) == "[]0");
+}
+
+TEST_CASE("an inline if without else is undefined when false, as in Jinja2", "[template]") {
+  CHECK(render("{{ 'x' if true }}{{ 'y' if false else '' }}") == "x");
+  CHECK(error_of("{{ 'x' if false }}") ==
+        "t.j2:1:4: the inline if-expression is false and has no else branch (add: else '')\n  {{ 'x' if false }}\n     ^");
+  TemplateOptions lenient;
+  lenient.strict_undefined = false;
+  CHECK(render("[{{ 'x' if false }}]", Value::object(), lenient) == "[]");
+}
+
+TEST_CASE("syntax errors say what was expected and where", "[template]") {
+  CHECK(error_of("{% for %}") == "t.j2:1:8: expected a name after 'for', got '%}'\n  {% for %}\n         ^");
+  CHECK(error_of("a\n{% if x %}unclosed").rfind(
+            "t.j2:2:19: unclosed 'if' block opened at line 2:1: expected '{% endif %}' before the end", 0) == 0);
+  CHECK(error_of("{% for x in y %}{% endif %}").rfind("t.j2:1:20: unexpected 'endif'", 0) == 0);
+  CHECK(error_of("{{ x ").rfind("t.j2:1:1: unclosed tag: expected '}}'", 0) == 0);
+  CHECK(error_of("{{ 'abc }}").rfind("t.j2:1:4: unterminated string literal", 0) == 0);
+  CHECK(error_of("{% generation %}").rfind("t.j2:1:4: unknown tag 'generation'", 0) == 0);
+  CHECK(error_of("{{ x | uper }}").rfind("t.j2:1:6: unknown filter 'uper' (did you mean 'upper'?)", 0) == 0);
+  CHECK(error_of("{{ x is evn }}").rfind("t.j2:1:6: unknown test 'evn' (did you mean 'even'?)", 0) == 0);
+  CHECK(error_of("{# never closed").rfind("t.j2:1:1: unclosed comment", 0) == 0);
+  CHECK(error_of("{% endfor %}").rfind("t.j2:1:4: unexpected 'endfor'", 0) == 0);
+}
+
+TEST_CASE("errors point at the right column on non-ASCII lines", "[template]") {
+  CHECK(error_of("観察: {{ missing }}") == "t.j2:1:8: undefined variable 'missing'\n  観察: {{ missing }}\n         ^");
+}
+
+TEST_CASE("limits: nesting depth and output size", "[template]") {
+  std::string deep = std::string(5000, '(') + "1" + std::string(5000, ')');
+  CHECK(error_of("{{ " + deep + " }}").find("nested deeper than 200 levels") != std::string::npos);
+  CHECK(error_of("{{ ((1 }}") == "t.j2:1:8: unexpected '}', expected ')'\n  {{ ((1 }}\n         ^");
+  CHECK(error_of("{{ (1").find("(a bracket opened in the tag is never closed)") != std::string::npos);
+  std::string deep_ifs;
+  for (int i = 0; i < 300; ++i) deep_ifs += "{% if true %}";
+  CHECK(error_of(deep_ifs).find("nested deeper than 200 levels") != std::string::npos);
+  TemplateOptions small;
+  small.max_output_bytes = 100;
+  CHECK(error_of("{% for i in range(1000) %}xxxxxxxx{% endfor %}", Value::object(), small)
+            .find("rendered output exceeds 100 bytes") != std::string::npos);
+  CHECK(error_of("{{ 'x' * 100000000 }}").find("repetition exceeds the output limit") != std::string::npos);
+  CHECK(error_of("{{ range(100000000) | length }}").find("range() of more than 1000000 items") != std::string::npos);
+}
+
+TEST_CASE("a compiled template renders many times and reports its free names", "[template]") {
+  auto t = Template::compile("{% set z = 1 %}{{ q }}{% for s in steps %}{{ s }}{{ loop.index }}{% endfor %}{{ z }}",
+                             "t.j2");
+  CHECK(t.render({{"q", "a"}, {"steps", {1, 2}}}) == "a11221");
+  CHECK(t.render({{"q", "b"}, {"steps", Value::array()}}) == "b1");
+  CHECK(t.free_names() == std::vector<std::string>{"q", "steps"});
+}

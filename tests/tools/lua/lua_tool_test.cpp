@@ -1,0 +1,229 @@
+// The Lua host: tool protocol, sandbox, and every way a script can misbehave ending as an observation.
+#include <catch2/catch.hpp>
+
+#include "engine/core/error.h"
+#include "engine/tools/lua/lua_tool.h"
+#include "support/test_support.h"
+
+using namespace engine;
+using namespace engine::tools;
+using engine::test::TempDir;
+
+namespace {
+
+struct Script {
+  TempDir dir;
+  std::shared_ptr<const lua::LuaTool> tool;
+  std::unique_ptr<ToolInstance> instance;
+  test::EventLog log;
+
+  explicit Script(const std::string& code, lua::LuaLimits limits = fast_limits()) {
+    lua::LuaToolConfig cfg;
+    cfg.file = dir.write("plugins/tool.lua", code);
+    cfg.display_path = "plugins/tool.lua";
+    cfg.limits = limits;
+    tool = lua::LuaTool::load(cfg);
+    instance = tool->instantiate(&log);
+  }
+  ToolResult call(const std::string& input = "") { return instance->invoke(input); }
+
+  static lua::LuaLimits fast_limits() {
+    lua::LuaLimits l;
+    l.instructions = 5'000'000;
+    l.memory_bytes = 8u << 20;
+    l.timeout = std::chrono::milliseconds(1500);
+    return l;
+  }
+};
+
+Error load_error(const std::string& code) {
+  try {
+    Script s(code);
+  } catch (const Error& e) {
+    return e;
+  }
+  FAIL("the script loaded");
+  throw;
+}
+
+}  // namespace
+
+TEST_CASE("a tool file may return a function", "[lua]") {
+  Script s("return function(input) return 'got ' .. input end");
+  CHECK(s.tool->name() == "tool");
+  CHECK(s.call("x").observation == "got x");
+}
+
+TEST_CASE("a tool file may return a table with name, description and run", "[lua]") {
+  Script s("return { name = 'adder', description = 'adds', run = function(i) return tonumber(i) + 1 end }");
+  CHECK(s.tool->name() == "adder");
+  CHECK(s.tool->description() == "adds");
+  CHECK(s.call("41").observation == "42");
+}
+
+TEST_CASE("return values become observations: tables as JSON, nil as empty", "[lua]") {
+  Script s(R"(return function(i)
+    if i == 'table' then return { answer = 42, list = { 1, 2 } } end
+    if i == 'nil' then return nil end
+    if i == 'bool' then return true end
+    return 1.5
+  end)");
+  CHECK(s.call("table").observation == R"({"answer":42,"list":[1,2]})");
+  CHECK(s.call("nil").observation.empty());
+  CHECK(s.call("bool").observation == "true");
+  CHECK(s.call("num").observation == "1.5");
+}
+
+TEST_CASE("engine.json and engine.log are available", "[lua]") {
+  Script s(R"(return function(i)
+    local t = engine.json.decode(i)
+    engine.log('decoded', t.n)
+    print('printed goes to the trace too')
+    return engine.json.encode({ doubled = t.n * 2 })
+  end)");
+  CHECK(s.call(R"({"n": 21})").observation == R"({"doubled":42})");
+  REQUIRE(s.log.events.size() == 2);
+  CHECK(s.log.events[0].data["message"] == "decoded\t21");
+  CHECK(s.log.events[1].data["message"] == "printed goes to the trace too");
+}
+
+TEST_CASE("a Lua syntax error names the script, line and column", "[lua]") {
+  Error e = load_error("local x = 1\nreturn function( x end\n");
+  CHECK(e.kind() == "lua.syntax");
+  CHECK(e.formatted() == "plugins/tool.lua:2: lua syntax error: ')' expected near 'end'\n  return function( x end");
+}
+
+TEST_CASE("a script that returns no tool is rejected at load", "[lua]") {
+  Error e = load_error("return 42");
+  CHECK(e.kind() == "lua.load");
+  CHECK(e.message() == "the tool script must return a function or a table with a 'run' function, got number");
+}
+
+TEST_CASE("a tool that errors becomes an observation naming the tool", "[lua]") {
+  Script s("return function(i) error('no such customer: ' .. i) end");
+  auto r = s.call("Z");
+  CHECK_FALSE(r.ok());
+  CHECK(r.error_kind == "tool.error");
+  CHECK(r.observation == "tool 'tool' failed: plugins/tool.lua:1: no such customer: Z");
+  CHECK(s.call("again").observation == "tool 'tool' failed: plugins/tool.lua:1: no such customer: again");
+}
+
+TEST_CASE("an infinite loop hits the instruction limit", "[lua]") {
+  Script s("return function() while true do end end");
+  auto r = s.call();
+  CHECK(r.error_kind == "tool.instruction_limit");
+  CHECK(r.observation == "tool 'tool' failed: instruction limit of 5000000 exceeded");
+}
+
+TEST_CASE("an infinite loop inside pcall cannot swallow the limit", "[lua]") {
+  Script s(R"(return function()
+    while true do pcall(function() while true do end end) end
+  end)");
+  CHECK(s.call().error_kind == "tool.instruction_limit");
+  Script t(R"(return function()
+    local ok, err = pcall(function() while true do end end)
+    return 'swallowed: ' .. tostring(err)
+  end)");
+  CHECK(t.call().error_kind == "tool.instruction_limit");
+}
+
+TEST_CASE("a wall-clock limit stops a slow script", "[lua]") {
+  lua::LuaLimits l;
+  l.instructions = 100'000'000'000ULL;
+  l.timeout = std::chrono::milliseconds(200);
+  Script s("return function() while true do end end", l);
+  auto r = s.call();
+  CHECK(r.error_kind == "tool.timeout");
+  CHECK(r.observation == "tool 'tool' failed: time limit of 200 ms exceeded");
+}
+
+TEST_CASE("a memory bomb hits the memory limit, also inside pcall", "[lua]") {
+  Script s("return function() local t = {} for i = 1, 1e9 do t[i] = {i} end end");
+  CHECK(s.call().error_kind == "tool.memory_limit");
+  Script rep("return function() return string.rep('x', 1e9) end");
+  auto r = rep.call();
+  CHECK(r.error_kind == "tool.memory_limit");
+  CHECK(r.observation == "tool 'tool' failed: memory limit of 8388608 bytes exceeded");
+  Script caught(R"(return function()
+    local t = {}
+    while true do pcall(function() t[#t + 1] = string.rep('y', 1e6) end) end
+  end)");
+  CHECK(caught.call().error_kind == "tool.memory_limit");
+  // The state is usable again after a limit.
+  CHECK_FALSE(s.call().ok());
+}
+
+TEST_CASE("a pathological pattern on a long string stops within the budget", "[lua]") {
+  Script s("return function() return string.rep('a', 100000):find('.-.-.-.-.-b') end");
+  auto r = s.call();
+  CHECK(r.error_kind == "tool.instruction_limit");
+  Script m("return function() return (string.rep('a', 50000)):match('(a*)*b') end");
+  CHECK_FALSE(m.call().ok());
+  Script g("return function() return (string.rep('x', 200000)):gsub('x', string.rep('y', 1000)) end");
+  CHECK(g.call().error_kind == "tool.memory_limit");
+}
+
+TEST_CASE("bytecode cannot be loaded and string.dump is gone", "[lua]") {
+  Script s(R"(return function()
+    local f, err = load("\27Lua\84\0\25\147\13\10\26\10", 'x', 'b')
+    return tostring(f) .. ' / ' .. err .. ' / ' .. tostring(string.dump)
+  end)");
+  CHECK(s.call().observation == "nil / attempt to load a binary chunk (mode is 't') / nil");
+  Script text("return function() return load('return 1 + 1')() end");
+  CHECK(text.call().observation == "2");
+}
+
+TEST_CASE("io, os.execute, debug, dofile and loadfile do not exist", "[lua]") {
+  Script s(R"(return function()
+    return table.concat({ tostring(io), tostring(os.execute), tostring(os.exit), tostring(debug),
+                          tostring(dofile), tostring(loadfile), tostring(package), type(os.time()),
+                          type(os.clock()), type(os.date('%Y')) }, ',')
+  end)");
+  CHECK(s.call().observation == "nil,nil,nil,nil,nil,nil,nil,number,number,string");
+  Script gc("return function() collectgarbage('stop') end");
+  CHECK(gc.call().observation == "tool 'tool' failed: plugins/tool.lua:1: collectgarbage('stop') is not available in "
+                                 "the sandbox");
+}
+
+TEST_CASE("require loads only from the plugin's folder", "[lua]") {
+  TempDir dir;
+  dir.write("plugins/helper.lua", "return { twice = function(x) return x * 2 end }");
+  dir.write("secret.lua", "return 'outside'");
+  lua::LuaToolConfig cfg;
+  cfg.file = dir.write("plugins/tool.lua", R"(local h = require('helper')
+return function(i)
+  if i == 'escape' then return require('..secret') end
+  if i == 'missing' then return require('nothere') end
+  return h.twice(21)
+end)");
+  cfg.display_path = "plugins/tool.lua";
+  auto instance = lua::LuaTool::load(cfg)->instantiate(nullptr);
+  CHECK(instance->invoke("ok").observation == "42");
+  CHECK(instance->invoke("escape").observation ==
+        "tool 'tool' failed: plugins/tool.lua:3: require: invalid module name '..secret'");
+  CHECK(instance->invoke("missing").observation.find("require: module 'nothere' not found") != std::string::npos);
+}
+
+TEST_CASE("each instance has its own state; the tool is shared", "[lua]") {
+  Script s("local n = 0\nreturn function() n = n + 1 return n end");
+  CHECK(s.call().observation == "1");
+  CHECK(s.call().observation == "2");
+  auto other = s.tool->instantiate(nullptr);
+  CHECK(other->invoke("").observation == "1");
+}
+
+TEST_CASE("the shipped calculator plugin evaluates arithmetic safely", "[lua]") {
+  lua::LuaToolConfig cfg;
+  cfg.file = test::source_path("plugins/calculator.lua");
+  cfg.display_path = "plugins/calculator.lua";
+  auto calc = lua::LuaTool::load(cfg)->instantiate(nullptr);
+  CHECK(calc->invoke("12 * 7 + 3").observation == "87");
+  CHECK(calc->invoke("What is (2 + 3) ^ 2?").observation == "25");
+  CHECK(calc->invoke("3 times 4 plus 1").observation == "13");
+  CHECK(calc->invoke("10 / 4").observation == "2.5");
+  CHECK(calc->invoke("-2 ** 2").observation == "4");
+  CHECK(calc->invoke("sqrt(16) + max(1, 5)").observation == "9");
+  CHECK(calc->invoke("1,000 * 3").observation == "3000");
+  CHECK(calc->invoke("1 / 0").observation == "tool 'calculator' failed: plugins/calculator.lua:103: division by zero");
+  CHECK(calc->invoke("os.exit()").observation.find("unknown word 'os'") != std::string::npos);
+}

@@ -1,0 +1,51 @@
+#include <catch2/catch.hpp>
+
+#include <sstream>
+
+#include "engine/trace/console_printer.h"
+#include "engine/trace/jsonl_writer.h"
+
+using namespace engine;
+
+namespace {
+void replay(EventSink& sink) {
+  sink.emit({"chain_start", Value{{"name", "AgentExecutor"}}});
+  sink.emit({"agent_action", Value{{"log", " I should add.\nAction: calc\nAction Input: 1+1"}}});
+  sink.emit({"tool_end", Value{{"observation", "2"}, {"observation_prefix", "Observation: "}, {"llm_prefix", "Thought: "}}});
+  sink.emit({"agent_finish", Value{{"log", "I know.\nFinal Answer: 2"}}});
+  sink.emit({"chain_end", Value::object()});
+}
+}  // namespace
+
+TEST_CASE("the console shows a run as LangChain's verbose mode", "[trace]") {
+  std::ostringstream out;
+  trace::ConsolePrinter printer(out, false);
+  replay(printer);
+  CHECK(out.str() ==
+        "\n> Entering new AgentExecutor chain...\n I should add.\nAction: calc\nAction Input: 1+1\nObservation: 2\n"
+        "Thought: I know.\nFinal Answer: 2\n\n> Finished chain.\n");
+}
+
+TEST_CASE("colour: blue steps, green answer, only when asked", "[trace]") {
+  std::ostringstream out;
+  trace::ConsolePrinter printer(out, true);
+  replay(printer);
+  CHECK(out.str().find("\033[36;1m I should add.") != std::string::npos);
+  CHECK(out.str().find("\033[32;1mI know.") != std::string::npos);
+}
+
+TEST_CASE("the JSONL trace writes one parseable line per event", "[trace]") {
+  std::ostringstream out;
+  trace::JsonlWriter writer(out);
+  replay(writer);
+  std::istringstream lines(out.str());
+  std::string line;
+  int n = 0;
+  while (std::getline(lines, line)) {
+    Value v = Value::parse(line);
+    CHECK(v.contains("type"));
+    CHECK(v.contains("t_ms"));
+    ++n;
+  }
+  CHECK(n == 5);
+}

@@ -14,14 +14,18 @@ local functions = {
   min = math.min, max = math.max,
 }
 
+-- Each rewrite runs only when its trigger is present: most inputs are plain arithmetic and need none.
 local function normalize(text)
-  local s = " " .. text:lower() .. " "
-  for _, w in ipairs(words) do
-    s = s:gsub("%f[%a]" .. w[1] .. "%f[%A]", " " .. w[2] .. " ")
+  local s = text
+  if s:find("%a") or s:find("\xC3\x97", 1, true) then
+    s = " " .. s:lower() .. " "
+    for _, w in ipairs(words) do
+      s = s:gsub("%f[%a]" .. w[1] .. "%f[%A]", " " .. w[2] .. " ")
+    end
+    s = s:gsub("(%d)%s*[x]%s*(%d)", "%1*%2"):gsub("\xC3\x97", "*")
   end
-  s = s:gsub("(%d),(%d%d%d)", "%1%2")  -- 1,000 is a thousand
-  s = s:gsub("%*%*", "^")
-  s = s:gsub("(%d)%s*[x×]%s*(%d)", "%1*%2")
+  if s:find(",", 1, true) then s = s:gsub("(%d),(%d%d%d)", "%1%2") end  -- 1,000 is a thousand
+  if s:find("**", 1, true) then s = s:gsub("%*%*", "^") end
   return s
 end
 
@@ -29,8 +33,8 @@ local function tokenize(s)
   local tokens, i = {}, 1
   while i <= #s do
     local c = s:sub(i, i)
-    if c:match("%s") then
-      i = i + 1
+    if c == " " or c:match("%s") then
+      i = (s:find("[^%s]", i)) or (#s + 1)
     elseif c:match("[%d%.]") then
       local num = s:match("^%d*%.?%d+[eE][%+%-]?%d+", i) or s:match("^%d+%.?%d*", i) or s:match("^%.%d+", i)
       if not num then error("bad number at position " .. i) end
@@ -135,7 +139,10 @@ return {
   name = "calculator",
   description = "Evaluates an arithmetic expression such as 12 * 7 + 3 or (2 + 3) ^ 2 and returns the number.",
   run = function(input)
-    local text = input:gsub("^%s*[Ww]hat%s+is%s+", ""):gsub("[%?=]%s*$", "")
+    local text = input
+    if text:find("?", 1, true) or text:find("=", 1, true) or text:find("hat", 1, true) then
+      text = text:gsub("^%s*[Ww]hat%s+is%s+", ""):gsub("[%?=]%s*$", "")
+    end
     return format(evaluate(tokenize(normalize(text))))
   end,
 }

@@ -99,7 +99,7 @@ class Loader {
       } else if (!kv.second.IsNull()) {
         r_.expect_map(kv.second, path, kOutputKeys);
         if (kv.second["description"]) o.description = r_.str(kv.second["description"], path + ".description");
-        if (kv.second["value"]) o.value = r_.located_str(kv.second["value"], path + ".value");
+        if (kv.second["value"]) o.value = r_.located_raw(kv.second["value"], path + ".value");
       }
       out.push_back(std::move(o));
     }
@@ -135,8 +135,8 @@ class Loader {
           r_.expect_map(rules[i], path, kRuleKeys);
           r_.expect_present(rules[i], "match", path);
           r_.expect_present(rules[i], "reply", path);
-          l.rules.push_back({r_.located_str(rules[i]["match"], path + ".match"),
-                             r_.located_str(rules[i]["reply"], path + ".reply")});
+          l.rules.push_back({r_.located_raw(rules[i]["match"], path + ".match"),
+                             r_.located_raw(rules[i]["reply"], path + ".reply")});
         }
       }
       if (!l.replies.empty() && !l.rules.empty())
@@ -199,8 +199,8 @@ class Loader {
     if (n["parser"]) {
       const YAML::Node& p = n["parser"];
       r_.expect_map(p, "agent.parser", kParserKeys);
-      if (p["final_answer"]) a.parser.final_answer = r_.located_str(p["final_answer"], "agent.parser.final_answer");
-      if (p["action"]) a.parser.action = r_.located_str(p["action"], "agent.parser.action");
+      if (p["final_answer"]) a.parser.final_answer = r_.located_raw(p["final_answer"], "agent.parser.final_answer");
+      if (p["action"]) a.parser.action = r_.located_raw(p["action"], "agent.parser.action");
       if (p["dotall"]) a.parser.dotall = r_.boolean(p["dotall"], "agent.parser.dotall");
       if (p["strip_quotes"]) a.parser.strip_quotes = r_.boolean(p["strip_quotes"], "agent.parser.strip_quotes");
     }
@@ -244,8 +244,7 @@ class Loader {
     t.loc = r_.loc(n);
     t.given = true;
     if (n.IsScalar()) {
-      // Templates keep their text as written: ${...} is not expanded inside them.
-      t.text = n.Scalar();
+      t.text = r_.located_raw(n, path).value;
       t.origin = display_ + " (" + path + ")";
       return t;
     }

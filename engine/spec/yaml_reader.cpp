@@ -96,6 +96,11 @@ Located<std::string> YamlReader::located_str(const YAML::Node& n, const std::str
   return {str(n, path), loc(n)};
 }
 
+Located<std::string> YamlReader::located_raw(const YAML::Node& n, const std::string& path) const {
+  if (!n.IsScalar()) fail("spec.wrong_type", path + " must be a string, got " + what_is(n), n);
+  return {n.Scalar(), loc(n)};
+}
+
 long long YamlReader::integer(const YAML::Node& n, const std::string& path, long long min, long long max) const {
   std::string s = n.IsScalar() ? str(n, path) : "";
   auto v = n.IsScalar() ? as_integer(s) : std::nullopt;

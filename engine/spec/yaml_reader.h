@@ -29,6 +29,8 @@ class YamlReader {
 
   std::string str(const YAML::Node& n, const std::string& path) const;
   Located<std::string> located_str(const YAML::Node& n, const std::string& path) const;
+  // Templates and regexes are taken as written: ${...} is not expanded in them.
+  Located<std::string> located_raw(const YAML::Node& n, const std::string& path) const;
   long long integer(const YAML::Node& n, const std::string& path, long long min, long long max) const;
   double number(const YAML::Node& n, const std::string& path, double min) const;
   bool boolean(const YAML::Node& n, const std::string& path) const;

@@ -124,6 +124,10 @@ TEST_CASE("environment variables are interpolated, with defaults", "[spec]") {
   CHECK(w.name == "fallback");
   CHECK(w.llm.model == "m-1");
   CHECK(w.llm.replies[0].value == "${LITERAL}");
+  auto raw = spec::parse_workflow(kLlm + "agent:\n  prompt: 'cost: ${PRICE}'\n  parser: {final_answer: 'A\\$\\{x}(.*)'}\n",
+                                  "w.yaml", ".");
+  CHECK(raw.agent.prompt.text == "cost: ${PRICE}");  // templates and regexes are taken as written
+  CHECK(raw.agent.parser.final_answer.value == "A\\$\\{x}(.*)");
   CHECK(error_of("name: ${ENGINE_TEST_UNSET}\n" + kLlm + "agent: {}\n") ==
         "w.yaml:1:7: environment variable 'ENGINE_TEST_UNSET' is not set (use ${ENGINE_TEST_UNSET:-default}) in "
         "name\n  name: ${ENGINE_TEST_UNSET}\n        ^");

@@ -49,7 +49,7 @@ bool push_run_function(lua_State* L, std::string& name, std::string& description
 class LuaToolInstance : public ToolInstance {
  public:
   LuaToolInstance(const LuaTool& tool, const LuaToolConfig& config, const std::string& bytecode, EventSink* events)
-      : tool_(tool),
+      : name_(tool.name()),
         sandbox_(config.limits, config.file.parent_path(), [this](const std::string& line) { log(line); }),
         events_(events) {
     lua_State* L = sandbox_.state();
@@ -69,7 +69,7 @@ class LuaToolInstance : public ToolInstance {
   }
 
   ToolResult invoke(std::string_view input) override {
-    std::string prefix = "tool '" + tool_.name() + "' failed: ";
+    std::string prefix = "tool '" + name_ + "' failed: ";
     if (run_ref_ == LUA_NOREF) return ToolResult::failure(kind_for(load_kind_), prefix + load_error_);
     lua_State* L = sandbox_.state();
     lua_rawgeti(L, LUA_REGISTRYINDEX, run_ref_);
@@ -117,10 +117,10 @@ class LuaToolInstance : public ToolInstance {
   }
 
   void log(const std::string& line) {
-    if (events_) events_->emit(Event{"tool_log", Value{{"tool", tool_.name()}, {"message", line}}});
+    if (events_) events_->emit(Event{"tool_log", Value{{"tool", name_}, {"message", line}}});
   }
 
-  const LuaTool& tool_;
+  std::string name_;  // a copy: an instance may outlive the Tool it came from
   LuaSandbox sandbox_;
   EventSink* events_;
   int run_ref_ = LUA_NOREF;

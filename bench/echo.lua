@@ -1,0 +1,1 @@
+return function(input) return input end

@@ -225,6 +225,8 @@ TEST_CASE("the shipped calculator plugin evaluates arithmetic safely", "[lua]") 
   CHECK(calc->invoke("sqrt(16) + max(1, 5)").observation == "9");
   CHECK(calc->invoke("1,000 * 3").observation == "3000");
   CHECK(calc->invoke("6 × 7").observation == "42");
-  CHECK(calc->invoke("1 / 0").observation == "tool 'calculator' failed: plugins/calculator.lua:103: division by zero");
+  std::string div = calc->invoke("1 / 0").observation;
+  CHECK(div.rfind("tool 'calculator' failed: plugins/calculator.lua:", 0) == 0);
+  CHECK(div.substr(div.size() - 18) == ": division by zero");
   CHECK(calc->invoke("os.exit()").observation.find("unknown word 'os'") != std::string::npos);
 }

@@ -1,16 +1,12 @@
 #include "engine/assemble/build_llm.h"
 
-#include "engine/core/error.h"
+#include "engine/assemble/spec_errors.h"
 #include "engine/llm/scripted_llm.h"
 #include "engine/parse/regex.h"
 #include "engine/template/template.h"
 
 namespace engine::assemble {
 namespace {
-
-Error relocated(const Error& e, const std::string& what, const SourceLoc& loc, const spec::WorkflowSpec& s) {
-  return Error(e.kind(), what + ": " + e.message(), loc, loc.line > 0 ? std::string(s.source->line(loc.line)) : "");
-}
 
 // A rule: the regex searches the prompt; the reply template sees the named groups, `groups` (by number) and
 // `prompt`.
@@ -20,7 +16,7 @@ llm::ScriptedRule make_rule(const spec::ScriptedRuleSpec& r, size_t index, const
   try {
     regex = parse::Regex::compile(r.match.value);
   } catch (const Error& e) {
-    throw relocated(e, path + ".match", r.match.loc, s);
+    throw at_key(e, path + ".match", r.match.loc, s);
   }
   tmpl::Template reply = tmpl::Template::compile(r.reply.value, s.display_path + " (" + path + ".reply)");
   return llm::ScriptedRule{r.match.value, [regex = std::move(*regex), reply](const std::string& prompt)

@@ -2,17 +2,13 @@
 
 #include <algorithm>
 
-#include "engine/core/error.h"
+#include "engine/assemble/spec_errors.h"
 #include "engine/core/text.h"
 #include "engine/tools/builtin_tools.h"
 #include "engine/tools/lua/lua_tool.h"
 
 namespace engine::assemble {
 namespace {
-
-std::string quoted_line(const spec::WorkflowSpec& s, const SourceLoc& loc) {
-  return loc.line > 0 ? std::string(s.source->line(loc.line)) : "";
-}
 
 std::shared_ptr<const tools::Tool> load_tool(const spec::ToolSpec& t, const spec::WorkflowSpec& s) {
   if (!t.builtin.value.empty()) {

@@ -4,6 +4,7 @@
 
 #include "engine/assemble/build_llm.h"
 #include "engine/assemble/build_tools.h"
+#include "engine/assemble/spec_errors.h"
 #include "engine/core/error.h"
 #include "engine/core/text.h"
 
@@ -43,7 +44,7 @@ void check_free_names(const tmpl::Template& t, const std::vector<std::string>& i
     throw Error("spec.undeclared_variable",
                 what + " uses '" + name + "', which is not a declared input" +
                     (hint.empty() ? " (" + declared + ")" : hint),
-                loc, loc.line > 0 ? std::string(s.source->line(loc.line)) : "");
+                loc, quoted_line(s, loc));
   }
 }
 
@@ -76,14 +77,21 @@ std::shared_ptr<const Executor> Executor::build(const spec::WorkflowSpec& s) {
   cfg.max_tokens = a.max_tokens ? a.max_tokens : s.llm.max_tokens;
   cfg.tools = agent_tools(s, registry);
 
-  parse::ReactPatterns patterns{a.parser.final_answer.value, a.parser.action.value, a.parser.dotall,
-                                a.parser.strip_quotes};
+  // Each regex is compiled here, so an error can name its own key and line.
+  auto compile_regex = [&](const spec::Located<std::string>& pattern, const std::string& key) {
+    try {
+      return parse::Regex::compile(pattern.value, parse::ReactParser::regex_options(a.parser.dotall));
+    } catch (const Error& e) {
+      throw at_key(e, key, pattern.loc, s);
+    }
+  };
+  parse::Regex final_answer = compile_regex(a.parser.final_answer, "agent.parser.final_answer");
+  parse::Regex action = compile_regex(a.parser.action, "agent.parser.action");
   std::optional<parse::ReactParser> parser;
   try {
-    parser.emplace(patterns);
+    parser.emplace(std::move(final_answer), std::move(action), a.parser.strip_quotes);
   } catch (const Error& e) {
-    const SourceLoc& loc = e.message().rfind("final_answer", 0) == 0 ? a.parser.final_answer.loc : a.parser.action.loc;
-    throw Error(e.kind(), "agent.parser." + e.message(), loc, loc.line > 0 ? std::string(s.source->line(loc.line)) : "");
+    throw at_key(e, "agent.parser.action", a.parser.action.loc, s);
   }
 
   std::vector<OutputTemplate> outputs;

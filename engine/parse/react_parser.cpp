@@ -8,7 +8,7 @@ namespace {
 
 Regex compile_named(const std::string& pattern, const char* which, bool dotall) {
   try {
-    return Regex::compile(pattern, RegexOptions{.dotall = dotall});
+    return Regex::compile(pattern, ReactParser::regex_options(dotall));
   } catch (const Error& e) {
     throw Error(e.kind(), std::string(which) + " " + e.message());
   }
@@ -34,9 +34,11 @@ const std::initializer_list<std::string_view> kInputNames = {"input", "tool_inpu
 }  // namespace
 
 ReactParser::ReactParser(const ReactPatterns& p)
-    : final_answer_(compile_named(p.final_answer, "final_answer", p.dotall)),
-      action_(compile_named(p.action, "action", p.dotall)),
-      strip_quotes_(p.strip_quotes) {
+    : ReactParser(compile_named(p.final_answer, "final_answer", p.dotall), compile_named(p.action, "action", p.dotall),
+                  p.strip_quotes) {}
+
+ReactParser::ReactParser(Regex final_answer, Regex action, bool strip_quotes)
+    : final_answer_(std::move(final_answer)), action_(std::move(action)), strip_quotes_(strip_quotes) {
   size_t groups = action_.group_names().size() - 1;
   bool named = has_any_group(action_, kToolNames) && has_any_group(action_, kInputNames);
   if (!named && groups < 2)

@@ -14,9 +14,12 @@ struct ReactPatterns {
 
 class ReactParser {
  public:
-  // Throws Error "regex.invalid" (with `which` = "final_answer" or "action" in the message) for a bad pattern,
-  // and "regex.missing_group" when the action regex cannot yield a tool name and an input.
+  // Throws Error "regex.missing_group" when the action regex cannot yield a tool name and an input.
+  ReactParser(Regex final_answer, Regex action, bool strip_quotes = true);
+  // Compiles the patterns too; a bad one throws Error "regex.invalid" whose message starts with its name.
   explicit ReactParser(const ReactPatterns& patterns);
+
+  static RegexOptions regex_options(bool dotall) { return RegexOptions{.dotall = dotall}; }
 
   // Never throws for bad LLM output: a text that is not a step is a ParseFailure, as is a regex that gives up.
   ParsedOutput parse(std::string_view text) const;

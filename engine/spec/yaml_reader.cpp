@@ -13,8 +13,10 @@ constexpr long kMaxValueNodes = 100'000;
 
 bool is_plain(const YAML::Node& n) { return n.Tag() == "?" || n.Tag().empty(); }
 
-std::optional<long long> as_integer(const std::string& s) {
-  long long v = 0;
+// The whole scalar as a number of type T (an optional leading '+'), or nullopt.
+template <class T>
+std::optional<T> as_number(const std::string& s) {
+  T v{};
   const char* b = s.data();
   const char* e = s.data() + s.size();
   if (b != e && *b == '+') ++b;
@@ -23,15 +25,11 @@ std::optional<long long> as_integer(const std::string& s) {
   return v;
 }
 
+std::optional<long long> as_integer(const std::string& s) { return as_number<long long>(s); }
+
 std::optional<double> as_double(const std::string& s) {
   if (s == ".inf" || s == ".Inf" || s == "+.inf") return HUGE_VAL;
-  double v = 0;
-  const char* b = s.data();
-  const char* e = s.data() + s.size();
-  if (b != e && *b == '+') ++b;
-  auto [p, ec] = std::from_chars(b, e, v);
-  if (ec != std::errc() || p != e || b == e) return std::nullopt;
-  return v;
+  return as_number<double>(s);
 }
 
 std::optional<bool> as_bool(const std::string& s) {

@@ -166,3 +166,21 @@ TEST_CASE("the JSON result has LangChain's fields", "[agent]") {
   CHECK(j["usage"]["total_tokens"].get<long>() > 0);
   CHECK(j.contains("elapsed_ms"));
 }
+
+TEST_CASE("a 1 MB model output goes through the loop: as an answer, and as junk to retry", "[agent]") {
+  Setup s;
+  std::string big(1 << 20, 'x');
+  s.script.replies = {"Final Answer: " + big};
+  test::EventLog log;
+  RunResult r = s.run(log);
+  CHECK(r.output.size() == big.size());
+
+  Setup junk;
+  junk.cfg.on_parse_error = ParseErrorPolicy::Retry;
+  junk.script.replies = {big, "Final Answer: fine"};
+  test::EventLog log2;
+  RunResult r2 = junk.run(log2);
+  CHECK(r2.output == "fine");
+  REQUIRE(r2.intermediate_steps.size() == 1);
+  CHECK(r2.intermediate_steps[0].observation.size() < 400);  // the feedback quotes an excerpt
+}

@@ -40,8 +40,14 @@ TEST_CASE("a template syntax error names the template and its line", "[assemble]
 
 TEST_CASE("an invalid regex points at the YAML key", "[assemble]") {
   CHECK(build_error(kHead + "agent:\n  prompt: '{{ question }}'\n  parser:\n    action: 'Action: (?P<tool>\\w+'\n") ==
-        "w.yaml:10:13: agent.parser.action invalid regex: missing closing parenthesis at offset 20\n"
+        "w.yaml:10:13: agent.parser.action: invalid regex: missing closing parenthesis at offset 20\n"
         "      action: 'Action: (?P<tool>\\w+'\n              ^");
+}
+
+TEST_CASE("an action regex without tool and input groups points at its key", "[assemble]") {
+  CHECK(build_error(kHead + "agent:\n  prompt: '{{ question }}'\n  parser:\n    action: 'Action: \\w+'\n")
+            .rfind("w.yaml:10:13: agent.parser.action: action regex needs groups named 'tool' and 'input' (or two "
+                   "groups), found 0", 0) == 0);
 }
 
 TEST_CASE("an invalid scripted rule regex points at the rule", "[assemble]") {

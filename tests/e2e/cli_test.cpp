@@ -194,3 +194,23 @@ TEST_CASE("the iteration limit ends the run with LangChain's message", "[e2e]") 
   CHECK(j["stopped_reason"] == "max_iterations");
   CHECK(j["intermediate_steps"].size() == 3);
 }
+
+TEST_CASE("the time limit ends a slow run with LangChain's message", "[e2e]") {
+  test::TempDir dir;
+  auto w = dir.write("w.yaml",
+                     "inputs:\n  input: q\nllm:\n  provider: scripted\n  scripted:\n    latency_ms: 40\n    rules:\n"
+                     "      - {match: '.', reply: \"Action: echo\\nAction Input: again\"}\n"
+                     "tools:\n  - builtin: echo\nagent:\n  max_execution_time: 0.1\n  early_stopping: force\n");
+  auto r = run_engine("run " + shell_quote(w.string()) + " --json -q --input x");
+  CHECK(r.exit_code == 0);
+  Value j = Value::parse(r.out);
+  CHECK(j["output"] == "Agent stopped due to iteration limit or time limit.");
+  CHECK(j["stopped_reason"] == "max_execution_time");
+  CHECK(j["intermediate_steps"].size() < 15);
+}
+
+TEST_CASE("run --no-color keeps escape codes out; the answer is never coloured", "[e2e]") {
+  auto r = run_engine("run workflows/calculator.yaml --no-color");
+  CHECK(r.err.find("\033[") == std::string::npos);
+  CHECK(r.out == "87\n");
+}

@@ -49,7 +49,9 @@ void check_free_names(const tmpl::Template& t, const std::vector<std::string>& i
 }
 
 tmpl::Template compile_template(const spec::TemplateSource& src, const spec::TemplateFlags& flags) {
-  return tmpl::Template::compile(src.text, src.origin, template_options(flags));
+  tmpl::TemplateOptions options = template_options(flags);
+  options.include_dir = src.dir;
+  return tmpl::Template::compile(src.text, src.origin, options);
 }
 
 }  // namespace

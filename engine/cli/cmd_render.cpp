@@ -39,7 +39,7 @@ int render(const RenderOptions& o) {
   }
   tmpl::TemplateOptions options;
   options.strict_undefined = !o.lenient;
-  auto t = tmpl::Template::compile(read_file(o.file), o.file, options);
+  auto t = tmpl::Template::compile_file(o.file, options);
   std::cout << t.render(vars);
   std::cout.flush();
   return kOk;

@@ -230,9 +230,9 @@ class Loader {
       if (o["lstrip_blocks"])
         a.template_flags.lstrip_blocks = r_.boolean(o["lstrip_blocks"], "agent.template_options.lstrip_blocks");
     }
-    if (!a.prompt.given) a.prompt = {kDefaultReactPrompt, "built-in react prompt", a.loc, false};
+    if (!a.prompt.given) a.prompt = {kDefaultReactPrompt, "built-in react prompt", dir_, a.loc, false};
     if (!a.scratchpad.given) a.scratchpad = {default_scratchpad(a.observation_prefix, a.llm_prefix),
-                                             "built-in scratchpad", a.loc, false};
+                                             "built-in scratchpad", dir_, a.loc, false};
     if (!a.stop_given) a.stop = {"\n" + std::string(trim(a.observation_prefix))};
     return a;
   }
@@ -245,6 +245,7 @@ class Loader {
     t.given = true;
     if (n.IsScalar()) {
       t.text = r_.located_raw(n, path).value;
+      t.dir = dir_;
       t.origin = display_ + " (" + path + ")";
       return t;
     }
@@ -262,6 +263,7 @@ class Loader {
       r_.fail("spec.not_text", path + ".file: '" + rel + "' is not UTF-8 text (bad byte at offset " +
                                    std::to_string(bad) + ")", n["file"]);
     t.origin = (std::filesystem::path(display_).parent_path() / rel).lexically_normal().string();
+    t.dir = file.parent_path();
     return t;
   }
 

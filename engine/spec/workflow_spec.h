@@ -34,6 +34,7 @@ struct OutputSpec {
 struct TemplateSource {
   std::string text;
   std::string origin;  // "templates/react.j2" or "workflows/x.yaml (agent.prompt)"
+  std::filesystem::path dir;  // where its {% include %} names resolve: its own folder, or the workflow's
   SourceLoc loc;       // where the YAML gives it
   bool given = false;
 };

@@ -108,7 +108,7 @@ struct DictExpr : Expr {
 
 // ---- statements ----
 
-enum class NodeKind { Text, Output, If, For, Set, SetBlock };
+enum class NodeKind { Text, Output, If, For, Set, SetBlock, Macro, CallBlock, FilterBlock, Include, Import };
 
 struct Node {
   explicit Node(NodeKind k, Pos p) : kind(k), pos(p) {}
@@ -140,15 +140,59 @@ struct ForNode : Node {
   Body body;
   Body otherwise;  // {% else %}: runs when nothing was iterated
 };
-struct SetNode : Node {  // {% set a = expr %} or {% set a, b = expr %}
+struct SetNode : Node {  // {% set a = expr %}, {% set a, b = expr %} or {% set ns.attr = expr %}
   SetNode(Pos p) : Node(NodeKind::Set, p) {}
   std::vector<std::string> targets;
+  std::string attribute;  // set when the target is ns.attribute (a namespace)
   ExprPtr value;
 };
 struct SetBlockNode : Node {  // {% set a %}...{% endset %}
   SetBlockNode(Pos p) : Node(NodeKind::SetBlock, p) {}
   std::string target;
   Body body;
+};
+
+// What macros and call blocks share: parameters with optional defaults, and a body to render.
+struct MacroDef {
+  std::string name;
+  std::vector<std::pair<std::string, ExprPtr>> params;  // default is null when the parameter has none
+  Body body;
+};
+
+struct MacroNode : Node {  // {% macro name(a, b=1) %}...{% endmacro %}
+  MacroNode(Pos p) : Node(NodeKind::Macro, p) {}
+  MacroDef def;
+};
+
+struct CallBlockNode : Node {  // {% call(args) macro(...) %}...{% endcall %}: the body is `caller`
+  CallBlockNode(Pos p) : Node(NodeKind::CallBlock, p) {}
+  ExprPtr call;  // a CallExpr
+  MacroDef caller;
+};
+
+struct FilterBlockNode : Node {  // {% filter upper | trim %}...{% endfilter %}
+  FilterBlockNode(Pos p) : Node(NodeKind::FilterBlock, p) {}
+  std::vector<std::pair<std::string, Args>> filters;
+  Body body;
+};
+
+struct Compiled;
+
+struct IncludeNode : Node {  // {% include 'file' [ignore missing] [with|without context] %}
+  IncludeNode(Pos p) : Node(NodeKind::Include, p) {}
+  std::string name;
+  bool ignore_missing = false;
+  bool with_context = true;
+  std::shared_ptr<const Compiled> target;  // compiled with the parent; null when missing and ignored
+};
+
+struct ImportNode : Node {  // {% import 'f' as m %} or {% from 'f' import a, b as c %}
+  ImportNode(Pos p) : Node(NodeKind::Import, p) {}
+  std::string name;
+  std::string alias;                                      // import ... as alias
+  std::vector<std::pair<std::string, std::string>> names;  // from ... import name as bound
+  bool with_context = false;
+  std::shared_ptr<const Compiled> target;
 };
 
 }  // namespace engine::tmpl

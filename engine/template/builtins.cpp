@@ -416,6 +416,185 @@ Value f_batch(const Value& v, const CallArgs& a) {
   return out;
 }
 
+// HTML-escapes as markupsafe does. Without autoescaping there is no Markup type, so escaping twice escapes twice.
+Value f_escape(const Value& v, const CallArgs&) {
+  std::string out;
+  for (char c : py_str(v)) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&#34;"; break;
+      case '\'': out += "&#39;"; break;
+      default: out += c;
+    }
+  }
+  return out;
+}
+Value f_safe(const Value& v, const CallArgs&) { return v; }
+
+// printf-style formatting, as Python's "%s" % args: s r d i f F e g x X o c and %%, flags, width, precision.
+Value f_format(const Value& v, const CallArgs& a) {
+  const std::string& fmt = need_string(v, "format");
+  std::string out;
+  size_t next = 0;
+  for (size_t i = 0; i < fmt.size(); ++i) {
+    if (fmt[i] != '%') {
+      out += fmt[i];
+      continue;
+    }
+    if (++i >= fmt.size()) fail("format: incomplete format");
+    if (fmt[i] == '%') {
+      out += '%';
+      continue;
+    }
+    const Value* arg = nullptr;
+    if (fmt[i] == '(') {  // %(name)s takes keyword arguments
+      size_t close = fmt.find(')', i);
+      if (close == std::string::npos) fail("format: incomplete format key");
+      arg = a.get(SIZE_MAX, fmt.substr(i + 1, close - i - 1));
+      if (!arg) fail("format: no argument named '" + fmt.substr(i + 1, close - i - 1) + "'");
+      i = close + 1;
+    }
+    std::string spec = "%";
+    while (i < fmt.size() && std::string("-+ #0").find(fmt[i]) != std::string::npos) spec += fmt[i++];
+    while (i < fmt.size() && (std::isdigit(static_cast<unsigned char>(fmt[i])) || fmt[i] == '.')) spec += fmt[i++];
+    if (i >= fmt.size()) fail("format: incomplete format");
+    char conv = fmt[i];
+    if (!arg) {
+      if (next >= a.positional.size()) fail("format: not enough arguments for format string");
+      arg = &a.positional[next++];
+    }
+    char buf[512];
+    switch (conv) {
+      case 's':
+      case 'r': {
+        std::string text = conv == 's' ? py_str(*arg) : py_repr(*arg);
+        std::snprintf(buf, sizeof buf, (spec + "s").c_str(), text.c_str());
+        out += text.size() >= sizeof buf - 1 && spec == "%" ? text : std::string(buf);
+        break;
+      }
+      case 'd':
+      case 'i':
+      case 'x':
+      case 'X':
+      case 'o': {
+        if (!arg->is_number() && !arg->is_boolean()) fail("format: %" + std::string(1, conv) + " format: a number is required");
+        long long n = arg->is_boolean() ? arg->get<bool>() : static_cast<long long>(arg->get<double>());
+        if (arg->is_number_integer()) n = arg->get<long long>();
+        std::snprintf(buf, sizeof buf, (spec + "ll" + (conv == 'i' ? 'd' : conv)).c_str(), n);
+        out += buf;
+        break;
+      }
+      case 'f':
+      case 'F':
+      case 'e':
+      case 'E':
+      case 'g':
+      case 'G': {
+        if (!arg->is_number() && !arg->is_boolean()) fail("format: a number is required");
+        std::snprintf(buf, sizeof buf, (spec + conv).c_str(), arg->is_boolean() ? double(arg->get<bool>()) : arg->get<double>());
+        out += buf;
+        break;
+      }
+      case 'c': out += arg->is_string() ? arg->get<std::string>() : std::string(1, static_cast<char>(arg->get<long long>())); break;
+      default: fail(std::string("format: unsupported format character '") + conv + "'");
+    }
+  }
+  if (next < a.positional.size() && a.keyword.empty())
+    fail("format: not all arguments converted during string formatting");
+  return out;
+}
+
+// groupby: sorted by the attribute, then grouped; each group is [grouper, list] (g.grouper and g.list work too).
+Value f_groupby(const Value& v, const CallArgs& a) {
+  const Value* attr = a.get(0, "attribute");
+  if (!attr) fail("groupby expects an attribute");
+  const Value* dflt = a.get(1, "default");
+  bool case_sensitive = arg_bool(a.get(2, "case_sensitive"), false);
+  std::string path = py_str(*attr);
+  auto key = [&](const Value& e) -> Value {
+    const Value* k = get_attribute(e, path);
+    if (!k && !dflt) fail("groupby: an item has no attribute '" + path + "'");
+    Value r = k ? *k : *dflt;
+    if (!case_sensitive && r.is_string()) r = lower(r.get<std::string>());
+    return r;
+  };
+  Value items = as_list(v);
+  std::stable_sort(items.begin(), items.end(), [&](const Value& x, const Value& y) { return py_compare(key(x), key(y)) < 0; });
+  Value out = Value::array();
+  for (const auto& e : items) {
+    Value k = key(e);
+    if (out.empty() || !py_equal(out.back()[0], k)) {
+      const Value* original = get_attribute(e, path);
+      out.push_back(Value::array({case_sensitive || !original ? k : *original, Value::array()}));
+    }
+    out.back()[1].push_back(e);
+  }
+  return out;
+}
+
+// slice: n columns, the first ones one longer when the items do not divide evenly (Jinja2's algorithm).
+Value f_slice(const Value& v, const CallArgs& a) {
+  long long n = need_int(a.get(0, "slices"), 1, "slice");
+  if (n <= 0) fail("slice expects a positive number of slices");
+  const Value* fill = a.get(1, "fill_with");
+  Value items = as_list(v);
+  size_t len = items.size(), per = len / static_cast<size_t>(n), extra = len % static_cast<size_t>(n), offset = 0;
+  Value out = Value::array();
+  for (size_t i = 0; i < static_cast<size_t>(n); ++i) {
+    size_t start = offset + i * per;
+    if (i < extra) offset += 1;
+    size_t end = offset + (i + 1) * per;
+    Value col = Value::array();
+    for (size_t j = start; j < end && j < len; ++j) col.push_back(items[j]);
+    if (fill && i >= extra) col.push_back(*fill);
+    out.push_back(std::move(col));
+  }
+  return out;
+}
+
+// wordwrap: each line wrapped greedily at spaces to `width`; words longer than the width are broken.
+Value f_wordwrap(const Value& v, const CallArgs& a) {
+  size_t width = static_cast<size_t>(need_int(a.get(0, "width"), 79, "wordwrap"));
+  if (width == 0) fail("wordwrap expects a positive width");
+  bool break_long = arg_bool(a.get(1, "break_long_words"), true);
+  std::string wrap = a.get(2, "wrapstring") && !a.get(2, "wrapstring")->is_null() ? py_str(*a.get(2, "wrapstring")) : "\n";
+  std::string s = py_str(v), out;
+  size_t start = 0;
+  bool first_line = true;
+  while (start <= s.size()) {
+    size_t nl = s.find('\n', start);
+    std::string line = s.substr(start, nl == std::string::npos ? std::string::npos : nl - start);
+    std::vector<std::string> wrapped;
+    std::string cur;
+    size_t i = 0;
+    while (i < line.size()) {
+      while (i < line.size() && line[i] == ' ') ++i;
+      size_t j = i;
+      while (j < line.size() && line[j] != ' ') ++j;
+      std::string word = line.substr(i, j - i);
+      i = j;
+      if (word.empty()) break;
+      while (break_long && word.size() > width) {
+        if (!cur.empty()) wrapped.push_back(cur), cur.clear();
+        wrapped.push_back(word.substr(0, width));
+        word.erase(0, width);
+      }
+      if (cur.empty()) cur = word;
+      else if (cur.size() + 1 + word.size() <= width) cur += " " + word;
+      else wrapped.push_back(cur), cur = word;
+    }
+    if (!cur.empty()) wrapped.push_back(cur);
+    if (!first_line) out += wrap;
+    first_line = false;
+    for (size_t k = 0; k < wrapped.size(); ++k) out += (k ? wrap : "") + wrapped[k];
+    if (nl == std::string::npos) break;
+    start = nl + 1;
+  }
+  return out;
+}
+
 // ---- tests ----
 
 bool is_int(const Value& v) { return v.is_number_integer() || v.is_number_unsigned(); }
@@ -517,7 +696,8 @@ Value f_attr(const Value& v, const CallArgs& a) {
 const std::map<std::string, FilterFn, std::less<>>& filters() {
   static const std::map<std::string, FilterFn, std::less<>> table = {
       {"abs", f_abs},         {"attr", f_attr},         {"batch", f_batch},       {"capitalize", f_capitalize},
-      {"center", f_center},   {"count", f_length},      {"dictsort", f_dictsort}, {"first", f_first},
+      {"center", f_center},   {"count", f_length},      {"dictsort", f_dictsort}, {"e", f_escape},         {"escape", f_escape},     {"format", f_format},
+      {"groupby", f_groupby},   {"safe", f_safe},         {"slice", f_slice},       {"wordwrap", f_wordwrap}, {"first", f_first},
       {"float", f_float},     {"indent", f_indent},     {"int", f_int},           {"items", f_items},
       {"join", f_join},       {"last", f_last},         {"length", f_length},     {"list", f_list},
       {"lower", f_lower},     {"map", f_map},           {"max", f_max},           {"min", f_min},

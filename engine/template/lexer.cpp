@@ -44,6 +44,7 @@ class Lexer {
       char kind = s_[tag + 1];
       bool right_strip = false;
       if (kind == '#') right_strip = lex_comment();
+      else if (kind == '%' && tag_name_at(tag) == "raw") right_strip = lex_raw();
       else right_strip = lex_tag(kind);
       strip_next_text = right_strip;
       trim_next_newline = !right_strip && opt_.trim_blocks && kind != '{';
@@ -73,6 +74,55 @@ class Lexer {
       size_t p = tag;
       while (p > 0 && (s_[p - 1] == ' ' || s_[p - 1] == '\t')) --p;
       if (p == 0 || s_[p - 1] == '\n') text.resize(text.size() - std::min(text.size(), tag - p));
+    }
+  }
+
+  // The first word inside the block tag starting at `tag`, e.g. "raw".
+  std::string tag_name_at(size_t tag) const {
+    size_t p = tag + 2;
+    if (p < s_.size() && (s_[p] == '-' || s_[p] == '+')) ++p;
+    while (p < s_.size() && is_space(s_[p])) ++p;
+    size_t b = p;
+    while (p < s_.size() && is_name_char(s_[p])) ++p;
+    return s_.substr(b, p - b);
+  }
+
+  // {% raw %}...{% endraw %}: the content is text, whatever tags it holds. Whitespace control applies to both tags.
+  bool lex_raw() {
+    int open_line = line_, open_col = col_;
+    size_t open_end = s_.find("%}", pos_);
+    if (open_end == std::string::npos) fail("unclosed tag: expected '%}' after 'raw'", open_line, open_col);
+    bool strip_inside_start = s_[open_end - 1] == '-';
+    size_t search = open_end + 2;
+    for (;;) {
+      size_t close = s_.find("{%", search);
+      if (close == std::string::npos)
+        fail("unclosed 'raw' block opened at line " + std::to_string(open_line) + ":" + std::to_string(open_col) +
+                 ": expected '{% endraw %}' before the end",
+             open_line, open_col);
+      if (tag_name_at(close) != "endraw") {
+        search = close + 2;
+        continue;
+      }
+      std::string text = s_.substr(open_end + 2, close - open_end - 2);
+      if (strip_inside_start) {
+        size_t b = 0;
+        while (b < text.size() && is_space(text[b])) ++b;
+        text.erase(0, b);
+      }
+      if (close + 2 < s_.size() && s_[close + 2] == '-') {
+        size_t e = text.size();
+        while (e > 0 && is_space(text[e - 1])) --e;
+        text.resize(e);
+      }
+      advance_to(open_end + 2);
+      int text_line = line_, text_col = col_;
+      size_t end = s_.find("%}", close);
+      if (end == std::string::npos) fail("unclosed tag: expected '%}' after 'endraw'", line_, col_);
+      bool strip_after = s_[end - 1] == '-';
+      advance_to(end + 2);
+      if (!text.empty()) out_.push_back({TokenKind::Text, std::move(text), text_line, text_col});
+      return strip_after;
     }
   }
 

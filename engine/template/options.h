@@ -1,5 +1,6 @@
 #pragma once
 #include <cstddef>
+#include <filesystem>
 
 namespace engine::tmpl {
 
@@ -9,6 +10,11 @@ struct TemplateOptions {
   bool lstrip_blocks = false;    // strip spaces and tabs before a block tag at the start of a line
   bool keep_trailing_newline = false;  // Jinja2 drops one newline at the end of the source unless asked
   size_t max_output_bytes = 16u << 20;  // a render that grows past this fails instead of eating memory
+  std::filesystem::path include_dir;    // where {% include %} and {% import %} names are looked up
+  int max_call_depth = 64;              // macro calls and caller() nested deeper than this fail
+  // tojson as Hugging Face chat templates define it: json.dumps without HTML escaping, non-ASCII kept,
+  // keys in their order (Jinja2's own tojson sorts keys and escapes <, >, &, ').
+  bool plain_tojson = false;
 };
 
 }  // namespace engine::tmpl

@@ -113,7 +113,14 @@ class Parser {
     if (name.text == "if") return parse_if(open);
     if (name.text == "for") return parse_for(open);
     if (name.text == "set") return parse_set(open);
-    static const std::vector<std::string> closers = {"endif", "endfor", "endset", "elif", "else"};
+    if (name.text == "macro") return parse_macro(open);
+    if (name.text == "call") return parse_call_block(open);
+    if (name.text == "filter") return parse_filter_block(open);
+    if (name.text == "include") return parse_include(open);
+    if (name.text == "import") return parse_import(open);
+    if (name.text == "from") return parse_from_import(open);
+    static const std::vector<std::string> closers = {"endif",    "endfor",  "endset",    "elif",  "else",
+                                                     "endmacro", "endcall", "endfilter", "endraw"};
     for (const auto& c : closers)
       if (name.text == c) fail_at(name, "unexpected '" + c + "': no open block to close or continue here");
     fail_at(name, "unknown tag '" + name.text + "'");
@@ -164,6 +171,7 @@ class Parser {
       next();
       node->filter = parse_or_no_cond();
     }
+    if (is_name("recursive")) fail_at(peek(), "recursive loops are not supported");
     expect_block_end("for");
     node->body = parse_body({"else", "endfor"});
     const Token& tag = block_continuation(open, "for", "endfor");
@@ -178,6 +186,16 @@ class Parser {
 
   NodePtr parse_set(const Token& open) {
     std::vector<std::string> targets{expect_name("after 'set'")};
+    if (is_op(".")) {  // {% set ns.attr = value %}
+      next();
+      auto node = std::make_unique<SetNode>(pos_of(open));
+      node->targets = std::move(targets);
+      node->attribute = expect_name("after '.' in the set target");
+      expect_op("=", "in the set statement");
+      node->value = parse_tuple_or_expression();
+      expect_block_end("set");
+      return node;
+    }
     while (is_op(",")) {
       next();
       targets.push_back(expect_name("in the set's targets"));
@@ -196,6 +214,127 @@ class Parser {
     node->targets = std::move(targets);
     node->value = parse_tuple_or_expression();
     expect_block_end("set");
+    return node;
+  }
+
+  // (a, b=default, ...) for macros and call blocks.
+  void parse_params(MacroDef& def) {
+    expect_op("(", "to start the parameters");
+    while (!is_op(")")) {
+      std::string name = expect_name("as a parameter");
+      ExprPtr dflt;
+      if (is_op("=")) {
+        next();
+        dflt = parse_expression();
+      } else if (!def.params.empty() && def.params.back().second) {
+        fail_at(peek(), "parameter '" + name + "' without a default follows one with a default");
+      }
+      def.params.emplace_back(std::move(name), std::move(dflt));
+      if (!is_op(",")) break;
+      next();
+    }
+    expect_op(")", "to close the parameters");
+  }
+
+  NodePtr parse_macro(const Token& open) {
+    auto node = std::make_unique<MacroNode>(pos_of(open));
+    node->def.name = expect_name("after 'macro'");
+    parse_params(node->def);
+    expect_block_end("macro");
+    node->def.body = parse_body({"endmacro"});
+    block_continuation(open, "macro", "endmacro");
+    if (peek().kind == TokenKind::Name) next();  // {% endmacro name %}
+    expect_block_end("endmacro");
+    return node;
+  }
+
+  NodePtr parse_call_block(const Token& open) {
+    auto node = std::make_unique<CallBlockNode>(pos_of(open));
+    node->caller.name = "caller";
+    if (is_op("(")) parse_params(node->caller);
+    const Token& at = peek();
+    node->call = parse_expression();
+    if (node->call->kind != ExprKind::Call) fail_at(at, "expected a macro call after 'call'");
+    expect_block_end("call");
+    node->caller.body = parse_body({"endcall"});
+    block_continuation(open, "call", "endcall");
+    expect_block_end("endcall");
+    return node;
+  }
+
+  NodePtr parse_filter_block(const Token& open) {
+    auto node = std::make_unique<FilterBlockNode>(pos_of(open));
+    do {
+      if (!node->filters.empty()) next();  // '|'
+      std::string name = expect_name("after 'filter'");
+      Args args;
+      if (is_op("(")) args = parse_call_args();
+      node->filters.emplace_back(std::move(name), std::move(args));
+    } while (is_op("|"));
+    expect_block_end("filter");
+    node->body = parse_body({"endfilter"});
+    block_continuation(open, "filter", "endfilter");
+    expect_block_end("endfilter");
+    return node;
+  }
+
+  // Included and imported names must be string literals: they are compiled with the template, never while rendering.
+  std::string template_name(const char* statement) {
+    if (peek().kind != TokenKind::String)
+      fail_at(peek(), std::string(statement) + " needs a template name in quotes, got " + found(peek()));
+    return next().text;
+  }
+  // [with context | without context]; returns `dflt` when absent.
+  bool context_clause(bool dflt) {
+    if ((is_name("with") || is_name("without")) && is_name("context", 1)) {
+      bool with = next().text == "with";
+      next();
+      return with;
+    }
+    return dflt;
+  }
+
+  NodePtr parse_include(const Token& open) {
+    auto node = std::make_unique<IncludeNode>(pos_of(open));
+    node->name = template_name("include");
+    if (is_name("ignore") && is_name("missing", 1)) {
+      next(), next();
+      node->ignore_missing = true;
+    }
+    node->with_context = context_clause(true);
+    expect_block_end("include");
+    return node;
+  }
+
+  NodePtr parse_import(const Token& open) {
+    auto node = std::make_unique<ImportNode>(pos_of(open));
+    node->name = template_name("import");
+    if (!is_name("as")) fail_at(peek(), "expected 'as' after the imported template's name, got " + found(peek()));
+    next();
+    node->alias = expect_name("after 'as'");
+    node->with_context = context_clause(false);
+    expect_block_end("import");
+    return node;
+  }
+
+  NodePtr parse_from_import(const Token& open) {
+    auto node = std::make_unique<ImportNode>(pos_of(open));
+    node->name = template_name("from");
+    if (!is_name("import")) fail_at(peek(), "expected 'import' after the template's name, got " + found(peek()));
+    next();
+    do {
+      if (!node->names.empty()) next();  // ','
+      if ((is_name("with") || is_name("without")) && is_name("context", 1)) break;
+      std::string name = expect_name("to import");
+      std::string bound = name;
+      if (is_name("as")) {
+        next();
+        bound = expect_name("after 'as'");
+      }
+      node->names.emplace_back(std::move(name), std::move(bound));
+    } while (is_op(","));
+    node->with_context = context_clause(false);
+    expect_block_end("from");
     return node;
   }
 

@@ -97,13 +97,18 @@ void append_repr(std::string& out, const Value& v) {
   append_py_str(out, v);
 }
 
-void append_json_string(std::string& out, const std::string& s) {
+void append_json_string(std::string& out, const std::string& s, bool plain = false) {
   out += '"';
   char b[16];
   for (size_t i = 0; i < s.size();) {
     unsigned char c = s[i];
     uint32_t cp = c;
     size_t n = 1;
+    if (c >= 0x80 && plain) {  // ensure_ascii=False: non-ASCII as it is
+      out += static_cast<char>(c);
+      ++i;
+      continue;
+    }
     if (c >= 0x80) {  // decode UTF-8 so non-ASCII is written as \uXXXX, as json.dumps(ensure_ascii=True)
       n = (c & 0xE0) == 0xC0 ? 2 : (c & 0xF0) == 0xE0 ? 3 : 4;
       cp = c & (0xFF >> (n + 1));
@@ -118,10 +123,14 @@ void append_json_string(std::string& out, const std::string& s) {
       case '\t': out += "\\t"; continue;
       case '\b': out += "\\b"; continue;
       case '\f': out += "\\f"; continue;
-      case '<': out += "\\u003c"; continue;  // Jinja2's htmlsafe_json_dumps
-      case '>': out += "\\u003e"; continue;
-      case '&': out += "\\u0026"; continue;
-      case '\'': out += "\\u0027"; continue;
+    }
+    if (!plain) {
+      switch (cp) {  // Jinja2's htmlsafe_json_dumps
+        case '<': out += "\\u003c"; continue;
+        case '>': out += "\\u003e"; continue;
+        case '&': out += "\\u0026"; continue;
+        case '\'': out += "\\u0027"; continue;
+      }
     }
     if (cp < 0x20 || (cp >= 0x7f && cp < 0x10000)) {
       std::snprintf(b, sizeof b, "\\u%04x", cp);
@@ -137,7 +146,7 @@ void append_json_string(std::string& out, const std::string& s) {
   out += '"';
 }
 
-void append_json(std::string& out, const Value& v, int indent, bool sort_keys, int level) {
+void append_json(std::string& out, const Value& v, int indent, bool sort_keys, int level, bool plain = false) {
   auto newline = [&](int lvl) {
     out += '\n';
     out.append(static_cast<size_t>(indent * lvl), ' ');
@@ -151,7 +160,7 @@ void append_json(std::string& out, const Value& v, int indent, bool sort_keys, i
       out += std::isnan(d) ? "NaN" : std::isinf(d) ? (d < 0 ? "-Infinity" : "Infinity") : float_repr(d);
       return;
     }
-    case Value::value_t::string: append_json_string(out, v.get_ref<const std::string&>()); return;
+    case Value::value_t::string: append_json_string(out, v.get_ref<const std::string&>(), plain); return;
     case Value::value_t::array: {
       if (v.empty()) { out += "[]"; return; }
       out += '[';
@@ -160,7 +169,7 @@ void append_json(std::string& out, const Value& v, int indent, bool sort_keys, i
         if (!first) out += item_sep;
         first = false;
         if (indent >= 0) newline(level + 1);
-        append_json(out, e, indent, sort_keys, level + 1);
+        append_json(out, e, indent, sort_keys, level + 1, plain);
       }
       if (indent >= 0) newline(level);
       out += ']';
@@ -178,9 +187,9 @@ void append_json(std::string& out, const Value& v, int indent, bool sort_keys, i
         if (!first) out += item_sep;
         first = false;
         if (indent >= 0) newline(level + 1);
-        append_json_string(out, *k);
+        append_json_string(out, *k, plain);
         out += ": ";
-        append_json(out, *e, indent, sort_keys, level + 1);
+        append_json(out, *e, indent, sort_keys, level + 1, plain);
       }
       if (indent >= 0) newline(level);
       out += '}';
@@ -244,6 +253,12 @@ std::string type_name(const Value& v) {
 std::string tojson(const Value& v, int indent, bool sort_keys) {
   std::string out;
   append_json(out, v, indent, sort_keys, 0);
+  return out;
+}
+
+std::string plain_json_dumps(const Value& v, int indent) {
+  std::string out;
+  append_json(out, v, indent, false, 0, true);
   return out;
 }
 

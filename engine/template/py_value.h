@@ -22,6 +22,8 @@ std::string type_name(const Value& v);  // Python's name for the type: "str", "i
 
 // json.dumps(v, sort_keys=..., indent=...) with ensure_ascii, as Jinja2's tojson calls it, then made HTML-safe.
 std::string tojson(const Value& v, int indent, bool sort_keys = true);
+// json.dumps(v, ensure_ascii=False, indent=...), as Hugging Face's tojson for chat templates.
+std::string plain_json_dumps(const Value& v, int indent);
 
 bool py_equal(const Value& a, const Value& b);
 // <0, 0, >0 like Python's ordering; throws BuiltinError for types Python cannot order.

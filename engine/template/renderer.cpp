@@ -1,7 +1,9 @@
 // Walks a compiled template. Values from the context are borrowed, not copied: a render of a ReAct prompt
 // touches every tool and scratchpad step, and copying them would cost more than the rendering itself.
 #include <cmath>
+#include <ctime>
 #include <deque>
+#include <optional>
 
 #include "engine/core/error.h"
 #include "engine/template/builtins.h"
@@ -18,6 +20,27 @@ struct LoopState {
   const std::vector<const Value*>* items = nullptr;
   size_t index0 = 0;
   int depth = 1;
+};
+
+class Renderer;
+struct Module;
+
+// A macro or a call block's body, with where its names resolve: frame `scope` of renderer `home`, or, for a
+// macro imported from another template, a fresh renderer of that template's module.
+struct Callable {
+  const MacroDef* def = nullptr;
+  const Compiled* owner = nullptr;
+  int scope = 0;
+  Renderer* home = nullptr;
+  std::shared_ptr<const Module> module;
+};
+
+// What {% import %} yields: the imported template's top-level macros and variables.
+struct Module {
+  const Compiled* compiled = nullptr;
+  Value context;                  // what the imported template's renders see (the importer's with context)
+  Value values = Value::object();  // top-level {% set %} variables
+  std::vector<const MacroDef*> macros;
 };
 
 // The result of evaluating an expression: a borrowed value, an owned temporary, an undefined, or `loop`.
@@ -40,14 +63,45 @@ class Ref {
     r.pos_ = pos;
     return r;
   }
+  // Jinja2's plain Undefined, lenient even in strict mode: what a false `x if c` without else yields.
+  static Ref soft_undefined(std::string message, Pos pos) {
+    Ref r = undefined(std::move(message), pos);
+    r.soft_ = true;
+    return r;
+  }
+  bool is_soft() const { return soft_; }
   static Ref loop(const LoopState& l) {
     Ref r;
     r.loop_ = &l;
     return r;
   }
+  static Ref callable(Callable c) {
+    Ref r;
+    r.callable_ = std::make_shared<Callable>(std::move(c));
+    return r;
+  }
+  static Ref module(std::shared_ptr<const Module> m) {
+    Ref r;
+    r.module_ = std::move(m);
+    return r;
+  }
+  static Ref namespace_of(const Value& v) {
+    Ref r = borrow(v);
+    r.namespace_ = true;
+    return r;
+  }
+  static Ref new_namespace(Value v) {
+    Ref r = own(std::move(v));
+    r.namespace_ = true;
+    return r;
+  }
+  const Callable* callable_ptr() const { return callable_.get(); }
+  const std::shared_ptr<const Module>& module_ptr() const { return module_; }
+  bool is_namespace() const { return namespace_; }
+  bool is_special() const { return loop_ || callable_ || module_; }
 
   bool is_undefined() const { return undefined_; }
-  bool owned() const { return !ptr_ && !undefined_ && !loop_; }
+  bool owned() const { return !ptr_ && !undefined_ && !loop_ && !callable_ && !module_; }
   const LoopState* loop_state() const { return loop_; }
   const Value& get() const { return ptr_ ? *ptr_ : owned_; }
   // Moves out when owned, copies when borrowed.
@@ -62,6 +116,10 @@ class Ref {
   std::string message_;
   Pos pos_;
   const LoopState* loop_ = nullptr;
+  std::shared_ptr<Callable> callable_;
+  std::shared_ptr<const Module> module_;
+  bool namespace_ = false;
+  bool soft_ = false;
 };
 
 struct Binding {
@@ -69,43 +127,79 @@ struct Binding {
   const Value* ptr = nullptr;  // borrowed (loop items) when set, else `owned`
   Value owned;
   const LoopState* loop = nullptr;
+  std::optional<Callable> callable;
+  std::shared_ptr<const Module> module;
+  bool is_namespace = false;
+  bool undefined = false;  // a macro parameter that was not given
 };
-// A deque keeps bindings in place when a frame grows, so borrowed pointers into them stay valid.
-using Frame = std::deque<Binding>;
+
+// A scope. Names not found in a frame are looked up in its parent: a loop's parent is the enclosing scope, a
+// macro's is the scope it was defined in, a caller's is its call site. A deque keeps bindings in place when a
+// frame grows, so borrowed pointers into them stay valid.
+struct Frame {
+  std::deque<Binding> vars;
+  int parent = -1;
+};
 
 const Value kEmptyString = "";
 
 class Renderer {
  public:
-  Renderer(const Compiled& c, const Value& vars, std::string& out) : c_(c), vars_(vars), out_(out) {
-    frames_.emplace_back();
+  Renderer(const Compiled& c, const Value& vars, std::string& out, int* call_depth = nullptr)
+      : c_(&c), vars_(vars), out_(out), call_depth_(call_depth ? call_depth : &own_depth_) {
+    frames_.push_back(Frame{});
   }
 
   void body(const Body& b) {
     for (const auto& n : b) node(*n);
   }
 
+  // Runs an imported template's top level and collects what it defines.
+  std::shared_ptr<Module> export_module(const Compiled& compiled, Value context) {
+    auto m = std::make_shared<Module>();
+    m->compiled = &compiled;
+    m->context = std::move(context);
+    for (const auto& b : frames_[0].vars) {
+      if (b.callable) m->macros.push_back(b.callable->def);
+      else if (!b.loop && !b.module) m->values[b.name] = b.ptr ? *b.ptr : b.owned;
+    }
+    return m;
+  }
+
+  // Makes an imported module's macros and variables the top-level names of this renderer.
+  void adopt_module(const Module& m) {
+    for (const auto& [name, v] : m.values.items()) frames_[0].vars.push_back(Binding{name, &v});
+    for (const MacroDef* def : m.macros) {
+      Binding b{def->name};
+      b.callable = Callable{def, m.compiled, 0, this, nullptr};
+      frames_[0].vars.push_back(std::move(b));
+    }
+  }
+
+  Ref invoke(const Callable& c, CallArgs args, Pos pos, const Callable* caller);
+
  private:
   // ---- errors ----
   [[noreturn]] void fail(const std::string& kind, const std::string& msg, Pos p) const {
-    throw located_error(kind, msg, c_.source, p.line, p.col);
+    throw located_error(kind, msg, c_->source, p.line, p.col);
   }
   [[noreturn]] void fail_undefined(const Ref& r) const { fail("template.undefined", r.message(), r.pos()); }
 
   // Resolves an undefined per the template's mode: strict fails, lenient reads it as the empty string.
   const Value& defined(const Ref& r) const {
     if (r.is_undefined()) {
-      if (c_.options.strict_undefined) fail_undefined(r);
+      if (c_->options.strict_undefined && !r.is_soft()) fail_undefined(r);
       return kEmptyString;
     }
     if (r.loop_state()) fail("template.render", "'loop' cannot be used as a value", r.pos());
+    if (r.callable_ptr() || r.module_ptr()) fail("template.render", "a macro or module cannot be used as a value", r.pos());
     return r.get();
   }
 
   void check_size(Pos p) const {
-    if (out_.size() > c_.options.max_output_bytes)
+    if (out_.size() > c_->options.max_output_bytes)
       fail("template.output_too_large",
-           "rendered output exceeds " + std::to_string(c_.options.max_output_bytes) + " bytes", p);
+           "rendered output exceeds " + std::to_string(c_->options.max_output_bytes) + " bytes", p);
   }
 
   // ---- statements ----
@@ -117,8 +211,14 @@ class Renderer {
       case NodeKind::Output: {
         const auto& o = static_cast<const OutputNode&>(n);
         Ref r = eval(*o.expr);
-        if (r.is_undefined() && !c_.options.strict_undefined) return;
-        append_py_str(out_, defined(r));
+        if (r.is_undefined() && (!c_->options.strict_undefined || r.is_soft())) return;
+        if (const Callable* c = r.callable_ptr()) {
+          out_ += "<Macro '" + c->def->name + "'>";
+        } else if (r.is_namespace()) {
+          out_ += "<Namespace " + py_repr(r.get()) + ">";
+        } else {
+          append_py_str(out_, defined(r));
+        }
         return check_size(n.pos);
       }
       case NodeKind::If: {
@@ -131,8 +231,15 @@ class Renderer {
       case NodeKind::Set: {
         const auto& s = static_cast<const SetNode&>(n);
         Ref r = eval(*s.value);
+        if (!s.attribute.empty()) return assign_attribute(s, defined_value(r));
+        if (s.targets.size() == 1 && r.is_special()) return assign_special(s.targets[0], r);
+        bool is_ns = r.is_namespace();
         Value v = defined_value(r);
-        if (s.targets.size() == 1) return assign(s.targets[0], std::move(v));
+        if (s.targets.size() == 1) {
+          assign(s.targets[0], std::move(v));
+          current().vars.back().is_namespace = is_ns;
+          return;
+        }
         unpack(s.targets, v, s.pos, [&](const std::string& name, const Value& item) { assign(name, item); });
         return;
       }
@@ -142,29 +249,136 @@ class Renderer {
         saved.swap(out_);
         body(s.body);
         saved.swap(out_);
-        return assign(s.target, Value(std::move(saved)));
+        assign(s.target, Value(std::move(saved)));
+        return;
       }
+      case NodeKind::Macro: {
+        const auto& m = static_cast<const MacroNode&>(n);
+        Binding& b = assign(m.def.name, Value());
+        b.callable = Callable{&m.def, c_, current_, this, nullptr};
+        return;
+      }
+      case NodeKind::CallBlock: {
+        const auto& cb = static_cast<const CallBlockNode&>(n);
+        const auto& call_expr = static_cast<const CallExpr&>(*cb.call);
+        Callable caller{&cb.caller, c_, current_, this, nullptr};
+        Ref r = call(call_expr, &caller);
+        append_py_str(out_, defined(r));
+        return check_size(n.pos);
+      }
+      case NodeKind::FilterBlock: {
+        const auto& f = static_cast<const FilterBlockNode&>(n);
+        std::string saved;
+        saved.swap(out_);
+        body(f.body);
+        saved.swap(out_);
+        Value v(std::move(saved));
+        for (const auto& [name, a] : f.filters) v = apply_filter(name, v, eval_args(a), f.pos);
+        append_py_str(out_, v);
+        return check_size(n.pos);
+      }
+      case NodeKind::Include: return include(static_cast<const IncludeNode&>(n));
+      case NodeKind::Import: return import(static_cast<const ImportNode&>(n));
     }
+  }
+
+  Frame& current() { return frames_[static_cast<size_t>(current_)]; }
+
+  // Pushes a scope whose names fall back to `parent`; returns the previous current scope.
+  int push_frame(int parent) {
+    frames_.push_back(Frame{{}, parent});
+    int saved = current_;
+    current_ = static_cast<int>(frames_.size()) - 1;
+    return saved;
+  }
+  void pop_frame(int saved) {
+    frames_.pop_back();
+    current_ = saved;
+  }
+
+  void assign_special(const std::string& name, const Ref& r) {
+    Binding& b = assign(name, Value());
+    if (r.callable_ptr()) b.callable = *r.callable_ptr();
+    b.module = r.module_ptr();
+    if (r.loop_state()) b.loop = r.loop_state();
+  }
+
+  // {% set ns.attr = v %}: only namespaces take attributes, as in Jinja2.
+  void assign_attribute(const SetNode& s, Value v) {
+    for (int f = current_; f >= 0; f = frames_[static_cast<size_t>(f)].parent)
+      for (auto& b : frames_[static_cast<size_t>(f)].vars)
+        if (b.name == s.targets[0]) {
+          if (!b.is_namespace || b.ptr)
+            fail("template.render", "cannot assign attribute on non-namespace object '" + s.targets[0] + "'", s.pos);
+          b.owned[s.attribute] = std::move(v);
+          return;
+        }
+    fail("template.undefined", "undefined variable '" + s.targets[0] + "'", s.pos);
+  }
+
+  void include(const IncludeNode& inc) {
+    if (!inc.target) return;  // missing, and `ignore missing`
+    if (++*call_depth_ > c_->options.max_call_depth)
+      fail("template.call_depth", "includes and macro calls nested deeper than " +
+                                      std::to_string(c_->options.max_call_depth) + " levels", inc.pos);
+    if (inc.with_context) {
+      const Compiled* saved_c = c_;
+      c_ = inc.target.get();
+      int saved = push_frame(current_);
+      body(inc.target->body);
+      pop_frame(saved);
+      c_ = saved_c;
+    } else {
+      Renderer sub(*inc.target, Value::object(), out_, call_depth_);
+      sub.body(inc.target->body);
+    }
+    --*call_depth_;
+    check_size(inc.pos);
+  }
+
+  void import(const ImportNode& imp) {
+    Value context = imp.with_context ? vars_ : Value::object();
+    std::string discard;
+    Renderer sub(*imp.target, context, discard, call_depth_);
+    sub.body(imp.target->body);
+    std::shared_ptr<const Module> m = sub.export_module(*imp.target, std::move(context));
+    if (!imp.alias.empty()) {
+      assign(imp.alias, Value()).module = m;
+      return;
+    }
+    for (const auto& [name, bound] : imp.names) {
+      Ref member = module_member(m, name, imp.pos);
+      if (member.is_undefined())
+        fail("template.import", "the template '" + imp.name + "' does not export '" + name + "'", imp.pos);
+      assign_special(bound, member);
+      if (!member.is_special()) current().vars.back().owned = member.get();
+    }
+  }
+
+  Ref module_member(const std::shared_ptr<const Module>& m, const std::string& name, Pos p) {
+    for (const MacroDef* def : m->macros)
+      if (def->name == name) return Ref::callable(Callable{def, m->compiled, 0, nullptr, m});
+    auto it = m->values.find(name);
+    if (it != m->values.end()) return Ref::borrow(*it);
+    return Ref::undefined("the module has no attribute '" + name + "'", p);
   }
 
   Value defined_value(Ref& r) {
     if (r.is_undefined()) {
-      if (c_.options.strict_undefined) fail_undefined(r);
+      if (c_->options.strict_undefined && !r.is_soft()) fail_undefined(r);
       return Value();
     }
     return r.take();
   }
 
-  void assign(const std::string& name, Value v) {
-    Frame& f = frames_.back();
-    for (auto& b : f)
+  Binding& assign(const std::string& name, Value v) {
+    for (auto& b : current().vars)
       if (b.name == name) {
-        b.ptr = nullptr;
-        b.loop = nullptr;
-        b.owned = std::move(v);
-        return;
+        b = Binding{name, nullptr, std::move(v)};
+        return b;
       }
-    f.push_back(Binding{name, nullptr, std::move(v), nullptr});
+    current().vars.push_back(Binding{name, nullptr, std::move(v)});
+    return current().vars.back();
   }
 
   template <class F>
@@ -192,7 +406,7 @@ class Renderer {
       list = &expanded;
     }
 
-    frames_.emplace_back();
+    int saved_frame = push_frame(current_);
     LoopState loop;
     std::vector<const Value*> items;
     items.reserve(list->size());
@@ -212,7 +426,7 @@ class Renderer {
       bind_loop(loop);
       body(f.body);
     }
-    frames_.pop_back();
+    pop_frame(saved_frame);
     if (items.empty()) body(f.otherwise);
   }
 
@@ -226,29 +440,27 @@ class Renderer {
     unpack(f.targets, item, f.pos, [&](const std::string& name, const Value& v) { bind_borrowed(name, v); });
   }
   void bind_borrowed(const std::string& name, const Value& v) {
-    Frame& fr = frames_.back();
-    for (auto& b : fr)
+    for (auto& b : current().vars)
       if (b.name == name) {
         b.ptr = &v;
         b.loop = nullptr;
         return;
       }
-    fr.push_back(Binding{name, &v, Value(), nullptr});
+    current().vars.push_back(Binding{name, &v});
   }
   void bind_loop(const LoopState& l) {
-    Frame& fr = frames_.back();
-    for (auto& b : fr)
+    for (auto& b : current().vars)
       if (b.name == "loop") {
         b.loop = &l;
         return;
       }
-    fr.push_back(Binding{"loop", nullptr, Value(), &l});
+    current().vars.push_back(Binding{"loop", nullptr, Value(), &l});
   }
 
   bool test(const Expr& e) { return truthy_ref(eval(e)); }
   bool truthy_ref(const Ref& r) {
     if (r.is_undefined()) {
-      if (c_.options.strict_undefined) fail_undefined(r);
+      if (c_->options.strict_undefined && !r.is_soft()) fail_undefined(r);
       return false;
     }
     if (r.loop_state()) return true;
@@ -257,10 +469,14 @@ class Renderer {
 
   // ---- expressions ----
   Ref lookup(const std::string& name, Pos p) {
-    for (auto f = frames_.rbegin(); f != frames_.rend(); ++f)
-      for (const auto& b : *f)
+    for (int f = current_; f >= 0; f = frames_[static_cast<size_t>(f)].parent)
+      for (const auto& b : frames_[static_cast<size_t>(f)].vars)
         if (b.name == name) {
+          if (b.undefined) return Ref::undefined("undefined variable '" + name + "'", p);
           if (b.loop) return Ref::loop(*b.loop);
+          if (b.callable) return Ref::callable(*b.callable);
+          if (b.module) return Ref::module(b.module);
+          if (b.is_namespace) return Ref::namespace_of(b.owned);
           return Ref::borrow(b.ptr ? *b.ptr : b.owned);
         }
     if (vars_.is_object()) {
@@ -282,12 +498,17 @@ class Renderer {
 
   Ref member(Ref obj, const Value& key, const Expr& object_expr, Pos p, bool is_attr) {
     if (obj.is_undefined()) fail_undefined(obj);  // Jinja2 fails here in every mode
+    if (obj.module_ptr()) return module_member(obj.module_ptr(), py_str(key), p);
     if (const LoopState* l = obj.loop_state()) {
       if (key.is_string()) return loop_attr(*l, key.get<std::string>(), p);
       fail("template.render", "'loop' has no item " + py_repr(key), p);
     }
     const Value& v = obj.get();
     const Value* found = nullptr;
+    // groupby's groups are [grouper, list] pairs that also answer to .grouper and .list, as Jinja2's tuples do.
+    if (is_attr && v.is_array() && v.size() == 2 && key.is_string() &&
+        (key.get_ref<const std::string&>() == "grouper" || key.get_ref<const std::string&>() == "list"))
+      return member(std::move(obj), Value(key.get_ref<const std::string&>() == "grouper" ? 0 : 1), object_expr, p, false);
     if (v.is_object() && key.is_string()) {
       auto it = v.find(key.get_ref<const std::string&>());
       if (it != v.end()) found = &*it;
@@ -346,10 +567,23 @@ class Renderer {
     return out;
   }
 
-  Ref call(const CallExpr& c) {
+  Ref call(const CallExpr& c, const Callable* caller = nullptr) {
+    Ref callee_ref;
+    bool evaluated = false;
+    if (c.callee->kind != ExprKind::Attr || caller) {
+      callee_ref = eval(*c.callee);
+      evaluated = true;
+    }
+    if (evaluated && callee_ref.callable_ptr()) return invoke(*callee_ref.callable_ptr(), eval_args(c.args), c.pos, caller);
+    if (caller) fail("template.render", "{% call %} needs a macro to call", c.pos);
     if (c.callee->kind == ExprKind::Attr) {
       const auto& a = static_cast<const AttrExpr&>(*c.callee);
       Ref obj = eval(*a.object);
+      if (obj.module_ptr()) {
+        Ref m = module_member(obj.module_ptr(), a.name, c.pos);
+        if (m.callable_ptr()) return invoke(*m.callable_ptr(), eval_args(c.args), c.pos, nullptr);
+        fail("template.render", "'" + a.name + "' is not a macro of the module", c.pos);
+      }
       if (const LoopState* l = obj.loop_state()) {
         if (a.name == "cycle") {
           CallArgs args = eval_args(c.args);
@@ -372,16 +606,34 @@ class Renderer {
       if (shadow.is_undefined()) {
         CallArgs args = eval_args(c.args);
         if (name == "range") return Ref::own(range(args, c.pos));
-        if (name == "dict") {
+        if (name == "dict" || name == "namespace") {
           Value d = Value::object();
+          if (name == "namespace" && !args.positional.empty() && args.positional[0].is_object()) d = args.positional[0];
           for (auto& [k, v] : args.keyword) d[k] = std::move(v);
-          return Ref::own(std::move(d));
+          return name == "dict" ? Ref::own(std::move(d)) : Ref::new_namespace(std::move(d));
         }
+        if (name == "raise_exception") {
+          // Hugging Face chat templates call this to reject a conversation they cannot format.
+          fail("template.raised", args.positional.empty() ? "raise_exception() called" : py_str(args.positional[0]),
+               c.pos);
+        }
+        if (name == "strftime_now") return Ref::own(strftime_now(args, c.pos));
         fail("template.undefined", "undefined function '" + name + "'", c.callee->pos);
       }
       fail("template.render", "'" + name + "' is not callable", c.pos);
     }
     fail("template.render", "this expression is not callable", c.pos);
+  }
+
+  Value strftime_now(const CallArgs& a, Pos p) {
+    if (a.positional.empty() || !a.positional[0].is_string())
+      fail("template.render", "strftime_now() expects a format string", p);
+    std::time_t now = std::time(nullptr);
+    std::tm local{};
+    localtime_r(&now, &local);
+    char buf[256];
+    size_t n = std::strftime(buf, sizeof buf, a.positional[0].get_ref<const std::string&>().c_str(), &local);
+    return std::string(buf, n);
   }
 
   Value range(const CallArgs& a, Pos p) {
@@ -440,7 +692,7 @@ class Renderer {
         const auto& c = static_cast<const CondExpr&>(e);
         if (test(*c.cond)) return eval(*c.then);
         if (c.otherwise) return eval(*c.otherwise);
-        return Ref::undefined("the inline if-expression is false and has no else branch (add: else '')", e.pos);
+        return Ref::soft_undefined("the inline if-expression is false and has no else branch", e.pos);
       }
       case ExprKind::List: {
         Value out = Value::array();
@@ -475,11 +727,25 @@ class Renderer {
       return Ref::own(dflt ? *dflt : Value(""));
     }
     const Value& v = defined(input);
-    CallArgs args = eval_args(f.args);
+    // attr() is Python's getattr: a dict's keys are not attributes, so it is undefined, as in Jinja2.
+    if (f.name == "attr") return Ref::undefined("'" + type_name(v) + "' object has no attribute", f.pos);
+    return Ref::own(apply_filter(f.name, v, eval_args(f.args), f.pos));
+  }
+
+  Value apply_filter(const std::string& name, const Value& v, const CallArgs& args, Pos p) {
     try {
-      return Ref::own(find_filter(f.name)(v, args));
+      if (name == "default" || name == "d") {
+        const Value* dflt = args.get(0, "default_value");
+        bool boolean = args.get(1, "boolean") && truthy(*args.get(1, "boolean"));
+        return boolean && !truthy(v) ? (dflt ? *dflt : Value("")) : v;
+      }
+      if (name == "tojson" && c_->options.plain_tojson) {
+        const Value* ind = args.get(0, "indent");
+        return plain_json_dumps(v, ind && ind->is_number_integer() ? static_cast<int>(ind->get<long long>()) : -1);
+      }
+      return find_filter(name)(v, args);
     } catch (const BuiltinError& e) {
-      fail("template.render", f.name + ": " + e.message, f.pos);
+      fail("template.render", name + ": " + e.message, p);
     }
   }
 
@@ -487,6 +753,7 @@ class Renderer {
     Ref input = eval(*t.input);
     if (t.name == "defined") return !input.is_undefined();
     if (t.name == "undefined") return input.is_undefined();
+    if (t.name == "callable") return input.callable_ptr() != nullptr;
     const Value& v = defined(input);
     CallArgs args = eval_args(t.args);
     try {
@@ -576,7 +843,7 @@ class Renderer {
 
   Ref repeat(const Value& v, long long n, Pos p) {
     size_t unit = v.is_string() ? v.get_ref<const std::string&>().size() : v.size();
-    if (n > 0 && unit * static_cast<size_t>(n) > c_.options.max_output_bytes)
+    if (n > 0 && unit * static_cast<size_t>(n) > c_->options.max_output_bytes)
       fail("template.output_too_large", "repetition exceeds the output limit", p);
     if (v.is_string()) {
       std::string out;
@@ -653,11 +920,82 @@ class Renderer {
     return Ref::own(std::move(out));
   }
 
-  const Compiled& c_;
+  const Compiled* c_;  // the template being rendered: changes inside includes and imported macros
   const Value& vars_;
   std::string& out_;
-  std::vector<Frame> frames_;
+  std::deque<Frame> frames_;
+  int current_ = 0;
+  int own_depth_ = 0;
+  int* call_depth_;  // shared with the renderers of imported templates
 };
+
+Ref Renderer::invoke(const Callable& c, CallArgs args, Pos pos, const Callable* caller) {
+  if (!c.home) {  // a macro of an imported template runs in a renderer of that template
+    std::string discard;
+    Renderer sub(*c.module->compiled, c.module->context, discard, call_depth_);
+    sub.adopt_module(*c.module);
+    Callable local = c;
+    local.home = &sub;
+    local.module = nullptr;
+    return sub.invoke(local, std::move(args), pos, caller);
+  }
+  if (c.home != this) return c.home->invoke(c, std::move(args), pos, caller);
+  if (++*call_depth_ > c_->options.max_call_depth)
+    fail("template.call_depth",
+         "macro calls nested deeper than " + std::to_string(c_->options.max_call_depth) + " levels", pos);
+  const Compiled* saved_c = c_;
+  c_ = c.owner;
+  int saved_frame = push_frame(c.scope);
+  const MacroDef& def = *c.def;
+  size_t next_positional = 0;
+  for (const auto& [name, dflt] : def.params) {
+    const Value* given = nullptr;
+    if (next_positional < args.positional.size()) {
+      given = &args.positional[next_positional++];
+    } else {
+      for (auto it = args.keyword.begin(); it != args.keyword.end(); ++it)
+        if (it->first == name) {
+          assign(name, std::move(it->second));
+          args.keyword.erase(it);
+          given = &current().vars.back().owned;
+          break;
+        }
+      if (given) continue;
+    }
+    if (given) {
+      assign(name, *given);
+    } else if (dflt) {
+      Ref r = eval(*dflt);  // defaults see the parameters before them, as in Jinja2
+      assign(name, defined_value(r));
+    } else {
+      assign(name, Value()).undefined = true;  // not given, no default: undefined, as in Jinja2
+    }
+  }
+  Value varargs = Value::array();
+  for (size_t i = next_positional; i < args.positional.size(); ++i) varargs.push_back(std::move(args.positional[i]));
+  Value kwargs = Value::object();
+  for (auto& [k, v] : args.keyword) kwargs[k] = std::move(v);
+  assign("varargs", std::move(varargs));
+  assign("kwargs", std::move(kwargs));
+  if (caller) assign("caller", Value()).callable = *caller;
+  std::string result;
+  result.swap(out_);
+  try {
+    body(def.body);
+  } catch (...) {
+    result.swap(out_);
+    pop_frame(saved_frame);
+    c_ = saved_c;
+    --*call_depth_;
+    throw;
+  }
+  result.swap(out_);
+  pop_frame(saved_frame);
+  c_ = saved_c;
+  --*call_depth_;
+  return Ref::own(std::move(result));
+}
+
 
 }  // namespace
 

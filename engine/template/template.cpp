@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "engine/core/error.h"
+#include "engine/core/file.h"
 #include "engine/core/text.h"
 #include "engine/template/builtins.h"
 #include "engine/template/compiled.h"
@@ -12,7 +13,9 @@
 namespace engine::tmpl {
 namespace {
 
-const std::vector<std::string> kGlobals = {"range", "dict", "loop", "true", "false", "none"};
+const std::vector<std::string> kGlobals = {"range", "dict", "namespace", "raise_exception", "strftime_now", "loop",
+                                           "true", "false", "none"};
+constexpr int kMaxIncludeDepth = 16;
 
 // One pass over the tree after parsing: unknown filters and tests are compile errors (as in Jinja2), and the
 // names the template reads from its context are collected so workflows can check them against declared inputs.
@@ -56,7 +59,55 @@ class Checker {
         body(s.body);
         return bind(s.target);
       }
+      case NodeKind::Macro: {
+        const auto& m = static_cast<const MacroNode&>(n);
+        bind(m.def.name);
+        return macro(m.def);
+      }
+      case NodeKind::CallBlock: {
+        const auto& c = static_cast<const CallBlockNode&>(n);
+        expr(c.call.get());
+        return macro(c.caller);
+      }
+      case NodeKind::FilterBlock: {
+        const auto& f = static_cast<const FilterBlockNode&>(n);
+        for (const auto& [name, a] : f.filters) {
+          check_filter(name, f.pos);
+          args(a);
+        }
+        return body(f.body);
+      }
+      case NodeKind::Include: {
+        const auto& i = static_cast<const IncludeNode&>(n);
+        if (i.target && i.with_context)
+          for (const auto& name : i.target->free_names) add_free(name);
+        return;
+      }
+      case NodeKind::Import: {
+        const auto& i = static_cast<const ImportNode&>(n);
+        if (!i.alias.empty()) bind(i.alias);
+        for (const auto& [_, bound] : i.names) bind(bound);
+        return;
+      }
     }
+  }
+  void macro(const MacroDef& def) {
+    bound_.emplace_back();
+    for (const auto& [name, dflt] : def.params) {
+      expr(dflt.get());
+      bound_.back().push_back(name);
+    }
+    bound_.back().insert(bound_.back().end(), {"varargs", "kwargs", "caller"});
+    body(def.body);
+    bound_.pop_back();
+  }
+  void add_free(const std::string& n) {
+    if (!is_bound(n) && std::find(free_names.begin(), free_names.end(), n) == free_names.end()) free_names.push_back(n);
+  }
+  void check_filter(const std::string& name, Pos pos) {
+    if (name != "default" && name != "d" && !find_filter(name))
+      throw located_error("template.unknown_filter", "unknown filter '" + name + "'" + did_you_mean(name, filter_names()),
+                          src_, pos.line, pos.col);
   }
   void bind(const std::string& name) {
     if (bound_.empty()) bound_.emplace_back();
@@ -75,12 +126,7 @@ class Checker {
     if (!e) return;
     switch (e->kind) {
       case ExprKind::Literal: return;
-      case ExprKind::Name: {
-        const auto& n = static_cast<const NameExpr&>(*e).name;
-        if (!is_bound(n) && std::find(free_names.begin(), free_names.end(), n) == free_names.end())
-          free_names.push_back(n);
-        return;
-      }
+      case ExprKind::Name: return add_free(static_cast<const NameExpr&>(*e).name);
       case ExprKind::Attr: return expr(static_cast<const AttrExpr*>(e)->object.get());
       case ExprKind::Item: {
         auto* i = static_cast<const ItemExpr*>(e);
@@ -96,10 +142,7 @@ class Checker {
       }
       case ExprKind::Filter: {
         auto* f = static_cast<const FilterExpr*>(e);
-        if (f->name != "default" && f->name != "d" && !find_filter(f->name))
-          throw located_error("template.unknown_filter",
-                              "unknown filter '" + f->name + "'" + did_you_mean(f->name, filter_names()), src_,
-                              f->pos.line, f->pos.col);
+        check_filter(f->name, f->pos);
         return expr(f->input.get()), args(f->args);
       }
       case ExprKind::Test: {
@@ -145,7 +188,63 @@ class Checker {
 
 }  // namespace
 
-Template Template::compile(std::string source, std::string name, TemplateOptions options) {
+namespace {
+
+std::shared_ptr<const Compiled> compile_source(std::string source, std::string name, const TemplateOptions& options,
+                                                int depth);
+
+// Included and imported templates are compiled with their parent, once; a cycle stops at the depth limit.
+void resolve_includes(Body& body, const SourceText& src, const TemplateOptions& options, int depth) {
+  auto load = [&](const std::string& name, Pos pos, bool ignore_missing) -> std::shared_ptr<const Compiled> {
+    if (depth >= kMaxIncludeDepth)
+      throw located_error("template.include_depth",
+                          "templates include each other deeper than " + std::to_string(kMaxIncludeDepth) +
+                              " levels (a template including itself?)",
+                          src, pos.line, pos.col);
+    std::filesystem::path path = options.include_dir / name;
+    std::error_code ec;
+    if (options.include_dir.empty() || !std::filesystem::is_regular_file(path, ec)) {
+      if (ignore_missing) return nullptr;
+      throw located_error("template.not_found",
+                          "template '" + name + "' not found" +
+                              (options.include_dir.empty() ? " (this template has no folder to include from)"
+                                                           : " in " + options.include_dir.string()),
+                          src, pos.line, pos.col);
+    }
+    return compile_source(read_file(path), options.include_dir.empty() ? name : path.lexically_normal().string(),
+                          options, depth + 1);
+  };
+  for (auto& n : body) {
+    switch (n->kind) {
+      case NodeKind::Include: {
+        auto& i = static_cast<IncludeNode&>(*n);
+        i.target = load(i.name, i.pos, i.ignore_missing);
+        break;
+      }
+      case NodeKind::Import: {
+        auto& i = static_cast<ImportNode&>(*n);
+        i.target = load(i.name, i.pos, false);
+        break;
+      }
+      case NodeKind::If:
+        for (auto& [_, b] : static_cast<IfNode&>(*n).branches) resolve_includes(b, src, options, depth);
+        resolve_includes(static_cast<IfNode&>(*n).otherwise, src, options, depth);
+        break;
+      case NodeKind::For:
+        resolve_includes(static_cast<ForNode&>(*n).body, src, options, depth);
+        resolve_includes(static_cast<ForNode&>(*n).otherwise, src, options, depth);
+        break;
+      case NodeKind::SetBlock: resolve_includes(static_cast<SetBlockNode&>(*n).body, src, options, depth); break;
+      case NodeKind::Macro: resolve_includes(static_cast<MacroNode&>(*n).def.body, src, options, depth); break;
+      case NodeKind::CallBlock: resolve_includes(static_cast<CallBlockNode&>(*n).caller.body, src, options, depth); break;
+      case NodeKind::FilterBlock: resolve_includes(static_cast<FilterBlockNode&>(*n).body, src, options, depth); break;
+      default: break;
+    }
+  }
+}
+
+std::shared_ptr<const Compiled> compile_source(std::string source, std::string name, const TemplateOptions& options,
+                                                int depth) {
   if (!options.keep_trailing_newline && !source.empty() && source.back() == '\n') {
     source.pop_back();
     if (!source.empty() && source.back() == '\r') source.pop_back();
@@ -153,10 +252,22 @@ Template Template::compile(std::string source, std::string name, TemplateOptions
   auto c = std::make_shared<Compiled>(Compiled{SourceText(std::move(name), std::move(source)), options, {}, {}});
   auto tokens = tokenize(c->source, c->options);
   c->body = parse(c->source, tokens);
+  resolve_includes(c->body, c->source, c->options, depth);
   Checker checker(c->source);
   checker.body(c->body);
   c->free_names = std::move(checker.free_names);
-  return Template(std::move(c));
+  return c;
+}
+
+}  // namespace
+
+Template Template::compile(std::string source, std::string name, TemplateOptions options) {
+  return Template(compile_source(std::move(source), std::move(name), options, 0));
+}
+
+Template Template::compile_file(const std::filesystem::path& path, TemplateOptions options) {
+  if (options.include_dir.empty()) options.include_dir = path.has_parent_path() ? path.parent_path() : ".";
+  return compile(read_file(path), path.string(), std::move(options));
 }
 
 std::string Template::render(const Value& vars) const {
@@ -166,6 +277,23 @@ std::string Template::render(const Value& vars) const {
 }
 
 void Template::render_to(const Value& vars, std::string& out) const { render_compiled(*compiled_, vars, out); }
+
+Template Template::compile_chat(std::string source, std::string name) {
+  TemplateOptions o;
+  o.trim_blocks = true;
+  o.lstrip_blocks = true;
+  o.strict_undefined = false;
+  o.plain_tojson = true;
+  o.keep_trailing_newline = false;
+  return compile(std::move(source), std::move(name), o);
+}
+
+std::string Template::render_chat(const Value& messages, bool add_generation_prompt, const Value& extra) const {
+  Value ctx = extra.is_object() ? extra : Value::object();
+  ctx["messages"] = messages;
+  ctx["add_generation_prompt"] = add_generation_prompt;
+  return render(ctx);
+}
 
 const std::string& Template::name() const { return compiled_->source.name(); }
 const std::vector<std::string>& Template::free_names() const { return compiled_->free_names; }

@@ -17,10 +17,18 @@ class Template {
  public:
   // Throws a located Error ("template.syntax", "template.unknown_filter", ...) naming the template's line and column.
   static Template compile(std::string source, std::string name, TemplateOptions options = {});
+  // Reads and compiles a file; includes resolve against its folder unless options say otherwise.
+  static Template compile_file(const std::filesystem::path& path, TemplateOptions options = {});
 
   // `vars` must be an object. Throws a located Error ("template.undefined", "template.render") on failure.
   std::string render(const Value& vars) const;
   void render_to(const Value& vars, std::string& out) const;  // appends to `out`
+
+  // A Hugging Face chat template (the Jinja string of a tokenizer_config.json), compiled with the options
+  // transformers uses: trim_blocks, lstrip_blocks, lenient undefined, plain tojson.
+  static Template compile_chat(std::string source, std::string name);
+  // Renders `messages` ([{role, content}, ...]) into one prompt; `extra` adds bos_token, eos_token, tools, ...
+  std::string render_chat(const Value& messages, bool add_generation_prompt, const Value& extra = Value::object()) const;
 
   const std::string& name() const;
   // Names the template reads from its context (not those it binds itself with for/set), in first-use order.

@@ -592,6 +592,7 @@ class Renderer {
         }
         fail("template.render", "'loop." + a.name + "' is not callable", c.pos);
       }
+      if (obj.is_undefined()) fail_undefined(obj);  // a method of an undefined fails in every mode, as in Jinja2
       const Value& self = defined(obj);
       CallArgs args = eval_args(c.args);
       try {

@@ -1,0 +1,117 @@
+// Macros, includes and imports: what they do, and how each misuse ends in a located error, never a crash or a hang.
+#include <catch2/catch.hpp>
+
+#include "engine/core/error.h"
+#include "engine/template/template.h"
+#include "support/test_support.h"
+
+using engine::Error;
+using engine::Value;
+using engine::tmpl::Template;
+using engine::tmpl::TemplateOptions;
+
+namespace {
+
+struct Folder {
+  engine::test::TempDir dir;
+  TemplateOptions options() const {
+    TemplateOptions o;
+    o.include_dir = dir.path();
+    return o;
+  }
+  std::string render(const std::string& src, const Value& vars = Value::object()) const {
+    return Template::compile(src, "main.j2", options()).render(vars);
+  }
+  std::string error_of(const std::string& src, const Value& vars = Value::object()) const {
+    try {
+      render(src, vars);
+    } catch (const Error& e) {
+      return e.formatted();
+    }
+    return "no error";
+  }
+};
+
+}  // namespace
+
+TEST_CASE("include renders another template with the current context", "[template]") {
+  Folder f;
+  f.dir.write("tools.j2", "{% for t in tools %}- {{ t }}\n{% endfor %}");
+  f.dir.write("sub/deeper.j2", "deep {{ x }}");
+  CHECK(f.render("Tools:\n{% include 'tools.j2' %}", {{"tools", {"a", "b"}}}) == "Tools:\n- a\n- b\n");
+  CHECK(f.render("{% for x in [1, 2] %}{% include 'sub/deeper.j2' %} {% endfor %}") == "deep 1 deep 2 ");
+  CHECK(f.render("[{% include 'nope.j2' ignore missing %}]") == "[]");
+}
+
+TEST_CASE("a missing include is a compile error naming the folder", "[template]") {
+  Folder f;
+  std::string e = f.error_of("line\n  {% include 'nope.j2' %}");
+  CHECK(e.rfind("main.j2:2:3: template 'nope.j2' not found in " + f.dir.path().string(), 0) == 0);
+  CHECK(Folder{}.error_of("{% include x %}").rfind("main.j2:1:12: include needs a template name in quotes", 0) == 0);
+}
+
+TEST_CASE("a template including itself stops at the depth limit", "[template]") {
+  Folder f;
+  f.dir.write("loop.j2", "again {% include 'loop.j2' %}");
+  CHECK(f.error_of("{% include 'loop.j2' %}").find("templates include each other deeper than 16 levels") !=
+        std::string::npos);
+}
+
+TEST_CASE("runaway macro recursion stops at the call depth limit", "[template]") {
+  Folder f;
+  CHECK(f.error_of("{% macro r(n) %}{{ r(n + 1) }}{% endmacro %}{{ r(0) }}")
+            .find("macro calls nested deeper than 64 levels") != std::string::npos);
+}
+
+TEST_CASE("import and from-import bring macros and variables", "[template]") {
+  Folder f;
+  f.dir.write("lib.j2", "{% macro tag(name) %}<{{ name }}>{% endmacro %}{% set version = 3 %}ignored output");
+  CHECK(f.render("{% import 'lib.j2' as lib %}{{ lib.tag('a') }} v{{ lib.version }}") == "<a> v3");
+  CHECK(f.render("{% from 'lib.j2' import tag as t, version %}{{ t('b') }}{{ version }}") == "<b>3");
+  CHECK(f.error_of("{% from 'lib.j2' import nothing %}").rfind(
+            "main.j2:1:1: the template 'lib.j2' does not export 'nothing'", 0) == 0);
+}
+
+TEST_CASE("imported templates do not see the importer's context unless asked", "[template]") {
+  Folder f;
+  f.dir.write("lib.j2", "{% macro who() %}{{ user | default('nobody') }}{% endmacro %}");
+  CHECK(f.render("{% import 'lib.j2' as lib %}{{ lib.who() }}", {{"user", "ann"}}) == "nobody");
+  CHECK(f.render("{% import 'lib.j2' as lib with context %}{{ lib.who() }}", {{"user", "ann"}}) == "ann");
+}
+
+TEST_CASE("a macro's missing argument is undefined; extra ones go to varargs and kwargs", "[template]") {
+  Folder f;
+  CHECK(f.error_of("{% macro m(a, b) %}{{ b }}{% endmacro %}{{ m(1) }}").rfind("main.j2:1:23: undefined variable 'b'", 0) ==
+        0);
+  CHECK(f.render("{% macro m(a) %}{{ varargs }}{{ kwargs }}{% endmacro %}{{ m(1, 2, k=3) }}") == "[2]{'k': 3}");
+}
+
+TEST_CASE("statement misuse is a located syntax error", "[template]") {
+  Folder f;
+  CHECK(f.error_of("{% for x in y recursive %}{% endfor %}").rfind("main.j2:1:15: recursive loops are not supported", 0) == 0);
+  CHECK(f.error_of("{% call foo %}{% endcall %}").rfind("main.j2:1:9: expected a macro call after 'call'", 0) == 0);
+  CHECK(f.error_of("{% raw %}never closed").rfind("main.j2:1:1: unclosed 'raw' block opened at line 1:1", 0) == 0);
+  CHECK(f.error_of("{% macro m(a=1, b) %}{% endmacro %}").rfind(
+            "main.j2:1:18: parameter 'b' without a default follows one with a default", 0) == 0);
+  CHECK(f.error_of("{% filter nosuch %}x{% endfilter %}").rfind("main.j2:1:1: unknown filter 'nosuch'", 0) == 0);
+}
+
+TEST_CASE("raise_exception stops the render with the template's message", "[template]") {
+  try {
+    Template::compile("{% if n > 1 %}{{ raise_exception('only one') }}{% endif %}", "chat.j2").render({{"n", 2}});
+    FAIL("no error");
+  } catch (const Error& e) {
+    CHECK(e.kind() == "template.raised");
+    CHECK(std::string(e.what()) == "chat.j2:1:33: only one");
+  }
+}
+
+TEST_CASE("chat templates use Hugging Face's tojson and whitespace options", "[template][chat]") {
+  auto t = Template::compile_chat(
+      "{% for m in messages %}\n  {{ m.role }}: {{ m.content }} {{ m | tojson }}\n{% endfor %}"
+      "{% if add_generation_prompt %}assistant:{% endif %}",
+      "chat.jinja");
+  Value messages = Value::parse(R"([{"role": "user", "content": "<héllo>"}])");
+  CHECK(t.render_chat(messages, true) ==
+        "  user: <héllo> {\"role\": \"user\", \"content\": \"<héllo>\"}\nassistant:");
+}

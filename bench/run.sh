@@ -7,7 +7,23 @@ build="${1:-$root/build}"
 runs="${2:-50}"
 cd "$root"
 
-"$build/bench/engine_bench"
+"$build/bench/engine_bench" | tee "$build/bench/engine_bench.txt"
+
+# Jinja2 renders the same template and context, for the ratio (skipped without python3 and jinja2).
+py=""
+for candidate in python3 /usr/bin/python3; do
+  if command -v "$candidate" >/dev/null && "$candidate" -c 'import jinja2' 2>/dev/null; then py="$candidate"; break; fi
+done
+if [ -n "$py" ]; then
+  line=$("$py" bench/jinja2_render.py)
+  jinja_us=$(sed -n 's/.*jinja2_us_per_render=\([0-9.]*\).*/\1/p' <<<"$line")
+  version=$(sed -n 's/.*version=\([^ ]*\).*/\1/p' <<<"$line")
+  engine_us=$(sed -n 's/^  engine render *\([0-9.]*\) us.*/\1/p' "$build/bench/engine_bench.txt")
+  awk -v j="$jinja_us" -v e="$engine_us" -v v="$version" \
+    'BEGIN { printf "template vs Jinja2 %s on the same template and context: %.2f us -> the engine is %.1fx faster\n", v, j, j / e }'
+else
+  echo "  Jinja2: not measured (install python3-jinja2 to compare)"
+fi
 
 # Whole process: parse YAML, compile, load Lua, run the ReAct loop, print, exit.
 times=()

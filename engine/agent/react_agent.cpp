@@ -116,21 +116,27 @@ class Run {
     result_.intermediate_steps.push_back(AgentStep{std::move(action), std::move(observation)});
   }
 
-  std::string render_prompt(std::string_view scratchpad_suffix) {
+  llm::LlmRequest render_prompt(std::string_view scratchpad_suffix) {
     std::string pad = cfg_.scratchpad.render(ctx_);
     pad += scratchpad_suffix;
     ctx_["agent_scratchpad"] = std::move(pad);
-    return cfg_.prompt.render(ctx_);
+    llm::LlmRequest req;
+    cfg_.prompt.render(ctx_, req);
+    return req;
   }
 
-  std::string call_llm(std::string prompt) {
-    llm::LlmRequest req;
-    req.prompt = std::move(prompt);
+  std::string call_llm(llm::LlmRequest req) {
     req.stop = cfg_.stop;
     req.temperature = cfg_.temperature;
     req.max_tokens = cfg_.max_tokens;
     req.call_index = result_.llm_calls;
-    events_.emit({"llm_start", Value{{"prompt", req.prompt}, {"call", req.call_index}, {"llm", llm_.describe()}}});
+    Value start{{"prompt", req.prompt}, {"call", req.call_index}, {"llm", llm_.describe()}};
+    if (!req.messages.empty()) {
+      Value messages = Value::array();
+      for (const auto& m : req.messages) messages.push_back(Value{{"role", m.role}, {"content", m.content}});
+      start["messages"] = std::move(messages);
+    }
+    events_.emit({"llm_start", std::move(start)});
     llm::LlmResponse resp = llm_.complete(req);
     ++result_.llm_calls;
     result_.usage += resp.usage;
@@ -205,7 +211,7 @@ Value ReactAgent::initial_context(const Value& inputs) const {
 std::string ReactAgent::render_first_prompt(const Value& inputs) const {
   Value ctx = initial_context(inputs);
   ctx["agent_scratchpad"] = config_.scratchpad.render(ctx);
-  return config_.prompt.render(ctx);
+  return config_.prompt.preview(ctx);
 }
 
 RunResult ReactAgent::run(const Value& inputs, EventSink& events) const {

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/agent/prompt.h"
 #include "engine/agent/run_result.h"
 #include "engine/core/event.h"
 #include "engine/llm/llm_client.h"
@@ -26,7 +27,7 @@ struct AgentTool {
 };
 
 struct ReactAgentConfig {
-  tmpl::Template prompt;
+  Prompt prompt;
   tmpl::Template scratchpad;  // renders intermediate_steps into the prompt's agent_scratchpad
   std::vector<std::string> stop;
   std::vector<AgentTool> tools;  // the tools this agent may call, in declaration order

@@ -54,6 +54,23 @@ tmpl::Template compile_template(const spec::TemplateSource& src, const spec::Tem
   return tmpl::Template::compile(src.text, src.origin, options);
 }
 
+// The prompt: one template, or messages, which the model's chat template (when given) renders into text.
+agent::Prompt build_prompt(const spec::WorkflowSpec& s) {
+  const spec::AgentSpec& a = s.agent;
+  if (s.llm.chat_template.given && a.messages.empty())
+    throw Error("spec.conflict",
+                "llm.chat_template renders a list of messages, but agent.prompt is a single template; give "
+                "agent.prompt as a list of {role, content} or drop the chat template",
+                s.llm.chat_template.loc, quoted_line(s, s.llm.chat_template.loc));
+  if (a.messages.empty()) return agent::Prompt::text(compile_template(a.prompt, a.template_flags));
+  std::vector<agent::PromptMessage> messages;
+  for (const auto& m : a.messages) messages.push_back({m.role.value, compile_template(m.content, a.template_flags)});
+  std::optional<tmpl::Template> chat;
+  if (s.llm.chat_template.given) chat = tmpl::Template::compile_chat(s.llm.chat_template.text, s.llm.chat_template.origin);
+  return agent::Prompt::chat(std::move(messages), std::move(chat),
+                             Value{{"bos_token", s.llm.bos_token}, {"eos_token", s.llm.eos_token}});
+}
+
 }  // namespace
 
 std::shared_ptr<const Executor> Executor::build(const spec::WorkflowSpec& s) {
@@ -61,10 +78,16 @@ std::shared_ptr<const Executor> Executor::build(const spec::WorkflowSpec& s) {
   tools::ToolRegistry registry = build_tools(s);
 
   const spec::AgentSpec& a = s.agent;
-  agent::ReactAgentConfig cfg{.prompt = compile_template(a.prompt, a.template_flags),
+  agent::ReactAgentConfig cfg{.prompt = build_prompt(s),
                               .scratchpad = compile_template(a.scratchpad, a.template_flags)};
   std::vector<std::string> inputs = input_names(s);
-  check_free_names(cfg.prompt, inputs, kAgentContext, "agent.prompt", a.prompt.loc, s);
+  if (a.messages.empty()) {
+    check_free_names(*cfg.prompt.templates()[0], inputs, kAgentContext, "agent.prompt", a.prompt.loc, s);
+  } else {
+    for (size_t i = 0; i < a.messages.size(); ++i)
+      check_free_names(*cfg.prompt.templates()[i], inputs, kAgentContext,
+                       "agent.prompt[" + std::to_string(i) + "].content", a.messages[i].content.loc, s);
+  }
   check_free_names(cfg.scratchpad, inputs, kAgentContext, "agent.scratchpad", a.scratchpad.loc, s);
 
   cfg.stop = a.stop;

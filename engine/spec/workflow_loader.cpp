@@ -14,7 +14,9 @@ namespace {
 const std::vector<std::string> kTopKeys = {"version", "name", "description", "inputs", "outputs", "llm", "tools", "agent"};
 const std::vector<std::string> kInputKeys = {"description", "default", "required"};
 const std::vector<std::string> kOutputKeys = {"description", "value"};
-const std::vector<std::string> kLlmKeys = {"provider", "model", "temperature", "max_tokens", "scripted"};
+const std::vector<std::string> kLlmKeys = {"provider",      "model",     "temperature", "max_tokens",
+                                           "scripted",      "chat_template", "bos_token", "eos_token"};
+const std::vector<std::string> kMessageKeys = {"role", "content"};
 const std::vector<std::string> kScriptedKeys = {"replies", "rules", "latency_ms"};
 const std::vector<std::string> kRuleKeys = {"match", "reply"};
 const std::vector<std::string> kToolKeys = {"name", "description", "lua", "builtin", "limits", "on_error"};
@@ -120,6 +122,9 @@ class Loader {
         r_.fail("spec.bad_value", "unknown llm.provider '" + p + "'" + did_you_mean(p, kProviders), n["provider"]);
     }
     if (n["model"]) l.model = r_.str(n["model"], "llm.model");
+    l.chat_template = template_source(n["chat_template"], "llm.chat_template");
+    if (n["bos_token"]) l.bos_token = r_.str(n["bos_token"], "llm.bos_token");
+    if (n["eos_token"]) l.eos_token = r_.str(n["eos_token"], "llm.eos_token");
     if (n["temperature"]) l.temperature = r_.number(n["temperature"], "llm.temperature", 0);
     if (n["max_tokens"]) l.max_tokens = static_cast<int>(r_.integer(n["max_tokens"], "llm.max_tokens", 1, 1 << 24));
     if (n["scripted"]) {
@@ -190,7 +195,8 @@ class Loader {
     a.loc = r_.loc(n);
     r_.expect_map(n, "agent", kAgentKeys);
     if (n["kind"]) a.kind = one_of(n["kind"], "agent.kind", {"react"});
-    a.prompt = template_source(n["prompt"], "agent.prompt");
+    if (n["prompt"] && n["prompt"].IsSequence()) a.messages = messages(n["prompt"], "agent.prompt");
+    else a.prompt = template_source(n["prompt"], "agent.prompt");
     a.scratchpad = template_source(n["scratchpad"], "agent.scratchpad");
     if (n["stop"]) {
       for (auto& s : r_.str_list(n["stop"], "agent.stop")) a.stop.push_back(std::move(s.value));
@@ -230,11 +236,26 @@ class Loader {
       if (o["lstrip_blocks"])
         a.template_flags.lstrip_blocks = r_.boolean(o["lstrip_blocks"], "agent.template_options.lstrip_blocks");
     }
-    if (!a.prompt.given) a.prompt = {kDefaultReactPrompt, "built-in react prompt", dir_, a.loc, false};
+    if (!a.prompt.given && a.messages.empty()) a.prompt = {kDefaultReactPrompt, "built-in react prompt", dir_, a.loc, false};
     if (!a.scratchpad.given) a.scratchpad = {default_scratchpad(a.observation_prefix, a.llm_prefix),
                                              "built-in scratchpad", dir_, a.loc, false};
     if (!a.stop_given) a.stop = {"\n" + std::string(trim(a.observation_prefix))};
     return a;
+  }
+
+  // A chat prompt: a list of {role, content}, each content a template (inline or {file: PATH}).
+  std::vector<MessageSpec> messages(const YAML::Node& n, const std::string& path) {
+    std::vector<MessageSpec> out;
+    if (n.size() == 0) r_.fail("spec.wrong_type", path + " must list at least one message", n);
+    for (size_t i = 0; i < n.size(); ++i) {
+      std::string item = path + "[" + std::to_string(i) + "]";
+      r_.expect_map(n[i], item, kMessageKeys);
+      r_.expect_present(n[i], "role", item);
+      r_.expect_present(n[i], "content", item);
+      out.push_back({one_of(n[i]["role"], item + ".role", {"system", "user", "assistant"}),
+                     template_source(n[i]["content"], item + ".content")});
+    }
+    return out;
   }
 
   // A template is a string (inline) or {file: PATH} relative to the workflow file.

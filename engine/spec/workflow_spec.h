@@ -39,6 +39,12 @@ struct TemplateSource {
   bool given = false;
 };
 
+// One message of a chat-style prompt: a role and a template for its content.
+struct MessageSpec {
+  Located<std::string> role;  // system, user or assistant
+  TemplateSource content;
+};
+
 struct ScriptedRuleSpec {
   Located<std::string> match;  // regex on the rendered prompt
   Located<std::string> reply;  // template over the regex's named groups and `groups` (all, by number)
@@ -52,6 +58,9 @@ struct LlmSpec {
   std::vector<Located<std::string>> replies;
   std::vector<ScriptedRuleSpec> rules;
   int latency_ms = 0;
+  TemplateSource chat_template;  // a model's chat template: renders chat prompts into one text prompt
+  std::string bos_token;
+  std::string eos_token;
   SourceLoc loc;
 };
 
@@ -84,6 +93,7 @@ struct TemplateFlags {
 struct AgentSpec {
   Located<std::string> kind{"react", {}};
   TemplateSource prompt;
+  std::vector<MessageSpec> messages;  // when the prompt is a list of messages
   TemplateSource scratchpad;
   std::vector<std::string> stop;
   bool stop_given = false;

@@ -13,7 +13,7 @@ using namespace engine::agent;
 namespace {
 
 struct Setup {
-  ReactAgentConfig cfg{.prompt = tmpl::Template::compile("Question: {{ input }}\nThought:{{ agent_scratchpad }}", "p"),
+  ReactAgentConfig cfg{.prompt = Prompt::text(tmpl::Template::compile("Question: {{ input }}\nThought:{{ agent_scratchpad }}", "p")),
                        .scratchpad = tmpl::Template::compile(spec::default_scratchpad("Observation: ", "Thought: "), "s")};
   llm::ScriptedScript script;
   bool return_direct = false;
@@ -183,4 +183,34 @@ TEST_CASE("a 1 MB model output goes through the loop: as an answer, and as junk 
   CHECK(r2.output == "fine");
   REQUIRE(r2.intermediate_steps.size() == 1);
   CHECK(r2.intermediate_steps[0].observation.size() < 400);  // the feedback quotes an excerpt
+}
+
+TEST_CASE("a chat prompt without a chat template sends messages", "[agent]") {
+  Setup s;
+  std::vector<PromptMessage> messages;
+  messages.push_back({"system", tmpl::Template::compile("Tools: {{ tool_names }}", "m0")});
+  messages.push_back({"user", tmpl::Template::compile("{{ input }}{{ agent_scratchpad }}", "m1")});
+  s.cfg.prompt = Prompt::chat(std::move(messages), std::nullopt, Value::object());
+  s.script.replies = {"Final Answer: ok"};
+  test::EventLog log;
+  RunResult r = s.run(log);
+  CHECK(r.output == "ok");
+  CHECK(log.events[1].data["messages"] ==
+        Value::parse(R"([{"role": "system", "content": "Tools: echo"}, {"role": "user", "content": "hi"}])"));
+}
+
+TEST_CASE("a chat template turns the messages into one text prompt", "[agent]") {
+  Setup s;
+  std::vector<PromptMessage> messages;
+  messages.push_back({"user", tmpl::Template::compile("{{ input }}", "m0")});
+  s.cfg.prompt = Prompt::chat(
+      std::move(messages),
+      tmpl::Template::compile_chat("{{ bos_token }}{% for m in messages %}<{{ m.role }}>{{ m.content }}{% endfor %}"
+                                   "{% if add_generation_prompt %}<assistant>{% endif %}",
+                                   "chat"),
+      Value{{"bos_token", "<s>"}});
+  s.script.replies = {"Final Answer: ok"};
+  test::EventLog log;
+  s.run(log);
+  CHECK(log.events[1].data["prompt"] == "<s><user>hi<assistant>");
 }

@@ -88,3 +88,13 @@ TEST_CASE("inputs: defaults apply, unknown and missing ones are errors", "[assem
   CHECK(error(Value::object()) == "missing input 'question' (q)");
   CHECK(error({{"question", "x"}, {"tonee", "y"}}) == "unknown input 'tonee' (did you mean 'tone'?)");
 }
+
+TEST_CASE("chat prompts: variables are checked per message; a chat template needs messages", "[assemble]") {
+  CHECK(build_error(kHead + "agent:\n  prompt:\n    - {role: system, content: ok}\n    - {role: user, content: '{{ qestion }}'}\n")
+            .rfind("w.yaml:10:30: agent.prompt[1].content uses 'qestion', which is not a declared input (did you mean "
+                   "'question'?)", 0) == 0);
+  std::string head = kHead;
+  head.insert(head.find("  scripted:"), "  chat_template: '{{ messages }}'\n");
+  CHECK(build_error(head + "agent:\n  prompt: '{{ question }}'\n")
+            .rfind("w.yaml:6:18: llm.chat_template renders a list of messages, but agent.prompt is a single template", 0) == 0);
+}

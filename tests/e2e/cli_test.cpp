@@ -214,3 +214,13 @@ TEST_CASE("run --no-color keeps escape codes out; the answer is never coloured",
   CHECK(r.err.find("\033[") == std::string::npos);
   CHECK(r.out == "87\n");
 }
+
+TEST_CASE("a chat prompt rendered by the model's chat template runs end to end", "[e2e]") {
+  auto r = run_engine("run workflows/chat_template.yaml -q --input 'What is 6 * 7?'");
+  CHECK(r.exit_code == 0);
+  CHECK(r.out == "42\n");
+  auto shown = run_engine("render workflows/chat_template.yaml --input 'What is 1 + 1?'");
+  CHECK(shown.out.rfind("<|begin_of_text|><|start_header_id|>system<|end_header_id|>\n\nAnswer the question", 0) == 0);
+  CHECK(shown.out.find("Question: What is 1 + 1?\nThought:<|eot_id|><|start_header_id|>assistant<|end_header_id|>\n\n") !=
+        std::string::npos);
+}

@@ -31,10 +31,11 @@ std::vector<std::string> input_names(const spec::WorkflowSpec& s) {
 }
 
 // A template may only read declared inputs and what the engine provides; anything else is a typo that would
-// otherwise surface mid-run.
+// otherwise surface mid-run. A lenient template (strict_undefined: false) has chosen to read absent names as empty.
 void check_free_names(const tmpl::Template& t, const std::vector<std::string>& inputs,
                       const std::vector<std::string>& provided, const std::string& what, const SourceLoc& loc,
                       const spec::WorkflowSpec& s) {
+  if (!t.options().strict_undefined) return;
   std::vector<std::string> known = inputs;
   known.insert(known.end(), provided.begin(), provided.end());
   for (const auto& name : t.free_names()) {
@@ -49,7 +50,7 @@ void check_free_names(const tmpl::Template& t, const std::vector<std::string>& i
 }
 
 tmpl::Template compile_template(const spec::TemplateSource& src, const spec::TemplateFlags& flags) {
-  tmpl::TemplateOptions options = template_options(flags);
+  tmpl::TemplateOptions options = template_options(src.overrides.over(flags));
   options.include_dir = src.dir;
   return tmpl::Template::compile(src.text, src.origin, options);
 }

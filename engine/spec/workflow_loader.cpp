@@ -28,7 +28,7 @@ const std::vector<std::string> kAgentKeys = {
     "template_options"};
 const std::vector<std::string> kParserKeys = {"final_answer", "action", "dotall", "strip_quotes"};
 const std::vector<std::string> kTemplateOptionKeys = {"strict_undefined", "trim_blocks", "lstrip_blocks"};
-const std::vector<std::string> kTemplateFileKeys = {"file"};
+const std::vector<std::string> kTemplateFileKeys = {"file", "text", "strict_undefined", "trim_blocks", "lstrip_blocks"};
 
 const std::vector<std::string> kProviders = {"scripted"};
 const std::vector<std::string> kPlannedProviders = {"openai", "anthropic", "ollama", "llamacpp", "replay"};
@@ -271,7 +271,17 @@ class Loader {
       return t;
     }
     r_.expect_map(n, path, kTemplateFileKeys);
-    r_.expect_present(n, "file", path);
+    if (n["strict_undefined"]) t.overrides.strict_undefined = r_.boolean(n["strict_undefined"], path + ".strict_undefined");
+    if (n["trim_blocks"]) t.overrides.trim_blocks = r_.boolean(n["trim_blocks"], path + ".trim_blocks");
+    if (n["lstrip_blocks"]) t.overrides.lstrip_blocks = r_.boolean(n["lstrip_blocks"], path + ".lstrip_blocks");
+    if (n["text"] && n["file"]) r_.fail("spec.conflict", path + " has both text and file; give one", n);
+    if (n["text"]) {
+      t.text = r_.located_raw(n["text"], path + ".text").value;
+      t.origin = display_ + " (" + path + ")";
+      t.dir = dir_;
+      return t;
+    }
+    if (!n["file"]) r_.fail("spec.missing_key", path + " needs file: PATH or text: TEMPLATE", n);
     std::string rel = r_.str(n["file"], path + ".file");
     std::filesystem::path file = dir_ / rel;
     try {

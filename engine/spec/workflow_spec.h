@@ -30,6 +30,26 @@ struct OutputSpec {
   SourceLoc loc;
 };
 
+struct TemplateFlags {
+  bool strict_undefined = true;
+  bool trim_blocks = false;
+  bool lstrip_blocks = false;
+};
+
+// Options one template sets for itself, over the agent's template_options.
+struct TemplateOverrides {
+  std::optional<bool> strict_undefined;
+  std::optional<bool> trim_blocks;
+  std::optional<bool> lstrip_blocks;
+
+  TemplateFlags over(TemplateFlags f) const {
+    if (strict_undefined) f.strict_undefined = *strict_undefined;
+    if (trim_blocks) f.trim_blocks = *trim_blocks;
+    if (lstrip_blocks) f.lstrip_blocks = *lstrip_blocks;
+    return f;
+  }
+};
+
 // A template given inline or as a file; `origin` names it in error messages.
 struct TemplateSource {
   std::string text;
@@ -37,6 +57,7 @@ struct TemplateSource {
   std::filesystem::path dir;  // where its {% include %} names resolve: its own folder, or the workflow's
   SourceLoc loc;       // where the YAML gives it
   bool given = false;
+  TemplateOverrides overrides;
 };
 
 // One message of a chat-style prompt: a role and a template for its content.
@@ -82,12 +103,6 @@ struct ParserSpec {
   Located<std::string> action;
   bool dotall = true;
   bool strip_quotes = true;
-};
-
-struct TemplateFlags {
-  bool strict_undefined = true;
-  bool trim_blocks = false;
-  bool lstrip_blocks = false;
 };
 
 struct AgentSpec {

@@ -296,6 +296,7 @@ std::string Template::render_chat(const Value& messages, bool add_generation_pro
 }
 
 const std::string& Template::name() const { return compiled_->source.name(); }
+const TemplateOptions& Template::options() const { return compiled_->options; }
 const std::vector<std::string>& Template::free_names() const { return compiled_->free_names; }
 
 }  // namespace engine::tmpl

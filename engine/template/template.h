@@ -31,6 +31,7 @@ class Template {
   std::string render_chat(const Value& messages, bool add_generation_prompt, const Value& extra = Value::object()) const;
 
   const std::string& name() const;
+  const TemplateOptions& options() const;
   // Names the template reads from its context (not those it binds itself with for/set), in first-use order.
   const std::vector<std::string>& free_names() const;
 

@@ -98,3 +98,14 @@ TEST_CASE("chat prompts: variables are checked per message; a chat template need
   CHECK(build_error(head + "agent:\n  prompt: '{{ question }}'\n")
             .rfind("w.yaml:6:18: llm.chat_template renders a list of messages, but agent.prompt is a single template", 0) == 0);
 }
+
+TEST_CASE("a template may set its own options; a lenient one may read absent names", "[assemble]") {
+  auto exec = assemble::Executor::build(spec::parse_workflow(
+      kHead + "agent:\n  prompt: {text: '[{{ question }}][{{ maybe }}]', strict_undefined: false}\n", "w.yaml", "."));
+  CHECK(exec->render_first_prompt(exec->resolve_inputs({{"question", "q"}})) == "[q][]");
+  CHECK(build_error(kHead + "agent:\n  prompt: {text: x, file: y}\n").rfind("w.yaml:8:11: agent.prompt has both text and file", 0) ==
+        0);
+  auto trimmed = assemble::Executor::build(spec::parse_workflow(
+      kHead + "agent:\n  prompt:\n    text: \"{% if true %}\\nyes{% endif %}\"\n    trim_blocks: true\n", "w.yaml", "."));
+  CHECK(trimmed->render_first_prompt(trimmed->resolve_inputs({{"question", "q"}})) == "yes");
+}

@@ -9,6 +9,30 @@ using namespace engine;
 using engine::test::run_engine;
 using engine::test::shell_quote;
 
+namespace {
+
+// Writes `yaml` as a workflow, runs it with --json, and returns the result document (exit code 0 required).
+Value run_json(const std::string& yaml) {
+  test::TempDir dir;
+  auto w = dir.write("w.yaml", yaml);
+  auto r = run_engine("run " + shell_quote(w.string()) + " --json -q --input x");
+  REQUIRE(r.exit_code == 0);
+  return Value::parse(r.out);
+}
+
+const char* const kEchoForever =
+    "inputs:\n  input: q\nllm:\n  provider: scripted\n  scripted:\n    latency_ms: LATENCY\n    rules:\n"
+    "      - {match: '.', reply: \"Action: echo\\nAction Input: again\"}\n"
+    "tools:\n  - builtin: echo\nagent:\n";
+
+std::string echo_forever(int latency_ms, const std::string& agent_keys) {
+  std::string yaml = kEchoForever;
+  yaml.replace(yaml.find("LATENCY"), 7, std::to_string(latency_ms));
+  return yaml + agent_keys;
+}
+
+}  // namespace
+
 TEST_CASE("engine run answers the calculator question on stdout alone", "[e2e]") {
   auto r = run_engine("run workflows/calculator.yaml --input " + shell_quote("What is 12 * 7 + 3?"));
   CHECK(r.exit_code == 0);
@@ -182,28 +206,14 @@ TEST_CASE("a run that fails exits 1; bad input and usage exit 2", "[e2e]") {
 }
 
 TEST_CASE("the iteration limit ends the run with LangChain's message", "[e2e]") {
-  test::TempDir dir;
-  auto w = dir.write("w.yaml",
-                     "inputs:\n  input: q\nllm:\n  provider: scripted\n  scripted:\n    rules:\n"
-                     "      - {match: '.', reply: \"Action: echo\\nAction Input: again\"}\n"
-                     "tools:\n  - builtin: echo\nagent:\n  max_iterations: 3\n");
-  auto r = run_engine("run " + shell_quote(w.string()) + " --json -q --input x");
-  CHECK(r.exit_code == 0);
-  Value j = Value::parse(r.out);
+  Value j = run_json(echo_forever(0, "  max_iterations: 3\n"));
   CHECK(j["output"] == "Agent stopped due to iteration limit or time limit.");
   CHECK(j["stopped_reason"] == "max_iterations");
   CHECK(j["intermediate_steps"].size() == 3);
 }
 
 TEST_CASE("the time limit ends a slow run with LangChain's message", "[e2e]") {
-  test::TempDir dir;
-  auto w = dir.write("w.yaml",
-                     "inputs:\n  input: q\nllm:\n  provider: scripted\n  scripted:\n    latency_ms: 40\n    rules:\n"
-                     "      - {match: '.', reply: \"Action: echo\\nAction Input: again\"}\n"
-                     "tools:\n  - builtin: echo\nagent:\n  max_execution_time: 0.1\n  early_stopping: force\n");
-  auto r = run_engine("run " + shell_quote(w.string()) + " --json -q --input x");
-  CHECK(r.exit_code == 0);
-  Value j = Value::parse(r.out);
+  Value j = run_json(echo_forever(40, "  max_execution_time: 0.1\n  early_stopping: force\n"));
   CHECK(j["output"] == "Agent stopped due to iteration limit or time limit.");
   CHECK(j["stopped_reason"] == "max_execution_time");
   CHECK(j["intermediate_steps"].size() < 15);

@@ -89,17 +89,17 @@ TEST_CASE("inputs: defaults apply, unknown and missing ones are errors", "[assem
   CHECK(error({{"question", "x"}, {"tonee", "y"}}) == "unknown input 'tonee' (did you mean 'tone'?)");
 }
 
-TEST_CASE("chat prompts: variables are checked per message; a chat template needs messages", "[assemble]") {
+TEST_CASE("chat prompts: variables are checked per message, a chat template needs messages", "[assemble]") {
   CHECK(build_error(kHead + "agent:\n  prompt:\n    - {role: system, content: ok}\n    - {role: user, content: '{{ qestion }}'}\n")
-            .rfind("w.yaml:10:30: agent.prompt[1].content uses 'qestion', which is not a declared input (did you mean "
+            .rfind("w.yaml:10:29: agent.prompt[1].content uses 'qestion', which is not a declared input (did you mean "
                    "'question'?)", 0) == 0);
   std::string head = kHead;
   head.insert(head.find("  scripted:"), "  chat_template: '{{ messages }}'\n");
   CHECK(build_error(head + "agent:\n  prompt: '{{ question }}'\n")
-            .rfind("w.yaml:6:18: llm.chat_template renders a list of messages, but agent.prompt is a single template", 0) == 0);
+            .rfind("w.yaml:5:18: llm.chat_template renders a list of messages, but agent.prompt is a single template", 0) == 0);
 }
 
-TEST_CASE("a template may set its own options; a lenient one may read absent names", "[assemble]") {
+TEST_CASE("a template may set its own options, a lenient one may read absent names", "[assemble]") {
   auto exec = assemble::Executor::build(spec::parse_workflow(
       kHead + "agent:\n  prompt: {text: '[{{ question }}][{{ maybe }}]', strict_undefined: false}\n", "w.yaml", "."));
   CHECK(exec->render_first_prompt(exec->resolve_inputs({{"question", "q"}})) == "[q][]");

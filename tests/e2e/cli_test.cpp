@@ -188,7 +188,7 @@ TEST_CASE("on_error: fail turns a tool failure into a failed run", "[e2e]") {
                      ":1: boom\n");
 }
 
-TEST_CASE("a run that fails exits 1; bad input and usage exit 2", "[e2e]") {
+TEST_CASE("a run that fails exits 1, bad input and usage exit 2", "[e2e]") {
   test::TempDir dir;
   auto w = dir.write("w.yaml",
                      "inputs:\n  input: q\nllm:\n  provider: scripted\n  scripted:\n    replies: ['no idea']\nagent: {}\n");
@@ -219,7 +219,7 @@ TEST_CASE("the time limit ends a slow run with LangChain's message", "[e2e]") {
   CHECK(j["intermediate_steps"].size() < 15);
 }
 
-TEST_CASE("run --no-color keeps escape codes out; the answer is never coloured", "[e2e]") {
+TEST_CASE("run --no-color keeps escape codes out, the answer is never coloured", "[e2e]") {
   auto r = run_engine("run workflows/calculator.yaml --no-color");
   CHECK(r.err.find("\033[") == std::string::npos);
   CHECK(r.out == "87\n");

@@ -18,7 +18,7 @@ TEST_CASE("Python regex syntax is accepted", "[parse][regex]") {
   CHECK(Regex::compile(R"((?P<a>x)(?P=a))").search("xx"));
 }
 
-TEST_CASE("\\w and \\d are Unicode-aware, as in Python 3", "[parse][regex]") {
+TEST_CASE("word and digit classes are Unicode-aware, as in Python 3", "[parse][regex]") {
   auto m = Regex::compile(R"(行動:\s*(?P<tool>\w+)\[(?P<input>[^\]]*)\])").search("思考: …\n行動: 請求書[C]");
   REQUIRE(m);
   CHECK(*m->group("tool") == "請求書");

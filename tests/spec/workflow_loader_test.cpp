@@ -147,7 +147,7 @@ TEST_CASE("an empty file and a missing file are clear errors", "[spec]") {
   }
 }
 
-TEST_CASE("a prompt may be a list of messages; roles are checked", "[spec]") {
+TEST_CASE("a prompt may be a list of messages, roles are checked", "[spec]") {
   auto w = spec::parse_workflow(kLlm + "agent:\n  prompt:\n    - {role: system, content: 'Be brief.'}\n"
                                        "    - role: user\n      content: '{{ input }}'\n",
                                 "w.yaml", ".");
@@ -156,8 +156,8 @@ TEST_CASE("a prompt may be a list of messages; roles are checked", "[spec]") {
   CHECK(w.agent.messages[1].content.text == "{{ input }}");
   CHECK(w.agent.messages[1].content.origin == "w.yaml (agent.prompt[1].content)");
   CHECK(error_of(kLlm + "agent:\n  prompt:\n    - {role: usr, content: x}\n") ==
-        "w.yaml:7:13: agent.prompt[0].role must be one of 'system', 'user', 'assistant', got 'usr' (did you mean "
-        "'user'?)\n      - {role: usr, content: x}\n              ^");
+        "w.yaml:7:14: agent.prompt[0].role must be one of 'system', 'user', 'assistant', got 'usr' (did you mean "
+        "'user'?)\n      - {role: usr, content: x}\n               ^");
   CHECK(error_of(kLlm + "agent:\n  prompt:\n    - {role: user}\n")
             .rfind("w.yaml:7:7: missing required key 'content' in agent.prompt[0]", 0) == 0);
 }

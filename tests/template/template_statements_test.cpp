@@ -79,7 +79,7 @@ TEST_CASE("imported templates do not see the importer's context unless asked", "
   CHECK(f.render("{% import 'lib.j2' as lib with context %}{{ lib.who() }}", {{"user", "ann"}}) == "ann");
 }
 
-TEST_CASE("a macro's missing argument is undefined; extra ones go to varargs and kwargs", "[template]") {
+TEST_CASE("a macro's missing argument is undefined, extra ones go to varargs and kwargs", "[template]") {
   Folder f;
   CHECK(f.error_of("{% macro m(a, b) %}{{ b }}{% endmacro %}{{ m(1) }}").rfind("main.j2:1:23: undefined variable 'b'", 0) ==
         0);

@@ -204,7 +204,7 @@ end)");
   CHECK(instance->invoke("missing").observation.find("require: module 'nothere' not found") != std::string::npos);
 }
 
-TEST_CASE("each instance has its own state; the tool is shared", "[lua]") {
+TEST_CASE("each instance has its own state, the tool is shared", "[lua]") {
   Script s("local n = 0\nreturn function() n = n + 1 return n end");
   CHECK(s.call().observation == "1");
   CHECK(s.call().observation == "2");

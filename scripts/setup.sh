@@ -6,7 +6,7 @@ set -euo pipefail
 packages=(
   cmake g++ make pkg-config
   libyaml-cpp-dev nlohmann-json3-dev liblua5.4-dev catch2
-  libpcre2-dev libcurl4-openssl-dev libcli11-dev
+  libpcre2-dev libcurl4-openssl-dev libcli11-dev libcpp-httplib-dev
 )
 
 missing=()

@@ -127,6 +127,7 @@ class Run {
 
   std::string call_llm(llm::LlmRequest req) {
     req.stop = cfg_.stop;
+    req.events = &events_;
     req.temperature = cfg_.temperature;
     req.max_tokens = cfg_.max_tokens;
     req.call_index = result_.llm_calls;

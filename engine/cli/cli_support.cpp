@@ -18,8 +18,20 @@ void add_input_options(CLI::App& cmd, InputOptions& o) {
   cmd.add_option("--inputs", o.file, "A JSON file with an object of inputs");
 }
 
-std::shared_ptr<const assemble::Executor> build_executor(const std::string& path) {
-  return assemble::Executor::build(spec::load_workflow(path));
+std::shared_ptr<const assemble::Executor> build_executor(const std::string& path, const std::string& llm_override) {
+  spec::WorkflowSpec spec = spec::load_workflow(path);
+  if (!llm_override.empty()) {
+    size_t colon = llm_override.find(':');
+    static const std::vector<std::string> providers = {"openai", "ollama", "llamacpp", "scripted"};
+    std::string provider = llm_override.substr(0, colon);
+    if (colon == std::string::npos || colon + 1 == llm_override.size() ||
+        std::find(providers.begin(), providers.end(), provider) == providers.end())
+      throw Error("usage", "--llm takes PROVIDER:MODEL with PROVIDER one of openai, ollama, llamacpp" +
+                               did_you_mean(provider, providers) + ", got '" + llm_override + "'");
+    spec.llm.provider.value = provider;
+    spec.llm.model = llm_override.substr(colon + 1);
+  }
+  return assemble::Executor::build(spec);
 }
 
 Value collect_inputs(const assemble::Executor& executor, const InputOptions& o) {

@@ -20,7 +20,9 @@ struct InputOptions {
 
 void add_input_options(CLI::App& cmd, InputOptions& options);
 
-std::shared_ptr<const assemble::Executor> build_executor(const std::string& workflow_path);
+// `llm_override` is --llm PROVIDER:MODEL (empty: the workflow's own llm block).
+std::shared_ptr<const assemble::Executor> build_executor(const std::string& workflow_path,
+                                                         const std::string& llm_override = "");
 // The run's inputs from the options, checked against the workflow's declared inputs; throws Error "input.*".
 Value collect_inputs(const assemble::Executor& executor, const InputOptions& options);
 

@@ -13,6 +13,7 @@ namespace {
 
 struct RunOptions {
   std::string workflow;
+  std::string llm;  // --llm PROVIDER:MODEL
   InputOptions inputs;
   bool json = false;
   bool quiet = false;
@@ -21,7 +22,7 @@ struct RunOptions {
 };
 
 int run(const RunOptions& o) {
-  auto executor = build_executor(o.workflow);
+  auto executor = build_executor(o.workflow, o.llm);
   Value inputs = collect_inputs(*executor, o.inputs);
 
   EventFanout events;
@@ -56,6 +57,8 @@ void add_run_command(CLI::App& app, int& exit_code) {
   CLI::App* cmd = app.add_subcommand("run", "Run a workflow: the answer goes to stdout, the steps to stderr");
   cmd->add_option("workflow", o->workflow, "The workflow YAML file")->required();
   add_input_options(*cmd, o->inputs);
+  cmd->add_option("--llm", o->llm, "Use another model than the workflow's: PROVIDER:MODEL, e.g. openai:gpt-4o-mini, "
+                  "ollama:llama3.2, llamacpp:local");
   cmd->add_flag("--json", o->json, "Print {output, intermediate_steps, usage, elapsed_ms, stopped_reason} as JSON");
   cmd->add_option("--trace", o->trace_file, "Write every event to FILE as JSON lines");
   cmd->add_flag("-q,--quiet", o->quiet, "Do not show the steps on stderr");

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/core/event.h"
 #include "engine/core/value.h"
 
 namespace engine::llm {
@@ -22,6 +23,7 @@ struct LlmRequest {
   std::optional<double> temperature;
   std::optional<int> max_tokens;
   int call_index = 0;  // which call of the run this is, from 0; lets stateless providers script a conversation
+  EventSink* events = nullptr;  // where a provider reports retries; may be null
 };
 
 struct TokenUsage {

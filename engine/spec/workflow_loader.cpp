@@ -14,8 +14,10 @@ namespace {
 const std::vector<std::string> kTopKeys = {"version", "name", "description", "inputs", "outputs", "llm", "tools", "agent"};
 const std::vector<std::string> kInputKeys = {"description", "default", "required"};
 const std::vector<std::string> kOutputKeys = {"description", "value"};
-const std::vector<std::string> kLlmKeys = {"provider",      "model",     "temperature", "max_tokens",
-                                           "scripted",      "chat_template", "bos_token", "eos_token"};
+const std::vector<std::string> kLlmKeys = {
+    "provider",    "model",   "temperature",     "max_tokens",       "scripted",         "chat_template",
+    "bos_token",   "eos_token", "base_url",      "api_key_env",      "max_retries",      "timeout",
+    "connect_timeout", "max_tokens_field", "extra"};
 const std::vector<std::string> kMessageKeys = {"role", "content"};
 const std::vector<std::string> kScriptedKeys = {"replies", "rules", "latency_ms"};
 const std::vector<std::string> kRuleKeys = {"match", "reply"};
@@ -30,8 +32,8 @@ const std::vector<std::string> kParserKeys = {"final_answer", "action", "dotall"
 const std::vector<std::string> kTemplateOptionKeys = {"strict_undefined", "trim_blocks", "lstrip_blocks"};
 const std::vector<std::string> kTemplateFileKeys = {"file", "text", "strict_undefined", "trim_blocks", "lstrip_blocks"};
 
-const std::vector<std::string> kProviders = {"scripted"};
-const std::vector<std::string> kPlannedProviders = {"openai", "anthropic", "ollama", "llamacpp", "replay"};
+const std::vector<std::string> kProviders = {"scripted", "openai", "ollama", "llamacpp"};
+const std::vector<std::string> kPlannedProviders = {"anthropic", "replay"};
 
 class Loader {
  public:
@@ -116,13 +118,25 @@ class Loader {
       l.provider = r_.located_str(n["provider"], "llm.provider");
       const std::string& p = l.provider.value;
       if (std::find(kPlannedProviders.begin(), kPlannedProviders.end(), p) != kPlannedProviders.end())
-        r_.fail("spec.unsupported", "llm.provider '" + p + "' is not available in this version; use 'scripted'",
+        r_.fail("spec.unsupported",
+                "llm.provider '" + p + "' is not available in this version; use scripted, openai, ollama or llamacpp",
                 n["provider"]);
       if (std::find(kProviders.begin(), kProviders.end(), p) == kProviders.end())
         r_.fail("spec.bad_value", "unknown llm.provider '" + p + "'" + did_you_mean(p, kProviders), n["provider"]);
     }
     if (n["model"]) l.model = r_.str(n["model"], "llm.model");
     l.chat_template = template_source(n["chat_template"], "llm.chat_template");
+    if (n["base_url"]) l.base_url = r_.str(n["base_url"], "llm.base_url");
+    if (n["api_key_env"]) l.api_key_env = r_.str(n["api_key_env"], "llm.api_key_env");
+    if (n["max_retries"]) l.max_retries = static_cast<int>(r_.integer(n["max_retries"], "llm.max_retries", 0, 20));
+    if (n["timeout"]) l.timeout_s = r_.number(n["timeout"], "llm.timeout", 0.001);
+    if (n["connect_timeout"]) l.connect_timeout_s = r_.number(n["connect_timeout"], "llm.connect_timeout", 0.001);
+    if (n["max_tokens_field"])
+      l.max_tokens_field = one_of(n["max_tokens_field"], "llm.max_tokens_field", {"max_tokens", "max_completion_tokens"}).value;
+    if (n["extra"]) {
+      if (!n["extra"].IsMap()) r_.fail("spec.wrong_type", "llm.extra must be a mapping of request keys", n["extra"]);
+      l.extra = r_.value(n["extra"], "llm.extra");
+    }
     if (n["bos_token"]) l.bos_token = r_.str(n["bos_token"], "llm.bos_token");
     if (n["eos_token"]) l.eos_token = r_.str(n["eos_token"], "llm.eos_token");
     if (n["temperature"]) l.temperature = r_.number(n["temperature"], "llm.temperature", 0);

@@ -79,6 +79,14 @@ struct LlmSpec {
   std::vector<Located<std::string>> replies;
   std::vector<ScriptedRuleSpec> rules;
   int latency_ms = 0;
+  // OpenAI-compatible providers (openai, ollama, llamacpp)
+  std::string base_url;       // default: the preset's (OPENAI_BASE_URL for openai)
+  std::string api_key_env;    // default: OPENAI_API_KEY for openai, none for local servers
+  int max_retries = 2;
+  double timeout_s = 600;
+  double connect_timeout_s = 10;
+  std::string max_tokens_field = "max_tokens";
+  Value extra = Value::object();
   TemplateSource chat_template;  // a model's chat template: renders chat prompts into one text prompt
   std::string bos_token;
   std::string eos_token;

@@ -3,6 +3,7 @@
 
 #include <fstream>
 
+#include "support/mock_llm_server.h"
 #include "support/test_support.h"
 
 using namespace engine;
@@ -233,4 +234,30 @@ TEST_CASE("a chat prompt rendered by the model's chat template runs end to end",
   CHECK(shown.out.rfind("<|begin_of_text|><|start_header_id|>system<|end_header_id|>\n\nAnswer the question", 0) == 0);
   CHECK(shown.out.find("Question: What is 1 + 1?\nThought:<|eot_id|><|start_header_id|>assistant<|end_header_id|>\n\n") !=
         std::string::npos);
+}
+
+TEST_CASE("run --llm points an example workflow at an OpenAI-compatible server", "[e2e][openai]") {
+  test::MockLlmServer server;
+  server.enqueue(test::MockLlmServer::chat(" I should use the calculator.\nAction: calculator\nAction Input: 12 * 7 + 3"));
+  server.enqueue(test::MockLlmServer::chat(" I now know the final answer.\nFinal Answer: 87"));
+  auto r = run_engine("run workflows/calculator.yaml --json -q --llm openai:test-model --input 'What is 12 * 7 + 3?'", "",
+                      "OPENAI_BASE_URL=" + server.base_url() + " OPENAI_API_KEY=sk-e2e-secret-key");
+  CHECK(r.exit_code == 0);
+  Value j = Value::parse(r.out);
+  CHECK(j["output"] == "87");
+  CHECK(j["intermediate_steps"][0]["observation"] == "87");
+  CHECK(j["usage"]["prompt_tokens"] == 22);
+  auto sent = server.requests();
+  REQUIRE(sent.size() == 2);
+  CHECK(sent[0].body["model"] == "test-model");
+  CHECK(sent[0].body["stop"] == Value::array({"\nObservation:"}));
+  CHECK(sent[1].body["messages"][0]["content"].get<std::string>().find("Observation: 87\nThought: ") != std::string::npos);
+  CHECK(r.err.find("sk-e2e-secret-key") == std::string::npos);
+}
+
+TEST_CASE("run --llm with an unknown provider is a usage error", "[e2e]") {
+  auto r = run_engine("run workflows/calculator.yaml --llm opnai:x");
+  CHECK(r.exit_code == 2);
+  CHECK(r.err == "engine: error: --llm takes PROVIDER:MODEL with PROVIDER one of openai, ollama, llamacpp (did you mean "
+                 "'openai'?), got 'opnai:x'\n");
 }

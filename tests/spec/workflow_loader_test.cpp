@@ -78,9 +78,16 @@ TEST_CASE("references to undeclared tools are errors", "[spec]") {
 }
 
 TEST_CASE("a provider of a later release is named as such", "[spec]") {
-  CHECK(error_of("llm:\n  provider: openai\nagent: {}\n")
-            .rfind("w.yaml:2:13: llm.provider 'openai' is not available in this version; use 'scripted'", 0) == 0);
+  CHECK(error_of("llm:\n  provider: anthropic\nagent: {}\n")
+            .rfind("w.yaml:2:13: llm.provider 'anthropic' is not available in this version; use scripted, openai, "
+                   "ollama or llamacpp", 0) == 0);
   CHECK(error_of("llm:\n  provider: scriptd\nagent: {}\n").find("(did you mean 'scripted'?)") != std::string::npos);
+  auto w = spec::parse_workflow("llm:\n  provider: ollama\n  model: llama3.2\n  max_retries: 5\n  timeout: 30\n"
+                                "  extra: {seed: 7}\nagent: {}\n",
+                                "w.yaml", ".");
+  CHECK(w.llm.max_retries == 5);
+  CHECK(w.llm.extra == Value{{"seed", 7}});
+  CHECK(error_of("llm:\n  provider: ollama\n  extra: [1]\nagent: {}\n").rfind("w.yaml:3:10: llm.extra must be a mapping", 0) == 0);
 }
 
 TEST_CASE("a binary file is refused before parsing", "[spec]") {

@@ -49,12 +49,12 @@ std::string slurp(const std::filesystem::path& p) {
 }
 }  // namespace
 
-CommandResult run_engine(const std::string& args, const std::string& stdin_text) {
+CommandResult run_engine(const std::string& args, const std::string& stdin_text, const std::string& env) {
   TempDir io;
   auto in = io.write("stdin", stdin_text);
   auto out = io.path() / "stdout";
   auto err = io.path() / "stderr";
-  std::string cmd = "cd " + shell_quote(ENGINE_SOURCE_DIR) + " && NO_COLOR=1 " + shell_quote(ENGINE_BIN) + " " + args +
+  std::string cmd = "cd " + shell_quote(ENGINE_SOURCE_DIR) + " && NO_COLOR=1 " + env + " " + shell_quote(ENGINE_BIN) + " " + args +
                     " <" + shell_quote(in.string()) + " >" + shell_quote(out.string()) + " 2>" +
                     shell_quote(err.string());
   int status = std::system(cmd.c_str());

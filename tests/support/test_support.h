@@ -30,7 +30,8 @@ struct CommandResult {
 };
 
 // Runs the built engine with `args` (a shell-quoted string) from the source folder, optionally feeding stdin.
-CommandResult run_engine(const std::string& args, const std::string& stdin_text = "");
+// `env` is prepended to the command, e.g. "OPENAI_BASE_URL=http://127.0.0.1:1234/v1".
+CommandResult run_engine(const std::string& args, const std::string& stdin_text = "", const std::string& env = "");
 
 std::string source_path(const std::string& relative);
 std::string shell_quote(const std::string& s);

@@ -1,0 +1,180 @@
+// The OpenAI-compatible provider against a loopback server: the request it sends, and every fault ending as
+// documented, with nothing retried that should not be and no key in any message.
+#include <catch2/catch.hpp>
+
+#include <cstdlib>
+
+#include "engine/core/error.h"
+#include "engine/llm/openai_llm.h"
+#include "support/mock_llm_server.h"
+#include "support/test_support.h"
+
+using namespace engine;
+using namespace engine::llm;
+using engine::test::MockLlmServer;
+
+namespace {
+
+const char* const kKey = "sk-test-0123456789abcdef";
+
+OpenAiConfig config_for(const MockLlmServer& server) {
+  setenv("ENGINE_TEST_OPENAI_KEY", kKey, 1);
+  OpenAiConfig c;
+  c.base_url = server.base_url();
+  c.model = "test-model";
+  c.api_key_env = "ENGINE_TEST_OPENAI_KEY";
+  c.initial_backoff = std::chrono::milliseconds(1);
+  c.max_backoff = std::chrono::milliseconds(5);
+  c.timeouts.total = std::chrono::milliseconds(2000);
+  return c;
+}
+
+LlmRequest request(std::vector<std::string> stop = {}) {
+  LlmRequest r;
+  r.prompt = "Question: 2+2?\nThought:";
+  r.stop = std::move(stop);
+  r.temperature = 0.0;
+  r.max_tokens = 64;
+  return r;
+}
+
+std::string error_of(const OpenAiLlm& llm, const LlmRequest& r, std::string* kind = nullptr) {
+  try {
+    llm.complete(r);
+  } catch (const Error& e) {
+    if (kind) *kind = e.kind();
+    return e.what();
+  }
+  return "no error";
+}
+
+}  // namespace
+
+TEST_CASE("a chat completion is requested and its text and usage returned", "[llm][openai]") {
+  MockLlmServer server;
+  server.enqueue(MockLlmServer::chat(" I know.\nFinal Answer: 4", 21, 9));
+  OpenAiLlm llm(config_for(server));
+  LlmResponse r = llm.complete(request({"\nObservation:"}));
+  CHECK(r.text == " I know.\nFinal Answer: 4");
+  CHECK(r.finish_reason == "stop");
+  CHECK(r.usage.prompt_tokens == 21);
+  CHECK(r.usage.completion_tokens == 9);
+  CHECK_FALSE(r.usage_estimated);
+  auto sent = server.requests();
+  REQUIRE(sent.size() == 1);
+  CHECK(sent[0].authorization == std::string("Bearer ") + kKey);
+  CHECK(sent[0].body == Value::parse(R"({"model": "test-model",
+      "messages": [{"role": "user", "content": "Question: 2+2?\nThought:"}],
+      "stop": ["\nObservation:"], "temperature": 0.0, "max_tokens": 64})"));
+}
+
+TEST_CASE("more stop sequences than the server takes: four are sent, the engine applies the rest", "[llm][openai]") {
+  MockLlmServer server;
+  server.enqueue(MockLlmServer::chat("Action: x\nAction Input: y\nE: cut here"));
+  OpenAiLlm llm(config_for(server));
+  LlmResponse r = llm.complete(request({"A:", "B:", "C:", "D:", "\nE:"}));
+  CHECK(r.text == "Action: x\nAction Input: y");
+  CHECK(server.requests()[0].body["stop"].size() == 4);
+}
+
+TEST_CASE("a 429 with Retry-After is retried after the server's delay, reported as an event", "[llm][openai]") {
+  MockLlmServer server;
+  server.enqueue({429, R"({"error": {"message": "Rate limit reached"}})", {{"Retry-After", "0.05"}}, 0});
+  server.enqueue(MockLlmServer::chat("Final Answer: ok"));
+  OpenAiLlm llm(config_for(server));
+  test::EventLog log;
+  LlmRequest req = request();
+  req.events = &log;
+  CHECK(llm.complete(req).text == "Final Answer: ok");
+  CHECK(server.requests().size() == 2);
+  REQUIRE(log.events.size() == 1);
+  CHECK(log.events[0].type == "llm_retry");
+  CHECK(log.events[0].data["wait_ms"] == 50);
+  CHECK(log.events[0].data["error"] == "HTTP 429: Rate limit reached");
+}
+
+TEST_CASE("a 500 then a success: the run never sees the fault", "[llm][openai]") {
+  MockLlmServer server;
+  server.enqueue({500, "oops", {}, 0});
+  server.enqueue({503, R"({"error": "overloaded"})", {{"retry-after-ms", "1"}}, 0});
+  server.enqueue(MockLlmServer::chat("fine"));
+  OpenAiLlm llm(config_for(server));
+  CHECK(llm.complete(request()).text == "fine");
+  CHECK(server.requests().size() == 3);
+}
+
+TEST_CASE("a 401 is not retried, the server's message is shown with the key redacted", "[llm][openai]") {
+  MockLlmServer server;
+  server.enqueue({401, std::string(R"({"error": {"message": "Incorrect API key provided: )") + kKey + R"("}})", {}, 0});
+  OpenAiLlm llm(config_for(server));
+  std::string kind;
+  std::string e = error_of(llm, request(), &kind);
+  CHECK(kind == "llm.http_error");
+  CHECK(e == "openai: " + server.base_url() + "/chat/completions answered HTTP 401: Incorrect API key provided: ***");
+  CHECK(e.find(kKey) == std::string::npos);
+  CHECK(server.requests().size() == 1);
+}
+
+TEST_CASE("x-should-retry: false stops the retries a 500 would get", "[llm][openai]") {
+  MockLlmServer server;
+  server.enqueue({500, R"({"error": {"message": "do not retry"}})", {{"x-should-retry", "false"}}, 0});
+  OpenAiLlm llm(config_for(server));
+  CHECK(error_of(llm, request()).find("answered HTTP 500: do not retry") != std::string::npos);
+  CHECK(server.requests().size() == 1);
+}
+
+TEST_CASE("retries give up after max_retries with the last error", "[llm][openai]") {
+  MockLlmServer server;
+  for (int i = 0; i < 3; ++i) server.enqueue({502, "bad gateway", {}, 0});
+  OpenAiLlm llm(config_for(server));
+  std::string kind;
+  std::string e = error_of(llm, request(), &kind);
+  CHECK(kind == "llm.unavailable");
+  CHECK(e == "openai: no answer from " + server.base_url() +
+                 "/chat/completions after 3 attempts; the last: HTTP 502: 'bad gateway'");
+}
+
+TEST_CASE("a malformed answer is a clear error", "[llm][openai]") {
+  MockLlmServer server;
+  server.enqueue({200, "{not json", {}, 0});
+  server.enqueue({200, R"({"choices": []})", {}, 0});
+  OpenAiLlm llm(config_for(server));
+  std::string kind;
+  CHECK(error_of(llm, request(), &kind) == "openai: the server's answer is not JSON: '{not json'");
+  CHECK(kind == "llm.bad_response");
+  CHECK(error_of(llm, request()) == "openai: the server's answer has no choices: '{\"choices\": []}'");
+}
+
+TEST_CASE("a stall longer than the timeout is retried, then reported", "[llm][openai]") {
+  MockLlmServer server;
+  for (int i = 0; i < 2; ++i) server.enqueue({200, "{}", {}, 400});
+  OpenAiConfig c = config_for(server);
+  c.timeouts.total = std::chrono::milliseconds(100);
+  c.max_retries = 1;
+  OpenAiLlm llm(c);
+  std::string e = error_of(llm, request());
+  CHECK(e.rfind("openai: no answer from " + server.base_url() + "/chat/completions after 2 attempts; the last: ", 0) == 0);
+  CHECK(e.find("imed out") != std::string::npos);
+}
+
+TEST_CASE("nothing listening: connection errors are retried, then reported", "[llm][openai]") {
+  OpenAiConfig c;
+  {
+    MockLlmServer gone;
+    c = config_for(gone);
+  }  // the port is closed now
+  OpenAiLlm llm(c);
+  std::string e = error_of(llm, request());
+  CHECK(e.find("after 3 attempts; the last: ") != std::string::npos);
+  CHECK(e.find("onnect") != std::string::npos);
+}
+
+TEST_CASE("a missing key for OpenAI is reported before any request", "[llm][openai]") {
+  MockLlmServer server;
+  OpenAiConfig c = config_for(server);
+  c.api_key_env = "ENGINE_TEST_UNSET_KEY";
+  unsetenv("ENGINE_TEST_UNSET_KEY");
+  CHECK(error_of(OpenAiLlm(c), request()) ==
+        "openai: the environment variable ENGINE_TEST_UNSET_KEY is not set (the API key is read from it)");
+  CHECK(server.requests().empty());
+}

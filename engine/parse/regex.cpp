@@ -112,7 +112,7 @@ std::optional<RegexMatch> Regex::search(std::string_view subject, size_t from) c
   PCRE2_SIZE* ov = pcre2_get_ovector_pointer(md.p);
   m.start = ov[0];
   m.end = ov[1];
-  m.names = &impl_->names;
+  m.names = std::shared_ptr<const std::vector<std::string>>(impl_, &impl_->names);
   m.groups.resize(impl_->names.size());
   for (size_t i = 0; i < m.groups.size() && i < static_cast<size_t>(rc); ++i)
     if (ov[2 * i] != PCRE2_UNSET) m.groups[i] = subject.substr(ov[2 * i], ov[2 * i + 1] - ov[2 * i]);

@@ -20,7 +20,8 @@ struct RegexOptions {
 struct RegexMatch {
   size_t start = 0, end = 0;                         // byte offsets of the whole match
   std::vector<std::optional<std::string_view>> groups;  // [0] is the whole match; unset groups are nullopt
-  std::vector<std::string> const* names = nullptr;   // group names by number ("" for unnamed)
+  // Group names by number ("" for unnamed), shared with the Regex so a match may outlive it.
+  std::shared_ptr<const std::vector<std::string>> names;
 
   std::optional<std::string_view> group(std::string_view name) const;
 };

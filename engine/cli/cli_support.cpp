@@ -22,11 +22,11 @@ std::shared_ptr<const assemble::Executor> build_executor(const std::string& path
   spec::WorkflowSpec spec = spec::load_workflow(path);
   if (!llm_override.empty()) {
     size_t colon = llm_override.find(':');
-    static const std::vector<std::string> providers = {"openai", "ollama", "llamacpp", "scripted"};
+    const std::vector<std::string>& providers = spec::http_providers();
     std::string provider = llm_override.substr(0, colon);
     if (colon == std::string::npos || colon + 1 == llm_override.size() ||
         std::find(providers.begin(), providers.end(), provider) == providers.end())
-      throw Error("usage", "--llm takes PROVIDER:MODEL with PROVIDER one of openai, ollama, llamacpp" +
+      throw Error("usage", "--llm takes PROVIDER:MODEL with PROVIDER one of " + join(providers, ", ") +
                                did_you_mean(provider, providers) + ", got '" + llm_override + "'");
     spec.llm.provider.value = provider;
     spec.llm.model = llm_override.substr(colon + 1);

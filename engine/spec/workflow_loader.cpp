@@ -32,7 +32,12 @@ const std::vector<std::string> kParserKeys = {"final_answer", "action", "dotall"
 const std::vector<std::string> kTemplateOptionKeys = {"strict_undefined", "trim_blocks", "lstrip_blocks"};
 const std::vector<std::string> kTemplateFileKeys = {"file", "text", "strict_undefined", "trim_blocks", "lstrip_blocks"};
 
-const std::vector<std::string> kProviders = {"scripted", "openai", "ollama", "llamacpp"};
+const std::vector<std::string> kHttpProviders = {"openai", "ollama", "llamacpp"};
+const std::vector<std::string> kProviders = [] {
+  std::vector<std::string> all = {"scripted"};
+  all.insert(all.end(), kHttpProviders.begin(), kHttpProviders.end());
+  return all;
+}();
 const std::vector<std::string> kPlannedProviders = {"anthropic", "replay"};
 
 class Loader {
@@ -390,6 +395,8 @@ WorkflowSpec parse_workflow(std::string text, std::string display_path, std::fil
   w.source = std::move(source);
   return w;
 }
+
+const std::vector<std::string>& http_providers() { return kHttpProviders; }
 
 WorkflowSpec load_workflow(const std::filesystem::path& file) {
   std::string text;

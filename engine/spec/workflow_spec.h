@@ -150,6 +150,9 @@ struct WorkflowSpec {
   std::shared_ptr<const SourceText> source;
 };
 
+// The OpenAI-compatible providers `llm.provider` accepts besides `scripted` (also what `--llm` may name).
+const std::vector<std::string>& http_providers();
+
 // Reads and validates a workflow file. Throws a located Error ("spec.*", "io.*") for anything wrong in it.
 WorkflowSpec load_workflow(const std::filesystem::path& file);
 // The same from text; `display_path` names it in errors and `dir` resolves its relative paths.

@@ -720,12 +720,10 @@ class Renderer {
   Ref filter(const FilterExpr& f) {
     Ref input = eval(*f.input);
     if (f.name == "default" || f.name == "d") {
+      // Sees undefined values, and returns a kept input borrowed rather than copied.
       CallArgs args = eval_args(f.args);
-      const Value* dflt = args.get(0, "default_value");
-      bool boolean = args.get(1, "boolean") && truthy(*args.get(1, "boolean"));
-      bool use_default = input.is_undefined() || (boolean && !truthy_ref(input));
-      if (!use_default) return input;
-      return Ref::own(dflt ? *dflt : Value(""));
+      if (input.is_undefined() || default_replaces(args, truthy_ref(input))) return Ref::own(default_of(args));
+      return input;
     }
     const Value& v = defined(input);
     // attr() is Python's getattr: a dict's keys are not attributes, so it is undefined, as in Jinja2.
@@ -733,13 +731,19 @@ class Renderer {
     return Ref::own(apply_filter(f.name, v, eval_args(f.args), f.pos));
   }
 
+  // default(value, boolean): a defined input is replaced only when `boolean` is true and the input is false.
+  static bool default_replaces(const CallArgs& args, bool input_truthy) {
+    const Value* boolean = args.get(1, "boolean");
+    return boolean && truthy(*boolean) && !input_truthy;
+  }
+  static Value default_of(const CallArgs& args) {
+    const Value* dflt = args.get(0, "default_value");
+    return dflt ? *dflt : Value("");
+  }
+
   Value apply_filter(const std::string& name, const Value& v, const CallArgs& args, Pos p) {
     try {
-      if (name == "default" || name == "d") {
-        const Value* dflt = args.get(0, "default_value");
-        bool boolean = args.get(1, "boolean") && truthy(*args.get(1, "boolean"));
-        return boolean && !truthy(v) ? (dflt ? *dflt : Value("")) : v;
-      }
+      if (name == "default" || name == "d") return default_replaces(args, truthy(v)) ? default_of(args) : v;
       if (name == "tojson" && c_->options.plain_tojson) {
         const Value* ind = args.get(0, "indent");
         return plain_json_dumps(v, ind && ind->is_number_integer() ? static_cast<int>(ind->get<long long>()) : -1);

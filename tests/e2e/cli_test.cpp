@@ -260,4 +260,5 @@ TEST_CASE("run --llm with an unknown provider is a usage error", "[e2e]") {
   CHECK(r.exit_code == 2);
   CHECK(r.err == "engine: error: --llm takes PROVIDER:MODEL with PROVIDER one of openai, ollama, llamacpp (did you mean "
                  "'openai'?), got 'opnai:x'\n");
+  CHECK(run_engine("run workflows/calculator.yaml --llm scripted:x").exit_code == 2);  // --llm is for real models
 }

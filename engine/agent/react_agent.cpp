@@ -11,6 +11,7 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 const char* const kForceStopMessage = "Agent stopped due to iteration limit or time limit.";
+const char* const kBudgetStopMessage = "Agent stopped due to budget limit.";
 // What LangChain appends to the scratchpad for early_stopping_method="generate".
 const char* const kGenerateSuffix = "\n\nI now need to return a final answer based on the previous steps:";
 
@@ -21,8 +22,16 @@ Value action_json(const parse::AgentAction& a) {
 // Per-run state: the prompt context, the steps so far, the tool instances (Lua states) created on first use.
 class Run {
  public:
-  Run(const ReactAgent& agent, const llm::LlmClient& llm, const Value& inputs, EventSink& events)
-      : agent_(agent), cfg_(agent.config()), llm_(llm), events_(events), ctx_(agent.initial_context(inputs)) {}
+  Run(const ReactAgent& agent, const llm::LlmClient& llm, const Value& inputs, EventSink& events,
+      const RunOptions& options)
+      : agent_(agent),
+        cfg_(agent.config()),
+        llm_(llm),
+        events_(events),
+        options_(options),
+        ctx_(agent.initial_context(inputs)) {
+    if (cfg_.price) result_.cost_usd = 0.0;
+  }
 
   RunResult execute() {
     start_ = Clock::now();
@@ -35,7 +44,7 @@ class Run {
     result_.elapsed_ms = static_cast<long>(
         std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start_).count());
     Value end{{"output", result_.output}, {"stopped_reason", result_.stopped_reason},
-              {"elapsed_ms", result_.elapsed_ms}, {"usage", {{"total_tokens", result_.usage.total()}}}};
+              {"elapsed_ms", result_.elapsed_ms}, {"usage", result_.usage_json()}};
     if (result_.error) end["error"] = {{"kind", result_.error->kind}, {"message", result_.error->message}};
     events_.emit({"chain_end", std::move(end)});
     return std::move(result_);
@@ -46,9 +55,16 @@ class Run {
     return !cfg_.max_execution_time || Clock::now() - start_ < *cfg_.max_execution_time;
   }
 
+  // The budget a run has spent, if any: checked before each call, so an answer already paid for is still used.
+  const char* spent_budget() const {
+    if (cfg_.max_tokens_total && result_.usage.total() >= *cfg_.max_tokens_total) return "max_tokens_total";
+    if (cfg_.max_cost && result_.cost_usd && *result_.cost_usd >= *cfg_.max_cost) return "max_cost";
+    return nullptr;
+  }
+
   void loop() {
     int iterations = 0;
-    while (iterations < cfg_.max_iterations && time_left()) {
+    while (iterations < cfg_.max_iterations && time_left() && !spent_budget()) {
       ++iterations;
       std::string text = call_llm(render_prompt(""));
       parse::ParsedOutput parsed = agent_.parser().parse(text);
@@ -69,7 +85,8 @@ class Run {
       events_.emit({"agent_action", action_json(action)});
       if (!run_tool(action)) return;
     }
-    stop_early(iterations >= cfg_.max_iterations ? "max_iterations" : "max_execution_time");
+    const char* budget = spent_budget();
+    stop_early(budget ? budget : iterations >= cfg_.max_iterations ? "max_iterations" : "max_execution_time");
   }
 
   // Runs the action's tool and records the step; returns false when the run is over (return_direct or failure).
@@ -131,7 +148,9 @@ class Run {
     req.temperature = cfg_.temperature;
     req.max_tokens = cfg_.max_tokens;
     req.call_index = result_.llm_calls;
+    req.stream = options_.stream;
     Value start{{"prompt", req.prompt}, {"call", req.call_index}, {"llm", llm_.describe()}};
+    if (req.stream) start["stream"] = true;
     if (!req.messages.empty()) {
       Value messages = Value::array();
       for (const auto& m : req.messages) messages.push_back(Value{{"role", m.role}, {"content", m.content}});
@@ -141,20 +160,30 @@ class Run {
     llm::LlmResponse resp = llm_.complete(req);
     ++result_.llm_calls;
     result_.usage += resp.usage;
-    events_.emit({"llm_end", Value{{"text", resp.text},
-                                   {"finish_reason", resp.finish_reason},
-                                   {"usage",
-                                    {{"prompt_tokens", resp.usage.prompt_tokens},
-                                     {"completion_tokens", resp.usage.completion_tokens},
-                                     {"estimated", resp.usage_estimated}}}}});
+    Value usage{{"prompt_tokens", resp.usage.prompt_tokens},
+                {"completion_tokens", resp.usage.completion_tokens},
+                {"estimated", resp.usage_estimated}};
+    if (cfg_.price) {
+      double cost = cfg_.price->cost(resp.usage);
+      *result_.cost_usd += cost;
+      usage["cost_usd"] = cost;
+    }
+    Value end{{"text", resp.text}, {"finish_reason", resp.finish_reason}, {"usage", std::move(usage)}};
+    if (!resp.tool_calls.empty()) {
+      Value calls = Value::array();
+      for (const auto& c : resp.tool_calls) calls.push_back(Value{{"id", c.id}, {"name", c.name}, {"arguments", c.arguments}});
+      end["tool_calls"] = std::move(calls);
+    }
+    events_.emit({"llm_end", std::move(end)});
     return std::move(resp.text);
   }
 
   void stop_early(const char* reason) {
     result_.stopped_reason = reason;
     events_.emit({"early_stop", Value{{"reason", reason}}});
-    if (cfg_.early_stopping == EarlyStopping::Force) {
-      result_.output = kForceStopMessage;
+    // A spent budget allows no further call, whatever the early-stopping method.
+    if (cfg_.early_stopping == EarlyStopping::Force || spent_budget()) {
+      result_.output = spent_budget() ? kBudgetStopMessage : kForceStopMessage;
       return;
     }
     std::string text = call_llm(render_prompt(kGenerateSuffix));
@@ -177,6 +206,7 @@ class Run {
   const ReactAgentConfig& cfg_;
   const llm::LlmClient& llm_;
   EventSink& events_;
+  const RunOptions& options_;
   Value ctx_;
   Clock::time_point start_;
   RunResult result_;
@@ -215,8 +245,8 @@ std::string ReactAgent::render_first_prompt(const Value& inputs) const {
   return config_.prompt.preview(ctx);
 }
 
-RunResult ReactAgent::run(const Value& inputs, EventSink& events) const {
-  return Run(*this, *llm_, inputs, events).execute();
+RunResult ReactAgent::run(const Value& inputs, EventSink& events, const RunOptions& options) const {
+  return Run(*this, *llm_, inputs, events, options).execute();
 }
 
 }  // namespace engine::agent

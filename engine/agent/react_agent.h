@@ -39,6 +39,14 @@ struct ReactAgentConfig {
   std::string llm_prefix = "Thought: ";
   std::optional<double> temperature;
   std::optional<int> max_tokens;
+  // Budgets: the run stops cleanly before a call once it has used this much.
+  std::optional<long> max_tokens_total;
+  std::optional<double> max_cost;  // USD; needs `price`
+  std::optional<llm::Price> price;  // the model's, when known: every run then reports its cost
+};
+
+struct RunOptions {
+  bool stream = false;  // the model's text as it arrives, as "llm_token" events
 };
 
 class ReactAgent {
@@ -47,7 +55,7 @@ class ReactAgent {
 
   // `inputs` is an object of the run's inputs. Never throws for what the model or a tool does: failures are in
   // the result's `error`.
-  RunResult run(const Value& inputs, EventSink& events) const;
+  RunResult run(const Value& inputs, EventSink& events, const RunOptions& options = {}) const;
 
   // The first prompt for these inputs, as `engine render` shows it.
   std::string render_first_prompt(const Value& inputs) const;

@@ -7,17 +7,22 @@ Value step_to_json(const AgentStep& s) {
                {"observation", s.observation}};
 }
 
+Value RunResult::usage_json() const {
+  Value u{{"prompt_tokens", usage.prompt_tokens},
+          {"completion_tokens", usage.completion_tokens},
+          {"total_tokens", usage.total()},
+          {"llm_calls", llm_calls}};
+  if (cost_usd) u["cost_usd"] = *cost_usd;
+  return u;
+}
+
 Value RunResult::to_json() const {
   Value steps = Value::array();
   for (const auto& s : intermediate_steps) steps.push_back(step_to_json(s));
   Value j{{"output", output},
           {"outputs", outputs},
           {"intermediate_steps", std::move(steps)},
-          {"usage",
-           {{"prompt_tokens", usage.prompt_tokens},
-            {"completion_tokens", usage.completion_tokens},
-            {"total_tokens", usage.total()},
-            {"llm_calls", llm_calls}}},
+          {"usage", usage_json()},
           {"elapsed_ms", elapsed_ms},
           {"stopped_reason", stopped_reason}};
   if (error) j["error"] = {{"kind", error->kind}, {"message", error->message}};

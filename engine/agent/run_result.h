@@ -25,14 +25,16 @@ struct RunResult {
   Value outputs = Value::object();  // the workflow's declared outputs, rendered
   std::vector<AgentStep> intermediate_steps;
   llm::TokenUsage usage;
+  std::optional<double> cost_usd;  // when the model's price is known
   int llm_calls = 0;
   long elapsed_ms = 0;
-  // "finish", "return_direct", "max_iterations", "max_execution_time", or "error"
+  // "finish", "return_direct", "max_iterations", "max_execution_time", "max_tokens_total", "max_cost", or "error"
   std::string stopped_reason;
   std::optional<RunError> error;
 
   bool ok() const { return !error; }
   Value to_json() const;  // the --json document
+  Value usage_json() const;  // {prompt_tokens, completion_tokens, total_tokens, llm_calls, cost_usd when known}
 };
 
 Value step_to_json(const AgentStep& step);

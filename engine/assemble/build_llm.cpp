@@ -3,7 +3,11 @@
 #include <cstdlib>
 
 #include "engine/assemble/spec_errors.h"
+#include "engine/core/error.h"
+#include "engine/llm/anthropic_llm.h"
 #include "engine/llm/openai_llm.h"
+#include "engine/llm/recording_llm.h"
+#include "engine/llm/replay_llm.h"
 #include "engine/llm/scripted_llm.h"
 #include "engine/parse/regex.h"
 #include "engine/template/template.h"
@@ -40,6 +44,25 @@ llm::ScriptedRule make_rule(const spec::ScriptedRuleSpec& r, size_t index, const
                            }};
 }
 
+std::chrono::milliseconds seconds(double s) { return std::chrono::milliseconds(static_cast<long long>(s * 1000)); }
+
+void http_timeouts_and_retry(const spec::LlmSpec& l, llm::http::HttpTimeouts& timeouts, llm::RetryPolicy& retry) {
+  timeouts.total = seconds(l.timeout_s);
+  timeouts.connect = seconds(l.connect_timeout_s);
+  timeouts.read = seconds(l.read_timeout_s);
+  retry.max_retries = l.max_retries;
+}
+
+std::string env_or(const char* name, const std::string& fallback) {
+  const char* v = std::getenv(name);
+  return v && *v ? v : fallback;
+}
+
+std::string without_trailing_slash(std::string url) {
+  while (!url.empty() && url.back() == '/') url.pop_back();
+  return url;
+}
+
 // The OpenAI-compatible presets: where each server listens and where its key comes from.
 std::shared_ptr<const llm::LlmClient> build_openai_compatible(const spec::LlmSpec& l) {
   llm::OpenAiConfig c;
@@ -48,35 +71,82 @@ std::shared_ptr<const llm::LlmClient> build_openai_compatible(const spec::LlmSpe
   c.base_url = l.base_url;
   c.api_key_env = l.api_key_env;
   if (c.provider == "openai") {
-    const char* env_url = std::getenv("OPENAI_BASE_URL");  // as the official SDKs honour it
-    if (c.base_url.empty()) c.base_url = env_url && *env_url ? env_url : "https://api.openai.com/v1";
+    if (c.base_url.empty()) c.base_url = env_or("OPENAI_BASE_URL", "https://api.openai.com/v1");  // as the SDKs
     if (c.api_key_env.empty()) c.api_key_env = "OPENAI_API_KEY";
   } else if (c.provider == "ollama" && c.base_url.empty()) {
     c.base_url = "http://localhost:11434/v1";
   } else if (c.provider == "llamacpp" && c.base_url.empty()) {
     c.base_url = "http://localhost:8080/v1";
   }
-  while (!c.base_url.empty() && c.base_url.back() == '/') c.base_url.pop_back();
+  c.base_url = without_trailing_slash(c.base_url);
+  c.endpoint = l.endpoint.value == "completions" ? llm::OpenAiEndpoint::Completions : llm::OpenAiEndpoint::Chat;
   c.temperature = l.temperature;
   c.max_tokens = l.max_tokens;
   c.max_tokens_field = l.max_tokens_field;
-  c.max_retries = l.max_retries;
-  c.timeouts.total = std::chrono::milliseconds(static_cast<long long>(l.timeout_s * 1000));
-  c.timeouts.connect = std::chrono::milliseconds(static_cast<long long>(l.connect_timeout_s * 1000));
+  c.seed = l.seed;
+  c.response_format = l.response_format;
+  c.tool_choice = l.tool_choice;
+  c.parallel_tool_calls = l.parallel_tool_calls;
+  http_timeouts_and_retry(l, c.timeouts, c.retry);
   c.extra = l.extra;
   return std::make_shared<llm::OpenAiLlm>(std::move(c));
 }
 
-}  // namespace
+std::shared_ptr<const llm::LlmClient> build_anthropic(const spec::LlmSpec& l) {
+  llm::AnthropicConfig c;
+  c.model = l.model;
+  c.base_url = without_trailing_slash(l.base_url.empty() ? env_or("ANTHROPIC_BASE_URL", c.base_url) : l.base_url);
+  if (!l.api_key_env.empty()) c.api_key_env = l.api_key_env;
+  c.version = l.anthropic_version;
+  c.temperature = l.temperature;
+  if (l.max_tokens) c.max_tokens = *l.max_tokens;
+  c.tool_choice = l.tool_choice;
+  c.parallel_tool_calls = l.parallel_tool_calls;
+  http_timeouts_and_retry(l, c.timeouts, c.retry);
+  c.extra = l.extra;
+  return std::make_shared<llm::AnthropicLlm>(std::move(c));
+}
 
-std::shared_ptr<const llm::LlmClient> build_llm(const spec::WorkflowSpec& s) {
+std::shared_ptr<const llm::LlmClient> build_provider(const spec::WorkflowSpec& s) {
   const spec::LlmSpec& l = s.llm;
-  if (l.provider.value != "scripted") return build_openai_compatible(l);
+  const std::string& p = l.provider.value;
+  if (p == "anthropic") return build_anthropic(l);
+  if (p == "replay") {
+    try {
+      return std::make_shared<llm::ReplayLlm>(l.recording_file.string());
+    } catch (const Error& e) {
+      if (e.loc().line > 0) throw;
+      throw at_key(e, "llm.recording", l.recording.loc, s);
+    }
+  }
+  if (p != "scripted") return build_openai_compatible(l);
   llm::ScriptedScript script;
   for (const auto& r : l.replies) script.replies.push_back(r.value);
   for (size_t i = 0; i < l.rules.size(); ++i) script.rules.push_back(make_rule(l.rules[i], i, s));
   script.latency = std::chrono::milliseconds(l.latency_ms);
   return std::make_shared<llm::ScriptedLlm>(std::move(script));
+}
+
+// The keys a recording must not hold: whatever the provider's key variable contains.
+std::vector<std::string> secrets(const spec::LlmSpec& l) {
+  std::vector<std::string> out;
+  for (const std::string& name : {l.api_key_env, std::string("OPENAI_API_KEY"), std::string("ANTHROPIC_API_KEY")})
+    if (!name.empty()) out.push_back(env_or(name.c_str(), ""));
+  return out;
+}
+
+}  // namespace
+
+std::shared_ptr<const llm::LlmClient> build_llm(const spec::WorkflowSpec& s, const BuildOptions& options) {
+  auto client = build_provider(s);
+  if (options.record_file.empty()) return client;
+  return std::make_shared<llm::RecordingLlm>(std::move(client), options.record_file, secrets(s.llm));
+}
+
+std::optional<spec::ModelPrice> model_price(const spec::LlmSpec& l) {
+  for (const auto& [model, price] : l.prices)
+    if (model == l.model) return price;
+  return std::nullopt;
 }
 
 }  // namespace engine::assemble

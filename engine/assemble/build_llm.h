@@ -1,12 +1,21 @@
 #pragma once
-// Picks and builds the LLM provider the workflow names.
+// Picks and builds the LLM provider the workflow names, wrapped in a recorder when the run is recorded.
 #include <memory>
+#include <optional>
+#include <string>
 
 #include "engine/llm/llm_client.h"
 #include "engine/spec/workflow_spec.h"
 
 namespace engine::assemble {
 
-std::shared_ptr<const llm::LlmClient> build_llm(const spec::WorkflowSpec& spec);
+struct BuildOptions {
+  std::string record_file;  // --record FILE: every request and response as JSON lines
+};
+
+std::shared_ptr<const llm::LlmClient> build_llm(const spec::WorkflowSpec& spec, const BuildOptions& options = {});
+
+// The price of the workflow's model from llm.prices, if it lists one.
+std::optional<spec::ModelPrice> model_price(const spec::LlmSpec& llm);
 
 }  // namespace engine::assemble

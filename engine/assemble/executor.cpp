@@ -72,10 +72,16 @@ agent::Prompt build_prompt(const spec::WorkflowSpec& s) {
                              Value{{"bos_token", s.llm.bos_token}, {"eos_token", s.llm.eos_token}});
 }
 
+std::string priced_models(const spec::LlmSpec& l) {
+  std::vector<std::string> names;
+  for (const auto& [model, price] : l.prices) names.push_back(model);
+  return join(names, ", ");
+}
+
 }  // namespace
 
-std::shared_ptr<const Executor> Executor::build(const spec::WorkflowSpec& s) {
-  auto llm = build_llm(s);
+std::shared_ptr<const Executor> Executor::build(const spec::WorkflowSpec& s, const BuildOptions& options) {
+  auto llm = build_llm(s, options);
   tools::ToolRegistry registry = build_tools(s);
 
   const spec::AgentSpec& a = s.agent;
@@ -102,6 +108,19 @@ std::shared_ptr<const Executor> Executor::build(const spec::WorkflowSpec& s) {
   cfg.temperature = a.temperature ? a.temperature : s.llm.temperature;
   cfg.max_tokens = a.max_tokens ? a.max_tokens : s.llm.max_tokens;
   cfg.tools = agent_tools(s, registry);
+  cfg.max_tokens_total = a.max_tokens_total;
+  cfg.max_cost = a.max_cost;
+  if (auto price = model_price(s.llm)) cfg.price = llm::Price{price->prompt, price->completion};
+  if (a.max_cost && !cfg.price)
+    throw Error("spec.missing_key",
+                "agent.max_cost needs the price of model '" + s.llm.model + "' in llm.prices" +
+                    (s.llm.prices.empty() ? "" : " (priced: " + priced_models(s.llm) + ")"),
+                a.max_cost_loc, quoted_line(s, a.max_cost_loc));
+  if (s.llm.endpoint.value == "completions" && !a.messages.empty() && !s.llm.chat_template.given)
+    throw Error("spec.conflict",
+                "llm.endpoint completions takes a text prompt, and agent.prompt is a list of messages; give "
+                "llm.chat_template to render them, or use endpoint: chat",
+                s.llm.endpoint.loc, quoted_line(s, s.llm.endpoint.loc));
 
   // Each regex is compiled here, so an error can name its own key and line.
   auto compile_regex = [&](const spec::Located<std::string>& pattern, const std::string& key) {
@@ -151,8 +170,8 @@ Value Executor::resolve_inputs(const Value& given) const {
   return out;
 }
 
-agent::RunResult Executor::run(const Value& inputs, EventSink& events) const {
-  agent::RunResult r = agent_->run(inputs, events);
+agent::RunResult Executor::run(const Value& inputs, EventSink& events, const agent::RunOptions& options) const {
+  agent::RunResult r = agent_->run(inputs, events, options);
   if (!r.ok()) return r;
   Value ctx = inputs;
   ctx["inputs"] = inputs;

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "engine/agent/react_agent.h"
+#include "engine/assemble/build_llm.h"
 #include "engine/spec/workflow_spec.h"
 
 namespace engine::assemble {
@@ -18,12 +19,12 @@ struct OutputTemplate {
 class Executor {
  public:
   // Every static check happens here, before any LLM call. Throws a located Error for anything wrong.
-  static std::shared_ptr<const Executor> build(const spec::WorkflowSpec& spec);
+  static std::shared_ptr<const Executor> build(const spec::WorkflowSpec& spec, const BuildOptions& options = {});
 
   // Applies defaults and checks the given inputs against the declared ones; throws Error "input.*".
   Value resolve_inputs(const Value& given) const;
 
-  agent::RunResult run(const Value& resolved_inputs, EventSink& events) const;
+  agent::RunResult run(const Value& resolved_inputs, EventSink& events, const agent::RunOptions& options = {}) const;
   std::string render_first_prompt(const Value& resolved_inputs) const;
   parse::ParsedOutput parse_output(std::string_view text) const { return agent_->parser().parse(text); }
 

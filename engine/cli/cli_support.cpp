@@ -18,20 +18,28 @@ void add_input_options(CLI::App& cmd, InputOptions& o) {
   cmd.add_option("--inputs", o.file, "A JSON file with an object of inputs");
 }
 
-std::shared_ptr<const assemble::Executor> build_executor(const std::string& path, const std::string& llm_override) {
+std::shared_ptr<const assemble::Executor> build_executor(const std::string& path, const std::string& llm_override,
+                                                         const assemble::BuildOptions& options) {
   spec::WorkflowSpec spec = spec::load_workflow(path);
   if (!llm_override.empty()) {
     size_t colon = llm_override.find(':');
-    const std::vector<std::string>& providers = spec::http_providers();
+    const std::vector<std::string>& providers = spec::override_providers();
     std::string provider = llm_override.substr(0, colon);
     if (colon == std::string::npos || colon + 1 == llm_override.size() ||
         std::find(providers.begin(), providers.end(), provider) == providers.end())
       throw Error("usage", "--llm takes PROVIDER:MODEL with PROVIDER one of " + join(providers, ", ") +
                                did_you_mean(provider, providers) + ", got '" + llm_override + "'");
-    spec.llm.provider.value = provider;
-    spec.llm.model = llm_override.substr(colon + 1);
+    spec.llm.provider = {provider, {}};
+    if (provider == "replay") {
+      // the file is named on the command line, so it is relative to where the command runs
+      spec.llm.recording = {llm_override.substr(colon + 1), {}};
+      spec.llm.recording_file = spec.llm.recording.value;
+    } else {
+      spec.llm.model = llm_override.substr(colon + 1);
+      spec.llm.base_url.clear();  // the preset's, not the workflow's server
+    }
   }
-  return assemble::Executor::build(spec);
+  return assemble::Executor::build(spec, options);
 }
 
 Value collect_inputs(const assemble::Executor& executor, const InputOptions& o) {
@@ -79,11 +87,13 @@ int guarded(const std::function<int()>& body) {
   return kBadInput;
 }
 
+bool stderr_is_terminal() { return isatty(STDERR_FILENO); }
+
 bool stderr_wants_color(bool no_color_flag) {
   if (no_color_flag) return false;
   const char* nc = std::getenv("NO_COLOR");
   if (nc && *nc) return false;
-  return isatty(STDERR_FILENO);
+  return stderr_is_terminal();
 }
 
 }  // namespace engine::cli

@@ -20,9 +20,10 @@ struct InputOptions {
 
 void add_input_options(CLI::App& cmd, InputOptions& options);
 
-// `llm_override` is --llm PROVIDER:MODEL (empty: the workflow's own llm block).
+// `llm_override` is --llm PROVIDER:MODEL or replay:FILE (empty: the workflow's own llm block).
 std::shared_ptr<const assemble::Executor> build_executor(const std::string& workflow_path,
-                                                         const std::string& llm_override = "");
+                                                         const std::string& llm_override = "",
+                                                         const assemble::BuildOptions& options = {});
 // The run's inputs from the options, checked against the workflow's declared inputs; throws Error "input.*".
 Value collect_inputs(const assemble::Executor& executor, const InputOptions& options);
 
@@ -31,5 +32,6 @@ int guarded(const std::function<int()>& body);
 void print_error(const std::string& formatted);
 
 bool stderr_wants_color(bool no_color_flag);
+bool stderr_is_terminal();
 
 }  // namespace engine::cli

@@ -14,6 +14,10 @@ namespace {
 struct RunOptions {
   std::string workflow;
   std::string llm;  // --llm PROVIDER:MODEL
+  std::string record_file;
+  std::string replay_file;
+  bool stream = false;
+  bool no_stream = false;
   InputOptions inputs;
   bool json = false;
   bool quiet = false;
@@ -22,7 +26,10 @@ struct RunOptions {
 };
 
 int run(const RunOptions& o) {
-  auto executor = build_executor(o.workflow, o.llm);
+  if (!o.replay_file.empty() && !o.llm.empty())
+    throw Error("usage", "--replay FILE and --llm both choose the model; give one of them");
+  std::string llm = o.replay_file.empty() ? o.llm : "replay:" + o.replay_file;
+  auto executor = build_executor(o.workflow, llm, assemble::BuildOptions{.record_file = o.record_file});
   Value inputs = collect_inputs(*executor, o.inputs);
 
   EventFanout events;
@@ -37,7 +44,9 @@ int run(const RunOptions& o) {
     events.add(&*jsonl);
   }
 
-  agent::RunResult result = executor->run(inputs, events);
+  // Tokens as they arrive are for a person watching: on by default when the steps go to a terminal.
+  bool stream = !o.quiet && (o.stream || (!o.no_stream && stderr_is_terminal()));
+  agent::RunResult result = executor->run(inputs, events, agent::RunOptions{.stream = stream});
   if (o.json) {
     std::cout << result.to_json().dump(2, ' ', false, Value::error_handler_t::replace) << std::endl;
   } else if (result.ok()) {
@@ -58,7 +67,13 @@ void add_run_command(CLI::App& app, int& exit_code) {
   cmd->add_option("workflow", o->workflow, "The workflow YAML file")->required();
   add_input_options(*cmd, o->inputs);
   cmd->add_option("--llm", o->llm, "Use another model than the workflow's: PROVIDER:MODEL, e.g. openai:gpt-4o-mini, "
-                  "ollama:llama3.2, llamacpp:local");
+                  "ollama:llama3.2, llamacpp:local, anthropic:claude-3-5-haiku-latest, or replay:FILE");
+  cmd->add_option("--record", o->record_file, "Write every LLM request and response to FILE as JSON lines (keys "
+                  "redacted), for --replay");
+  cmd->add_option("--replay", o->replay_file, "Answer from a file written by --record instead of a model "
+                  "(the same as --llm replay:FILE)");
+  auto* stream = cmd->add_flag("--stream", o->stream, "Show the model's text as it arrives (the default on a terminal)");
+  cmd->add_flag("--no-stream", o->no_stream, "Show the model's text only once each answer is complete")->excludes(stream);
   cmd->add_flag("--json", o->json, "Print {output, intermediate_steps, usage, elapsed_ms, stopped_reason} as JSON");
   cmd->add_option("--trace", o->trace_file, "Write every event to FILE as JSON lines");
   cmd->add_flag("-q,--quiet", o->quiet, "Do not show the steps on stderr");

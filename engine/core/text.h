@@ -21,6 +21,9 @@ size_t find_invalid_utf8(std::string_view s);
 // Quotes a string for an error message: printable, shortened to `max` characters with "...".
 std::string quote_excerpt(std::string_view s, size_t max = 80);
 
+// The text with each secret (an API key, say) of four or more bytes replaced by "***".
+std::string redact_secrets(std::string text, const std::vector<std::string>& secrets);
+
 std::string join(const std::vector<std::string>& parts, std::string_view sep);
 
 }  // namespace engine

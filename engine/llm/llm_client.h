@@ -1,7 +1,7 @@
 #pragma once
-// The seam between the agent loop and a model. Providers (scripted now; openai, anthropic, replay next) implement
-// LlmClient; the loop only sees requests and responses. A client is shared by all runs of an executor, so
-// complete() must be safe to call from several threads.
+// The seam between the agent loop and a model. Providers (scripted, openai, anthropic, replay) implement LlmClient;
+// the loop only sees requests and responses. A client is shared by all runs of an executor, so complete() must be
+// safe to call from several threads.
 #include <optional>
 #include <string>
 #include <vector>
@@ -11,9 +11,26 @@
 
 namespace engine::llm {
 
+// A function call the model asked for. `arguments` is the JSON text as the model wrote it (it may be invalid JSON;
+// the agent decides what to do with that).
+struct ToolCall {
+  std::string id;
+  std::string name;
+  std::string arguments;
+};
+
 struct ChatMessage {
-  std::string role;  // "system", "user", "assistant"
+  std::string role;  // "system", "user", "assistant", "tool"
   std::string content;
+  std::vector<ToolCall> tool_calls;  // an assistant's calls
+  std::string tool_call_id;          // a "tool" message answers this call
+};
+
+// A function the model may call: its JSON-schema parameters as OpenAI and Anthropic take them.
+struct ToolSchema {
+  std::string name;
+  std::string description;
+  Value parameters = Value::object();
 };
 
 struct LlmRequest {
@@ -22,8 +39,11 @@ struct LlmRequest {
   std::vector<std::string> stop;
   std::optional<double> temperature;
   std::optional<int> max_tokens;
+  std::vector<ToolSchema> tools;
+  std::string tool_choice;  // "", "auto", "none", "required", or a tool's name
   int call_index = 0;  // which call of the run this is, from 0; lets stateless providers script a conversation
-  EventSink* events = nullptr;  // where a provider reports retries; may be null
+  bool stream = false;  // report the text as it arrives, as "llm_token" events
+  EventSink* events = nullptr;  // where a provider reports retries and tokens; may be null
 };
 
 struct TokenUsage {
@@ -37,9 +57,20 @@ struct TokenUsage {
   }
 };
 
+// A model's price in USD per million tokens, as providers publish it.
+struct Price {
+  double prompt = 0;
+  double completion = 0;
+  double cost(const TokenUsage& u) const {
+    return (static_cast<double>(u.prompt_tokens) * prompt + static_cast<double>(u.completion_tokens) * completion) / 1e6;
+  }
+};
+
 struct LlmResponse {
   std::string text;
-  std::string finish_reason;  // "stop" (natural end or stop sequence) or "length" (max_tokens)
+  // "stop" (natural end or stop sequence), "length" (max_tokens) or "tool_calls"
+  std::string finish_reason;
+  std::vector<ToolCall> tool_calls;
   TokenUsage usage;
   bool usage_estimated = false;  // true when the provider could only estimate token counts
 };
@@ -58,5 +89,11 @@ bool cut_at_stop(std::string& text, const std::vector<std::string>& stop);
 
 // A rough token count (about four bytes a token) for providers that report none.
 long estimate_tokens(std::string_view text);
+
+// The request as JSON: what replay matches on and what a recording holds. Leaves out what does not change the
+// answer (call_index, stream, events).
+Value request_to_json(const LlmRequest& request);
+Value response_to_json(const LlmResponse& response);
+LlmResponse response_from_json(const Value& v);  // throws Error "llm.bad_recording"
 
 }  // namespace engine::llm

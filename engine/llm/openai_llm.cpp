@@ -1,75 +1,231 @@
 #include "engine/llm/openai_llm.h"
 
-#include <cstdlib>
-#include <random>
-#include <thread>
-
 #include "engine/core/error.h"
 #include "engine/core/text.h"
+#include "engine/llm/http/sse_parser.h"
+#include "engine/llm/text_stream.h"
 
 namespace engine::llm {
 namespace {
 
-std::string api_key(const OpenAiConfig& cfg) {
-  if (cfg.api_key_env.empty()) return "";
-  const char* key = std::getenv(cfg.api_key_env.c_str());
-  return key ? key : "";
+Value message_json(const ChatMessage& m) {
+  Value out{{"role", m.role}};
+  if (m.role == "tool") {
+    out["tool_call_id"] = m.tool_call_id;
+    out["content"] = m.content;
+    return out;
+  }
+  if (m.tool_calls.empty()) {
+    out["content"] = m.content;
+    return out;
+  }
+  out["content"] = m.content.empty() ? Value() : Value(m.content);
+  Value calls = Value::array();
+  for (const auto& c : m.tool_calls)
+    calls.push_back(Value{{"id", c.id}, {"type", "function"}, {"function", {{"name", c.name}, {"arguments", c.arguments}}}});
+  out["tool_calls"] = std::move(calls);
+  return out;
 }
 
-bool retryable_status(long status) { return status == 408 || status == 409 || status == 429 || status >= 500; }
+Value tool_choice_json(const std::string& choice) {
+  if (choice == "auto" || choice == "none" || choice == "required") return choice;
+  return Value{{"type", "function"}, {"function", {{"name", choice}}}};
+}
 
-// How long to wait before attempt `attempt` (1-based retry): the server's word when it gives one, else exponential
-// backoff with jitter, as the official SDKs do.
-std::chrono::milliseconds backoff(const OpenAiConfig& cfg, int attempt, const http::HttpResponse* r) {
-  if (r) {
-    if (const std::string* ms = r->header("retry-after-ms")) {
-      try {
-        return std::min(cfg.max_retry_after, std::chrono::milliseconds(std::stol(*ms)));
-      } catch (const std::exception&) {
+std::string finish_reason_of(const Value& choice) {
+  if (!choice.is_object()) return "";
+  const Value reason = choice.value("finish_reason", Value());
+  if (!reason.is_string()) return "";
+  std::string r = reason.get<std::string>();
+  return r == "function_call" ? "tool_calls" : r;
+}
+
+// The usage a server reports, or an estimate.
+void read_usage(const Value& usage, const LlmRequest& request, LlmResponse& out) {
+  auto count = [&](const char* key) {
+    const Value v = usage.value(key, Value());
+    return v.is_number_integer() ? v.get<long>() : 0L;
+  };
+  if (usage.is_object() && usage.contains("prompt_tokens")) {
+    out.usage.prompt_tokens = count("prompt_tokens");
+    out.usage.completion_tokens = count("completion_tokens");
+    return;
+  }
+  long prompt = estimate_tokens(request.prompt);
+  for (const auto& m : request.messages) prompt += estimate_tokens(m.content);
+  out.usage.prompt_tokens = prompt;
+  out.usage.completion_tokens = estimate_tokens(out.text);
+  out.usage_estimated = true;
+}
+
+class WholeReader : public ResponseReader {
+ public:
+  WholeReader(const OpenAiConfig& cfg, const LlmRequest& request, const ApiEndpoint& api)
+      : cfg_(cfg), request_(request), api_(api) {}
+
+  LlmResponse finish(const http::HttpResponse& r) override {
+    Value body = Value::parse(r.body, nullptr, false);
+    auto bad = [&](const std::string& why) {
+      return Error("llm.bad_response", cfg_.provider + ": " + why + ": " + api_.redact(quote_excerpt(r.body, 200)));
+    };
+    if (body.is_discarded()) throw bad("the server's answer is not JSON");
+    if (body.is_object() && body.contains("error") && !body.contains("choices"))
+      throw_server_error(cfg_.provider, body["error"], r.body);
+    if (!body.is_object() || !body.contains("choices") || !body["choices"].is_array() || body["choices"].empty())
+      throw bad("the server's answer has no choices");
+    const Value& choice = body["choices"][0];
+    LlmResponse out;
+    if (choice.contains("message") && choice["message"].is_object()) {
+      const Value& message = choice["message"];
+      const Value content = message.value("content", Value());
+      if (content.is_string()) out.text = content.get<std::string>();
+      if (message.contains("tool_calls") && message["tool_calls"].is_array()) {
+        for (const auto& c : message["tool_calls"]) {
+          const Value fn = c.is_object() ? c.value("function", Value()) : Value();
+          if (!fn.is_object()) throw bad("a tool call has no function");
+          ToolCall call{string_field(c, "id"), string_field(fn, "name"), ""};
+          const Value args = fn.value("arguments", Value(""));
+          call.arguments = args.is_string() ? args.get<std::string>() : args.dump();
+          out.tool_calls.push_back(std::move(call));
+        }
       }
+    } else if (choice.contains("text") && choice["text"].is_string()) {
+      out.text = choice["text"].get<std::string>();
+    } else {
+      throw bad("the first choice has neither a message nor text");
     }
-    if (const std::string* s = r->header("retry-after")) {
-      try {
-        return std::min(cfg.max_retry_after, std::chrono::milliseconds(static_cast<long>(std::stod(*s) * 1000)));
-      } catch (const std::exception&) {  // an HTTP date: fall back to our own backoff
-      }
+    out.finish_reason = finish_reason_of(choice);
+    if (out.finish_reason.empty()) out.finish_reason = out.tool_calls.empty() ? "stop" : "tool_calls";
+    // Servers accept a few stop sequences at most; the rest are applied here, exactly as a server would.
+    if (cut_at_stop(out.text, request_.stop)) out.finish_reason = "stop";
+    read_usage(body.value("usage", Value()), request_, out);
+    return out;
+  }
+
+ private:
+  const OpenAiConfig& cfg_;
+  const LlmRequest& request_;
+  const ApiEndpoint& api_;
+};
+
+// A streamed answer: text deltas shown as they come (stop sequences honoured across deltas), tool-call deltas
+// assembled by index, usage from the final chunk, and the end marker required.
+class StreamReader : public ResponseReader {
+ public:
+  StreamReader(const OpenAiConfig& cfg, const LlmRequest& request, const ApiEndpoint& api)
+      : cfg_(cfg), request_(request), api_(api), text_(request.stop, request.events),
+        sse_([this](const http::SseEvent& e) { on_event(e); }) {}
+
+  http::BodySink sink() override {
+    return [this](std::string_view piece) {
+      if (!sse_.saw_event() && head_.size() < kMaxHead) head_.append(piece);
+      sse_.feed(piece);
+      return !text_.stopped();
+    };
+  }
+
+  bool shown_any() const override { return text_.shown_any(); }
+
+  LlmResponse finish(const http::HttpResponse&) override {
+    if (!sse_.saw_event()) {
+      // Not a stream: an error (or a whole answer) sent as plain JSON with status 200.
+      http::HttpResponse whole;
+      whole.body = std::move(head_);
+      return WholeReader(cfg_, request_, api_).finish(whole);
+    }
+    if (!text_.stopped() && !done_ && finish_reason_.empty())
+      throw RetryableError("llm.stream_cut", cfg_.provider + ": the stream ended before its end marker");
+    text_.finish();
+    LlmResponse out;
+    out.finish_reason = text_.stopped() ? "stop" : finish_reason_;
+    if (out.finish_reason.empty()) out.finish_reason = calls_.empty() ? "stop" : "tool_calls";
+    out.text = text_.take_text();
+    out.tool_calls = std::move(calls_);
+    read_usage(usage_, request_, out);
+    return out;
+  }
+
+ private:
+  static constexpr size_t kMaxHead = size_t{1} << 20;
+
+  void on_event(const http::SseEvent& e) {
+    if (e.data == "[DONE]") {
+      done_ = true;
+      return;
+    }
+    Value chunk = Value::parse(e.data, nullptr, false);
+    if (chunk.is_discarded())
+      throw Error("llm.bad_response",
+                  cfg_.provider + ": a stream event is not JSON: " + api_.redact(quote_excerpt(e.data, 200)));
+    if (!chunk.is_object()) return;
+    if (chunk.contains("error")) throw_server_error(cfg_.provider, chunk["error"], e.data);
+    if (chunk.contains("usage") && chunk["usage"].is_object()) usage_ = chunk["usage"];
+    const Value choices = chunk.value("choices", Value());
+    if (!choices.is_array() || choices.empty() || !choices[0].is_object()) return;
+    const Value& choice = choices[0];
+    std::string reason = finish_reason_of(choice);
+    if (!reason.empty()) finish_reason_ = reason;
+    if (choice.contains("text") && choice["text"].is_string()) text_.add(choice["text"].get<std::string>());
+    const Value delta = choice.value("delta", Value());
+    if (!delta.is_object()) return;
+    const Value content = delta.value("content", Value());
+    if (content.is_string()) text_.add(content.get<std::string>());
+    const Value calls = delta.value("tool_calls", Value());
+    if (!calls.is_array()) return;
+    for (const auto& c : calls) {
+      if (!c.is_object()) continue;
+      const Value at = c.value("index", Value(calls_.size()));
+      if (!at.is_number_unsigned() || at.get<size_t>() > calls_.size() + 64)
+        throw Error("llm.bad_response", cfg_.provider + ": a tool call delta has a bad index: " + at.dump());
+      size_t index = at.get<size_t>();
+      if (index >= calls_.size()) calls_.resize(index + 1);
+      ToolCall& call = calls_[index];
+      const Value id = c.value("id", Value());
+      if (id.is_string() && !id.get<std::string>().empty()) call.id = id.get<std::string>();
+      const Value fn = c.value("function", Value());
+      if (!fn.is_object()) continue;
+      const Value name = fn.value("name", Value()), args = fn.value("arguments", Value());
+      if (name.is_string()) call.name += name.get<std::string>();
+      if (args.is_string()) call.arguments += args.get<std::string>();
     }
   }
-  std::random_device rd;
-  std::uniform_real_distribution<double> jitter(0.75, 1.0);
-  double ms = static_cast<double>(cfg.initial_backoff.count()) * (1 << std::min(attempt - 1, 10)) * jitter(rd);
-  return std::min(cfg.max_backoff, std::chrono::milliseconds(static_cast<long>(ms)));
-}
 
-std::string server_message(const http::HttpResponse& r) {
-  Value body = Value::parse(r.body, nullptr, false);
-  if (!body.is_discarded() && body.is_object()) {
-    const Value& err = body.contains("error") ? body["error"] : body;
-    if (err.is_object() && err.contains("message") && err["message"].is_string()) return err["message"];
-    if (err.is_string()) return err.get<std::string>();
-  }
-  return quote_excerpt(r.body, 300);
-}
+  const OpenAiConfig& cfg_;
+  const LlmRequest& request_;
+  const ApiEndpoint& api_;
+  TextStream text_;
+  http::SseParser sse_;
+  std::string head_;  // the body's start, kept until it proves to be a stream
+  bool done_ = false;
+  std::string finish_reason_;
+  Value usage_;
+  std::vector<ToolCall> calls_;
+};
 
 }  // namespace
 
-std::string OpenAiLlm::redact(std::string text) const {
-  std::string key = api_key(cfg_);
-  if (key.size() < 4) return text;
-  for (size_t at = text.find(key); at != std::string::npos; at = text.find(key, at)) text.replace(at, key.size(), "***");
-  return text;
+OpenAiLlm::OpenAiLlm(OpenAiConfig config)
+    : cfg_(std::move(config)), api_(cfg_.provider, cfg_.api_key_env, cfg_.timeouts, cfg_.retry) {}
+
+std::string OpenAiLlm::url() const {
+  return cfg_.base_url + (cfg_.endpoint == OpenAiEndpoint::Chat ? "/chat/completions" : "/completions");
 }
 
 Value OpenAiLlm::request_body(const LlmRequest& request) const {
   Value body = Value::object();
   body["model"] = cfg_.model;
-  Value messages = Value::array();
-  if (request.messages.empty()) {
-    messages.push_back(Value{{"role", "user"}, {"content", request.prompt}});
+  if (cfg_.endpoint == OpenAiEndpoint::Completions) {
+    if (request.prompt.empty() && !request.messages.empty())
+      throw Error("llm.bad_request", cfg_.provider +
+                                         ": the completions endpoint takes a text prompt, and this prompt is chat "
+                                         "messages; give llm.chat_template or use endpoint: chat");
+    body["prompt"] = request.prompt;
   } else {
-    for (const auto& m : request.messages) messages.push_back(Value{{"role", m.role}, {"content", m.content}});
+    Value messages = Value::array();
+    if (request.messages.empty()) messages.push_back(Value{{"role", "user"}, {"content", request.prompt}});
+    for (const auto& m : request.messages) messages.push_back(message_json(m));
+    body["messages"] = std::move(messages);
   }
-  body["messages"] = std::move(messages);
   if (!request.stop.empty()) {
     Value stop = Value::array();
     for (size_t i = 0; i < request.stop.size() && i < cfg_.max_stop_sequences; ++i) stop.push_back(request.stop[i]);
@@ -78,87 +234,37 @@ Value OpenAiLlm::request_body(const LlmRequest& request) const {
   auto temperature = request.temperature ? request.temperature : cfg_.temperature;
   if (temperature) body["temperature"] = *temperature;
   auto max_tokens = request.max_tokens ? request.max_tokens : cfg_.max_tokens;
-  if (max_tokens) body[cfg_.max_tokens_field] = *max_tokens;
+  if (max_tokens) body[cfg_.endpoint == OpenAiEndpoint::Chat ? cfg_.max_tokens_field : "max_tokens"] = *max_tokens;
+  if (cfg_.seed) body["seed"] = *cfg_.seed;
+  if (!cfg_.response_format.is_null()) body["response_format"] = cfg_.response_format;
+  if (!request.tools.empty()) {
+    Value tools = Value::array();
+    for (const auto& t : request.tools)
+      tools.push_back(Value{{"type", "function"},
+                            {"function", {{"name", t.name}, {"description", t.description}, {"parameters", t.parameters}}}});
+    body["tools"] = std::move(tools);
+    const std::string& choice = request.tool_choice.empty() ? cfg_.tool_choice : request.tool_choice;
+    if (!choice.empty()) body["tool_choice"] = tool_choice_json(choice);
+    if (cfg_.parallel_tool_calls) body["parallel_tool_calls"] = *cfg_.parallel_tool_calls;
+  }
+  if (request.stream) {
+    body["stream"] = true;
+    body["stream_options"] = Value{{"include_usage", true}};  // the usage arrives in a last chunk
+  }
   for (const auto& [k, v] : cfg_.extra.items()) body[k] = v;
   return body;
 }
 
-LlmResponse OpenAiLlm::parse_response(const http::HttpResponse& r, const LlmRequest& request) const {
-  Value body = Value::parse(r.body, nullptr, false);
-  auto bad = [&](const std::string& why) {
-    return Error("llm.bad_response", cfg_.provider + ": " + why + ": " + redact(quote_excerpt(r.body, 200)));
-  };
-  if (body.is_discarded()) throw bad("the server's answer is not JSON");
-  if (!body.is_object() || !body.contains("choices") || !body["choices"].is_array() || body["choices"].empty())
-    throw bad("the server's answer has no choices");
-  const Value& choice = body["choices"][0];
-  LlmResponse out;
-  if (choice.contains("message") && choice["message"].is_object()) {
-    const Value& content = choice["message"].value("content", Value());
-    if (content.is_string()) out.text = content.get<std::string>();
-  } else if (choice.contains("text") && choice["text"].is_string()) {
-    out.text = choice["text"].get<std::string>();
-  } else {
-    throw bad("the first choice has neither a message nor text");
-  }
-  const Value reason = choice.value("finish_reason", Value());
-  out.finish_reason = reason.is_string() ? reason.get<std::string>() : "stop";
-  // Servers accept a few stop sequences at most; the rest are applied here, exactly as a server would.
-  if (cut_at_stop(out.text, request.stop)) out.finish_reason = "stop";
-  const Value usage = body.value("usage", Value());
-  auto count = [&](const char* key) {
-    const Value v = usage.value(key, Value());
-    return v.is_number_integer() ? v.get<long>() : 0L;
-  };
-  if (usage.is_object() && usage.contains("prompt_tokens")) {
-    out.usage.prompt_tokens = count("prompt_tokens");
-    out.usage.completion_tokens = count("completion_tokens");
-  } else {
-    out.usage.prompt_tokens = estimate_tokens(request.prompt);
-    out.usage.completion_tokens = estimate_tokens(out.text);
-    out.usage_estimated = true;
-  }
-  return out;
-}
-
 LlmResponse OpenAiLlm::complete(const LlmRequest& request) const {
-  std::string key = api_key(cfg_);
-  if (!cfg_.api_key_env.empty() && key.empty() && cfg_.provider == "openai")
-    throw Error("llm.no_api_key", cfg_.provider + ": the environment variable " + cfg_.api_key_env +
-                                      " is not set (the API key is read from it)");
-  std::vector<std::string> headers = {"Content-Type: application/json", "Accept: application/json"};
+  std::string key = api_.require_api_key();
+  std::vector<std::string> headers = {"Content-Type: application/json",
+                                      request.stream ? "Accept: text/event-stream" : "Accept: application/json"};
   if (!key.empty()) headers.push_back("Authorization: Bearer " + key);
-  std::string url = cfg_.base_url + "/chat/completions";
   std::string body = request_body(request).dump(-1, ' ', false, Value::error_handler_t::replace);
-
-  std::string last_error;
-  for (int attempt = 0;; ++attempt) {
-    std::optional<http::HttpResponse> response;
-    try {
-      response = http_.post(url, headers, body, cfg_.timeouts);
-    } catch (const Error& e) {
-      last_error = e.message();
-    }
-    if (response && response->status >= 200 && response->status < 300) return parse_response(*response, request);
-
-    bool retry = !response || retryable_status(response->status);
-    if (response) {
-      last_error = "HTTP " + std::to_string(response->status) + ": " + server_message(*response);
-      if (const std::string* should = response->header("x-should-retry")) retry = *should == "true";
-    }
-    last_error = redact(last_error);
-    if (!retry)
-      throw Error("llm.http_error", cfg_.provider + ": " + url + " answered " + last_error);
-    if (attempt >= cfg_.max_retries)
-      throw Error("llm.unavailable", cfg_.provider + ": no answer from " + url + " after " +
-                                         std::to_string(attempt + 1) + " attempts; the last: " + last_error);
-    auto wait = backoff(cfg_, attempt + 1, response ? &*response : nullptr);
-    if (request.events)
-      request.events->emit(Event{"llm_retry", Value{{"attempt", attempt + 1},
-                                                    {"error", last_error},
-                                                    {"wait_ms", static_cast<long>(wait.count())}}});
-    std::this_thread::sleep_for(wait);
-  }
+  return api_.send(url(), headers, body, request, [&]() -> std::unique_ptr<ResponseReader> {
+    if (request.stream) return std::make_unique<StreamReader>(cfg_, request, api_);
+    return std::make_unique<WholeReader>(cfg_, request, api_);
+  });
 }
 
 }  // namespace engine::llm

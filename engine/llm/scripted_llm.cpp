@@ -3,6 +3,7 @@
 #include <thread>
 
 #include "engine/core/error.h"
+#include "engine/llm/text_stream.h"
 
 namespace engine::llm {
 namespace {
@@ -21,6 +22,20 @@ bool cut_at_max_tokens(std::string& text, std::optional<int> max_tokens) {
   while (n > 0 && n < text.size() && (static_cast<unsigned char>(text[n]) & 0xC0) == 0x80) --n;
   text.resize(n);
   return true;
+}
+
+// A scripted answer streams a word at a time, so the console behaves as it does with a real model.
+void stream_words(const std::string& text, EventSink* events) {
+  static const std::vector<std::string> kNoStop;  // the text is already cut
+  TextStream stream(kNoStop, events);
+  size_t start = 0;
+  while (start < text.size()) {
+    size_t end = text.find_first_of(" \n", start);
+    end = end == std::string::npos ? text.size() : end + 1;
+    stream.add(std::string_view(text).substr(start, end - start));
+    start = end;
+  }
+  stream.finish();
 }
 
 }  // namespace
@@ -50,6 +65,7 @@ LlmResponse ScriptedLlm::complete(const LlmRequest& request) const {
   }
   r.finish_reason = "stop";
   if (!cut_at_stop(r.text, request.stop) && cut_at_max_tokens(r.text, request.max_tokens)) r.finish_reason = "length";
+  if (request.stream) stream_words(r.text, request.events);
   r.usage.prompt_tokens = estimate_tokens(prompt);
   r.usage.completion_tokens = estimate_tokens(r.text);
   r.usage_estimated = true;

@@ -17,7 +17,9 @@ const std::vector<std::string> kOutputKeys = {"description", "value"};
 const std::vector<std::string> kLlmKeys = {
     "provider",    "model",   "temperature",     "max_tokens",       "scripted",         "chat_template",
     "bos_token",   "eos_token", "base_url",      "api_key_env",      "max_retries",      "timeout",
-    "connect_timeout", "max_tokens_field", "extra"};
+    "connect_timeout", "read_timeout", "max_tokens_field", "extra", "endpoint", "seed", "response_format",
+    "tool_choice", "parallel_tool_calls", "anthropic_version", "recording", "prices"};
+const std::vector<std::string> kPriceKeys = {"prompt", "completion"};
 const std::vector<std::string> kMessageKeys = {"role", "content"};
 const std::vector<std::string> kScriptedKeys = {"replies", "rules", "latency_ms"};
 const std::vector<std::string> kRuleKeys = {"match", "reply"};
@@ -27,18 +29,17 @@ const std::vector<std::string> kAgentKeys = {
     "kind",           "prompt",          "scratchpad",  "stop",          "parser",
     "max_iterations", "max_execution_time", "early_stopping", "on_parse_error", "tools",
     "return_direct",  "observation_prefix", "llm_prefix", "temperature", "max_tokens",
-    "template_options"};
+    "template_options", "max_tokens_total", "max_cost"};
 const std::vector<std::string> kParserKeys = {"final_answer", "action", "dotall", "strip_quotes"};
 const std::vector<std::string> kTemplateOptionKeys = {"strict_undefined", "trim_blocks", "lstrip_blocks"};
 const std::vector<std::string> kTemplateFileKeys = {"file", "text", "strict_undefined", "trim_blocks", "lstrip_blocks"};
 
-const std::vector<std::string> kHttpProviders = {"openai", "ollama", "llamacpp"};
+const std::vector<std::string> kOverrideProviders = {"openai", "ollama", "llamacpp", "anthropic", "replay"};
 const std::vector<std::string> kProviders = [] {
   std::vector<std::string> all = {"scripted"};
-  all.insert(all.end(), kHttpProviders.begin(), kHttpProviders.end());
+  all.insert(all.end(), kOverrideProviders.begin(), kOverrideProviders.end());
   return all;
 }();
-const std::vector<std::string> kPlannedProviders = {"anthropic", "replay"};
 
 class Loader {
  public:
@@ -122,10 +123,6 @@ class Loader {
     if (n["provider"]) {
       l.provider = r_.located_str(n["provider"], "llm.provider");
       const std::string& p = l.provider.value;
-      if (std::find(kPlannedProviders.begin(), kPlannedProviders.end(), p) != kPlannedProviders.end())
-        r_.fail("spec.unsupported",
-                "llm.provider '" + p + "' is not available in this version; use scripted, openai, ollama or llamacpp",
-                n["provider"]);
       if (std::find(kProviders.begin(), kProviders.end(), p) == kProviders.end())
         r_.fail("spec.bad_value", "unknown llm.provider '" + p + "'" + did_you_mean(p, kProviders), n["provider"]);
     }
@@ -136,6 +133,18 @@ class Loader {
     if (n["max_retries"]) l.max_retries = static_cast<int>(r_.integer(n["max_retries"], "llm.max_retries", 0, 20));
     if (n["timeout"]) l.timeout_s = r_.number(n["timeout"], "llm.timeout", 0.001);
     if (n["connect_timeout"]) l.connect_timeout_s = r_.number(n["connect_timeout"], "llm.connect_timeout", 0.001);
+    if (n["read_timeout"]) l.read_timeout_s = r_.number(n["read_timeout"], "llm.read_timeout", 0.001);
+    if (n["endpoint"]) l.endpoint = one_of(n["endpoint"], "llm.endpoint", {"chat", "completions"});
+    if (n["seed"]) l.seed = r_.integer(n["seed"], "llm.seed", -(1LL << 53), 1LL << 53);
+    if (n["response_format"]) l.response_format = response_format(n["response_format"]);
+    if (n["tool_choice"]) l.tool_choice = r_.str(n["tool_choice"], "llm.tool_choice");
+    if (n["parallel_tool_calls"]) l.parallel_tool_calls = r_.boolean(n["parallel_tool_calls"], "llm.parallel_tool_calls");
+    if (n["anthropic_version"]) l.anthropic_version = r_.str(n["anthropic_version"], "llm.anthropic_version");
+    if (n["recording"]) {
+      l.recording = r_.located_str(n["recording"], "llm.recording");
+      l.recording_file = dir_ / l.recording.value;
+    }
+    if (n["prices"]) l.prices = prices(n["prices"]);
     if (n["max_tokens_field"])
       l.max_tokens_field = one_of(n["max_tokens_field"], "llm.max_tokens_field", {"max_tokens", "max_completion_tokens"}).value;
     if (n["extra"]) {
@@ -168,7 +177,38 @@ class Loader {
     }
     if (l.provider.value == "scripted" && l.replies.empty() && l.rules.empty())
       r_.fail("spec.missing_key", "the scripted provider needs llm.scripted.replies or llm.scripted.rules", n);
+    if (l.provider.value == "replay" && l.recording.value.empty())
+      r_.fail("spec.missing_key", "the replay provider needs llm.recording: FILE (a file written by --record)", n);
     return l;
+  }
+
+  // `json_object` or `text` as shorthand for {type: ...}, or the whole object as the API takes it.
+  Value response_format(const YAML::Node& n) {
+    if (n.IsScalar()) {
+      std::string type = one_of(n, "llm.response_format", {"text", "json_object"}).value;
+      return Value{{"type", type}};
+    }
+    if (!n.IsMap()) r_.fail("spec.wrong_type", "llm.response_format must be json_object, text, or a mapping", n);
+    Value v = r_.value(n, "llm.response_format");
+    if (!v.contains("type") || !v["type"].is_string())
+      r_.fail("spec.missing_key", "llm.response_format needs a type (json_object, json_schema or text)", n);
+    return v;
+  }
+
+  // model -> {prompt, completion}, USD per million tokens.
+  std::vector<std::pair<std::string, ModelPrice>> prices(const YAML::Node& n) {
+    std::vector<std::pair<std::string, ModelPrice>> out;
+    if (!n.IsMap()) r_.fail("spec.wrong_type", "llm.prices must map model names to {prompt, completion}", n);
+    for (const auto& kv : n) {
+      std::string model = r_.str(kv.first, "llm.prices");
+      std::string path = "llm.prices." + model;
+      r_.expect_map(kv.second, path, kPriceKeys);
+      r_.expect_present(kv.second, "prompt", path);
+      r_.expect_present(kv.second, "completion", path);
+      out.push_back({model, {r_.number(kv.second["prompt"], path + ".prompt", 0),
+                             r_.number(kv.second["completion"], path + ".completion", 0)}});
+    }
+    return out;
   }
 
   std::vector<ToolSpec> tools(const YAML::Node& n) {
@@ -235,6 +275,12 @@ class Loader {
       a.max_iterations = static_cast<int>(r_.integer(n["max_iterations"], "agent.max_iterations", 1, 10000));
     if (n["max_execution_time"])
       a.max_execution_time = r_.number(n["max_execution_time"], "agent.max_execution_time", 0);
+    if (n["max_tokens_total"])
+      a.max_tokens_total = static_cast<long>(r_.integer(n["max_tokens_total"], "agent.max_tokens_total", 1, 1LL << 40));
+    if (n["max_cost"]) {
+      a.max_cost = r_.number(n["max_cost"], "agent.max_cost", 0);
+      a.max_cost_loc = r_.loc(n["max_cost"]);
+    }
     if (n["early_stopping"]) a.early_stopping = one_of(n["early_stopping"], "agent.early_stopping", {"force", "generate"});
     if (n["on_parse_error"]) a.on_parse_error = one_of(n["on_parse_error"], "agent.on_parse_error", {"fail", "retry"});
     if (n["tools"]) {
@@ -396,7 +442,7 @@ WorkflowSpec parse_workflow(std::string text, std::string display_path, std::fil
   return w;
 }
 
-const std::vector<std::string>& http_providers() { return kHttpProviders; }
+const std::vector<std::string>& override_providers() { return kOverrideProviders; }
 
 WorkflowSpec load_workflow(const std::filesystem::path& file) {
   std::string text;

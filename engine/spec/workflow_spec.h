@@ -71,6 +71,12 @@ struct ScriptedRuleSpec {
   Located<std::string> reply;  // template over the regex's named groups and `groups` (all, by number)
 };
 
+// USD per million tokens, as providers publish their prices.
+struct ModelPrice {
+  double prompt = 0;
+  double completion = 0;
+};
+
 struct LlmSpec {
   Located<std::string> provider{"scripted", {}};
   std::string model;
@@ -79,14 +85,26 @@ struct LlmSpec {
   std::vector<Located<std::string>> replies;
   std::vector<ScriptedRuleSpec> rules;
   int latency_ms = 0;
-  // OpenAI-compatible providers (openai, ollama, llamacpp)
-  std::string base_url;       // default: the preset's (OPENAI_BASE_URL for openai)
-  std::string api_key_env;    // default: OPENAI_API_KEY for openai, none for local servers
+  // HTTP providers (openai, ollama, llamacpp, anthropic)
+  std::string base_url;       // default: the preset's (OPENAI_BASE_URL for openai, ANTHROPIC_BASE_URL for anthropic)
+  std::string api_key_env;    // default: OPENAI_API_KEY, ANTHROPIC_API_KEY, none for local servers
   int max_retries = 2;
   double timeout_s = 600;
   double connect_timeout_s = 10;
+  double read_timeout_s = 120;  // the longest silence of a server mid-answer
   std::string max_tokens_field = "max_tokens";
+  Located<std::string> endpoint{"chat", {}};  // chat or completions (OpenAI-compatible only)
+  std::optional<long long> seed;
+  Value response_format;  // null, or the object sent as response_format
+  std::string tool_choice;  // auto, none, required, or a tool's name
+  std::optional<bool> parallel_tool_calls;
+  std::string anthropic_version = "2023-06-01";
   Value extra = Value::object();
+  // replay
+  Located<std::string> recording;  // the path as written
+  std::filesystem::path recording_file;  // resolved against the workflow's folder
+  // cost
+  std::vector<std::pair<std::string, ModelPrice>> prices;  // by model name
   TemplateSource chat_template;  // a model's chat template: renders chat prompts into one text prompt
   std::string bos_token;
   std::string eos_token;
@@ -123,6 +141,9 @@ struct AgentSpec {
   ParserSpec parser;
   int max_iterations = 15;
   std::optional<double> max_execution_time;  // seconds
+  std::optional<long> max_tokens_total;       // a run's budget of prompt + completion tokens
+  std::optional<double> max_cost;             // a run's budget in USD, priced by llm.prices
+  SourceLoc max_cost_loc;
   Located<std::string> early_stopping{"force", {}};
   Located<std::string> on_parse_error{"fail", {}};
   std::vector<Located<std::string>> tools;  // allowed tools; empty means all declared tools
@@ -150,8 +171,8 @@ struct WorkflowSpec {
   std::shared_ptr<const SourceText> source;
 };
 
-// The OpenAI-compatible providers `llm.provider` accepts besides `scripted` (also what `--llm` may name).
-const std::vector<std::string>& http_providers();
+// The providers `--llm PROVIDER:MODEL` may name: every one but `scripted`, which needs a script.
+const std::vector<std::string>& override_providers();
 
 // Reads and validates a workflow file. Throws a located Error ("spec.*", "io.*") for anything wrong in it.
 WorkflowSpec load_workflow(const std::filesystem::path& file);

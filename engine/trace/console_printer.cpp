@@ -26,21 +26,32 @@ void ConsolePrinter::emit(const Event& e) {
   if (e.type == "chain_start") {
     write("\n> Entering new " + str(d, "name") + " chain...", kBold);
     out_ << "\n";
+  } else if (e.type == "llm_start") {
+    streamed_ = d.value("stream", false);
+  } else if (e.type == "llm_token") {
+    write(str(d, "text"), kBlue);
+  } else if (e.type == "llm_retry") {
+    out_ << "\n";
+    std::string note = "Retrying (attempt " + std::to_string(d.value("attempt", 0) + 1) + ") after " +
+                       str(d, "error");
+    if (d.value("discarded_partial", false)) note += "; the text above is discarded";
+    write(note, kRed);
+    out_ << "\n";
   } else if (e.type == "agent_action") {
-    write(str(d, "log"), kBlue);
+    if (!streamed_) write(str(d, "log"), kBlue);
   } else if (e.type == "tool_end") {
     out_ << "\n" << str(d, "observation_prefix");
     write(str(d, "observation"), d.contains("error") ? kRed : nullptr);
     out_ << "\n" << str(d, "llm_prefix");
   } else if (e.type == "parse_error") {
-    write(str(d, "text"), kBlue);
+    if (!streamed_) write(str(d, "text"), kBlue);
     out_ << "\n";
     write("Parse error: " + str(d, "message"), kRed);
     out_ << "\n";
   } else if (e.type == "tool_log") {
     out_ << "\n[" << str(d, "tool") << "] " << str(d, "message");
   } else if (e.type == "agent_finish") {
-    write(str(d, "log"), kGreen);
+    if (!streamed_) write(str(d, "log"), kGreen);
   } else if (e.type == "early_stop") {
     out_ << "\n";
     write("Stopped: " + str(d, "reason"), kRed);

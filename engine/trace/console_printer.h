@@ -16,6 +16,7 @@ class ConsolePrinter : public EventSink {
   void write(const std::string& text, const char* color);
   std::ostream& out_;
   bool color_;
+  bool streamed_ = false;  // the current answer's text was shown token by token: its log is not shown again
 };
 
 }  // namespace engine::trace

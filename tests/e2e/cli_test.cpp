@@ -258,7 +258,7 @@ TEST_CASE("run --llm points an example workflow at an OpenAI-compatible server",
 TEST_CASE("run --llm with an unknown provider is a usage error", "[e2e]") {
   auto r = run_engine("run workflows/calculator.yaml --llm opnai:x");
   CHECK(r.exit_code == 2);
-  CHECK(r.err == "engine: error: --llm takes PROVIDER:MODEL with PROVIDER one of openai, ollama, llamacpp (did you mean "
-                 "'openai'?), got 'opnai:x'\n");
+  CHECK(r.err == "engine: error: --llm takes PROVIDER:MODEL with PROVIDER one of openai, ollama, llamacpp, anthropic, "
+                 "replay (did you mean 'openai'?), got 'opnai:x'\n");
   CHECK(run_engine("run workflows/calculator.yaml --llm scripted:x").exit_code == 2);  // --llm is for real models
 }

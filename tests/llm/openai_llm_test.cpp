@@ -23,8 +23,8 @@ OpenAiConfig config_for(const MockLlmServer& server) {
   c.base_url = server.base_url();
   c.model = "test-model";
   c.api_key_env = "ENGINE_TEST_OPENAI_KEY";
-  c.initial_backoff = std::chrono::milliseconds(1);
-  c.max_backoff = std::chrono::milliseconds(5);
+  c.retry.initial_backoff = std::chrono::milliseconds(1);
+  c.retry.max_backoff = std::chrono::milliseconds(5);
   c.timeouts.total = std::chrono::milliseconds(2000);
   return c;
 }
@@ -150,7 +150,7 @@ TEST_CASE("a stall longer than the timeout is retried, then reported", "[llm][op
   for (int i = 0; i < 2; ++i) server.enqueue({200, "{}", {}, 400});
   OpenAiConfig c = config_for(server);
   c.timeouts.total = std::chrono::milliseconds(100);
-  c.max_retries = 1;
+  c.retry.max_retries = 1;
   OpenAiLlm llm(c);
   std::string e = error_of(llm, request());
   CHECK(e.rfind("openai: no answer from " + server.base_url() + "/chat/completions after 2 attempts; the last: ", 0) == 0);

@@ -77,10 +77,35 @@ TEST_CASE("references to undeclared tools are errors", "[spec]") {
             "w.yaml:8:18: unknown tool 'search' in agent.return_direct", 0) == 0);
 }
 
-TEST_CASE("a provider of a later release is named as such", "[spec]") {
-  CHECK(error_of("llm:\n  provider: anthropic\nagent: {}\n")
-            .rfind("w.yaml:2:13: llm.provider 'anthropic' is not available in this version; use scripted, openai, "
-                   "ollama or llamacpp", 0) == 0);
+TEST_CASE("HTTP provider keys are read and checked", "[spec]") {
+  CHECK(error_of("llm:\n  provider: replay\nagent: {}\n")
+            .rfind("w.yaml:2:3: the replay provider needs llm.recording: FILE (a file written by --record)", 0) == 0);
+  CHECK(error_of("llm:\n  provider: openai\n  endpoint: completion\nagent: {}\n")
+            .rfind("w.yaml:3:13: llm.endpoint must be one of 'chat', 'completions', got 'completion' (did you mean "
+                   "'completions'?)", 0) == 0);
+  CHECK(error_of("llm:\n  provider: openai\n  response_format: json\nagent: {}\n")
+            .rfind("w.yaml:3:20: llm.response_format must be one of 'text', 'json_object', got 'json'", 0) == 0);
+  CHECK(error_of("llm:\n  provider: openai\n  response_format: {json_schema: {}}\nagent: {}\n")
+            .rfind("w.yaml:3:20: llm.response_format needs a type", 0) == 0);
+  CHECK(error_of("llm:\n  provider: openai\n  prices: {gpt-x: {prompt: 1}}\nagent: {}\n")
+            .rfind("w.yaml:3:19: missing required key 'completion' in llm.prices.gpt-x", 0) == 0);
+  CHECK(error_of("llm:\n  provider: openai\n  prices: {gpt-x: {prompt: 1, completion: 2, cached: 3}}\nagent: {}\n")
+            .find("unknown key 'cached' in llm.prices.gpt-x") != std::string::npos);
+  auto a = spec::parse_workflow(
+      "llm:\n  provider: anthropic\n  model: claude\n  seed: 3\n  response_format: json_object\n"
+      "  tool_choice: required\n  parallel_tool_calls: false\n  read_timeout: 5\n"
+      "  prices: {claude: {prompt: 0.8, completion: 4}}\nagent: {max_tokens_total: 900, max_cost: 0.01}\n",
+      "w.yaml", ".");
+  CHECK(a.llm.provider.value == "anthropic");
+  CHECK(a.llm.seed == 3);
+  CHECK(a.llm.response_format == Value{{"type", "json_object"}});
+  CHECK(a.llm.tool_choice == "required");
+  CHECK(a.llm.parallel_tool_calls == false);
+  CHECK(a.llm.read_timeout_s == 5);
+  REQUIRE(a.llm.prices.size() == 1);
+  CHECK(a.llm.prices[0].second.completion == 4);
+  CHECK(a.agent.max_tokens_total == 900);
+  CHECK(a.agent.max_cost == 0.01);
   CHECK(error_of("llm:\n  provider: scriptd\nagent: {}\n").find("(did you mean 'scripted'?)") != std::string::npos);
   auto w = spec::parse_workflow("llm:\n  provider: ollama\n  model: llama3.2\n  max_retries: 5\n  timeout: 30\n"
                                 "  extra: {seed: 7}\nagent: {}\n",

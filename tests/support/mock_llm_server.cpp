@@ -3,6 +3,9 @@
 #include <httplib.h>
 
 #include <chrono>
+#include <deque>
+#include <mutex>
+#include <thread>
 
 namespace engine::test {
 
@@ -13,26 +16,44 @@ struct MockLlmServer::Impl {
   mutable std::mutex mu;
   std::deque<Reply> replies;
   std::vector<Request> requests;
-};
 
-MockLlmServer::MockLlmServer() : impl_(std::make_unique<Impl>()) {
-  impl_->server.Post("/v1/chat/completions", [this](const httplib::Request& req, httplib::Response& res) {
+  void serve(const httplib::Request& req, httplib::Response& res) {
     Reply reply;
     {
-      std::lock_guard<std::mutex> lock(impl_->mu);
-      impl_->requests.push_back({Value::parse(req.body, nullptr, false), req.get_header_value("Authorization")});
-      if (impl_->replies.empty()) {
-        reply = {500, R"({"error": {"message": "the mock server has no scripted reply left"}})", {}, 0};
+      std::lock_guard<std::mutex> lock(mu);
+      requests.push_back({req.path, Value::parse(req.body, nullptr, false), req.get_header_value("Authorization"),
+                          req.get_header_value("x-api-key"), req.get_header_value("anthropic-version")});
+      if (replies.empty()) {
+        reply = {500, R"({"error": {"message": "the mock server has no scripted reply left"}})"};
       } else {
-        reply = impl_->replies.front();
-        impl_->replies.pop_front();
+        reply = replies.front();
+        replies.pop_front();
       }
     }
     if (reply.delay_ms > 0) std::this_thread::sleep_for(std::chrono::milliseconds(reply.delay_ms));
     res.status = reply.status;
     for (const auto& [k, v] : reply.headers) res.set_header(k, v);
-    res.set_content(reply.body, "application/json");
-  });
+    if (reply.pieces.empty()) {
+      res.set_content(reply.body, "application/json");
+      return;
+    }
+    res.set_chunked_content_provider("text/event-stream", [reply](size_t, httplib::DataSink& sink) {
+      for (const auto& piece : reply.pieces) {
+        sink.write(piece.data(), piece.size());
+        std::this_thread::sleep_for(std::chrono::milliseconds(reply.piece_delay_ms));
+      }
+      if (reply.stall_after_ms > 0) std::this_thread::sleep_for(std::chrono::milliseconds(reply.stall_after_ms));
+      if (reply.cut) return false;  // httplib drops the connection: the client sees the body end unfinished
+      sink.done();
+      return true;
+    });
+  }
+};
+
+MockLlmServer::MockLlmServer() : impl_(std::make_unique<Impl>()) {
+  for (const char* path : {"/v1/chat/completions", "/v1/completions", "/v1/messages"})
+    impl_->server.Post(path, [this](const httplib::Request& req, httplib::Response& res) { impl_->serve(req, res); });
+  impl_->server.set_keep_alive_max_count(1'000'000);  // one connection for a whole benchmark, as real servers allow
   impl_->port = impl_->server.bind_to_any_port("127.0.0.1");
   impl_->thread = std::thread([this] { impl_->server.listen_after_bind(); });
   // cpp-httplib 0.11 has no wait_until_ready(); the loop is bounded so a server that never starts fails the test.
@@ -56,13 +77,63 @@ std::vector<MockLlmServer::Request> MockLlmServer::requests() const {
   return impl_->requests;
 }
 
+std::string MockLlmServer::sse(const Value& data, const std::string& event) {
+  return (event.empty() ? "" : "event: " + event + "\n") + "data: " + data.dump() + "\n\n";
+}
+
 MockLlmServer::Reply MockLlmServer::chat(const std::string& content, int prompt_tokens, int completion_tokens) {
   Value body{{"id", "chatcmpl-test"},
              {"object", "chat.completion"},
              {"choices", {{{"index", 0}, {"message", {{"role", "assistant"}, {"content", content}}}, {"finish_reason", "stop"}}}},
              {"usage", {{"prompt_tokens", prompt_tokens}, {"completion_tokens", completion_tokens},
                         {"total_tokens", prompt_tokens + completion_tokens}}}};
-  return {200, body.dump(), {}, 0};
+  return {200, body.dump()};
+}
+
+MockLlmServer::Reply MockLlmServer::chat_stream(const std::vector<std::string>& deltas, int prompt_tokens,
+                                                int completion_tokens) {
+  Reply r;
+  auto chunk = [](Value delta, Value finish) {
+    return Value{{"id", "chatcmpl-test"}, {"object", "chat.completion.chunk"},
+                 {"choices", {{{"index", 0}, {"delta", std::move(delta)}, {"finish_reason", std::move(finish)}}}}};
+  };
+  r.pieces.push_back(sse(chunk({{"role", "assistant"}, {"content", ""}}, nullptr)));
+  for (const auto& d : deltas) r.pieces.push_back(sse(chunk({{"content", d}}, nullptr)));
+  r.pieces.push_back(sse(chunk(Value::object(), "stop")));
+  r.pieces.push_back(sse(Value{{"id", "chatcmpl-test"}, {"choices", Value::array()},
+                               {"usage", {{"prompt_tokens", prompt_tokens}, {"completion_tokens", completion_tokens},
+                                          {"total_tokens", prompt_tokens + completion_tokens}}}}));
+  r.pieces.push_back("data: [DONE]\n\n");
+  return r;
+}
+
+MockLlmServer::Reply MockLlmServer::message(const std::string& text, int input_tokens, int output_tokens) {
+  Value body{{"id", "msg_test"}, {"type", "message"}, {"role", "assistant"}, {"model", "claude-test"},
+             {"content", {{{"type", "text"}, {"text", text}}}}, {"stop_reason", "end_turn"}, {"stop_sequence", nullptr},
+             {"usage", {{"input_tokens", input_tokens}, {"output_tokens", output_tokens}}}};
+  return {200, body.dump()};
+}
+
+MockLlmServer::Reply MockLlmServer::message_stream(const std::vector<std::string>& deltas, int input_tokens,
+                                                   int output_tokens) {
+  Reply r;
+  r.pieces.push_back(sse({{"type", "message_start"},
+                          {"message", {{"id", "msg_test"}, {"type", "message"}, {"role", "assistant"},
+                                       {"content", Value::array()},
+                                       {"usage", {{"input_tokens", input_tokens}, {"output_tokens", 1}}}}}},
+                         "message_start"));
+  r.pieces.push_back(sse({{"type", "content_block_start"}, {"index", 0}, {"content_block", {{"type", "text"}, {"text", ""}}}},
+                         "content_block_start"));
+  r.pieces.push_back(sse({{"type", "ping"}}, "ping"));
+  for (const auto& d : deltas)
+    r.pieces.push_back(sse({{"type", "content_block_delta"}, {"index", 0}, {"delta", {{"type", "text_delta"}, {"text", d}}}},
+                           "content_block_delta"));
+  r.pieces.push_back(sse({{"type", "content_block_stop"}, {"index", 0}}, "content_block_stop"));
+  r.pieces.push_back(sse({{"type", "message_delta"}, {"delta", {{"stop_reason", "end_turn"}, {"stop_sequence", nullptr}}},
+                          {"usage", {{"output_tokens", output_tokens}}}},
+                         "message_delta"));
+  r.pieces.push_back(sse({{"type", "message_stop"}}, "message_stop"));
+  return r;
 }
 
 }  // namespace engine::test

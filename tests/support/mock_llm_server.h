@@ -1,11 +1,9 @@
 #pragma once
-// A loopback stand-in for an OpenAI-compatible server, run inside the tests: it serves scripted replies in order
-// and injects faults (status codes, headers, malformed bodies, stalls). 127.0.0.1 only.
-#include <deque>
+// A loopback stand-in for OpenAI-compatible and Anthropic servers, run inside the tests: it serves scripted replies
+// in order, whole or streamed piece by piece, and injects faults (status codes, headers, malformed bodies, stalls,
+// connections cut mid-stream). 127.0.0.1 only.
 #include <memory>
-#include <mutex>
 #include <string>
-#include <thread>
 #include <utility>
 #include <vector>
 
@@ -19,11 +17,20 @@ class MockLlmServer {
     int status = 200;
     std::string body;
     std::vector<std::pair<std::string, std::string>> headers;
-    int delay_ms = 0;
+    int delay_ms = 0;  // before the answer starts
+    // Streamed when non-empty: each piece is written on its own, `piece_delay_ms` apart, so the client reads
+    // them separately.
+    std::vector<std::string> pieces;
+    int piece_delay_ms = 2;
+    int stall_after_ms = 0;     // after the last piece, wait this long before ending the body
+    bool cut = false;           // after the last piece, drop the connection instead of ending the body
   };
   struct Request {
+    std::string path;
     Value body;
     std::string authorization;
+    std::string api_key;  // x-api-key
+    std::string anthropic_version;
   };
 
   MockLlmServer();
@@ -37,6 +44,13 @@ class MockLlmServer {
 
   // A chat.completions answer with `content`.
   static Reply chat(const std::string& content, int prompt_tokens = 11, int completion_tokens = 7);
+  // The same answer as a chat.completions stream: `deltas` as content deltas, then usage and [DONE].
+  static Reply chat_stream(const std::vector<std::string>& deltas, int prompt_tokens = 11, int completion_tokens = 7);
+  // An Anthropic Messages answer with `text`, whole or streamed as text deltas.
+  static Reply message(const std::string& text, int input_tokens = 13, int output_tokens = 5);
+  static Reply message_stream(const std::vector<std::string>& deltas, int input_tokens = 13, int output_tokens = 5);
+  // One server-sent event, as written on the wire.
+  static std::string sse(const Value& data, const std::string& event = "");
 
  private:
   struct Impl;

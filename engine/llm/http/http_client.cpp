@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <exception>
 
 #include "engine/core/error.h"
 
@@ -17,23 +18,65 @@ struct CurlGlobal {
 };
 void ensure_curl_global() { static CurlGlobal global; }
 
+using Clock = std::chrono::steady_clock;
+
+// What the callbacks of one transfer share.
+struct Transfer {
+  CURL* curl = nullptr;
+  HttpResponse* response = nullptr;
+  const BodySink* sink = nullptr;
+  std::exception_ptr sink_error;
+  Clock::time_point last_byte = Clock::now();
+  std::chrono::milliseconds read_timeout{0};
+  bool stalled = false;
+};
+
+bool success_status(CURL* c) {
+  long status = 0;
+  curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
+  return status >= 200 && status < 300;
+}
+
 size_t write_body(char* data, size_t size, size_t n, void* ud) {
-  static_cast<std::string*>(ud)->append(data, size * n);
-  return size * n;
+  auto* t = static_cast<Transfer*>(ud);
+  t->last_byte = Clock::now();
+  if (!*t->sink || !success_status(t->curl)) {
+    t->response->body.append(data, size * n);
+    return size * n;
+  }
+  try {
+    if ((*t->sink)(std::string_view(data, size * n))) return size * n;
+    t->response->aborted_by_sink = true;
+  } catch (...) {
+    t->sink_error = std::current_exception();  // an exception must not unwind through curl's C frames
+  }
+  return 0;  // ends the transfer
 }
 
 size_t write_header(char* data, size_t size, size_t n, void* ud) {
-  auto* headers = static_cast<std::vector<std::pair<std::string, std::string>>*>(ud);
-  std::string line(data, size * n);
+  auto* t = static_cast<Transfer*>(ud);
+  t->last_byte = Clock::now();
+  auto& headers = t->response->headers;
+  std::string_view line(data, size * n);
+  if (line.substr(0, 5) == "HTTP/") headers.clear();  // a new response (after 100 Continue, say)
   size_t colon = line.find(':');
   if (colon != std::string::npos) {
-    std::string name = line.substr(0, colon);
+    std::string name(line.substr(0, colon));
     std::transform(name.begin(), name.end(), name.begin(), [](unsigned char c) { return std::tolower(c); });
-    std::string value = line.substr(colon + 1);
+    std::string_view value = line.substr(colon + 1);
     size_t b = value.find_first_not_of(" \t"), e = value.find_last_not_of(" \t\r\n");
-    headers->emplace_back(name, b == std::string::npos ? "" : value.substr(b, e - b + 1));
+    headers.emplace_back(std::move(name), b == std::string::npos ? "" : std::string(value.substr(b, e - b + 1)));
   }
   return size * n;
+}
+
+// curl calls this at least once a second while a transfer waits; a server that has sent nothing for longer than
+// the read timeout is stalled, which a total timeout alone would only notice minutes later.
+int check_stall(void* ud, curl_off_t, curl_off_t, curl_off_t, curl_off_t) {
+  auto* t = static_cast<Transfer*>(ud);
+  if (Clock::now() - t->last_byte <= t->read_timeout) return 0;
+  t->stalled = true;
+  return 1;
 }
 
 }  // namespace
@@ -68,38 +111,46 @@ void HttpClient::release(std::unique_ptr<Handle> h) const {
 }
 
 HttpResponse HttpClient::post(const std::string& url, const std::vector<std::string>& headers, const std::string& body,
-                              const HttpTimeouts& timeouts) const {
+                              const HttpTimeouts& timeouts, const BodySink& sink) const {
   auto handle = acquire();
   if (!handle->curl) throw Error("http.transport", "cannot create a curl handle");
   CURL* c = handle->curl;
   curl_easy_reset(c);  // keeps the connection cache; clears the previous request's options
   HttpResponse response;
+  Transfer t{.curl = c, .response = &response, .sink = &sink, .read_timeout = timeouts.read};
   curl_slist* list = nullptr;
   for (const auto& h : headers) list = curl_slist_append(list, h.c_str());
+  list = curl_slist_append(list, "Expect:");  // a large prompt must not wait a round trip for 100 Continue
   curl_easy_setopt(c, CURLOPT_URL, url.c_str());
   curl_easy_setopt(c, CURLOPT_POST, 1L);
   curl_easy_setopt(c, CURLOPT_POSTFIELDS, body.data());
   curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(body.size()));
   curl_easy_setopt(c, CURLOPT_HTTPHEADER, list);
   curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, write_body);
-  curl_easy_setopt(c, CURLOPT_WRITEDATA, &response.body);
+  curl_easy_setopt(c, CURLOPT_WRITEDATA, &t);
   curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, write_header);
-  curl_easy_setopt(c, CURLOPT_HEADERDATA, &response.headers);
+  curl_easy_setopt(c, CURLOPT_HEADERDATA, &t);
+  curl_easy_setopt(c, CURLOPT_NOPROGRESS, 0L);
+  curl_easy_setopt(c, CURLOPT_XFERINFOFUNCTION, check_stall);
+  curl_easy_setopt(c, CURLOPT_XFERINFODATA, &t);
   curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(timeouts.connect.count()));
   curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, static_cast<long>(timeouts.total.count()));
   curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);  // timeouts without SIGALRM, safe in threads
   curl_easy_setopt(c, CURLOPT_TCP_KEEPALIVE, 1L);
+  curl_easy_setopt(c, CURLOPT_TCP_NODELAY, 1L);
   curl_easy_setopt(c, CURLOPT_ACCEPT_ENCODING, "");
   char error[CURL_ERROR_SIZE] = "";
   curl_easy_setopt(c, CURLOPT_ERRORBUFFER, error);
   CURLcode rc = curl_easy_perform(c);
   curl_slist_free_all(list);
-  if (rc != CURLE_OK) {
-    std::string reason = error[0] ? error : curl_easy_strerror(rc);
-    // A handle whose transfer failed may hold a broken connection; let it go instead of reusing it.
-    throw Error("http.transport", reason);
-  }
   curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &response.status);
+  // A handle whose transfer did not end cleanly may hold a broken connection; it is let go, not reused.
+  if (t.sink_error) std::rethrow_exception(t.sink_error);
+  if (response.aborted_by_sink) return response;
+  if (t.stalled)
+    throw Error("http.transport", "the server sent nothing for " + std::to_string(timeouts.read.count()) +
+                                      " ms (read timeout)");
+  if (rc != CURLE_OK) throw Error("http.transport", error[0] ? error : curl_easy_strerror(rc));
   release(std::move(handle));
   return response;
 }

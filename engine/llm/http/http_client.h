@@ -2,9 +2,11 @@
 // HTTP POST over libcurl, for the LLM providers. Connections are kept alive and reused: a client holds a small
 // pool of curl handles, each with its own connection cache, shared by every run (and thread) of an executor.
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -13,15 +15,21 @@ namespace engine::llm::http {
 struct HttpTimeouts {
   std::chrono::milliseconds connect{10'000};
   std::chrono::milliseconds total{600'000};  // a whole request, body included
+  std::chrono::milliseconds read{120'000};   // the longest wait for the next byte: a stalled stream ends here
 };
 
 struct HttpResponse {
   long status = 0;
-  std::string body;
+  std::string body;  // the whole body, or only an error status's body when it was streamed to a sink
   std::vector<std::pair<std::string, std::string>> headers;  // names lowercased
+  bool aborted_by_sink = false;  // the sink said it had what it wanted; the body may be incomplete
 
   const std::string* header(const std::string& lowercase_name) const;
 };
+
+// Receives a 2xx body piece by piece as it arrives. Returning false ends the transfer early (a stop sequence was
+// seen, say); an exception it throws ends it too and comes out of post().
+using BodySink = std::function<bool(std::string_view piece)>;
 
 class HttpClient {
  public:
@@ -31,9 +39,9 @@ class HttpClient {
   HttpClient& operator=(const HttpClient&) = delete;
 
   // Throws Error "http.transport" (connection refused, reset, timed out, ...) with curl's reason; an HTTP error
-  // status is a response, not an exception.
+  // status is a response, not an exception. With a sink, a 2xx body goes to it instead of into the response.
   HttpResponse post(const std::string& url, const std::vector<std::string>& headers, const std::string& body,
-                    const HttpTimeouts& timeouts) const;
+                    const HttpTimeouts& timeouts, const BodySink& sink = nullptr) const;
 
  private:
   struct Handle;

@@ -1,0 +1,40 @@
+#pragma once
+// Anthropic's Messages API: the system prompt apart, content blocks, tool_use / tool_result blocks, stop_sequences,
+// max_tokens required, whole or streamed.
+#include <optional>
+#include <string>
+
+#include "engine/llm/api_endpoint.h"
+#include "engine/llm/llm_client.h"
+
+namespace engine::llm {
+
+struct AnthropicConfig {
+  std::string base_url = "https://api.anthropic.com/v1";
+  std::string model;
+  std::string api_key_env = "ANTHROPIC_API_KEY";
+  std::string version = "2023-06-01";  // the anthropic-version header
+  std::optional<double> temperature;
+  int max_tokens = 4096;  // the API requires one
+  std::string tool_choice;  // auto, none, required (Anthropic's "any"), or a tool's name
+  std::optional<bool> parallel_tool_calls;
+  RetryPolicy retry;
+  http::HttpTimeouts timeouts;
+  Value extra = Value::object();  // keys passed through verbatim
+};
+
+class AnthropicLlm : public LlmClient {
+ public:
+  explicit AnthropicLlm(AnthropicConfig config);
+  LlmResponse complete(const LlmRequest& request) const override;
+  std::string describe() const override { return "anthropic:" + cfg_.model; }
+
+  Value request_body(const LlmRequest& request) const;
+  std::string url() const { return cfg_.base_url + "/messages"; }
+
+ private:
+  AnthropicConfig cfg_;
+  ApiEndpoint api_;
+};
+
+}  // namespace engine::llm

@@ -1,0 +1,112 @@
+#include "engine/llm/api_endpoint.h"
+
+#include <cstdlib>
+#include <random>
+#include <thread>
+
+#include "engine/core/text.h"
+
+namespace engine::llm {
+namespace {
+
+bool retryable_status(long status) { return status == 408 || status == 409 || status == 429 || status >= 500; }
+
+std::optional<std::chrono::milliseconds> parse_ms(const std::string* text, double scale) {
+  if (!text) return std::nullopt;
+  try {
+    double v = std::stod(*text) * scale;
+    if (v >= 0) return std::chrono::milliseconds(static_cast<long>(v));
+  } catch (const std::exception&) {  // an HTTP date: our own backoff will do
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::string server_message(const std::string& text) {
+  Value body = Value::parse(text, nullptr, false);
+  if (!body.is_discarded() && body.is_object()) {
+    const Value& err = body.contains("error") ? body["error"] : body;
+    if (err.is_object() && err.contains("message") && err["message"].is_string()) return err["message"];
+    if (err.is_string()) return err.get<std::string>();
+  }
+  return quote_excerpt(text, 300);
+}
+
+void throw_server_error(const std::string& provider, const Value& error, const std::string& raw) {
+  std::string type = string_field(error, "type");
+  if (type.empty()) type = string_field(error, "code");
+  std::string message = provider + ": the server reported an error: " + server_message(raw);
+  if (type == "invalid_request_error" || type == "authentication_error" || type == "permission_error" ||
+      type == "not_found_error" || type == "request_too_large")
+    throw Error("llm.http_error", message);
+  throw RetryableError("llm.stream_error", message);
+}
+
+std::string ApiEndpoint::api_key() const {
+  if (api_key_env_.empty()) return "";
+  const char* key = std::getenv(api_key_env_.c_str());
+  return key ? key : "";
+}
+
+std::string ApiEndpoint::require_api_key() const {
+  std::string key = api_key();
+  if (!api_key_env_.empty() && key.empty())
+    throw Error("llm.no_api_key",
+                provider_ + ": the environment variable " + api_key_env_ + " is not set (the API key is read from it)");
+  return key;
+}
+
+std::string ApiEndpoint::redact(std::string text) const { return redact_secrets(std::move(text), {api_key()}); }
+
+// The server's word when it gives one, else exponential backoff with jitter, as the official SDKs do.
+std::chrono::milliseconds ApiEndpoint::backoff(int attempt, const http::HttpResponse* r) const {
+  if (r) {
+    auto wait = parse_ms(r->header("retry-after-ms"), 1);
+    if (!wait) wait = parse_ms(r->header("retry-after"), 1000);
+    if (wait) return std::min(retry_.max_retry_after, *wait);
+  }
+  thread_local std::mt19937 rng{std::random_device{}()};
+  std::uniform_real_distribution<double> jitter(0.75, 1.0);
+  double ms = static_cast<double>(retry_.initial_backoff.count()) * (1 << std::min(attempt - 1, 10)) * jitter(rng);
+  return std::min(retry_.max_backoff, std::chrono::milliseconds(static_cast<long>(ms)));
+}
+
+LlmResponse ApiEndpoint::send(const std::string& url, const std::vector<std::string>& headers,
+                              const std::string& body, const LlmRequest& request,
+                              const std::function<std::unique_ptr<ResponseReader>()>& new_reader) const {
+  for (int attempt = 0;; ++attempt) {
+    std::unique_ptr<ResponseReader> reader = new_reader();
+    std::optional<http::HttpResponse> response;
+    std::string failure;
+    bool retry = true;
+    try {
+      response = http_.post(url, headers, body, timeouts_, reader->sink());
+      if (response->status >= 200 && response->status < 300) return reader->finish(*response);
+      failure = "HTTP " + std::to_string(response->status) + ": " + server_message(response->body);
+      retry = retryable_status(response->status);
+      if (const std::string* should = response->header("x-should-retry")) retry = *should == "true";
+    } catch (const Value::exception& e) {  // a field of an unexpected type in the answer
+      throw Error("llm.bad_response", provider_ + ": the server's answer has an unexpected shape (" + e.what() + ")");
+    } catch (const RetryableError& e) {
+      failure = e.message();
+    } catch (const Error& e) {
+      if (e.kind() != "http.transport") throw Error(e.kind(), redact(e.message()));
+      failure = e.message();
+    }
+    failure = redact(failure);
+    if (!retry) throw Error("llm.http_error", provider_ + ": " + url + " answered " + failure);
+    if (attempt >= retry_.max_retries)
+      throw Error("llm.unavailable", provider_ + ": no answer from " + url + " after " + std::to_string(attempt + 1) +
+                                         " attempts; the last: " + failure);
+    auto wait = backoff(attempt + 1, response ? &*response : nullptr);
+    if (request.events) {
+      Value ev{{"attempt", attempt + 1}, {"error", failure}, {"wait_ms", static_cast<long>(wait.count())}};
+      if (reader->shown_any()) ev["discarded_partial"] = true;
+      request.events->emit(Event{"llm_retry", std::move(ev)});
+    }
+    std::this_thread::sleep_for(wait);
+  }
+}
+
+}  // namespace engine::llm

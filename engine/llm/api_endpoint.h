@@ -1,0 +1,78 @@
+#pragma once
+// What every HTTP provider shares: where the API is, the key from the environment, and the retry loop that keeps a
+// run alive through rate limits, 5xx, dropped connections and cut streams. Providers only build request bodies and
+// read answers (ResponseReader).
+#include <chrono>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine/core/error.h"
+#include "engine/llm/http/http_client.h"
+#include "engine/llm/llm_client.h"
+
+namespace engine::llm {
+
+struct RetryPolicy {
+  int max_retries = 2;  // as the official SDKs
+  std::chrono::milliseconds initial_backoff{500};
+  std::chrono::milliseconds max_backoff{8000};
+  std::chrono::milliseconds max_retry_after{60'000};  // a server's Retry-After is honoured up to this
+};
+
+// A fault after the server accepted the request (a stream cut short, an error event mid-stream): worth another try.
+class RetryableError : public Error {
+ public:
+  using Error::Error;
+};
+
+// Reads one attempt's 2xx answer: all at once (finish), or as it streams in (sink, then finish).
+class ResponseReader {
+ public:
+  virtual ~ResponseReader() = default;
+  // Where a streamed body goes; null reads the whole body in finish().
+  virtual http::BodySink sink() { return nullptr; }
+  // Throws Error for an answer that cannot be used, RetryableError for one worth another try.
+  virtual LlmResponse finish(const http::HttpResponse& response) = 0;
+  // Whether part of this attempt's text has been shown (a retry then says the shown text is void).
+  virtual bool shown_any() const { return false; }
+};
+
+class ApiEndpoint {
+ public:
+  ApiEndpoint(std::string provider, std::string api_key_env, http::HttpTimeouts timeouts, RetryPolicy retry)
+      : provider_(std::move(provider)), api_key_env_(std::move(api_key_env)), timeouts_(timeouts), retry_(retry) {}
+
+  // The key from the environment ("" when none is configured or set).
+  std::string api_key() const;
+  // Throws "llm.no_api_key" when a key is configured but its variable is unset.
+  std::string require_api_key() const;
+  // The text with the key replaced by "***".
+  std::string redact(std::string text) const;
+
+  // POSTs `body` to `url` and reads the answer with a fresh reader per attempt, retrying as the policy says.
+  // Each retry is an "llm_retry" event on request.events.
+  LlmResponse send(const std::string& url, const std::vector<std::string>& headers, const std::string& body,
+                   const LlmRequest& request, const std::function<std::unique_ptr<ResponseReader>()>& reader) const;
+
+  const std::string& provider() const { return provider_; }
+
+ private:
+  std::chrono::milliseconds backoff(int attempt, const http::HttpResponse* r) const;
+
+  std::string provider_;
+  std::string api_key_env_;
+  http::HttpTimeouts timeouts_;
+  RetryPolicy retry_;
+  http::HttpClient http_;
+};
+
+// The message an error body carries ({"error": {"message": ...}} and its variants), else an excerpt of the body.
+std::string server_message(const std::string& body);
+
+// An {"error": ...} a server sent with status 200, whole or as a stream event: an Error "llm.http_error" when its
+// type says the request is at fault, else a RetryableError (the server's fault, worth another try).
+[[noreturn]] void throw_server_error(const std::string& provider, const Value& error, const std::string& raw);
+
+}  // namespace engine::llm

@@ -1,0 +1,26 @@
+#include "engine/llm/recording_llm.h"
+
+#include "engine/core/error.h"
+#include "engine/core/text.h"
+
+namespace engine::llm {
+
+RecordingLlm::RecordingLlm(std::shared_ptr<const LlmClient> inner, const std::string& file,
+                           std::vector<std::string> secrets)
+    : inner_(std::move(inner)), secrets_(std::move(secrets)), out_(file, std::ios::trunc) {
+  if (!out_) throw Error("io.write_failed", "cannot write the recording file '" + file + "'");
+}
+
+LlmResponse RecordingLlm::complete(const LlmRequest& request) const {
+  LlmResponse response = inner_->complete(request);
+  std::string line = redact_secrets(Value{{"llm", inner_->describe()},
+                           {"request", request_to_json(request)},
+                           {"response", response_to_json(response)}}
+                         .dump(-1, ' ', false, Value::error_handler_t::replace), secrets_);
+  std::lock_guard<std::mutex> lock(mu_);
+  out_ << line << '\n';
+  out_.flush();  // a run that fails later still leaves the calls it made
+  return response;
+}
+
+}  // namespace engine::llm

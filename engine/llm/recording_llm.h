@@ -1,0 +1,28 @@
+#pragma once
+// --record FILE: wraps any provider and writes each request with its response as one JSON line, so that a run made
+// once against a real model can be served back by ReplayLlm in CI, without a network or a bill.
+#include <fstream>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "engine/llm/llm_client.h"
+
+namespace engine::llm {
+
+class RecordingLlm : public LlmClient {
+ public:
+  // `secrets`: values (API keys) replaced by "***" in what is written. Throws Error "io.write_failed".
+  RecordingLlm(std::shared_ptr<const LlmClient> inner, const std::string& file, std::vector<std::string> secrets);
+  LlmResponse complete(const LlmRequest& request) const override;
+  std::string describe() const override { return inner_->describe(); }
+
+ private:
+  std::shared_ptr<const LlmClient> inner_;
+  std::vector<std::string> secrets_;
+  mutable std::mutex mu_;  // runs on several threads share the file
+  mutable std::ofstream out_;
+};
+
+}  // namespace engine::llm

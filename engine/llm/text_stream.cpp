@@ -1,0 +1,65 @@
+#include "engine/llm/text_stream.h"
+
+#include <algorithm>
+
+namespace engine::llm {
+namespace {
+
+// The longest tail of `text` after `from` that is the start of a stop sequence (but not all of one).
+size_t pending_stop_prefix(std::string_view text, size_t from, const std::vector<std::string>& stop) {
+  size_t longest = 0;
+  for (const auto& s : stop) {
+    if (s.empty()) continue;
+    size_t max = std::min(s.size() - 1, text.size() - from);
+    for (size_t k = max; k > longest; --k)
+      if (text.substr(text.size() - k) == std::string_view(s).substr(0, k)) {
+        longest = k;
+        break;
+      }
+  }
+  return longest;
+}
+
+// Where an unfinished UTF-8 character at the end of text[0, end) starts, or `end` when the last one is whole.
+size_t whole_utf8_end(std::string_view text, size_t end) {
+  for (size_t back = 1; back <= 3 && back <= end; ++back) {
+    auto c = static_cast<unsigned char>(text[end - back]);
+    if ((c & 0xC0) == 0x80) continue;  // a continuation byte: keep looking for the lead
+    size_t need = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC0 ? 2 : 1;
+    return need > back ? end - back : end;
+  }
+  return end;
+}
+
+}  // namespace
+
+bool TextStream::add(std::string_view delta) {
+  if (stopped_) return false;
+  text_.append(delta);
+  // A stop sequence can only start where nothing has been shown: anything that could begin one was held back.
+  size_t cut = std::string::npos;
+  for (const auto& s : stop_) {
+    if (s.empty()) continue;
+    size_t at = text_.find(s, shown_);
+    if (at < cut) cut = at;
+  }
+  if (cut != std::string::npos) {
+    text_.resize(cut);
+    show(cut);
+    stopped_ = true;
+    return false;
+  }
+  size_t safe = text_.size() - pending_stop_prefix(text_, shown_, stop_);
+  show(whole_utf8_end(text_, safe));
+  return true;
+}
+
+void TextStream::finish() { show(text_.size()); }
+
+void TextStream::show(size_t upto) {
+  if (upto <= shown_) return;
+  if (events_) events_->emit(Event{"llm_token", Value{{"text", text_.substr(shown_, upto - shown_)}}});
+  shown_ = upto;
+}
+
+}  // namespace engine::llm

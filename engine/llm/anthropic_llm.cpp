@@ -4,8 +4,7 @@
 
 #include "engine/core/error.h"
 #include "engine/core/text.h"
-#include "engine/llm/http/sse_parser.h"
-#include "engine/llm/text_stream.h"
+#include "engine/llm/sse_reader.h"
 
 namespace engine::llm {
 namespace {
@@ -99,28 +98,14 @@ class WholeReader : public ResponseReader {
 
 // message_start, content blocks (text deltas and tool_use input as partial JSON), message_delta with the stop
 // reason and usage, message_stop as the end marker; ping events and error events in between.
-class StreamReader : public ResponseReader {
+class StreamReader : public SseReader {
  public:
-  StreamReader(const LlmRequest& request, const ApiEndpoint& api)
-      : request_(request), api_(api), text_(request.stop, request.events),
-        sse_([this](const http::SseEvent& e) { on_event(e); }) {}
+  StreamReader(const LlmRequest& request, const ApiEndpoint& api) : SseReader(request), request_(request), api_(api) {}
 
-  http::BodySink sink() override {
-    return [this](std::string_view piece) {
-      if (!sse_.saw_event() && head_.size() < (size_t{1} << 20)) head_.append(piece);
-      sse_.feed(piece);
-      return !text_.stopped();
-    };
-  }
+ private:
+  LlmResponse read_whole(const http::HttpResponse& r) override { return WholeReader(request_, api_).finish(r); }
 
-  bool shown_any() const override { return text_.shown_any(); }
-
-  LlmResponse finish(const http::HttpResponse&) override {
-    if (!sse_.saw_event()) {
-      http::HttpResponse whole;
-      whole.body = std::move(head_);
-      return WholeReader(request_, api_).finish(whole);
-    }
+  LlmResponse end_of_stream() override {
     if (!text_.stopped() && !done_)
       throw RetryableError("llm.stream_cut", "anthropic: the stream ended before message_stop");
     text_.finish();
@@ -132,8 +117,7 @@ class StreamReader : public ResponseReader {
     return out;
   }
 
- private:
-  void on_event(const http::SseEvent& e) {
+  void on_event(const http::SseEvent& e) override {
     Value d = Value::parse(e.data, nullptr, false);
     if (d.is_discarded() || !d.is_object())
       throw Error("llm.bad_response", "anthropic: a stream event is not a JSON object: " +
@@ -176,9 +160,6 @@ class StreamReader : public ResponseReader {
 
   const LlmRequest& request_;
   const ApiEndpoint& api_;
-  TextStream text_;
-  http::SseParser sse_;
-  std::string head_;
   bool done_ = false;
   std::string stop_reason_;
   TokenUsage usage_;

@@ -2,8 +2,7 @@
 
 #include "engine/core/error.h"
 #include "engine/core/text.h"
-#include "engine/llm/http/sse_parser.h"
-#include "engine/llm/text_stream.h"
+#include "engine/llm/sse_reader.h"
 
 namespace engine::llm {
 namespace {
@@ -110,29 +109,15 @@ class WholeReader : public ResponseReader {
 
 // A streamed answer: text deltas shown as they come (stop sequences honoured across deltas), tool-call deltas
 // assembled by index, usage from the final chunk, and the end marker required.
-class StreamReader : public ResponseReader {
+class StreamReader : public SseReader {
  public:
   StreamReader(const OpenAiConfig& cfg, const LlmRequest& request, const ApiEndpoint& api)
-      : cfg_(cfg), request_(request), api_(api), text_(request.stop, request.events),
-        sse_([this](const http::SseEvent& e) { on_event(e); }) {}
+      : SseReader(request), cfg_(cfg), request_(request), api_(api) {}
 
-  http::BodySink sink() override {
-    return [this](std::string_view piece) {
-      if (!sse_.saw_event() && head_.size() < kMaxHead) head_.append(piece);
-      sse_.feed(piece);
-      return !text_.stopped();
-    };
-  }
+ private:
+  LlmResponse read_whole(const http::HttpResponse& r) override { return WholeReader(cfg_, request_, api_).finish(r); }
 
-  bool shown_any() const override { return text_.shown_any(); }
-
-  LlmResponse finish(const http::HttpResponse&) override {
-    if (!sse_.saw_event()) {
-      // Not a stream: an error (or a whole answer) sent as plain JSON with status 200.
-      http::HttpResponse whole;
-      whole.body = std::move(head_);
-      return WholeReader(cfg_, request_, api_).finish(whole);
-    }
+  LlmResponse end_of_stream() override {
     if (!text_.stopped() && !done_ && finish_reason_.empty())
       throw RetryableError("llm.stream_cut", cfg_.provider + ": the stream ended before its end marker");
     text_.finish();
@@ -145,10 +130,7 @@ class StreamReader : public ResponseReader {
     return out;
   }
 
- private:
-  static constexpr size_t kMaxHead = size_t{1} << 20;
-
-  void on_event(const http::SseEvent& e) {
+  void on_event(const http::SseEvent& e) override {
     if (e.data == "[DONE]") {
       done_ = true;
       return;
@@ -193,9 +175,6 @@ class StreamReader : public ResponseReader {
   const OpenAiConfig& cfg_;
   const LlmRequest& request_;
   const ApiEndpoint& api_;
-  TextStream text_;
-  http::SseParser sse_;
-  std::string head_;  // the body's start, kept until it proves to be a stream
   bool done_ = false;
   std::string finish_reason_;
   Value usage_;

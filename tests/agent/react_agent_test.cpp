@@ -23,12 +23,12 @@ struct Setup {
     cfg.stop = {"\nObservation:"};
     cfg.tools.push_back(AgentTool{tools::make_builtin_tool("echo", "", ""), false, false});
   }
-  RunResult run(test::EventLog& log) {
+  RunResult run(test::EventLog& log, const RunOptions& options = {}) {
     cfg.tools[0].return_direct = return_direct;
     cfg.tools[0].fail_run_on_error = fail_on_error;
     ReactAgent agent(cfg, parse::ReactParser({spec::kDefaultFinalAnswerRegex, spec::kDefaultActionRegex}),
                      std::make_shared<llm::ScriptedLlm>(script));
-    return agent.run(Value{{"input", "hi"}}, log);
+    return agent.run(Value{{"input", "hi"}}, log, options);
   }
 };
 
@@ -213,4 +213,50 @@ TEST_CASE("a chat template turns the messages into one text prompt", "[agent]") 
   test::EventLog log;
   s.run(log);
   CHECK(log.events[1].data["prompt"] == "<s><user>hi<assistant>");
+}
+
+TEST_CASE("a token budget stops the run cleanly before the call that would exceed it", "[agent][budget]") {
+  Setup s;
+  s.cfg.max_tokens_total = 30;  // the first call's prompt and answer take about 20 tokens, the second about 40
+  s.script.replies = std::vector<std::string>(5, "Action: echo\nAction Input: a fairly long input to spend tokens");
+  test::EventLog log;
+  RunResult r = s.run(log);
+  CHECK(r.ok());
+  CHECK(r.stopped_reason == "max_tokens_total");
+  CHECK(r.output == "Agent stopped due to budget limit.");
+  CHECK(r.llm_calls == 2);
+  CHECK(r.usage.total() >= 30);
+}
+
+TEST_CASE("a cost budget needs prices and every call's cost is reported", "[agent][budget]") {
+  Setup s;
+  s.cfg.price = llm::Price{1'000'000, 2'000'000};  // $1 a prompt token, $2 a completion token
+  s.cfg.max_cost = 10;
+  s.cfg.early_stopping = EarlyStopping::Generate;  // a spent budget makes no further call, even to generate
+  s.script.replies = std::vector<std::string>(5, "Action: echo\nAction Input: x");
+  test::EventLog log;
+  RunResult r = s.run(log);
+  CHECK(r.stopped_reason == "max_cost");
+  CHECK(r.llm_calls == 1);
+  REQUIRE(r.cost_usd);
+  CHECK(*r.cost_usd == Approx(r.usage.prompt_tokens * 1.0 + r.usage.completion_tokens * 2.0));
+  CHECK(r.to_json()["usage"]["cost_usd"] == *r.cost_usd);
+  for (const auto& e : log.events)
+    if (e.type == "llm_end") CHECK(e.data["usage"]["cost_usd"] == *r.cost_usd);
+}
+
+TEST_CASE("streaming: the text arrives as tokens that add up to each answer", "[agent][stream]") {
+  Setup s;
+  s.script.replies = {" use echo\nAction: echo\nAction Input: ping\nObservation: made up", " done\nFinal Answer: pong"};
+  test::EventLog log;
+  RunResult r = s.run(log, RunOptions{.stream = true});
+  CHECK(r.output == "pong");
+  std::string shown, answered;
+  for (const auto& e : log.events) {
+    if (e.type == "llm_start") CHECK(e.data["stream"] == true);
+    if (e.type == "llm_token") shown += e.data["text"].get<std::string>();
+    if (e.type == "llm_end") answered += e.data["text"].get<std::string>();
+  }
+  CHECK(shown == answered);
+  CHECK(shown == " use echo\nAction: echo\nAction Input: ping done\nFinal Answer: pong");
 }

@@ -6,6 +6,7 @@
 
 #include "engine/core/error.h"
 #include "engine/llm/openai_llm.h"
+#include "support/llm_test_support.h"
 #include "support/mock_llm_server.h"
 #include "support/test_support.h"
 
@@ -15,19 +16,9 @@ using engine::test::MockLlmServer;
 
 namespace {
 
-const char* const kKey = "sk-test-0123456789abcdef";
+const char* const kKey = test::kTestKey;
 
-OpenAiConfig config_for(const MockLlmServer& server) {
-  setenv("ENGINE_TEST_OPENAI_KEY", kKey, 1);
-  OpenAiConfig c;
-  c.base_url = server.base_url();
-  c.model = "test-model";
-  c.api_key_env = "ENGINE_TEST_OPENAI_KEY";
-  c.retry.initial_backoff = std::chrono::milliseconds(1);
-  c.retry.max_backoff = std::chrono::milliseconds(5);
-  c.timeouts.total = std::chrono::milliseconds(2000);
-  return c;
-}
+OpenAiConfig config_for(const MockLlmServer& server) { return test::openai_config(server); }
 
 LlmRequest request(std::vector<std::string> stop = {}) {
   LlmRequest r;
@@ -39,13 +30,7 @@ LlmRequest request(std::vector<std::string> stop = {}) {
 }
 
 std::string error_of(const OpenAiLlm& llm, const LlmRequest& r, std::string* kind = nullptr) {
-  try {
-    llm.complete(r);
-  } catch (const Error& e) {
-    if (kind) *kind = e.kind();
-    return e.what();
-  }
-  return "no error";
+  return test::error_of([&] { llm.complete(r); }, kind);
 }
 
 }  // namespace

@@ -49,3 +49,23 @@ TEST_CASE("the JSONL trace writes one parseable line per event", "[trace]") {
   }
   CHECK(n == 5);
 }
+
+TEST_CASE("a streamed answer is shown as its tokens arrive, and not again as the step's log", "[trace][stream]") {
+  std::ostringstream out;
+  trace::ConsolePrinter printer(out, false);
+  printer.emit({"chain_start", Value{{"name", "AgentExecutor"}}});
+  printer.emit({"llm_start", Value{{"stream", true}}});
+  for (const char* t : {" I should", " add.\nAction: calc", "\nAction Input: 1+1"}) printer.emit({"llm_token", Value{{"text", t}}});
+  printer.emit({"agent_action", Value{{"log", " I should add.\nAction: calc\nAction Input: 1+1"}}});
+  printer.emit({"tool_end", Value{{"observation", "2"}, {"observation_prefix", "Observation: "}, {"llm_prefix", "Thought: "}}});
+  printer.emit({"llm_start", Value{{"stream", true}}});
+  printer.emit({"llm_token", Value{{"text", "I kn"}}});
+  printer.emit({"llm_retry", Value{{"attempt", 1}, {"error", "HTTP 503: busy"}, {"discarded_partial", true}}});
+  printer.emit({"llm_token", Value{{"text", "I know.\nFinal Answer: 2"}}});
+  printer.emit({"agent_finish", Value{{"log", "I know.\nFinal Answer: 2"}}});
+  printer.emit({"chain_end", Value::object()});
+  CHECK(out.str() ==
+        "\n> Entering new AgentExecutor chain...\n I should add.\nAction: calc\nAction Input: 1+1\nObservation: 2\n"
+        "Thought: I kn\nRetrying (attempt 2) after HTTP 503: busy; the text above is discarded\n"
+        "I know.\nFinal Answer: 2\n\n> Finished chain.\n");
+}

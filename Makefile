@@ -36,7 +36,7 @@ test-asan: build-asan
 	cd $(ASAN_BUILD) && ctest --output-on-failure -j $(JOBS)
 
 bench: build
-	cmake --build $(BUILD) -j $(JOBS) --target engine_bench
+	cmake --build $(BUILD) -j $(JOBS) --target engine_bench http_bench
 	./bench/run.sh $(BUILD)
 
 install: build

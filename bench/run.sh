@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Prints the engine's benchmark figures: in-process costs, then whole `engine run` processes (start to exit).
+# Prints the engine's benchmark figures: in-process costs, HTTP round trips against their floor, then whole
+# `engine run` processes (start to exit).
 #   bench/run.sh [build-dir] [process-runs]
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -24,6 +25,9 @@ if [ -n "$py" ]; then
 else
   echo "  Jinja2: not measured (install python3-jinja2 to compare)"
 fi
+
+# HTTP: the engine's round trips against bare libcurl on the same loopback server.
+"$build/bench/http_bench" 1000
 
 # Whole process: parse YAML, compile, load Lua, run the ReAct loop, print, exit.
 times=()

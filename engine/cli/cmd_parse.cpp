@@ -4,6 +4,7 @@
 
 #include "engine/cli/cli_support.h"
 #include "engine/cli/commands.h"
+#include "engine/core/json_text.h"
 
 namespace engine::cli {
 
@@ -23,7 +24,7 @@ void add_parse_command(CLI::App& app, int& exit_code) {
         v = {{"type", "finish"}, {"output", f->output}};
       else
         v = {{"type", "error"}, {"message", std::get<parse::ParseFailure>(parsed).message}};
-      std::cout << v.dump(-1, ' ', false, Value::error_handler_t::replace) << std::endl;
+      std::cout << to_json_text(v) << std::endl;
       return kOk;
     });
   });

@@ -4,6 +4,7 @@
 #include "engine/cli/cli_support.h"
 #include "engine/cli/commands.h"
 #include "engine/core/error.h"
+#include "engine/core/json_text.h"
 #include "engine/core/text.h"
 #include "engine/trace/console_printer.h"
 
@@ -39,7 +40,7 @@ int run_tool(const ToolOptions& o) {
   if (o.json) {
     Value v{{"tool", o.name}, {"ok", r.ok()}, {"observation", r.observation}};
     if (!r.ok()) v["error"] = r.error_kind;
-    std::cout << v.dump(-1, ' ', false, Value::error_handler_t::replace) << std::endl;
+    std::cout << to_json_text(v) << std::endl;
   } else if (r.ok()) {
     std::cout << r.observation << std::endl;
   }

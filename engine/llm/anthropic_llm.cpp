@@ -3,6 +3,7 @@
 #include <map>
 
 #include "engine/core/error.h"
+#include "engine/core/json_text.h"
 #include "engine/core/text.h"
 #include "engine/llm/sse_reader.h"
 
@@ -81,11 +82,11 @@ class WholeReader : public ResponseReader {
       if (type == "text") out.text += string_field(block, "text");
       if (type == "tool_use")
         out.tool_calls.push_back({string_field(block, "id"), string_field(block, "name"),
-                                  block.value("input", Value::object()).dump()});
+                                  (block.contains("input") ? block["input"] : Value::object()).dump()});
     }
     out.finish_reason = finish_reason_of(string_field(body, "stop_reason"));
     if (cut_at_stop(out.text, request_.stop)) out.finish_reason = "stop";
-    const Value usage = body.value("usage", Value());
+    const Value& usage = field(body, "usage");
     out.usage.prompt_tokens = prompt_tokens(usage);
     out.usage.completion_tokens = count(usage, "output_tokens");
     return out;
@@ -123,19 +124,19 @@ class StreamReader : public SseReader {
       throw Error("llm.bad_response", "anthropic: a stream event is not a JSON object: " +
                                           api_.redact(quote_excerpt(e.data, 200)));
     std::string type = string_field(d, "type");
-    if (type == "error") throw_server_error("anthropic", d.value("error", Value()), e.data);
+    if (type == "error") throw_server_error("anthropic", field(d, "error"), e.data);
     if (type == "message_start") {
-      const Value usage = d.value("message", Value::object()).value("usage", Value());
+      const Value& usage = field(field(d, "message"), "usage");
       usage_.prompt_tokens = prompt_tokens(usage);
       usage_.completion_tokens = count(usage, "output_tokens");
     } else if (type == "content_block_start") {
-      const Value block = d.value("content_block", Value());
+      const Value& block = field(d, "content_block");
       if (string_field(block, "type") == "tool_use")
         calls_[index_of(d)] = ToolCall{string_field(block, "id"), string_field(block, "name"), ""};
       else if (string_field(block, "type") == "text")
         text_.add(string_field(block, "text"));
     } else if (type == "content_block_delta") {
-      const Value delta = d.value("delta", Value());
+      const Value& delta = field(d, "delta");
       std::string kind = string_field(delta, "type");
       if (kind == "text_delta") text_.add(string_field(delta, "text"));
       if (kind == "input_json_delta") {
@@ -146,9 +147,9 @@ class StreamReader : public SseReader {
       auto it = calls_.find(index_of(d));
       if (it != calls_.end() && it->second.arguments.empty()) it->second.arguments = "{}";
     } else if (type == "message_delta") {
-      std::string reason = string_field(d.value("delta", Value()), "stop_reason");
+      std::string reason = string_field(field(d, "delta"), "stop_reason");
       if (!reason.empty()) stop_reason_ = reason;
-      const Value usage = d.value("usage", Value());
+      const Value& usage = field(d, "usage");
       if (usage.is_object() && usage.contains("output_tokens")) usage_.completion_tokens = count(usage, "output_tokens");
       if (usage.is_object() && usage.contains("input_tokens")) usage_.prompt_tokens = prompt_tokens(usage);
     } else if (type == "message_stop") {
@@ -207,7 +208,7 @@ LlmResponse AnthropicLlm::complete(const LlmRequest& request) const {
   std::vector<std::string> headers = {"Content-Type: application/json", "anthropic-version: " + cfg_.version,
                                       request.stream ? "Accept: text/event-stream" : "Accept: application/json"};
   if (!key.empty()) headers.push_back("x-api-key: " + key);
-  std::string body = request_body(request).dump(-1, ' ', false, Value::error_handler_t::replace);
+  std::string body = to_json_text(request_body(request));
   return api_.send(url(), headers, body, request, [&]() -> std::unique_ptr<ResponseReader> {
     if (request.stream) return std::make_unique<StreamReader>(request, api_);
     return std::make_unique<WholeReader>(request, api_);

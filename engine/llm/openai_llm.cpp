@@ -1,6 +1,7 @@
 #include "engine/llm/openai_llm.h"
 
 #include "engine/core/error.h"
+#include "engine/core/json_text.h"
 #include "engine/core/text.h"
 #include "engine/llm/sse_reader.h"
 
@@ -32,17 +33,14 @@ Value tool_choice_json(const std::string& choice) {
 }
 
 std::string finish_reason_of(const Value& choice) {
-  if (!choice.is_object()) return "";
-  const Value reason = choice.value("finish_reason", Value());
-  if (!reason.is_string()) return "";
-  std::string r = reason.get<std::string>();
+  std::string r = string_field(choice, "finish_reason");
   return r == "function_call" ? "tool_calls" : r;
 }
 
 // The usage a server reports, or an estimate.
 void read_usage(const Value& usage, const LlmRequest& request, LlmResponse& out) {
   auto count = [&](const char* key) {
-    const Value v = usage.value(key, Value());
+    const Value& v = field(usage, key);
     return v.is_number_integer() ? v.get<long>() : 0L;
   };
   if (usage.is_object() && usage.contains("prompt_tokens")) {
@@ -76,15 +74,15 @@ class WholeReader : public ResponseReader {
     LlmResponse out;
     if (choice.contains("message") && choice["message"].is_object()) {
       const Value& message = choice["message"];
-      const Value content = message.value("content", Value());
+      const Value& content = field(message, "content");
       if (content.is_string()) out.text = content.get<std::string>();
       if (message.contains("tool_calls") && message["tool_calls"].is_array()) {
         for (const auto& c : message["tool_calls"]) {
-          const Value fn = c.is_object() ? c.value("function", Value()) : Value();
+          const Value& fn = field(c, "function");
           if (!fn.is_object()) throw bad("a tool call has no function");
           ToolCall call{string_field(c, "id"), string_field(fn, "name"), ""};
-          const Value args = fn.value("arguments", Value(""));
-          call.arguments = args.is_string() ? args.get<std::string>() : args.dump();
+          const Value& args = field(fn, "arguments");
+          call.arguments = args.is_string() ? args.get<std::string>() : args.is_null() ? "" : args.dump();
           out.tool_calls.push_back(std::move(call));
         }
       }
@@ -97,7 +95,7 @@ class WholeReader : public ResponseReader {
     if (out.finish_reason.empty()) out.finish_reason = out.tool_calls.empty() ? "stop" : "tool_calls";
     // Servers accept a few stop sequences at most; the rest are applied here, exactly as a server would.
     if (cut_at_stop(out.text, request_.stop)) out.finish_reason = "stop";
-    read_usage(body.value("usage", Value()), request_, out);
+    read_usage(field(body, "usage"), request_, out);
     return out;
   }
 
@@ -141,34 +139,30 @@ class StreamReader : public SseReader {
                   cfg_.provider + ": a stream event is not JSON: " + api_.redact(quote_excerpt(e.data, 200)));
     if (!chunk.is_object()) return;
     if (chunk.contains("error")) throw_server_error(cfg_.provider, chunk["error"], e.data);
-    if (chunk.contains("usage") && chunk["usage"].is_object()) usage_ = chunk["usage"];
-    const Value choices = chunk.value("choices", Value());
-    if (!choices.is_array() || choices.empty() || !choices[0].is_object()) return;
+    if (const Value& usage = field(chunk, "usage"); usage.is_object()) usage_ = usage;
+    const Value& choices = field(chunk, "choices");
+    if (!choices.is_array() || choices.empty()) return;
     const Value& choice = choices[0];
     std::string reason = finish_reason_of(choice);
     if (!reason.empty()) finish_reason_ = reason;
-    if (choice.contains("text") && choice["text"].is_string()) text_.add(choice["text"].get<std::string>());
-    const Value delta = choice.value("delta", Value());
-    if (!delta.is_object()) return;
-    const Value content = delta.value("content", Value());
-    if (content.is_string()) text_.add(content.get<std::string>());
-    const Value calls = delta.value("tool_calls", Value());
+    if (const Value& text = field(choice, "text"); text.is_string()) text_.add(text.get_ref<const std::string&>());
+    const Value& delta = field(choice, "delta");
+    if (const Value& content = field(delta, "content"); content.is_string())
+      text_.add(content.get_ref<const std::string&>());
+    const Value& calls = field(delta, "tool_calls");
     if (!calls.is_array()) return;
     for (const auto& c : calls) {
       if (!c.is_object()) continue;
-      const Value at = c.value("index", Value(calls_.size()));
+      const Value& at = c.contains("index") ? c["index"] : Value(calls_.size());
       if (!at.is_number_unsigned() || at.get<size_t>() > calls_.size() + 64)
         throw Error("llm.bad_response", cfg_.provider + ": a tool call delta has a bad index: " + at.dump());
       size_t index = at.get<size_t>();
       if (index >= calls_.size()) calls_.resize(index + 1);
       ToolCall& call = calls_[index];
-      const Value id = c.value("id", Value());
-      if (id.is_string() && !id.get<std::string>().empty()) call.id = id.get<std::string>();
-      const Value fn = c.value("function", Value());
-      if (!fn.is_object()) continue;
-      const Value name = fn.value("name", Value()), args = fn.value("arguments", Value());
-      if (name.is_string()) call.name += name.get<std::string>();
-      if (args.is_string()) call.arguments += args.get<std::string>();
+      if (std::string id = string_field(c, "id"); !id.empty()) call.id = std::move(id);
+      const Value& fn = field(c, "function");
+      call.name += string_field(fn, "name");
+      call.arguments += string_field(fn, "arguments");
     }
   }
 
@@ -239,7 +233,7 @@ LlmResponse OpenAiLlm::complete(const LlmRequest& request) const {
   std::vector<std::string> headers = {"Content-Type: application/json",
                                       request.stream ? "Accept: text/event-stream" : "Accept: application/json"};
   if (!key.empty()) headers.push_back("Authorization: Bearer " + key);
-  std::string body = request_body(request).dump(-1, ' ', false, Value::error_handler_t::replace);
+  std::string body = to_json_text(request_body(request));
   return api_.send(url(), headers, body, request, [&]() -> std::unique_ptr<ResponseReader> {
     if (request.stream) return std::make_unique<StreamReader>(cfg_, request, api_);
     return std::make_unique<WholeReader>(cfg_, request, api_);

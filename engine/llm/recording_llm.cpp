@@ -1,6 +1,7 @@
 #include "engine/llm/recording_llm.h"
 
 #include "engine/core/error.h"
+#include "engine/core/json_text.h"
 #include "engine/core/text.h"
 
 namespace engine::llm {
@@ -13,10 +14,8 @@ RecordingLlm::RecordingLlm(std::shared_ptr<const LlmClient> inner, const std::st
 
 LlmResponse RecordingLlm::complete(const LlmRequest& request) const {
   LlmResponse response = inner_->complete(request);
-  std::string line = redact_secrets(Value{{"llm", inner_->describe()},
-                           {"request", request_to_json(request)},
-                           {"response", response_to_json(response)}}
-                         .dump(-1, ' ', false, Value::error_handler_t::replace), secrets_);
+  Value entry{{"llm", inner_->describe()}, {"request", request_to_json(request)}, {"response", response_to_json(response)}};
+  std::string line = redact_secrets(to_json_text(entry), secrets_);
   std::lock_guard<std::mutex> lock(mu_);
   out_ << line << '\n';
   out_.flush();  // a run that fails later still leaves the calls it made

@@ -3,12 +3,13 @@
 #include <fstream>
 
 #include "engine/core/error.h"
+#include "engine/core/json_text.h"
 #include "engine/core/text.h"
 
 namespace engine::llm {
 namespace {
 
-std::string canonical(const Value& request) { return request.dump(-1, ' ', false, Value::error_handler_t::replace); }
+std::string canonical(const Value& request) { return to_json_text(request); }
 
 // A request as lines a diff can read: each line of a prompt or message on its own, other fields whole.
 void flatten(const Value& v, const std::string& path, std::vector<std::string>& out) {
@@ -26,7 +27,7 @@ void flatten(const Value& v, const std::string& path, std::vector<std::string>& 
   } else if (v.is_array() && !v.empty() && (v[0].is_object())) {
     for (size_t i = 0; i < v.size(); ++i) flatten(v[i], path + "[" + std::to_string(i) + "]", out);
   } else {
-    out.push_back(path + ": " + v.dump(-1, ' ', false, Value::error_handler_t::replace));
+    out.push_back(path + ": " + to_json_text(v));
   }
 }
 

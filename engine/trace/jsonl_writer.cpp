@@ -1,5 +1,7 @@
 #include "engine/trace/jsonl_writer.h"
 
+#include "engine/core/json_text.h"
+
 namespace engine::trace {
 
 void JsonlWriter::emit(const Event& e) {
@@ -8,7 +10,7 @@ void JsonlWriter::emit(const Event& e) {
   if (e.data.is_object())
     for (const auto& [k, v] : e.data.items()) line[k] = v;
   std::lock_guard<std::mutex> lock(mu_);
-  out_ << line.dump(-1, ' ', false, Value::error_handler_t::replace) << '\n';
+  out_ << to_json_text(line) << '\n';
   out_.flush();
 }
 

@@ -53,7 +53,8 @@ struct MockLlmServer::Impl {
 MockLlmServer::MockLlmServer() : impl_(std::make_unique<Impl>()) {
   for (const char* path : {"/v1/chat/completions", "/v1/completions", "/v1/messages"})
     impl_->server.Post(path, [this](const httplib::Request& req, httplib::Response& res) { impl_->serve(req, res); });
-  impl_->server.set_keep_alive_max_count(1'000'000);  // one connection for a whole benchmark, as real servers allow
+  impl_->server.set_keep_alive_max_count(1'000'000);  // one connection per client, as real servers allow
+  impl_->server.set_tcp_nodelay(true);
   impl_->port = impl_->server.bind_to_any_port("127.0.0.1");
   impl_->thread = std::thread([this] { impl_->server.listen_after_bind(); });
   // cpp-httplib 0.11 has no wait_until_ready(); the loop is bounded so a server that never starts fails the test.

@@ -138,7 +138,7 @@ HttpResponse HttpClient::post(const std::string& url, const std::vector<std::str
   curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);  // timeouts without SIGALRM, safe in threads
   curl_easy_setopt(c, CURLOPT_TCP_KEEPALIVE, 1L);
   curl_easy_setopt(c, CURLOPT_TCP_NODELAY, 1L);
-  curl_easy_setopt(c, CURLOPT_ACCEPT_ENCODING, "");
+  // No Accept-Encoding: answers are a few KB, and compressing them costs the server more than it saves the wire.
   char error[CURL_ERROR_SIZE] = "";
   curl_easy_setopt(c, CURLOPT_ERRORBUFFER, error);
   CURLcode rc = curl_easy_perform(c);

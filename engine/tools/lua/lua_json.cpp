@@ -6,6 +6,7 @@
 #include <map>
 
 #include "engine/core/error.h"
+#include "engine/core/json_text.h"
 
 namespace engine::tools::lua {
 namespace {
@@ -93,7 +94,7 @@ int json_encode(lua_State* L) {
   luaL_checkany(L, 1);
   std::string out;
   try {
-    out = to_value(L, 1).dump(-1, ' ', false, Value::error_handler_t::replace);
+    out = to_json_text(to_value(L, 1));
   } catch (const Error& e) {
     return luaL_error(L, "engine.json.encode: %s", e.message().c_str());
   }

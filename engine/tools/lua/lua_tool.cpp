@@ -2,9 +2,9 @@
 
 #include <lua.hpp>
 
-
 #include "engine/core/error.h"
 #include "engine/core/file.h"
+#include "engine/core/json_text.h"
 #include "engine/tools/lua/lua_json.h"
 
 namespace engine::tools::lua {
@@ -105,7 +105,7 @@ class LuaToolInstance : public ToolInstance {
         const char* s = lua_tolstring(L, -1, &n);
         return std::string(s, n);
       }
-      case LUA_TTABLE: return to_value(L, -1).dump(-1, ' ', false, Value::error_handler_t::replace);
+      case LUA_TTABLE: return to_json_text(to_value(L, -1));
       default: {
         size_t n = 0;
         const char* s = luaL_tolstring(L, -1, &n);

@@ -169,11 +169,7 @@ class Run {
       usage["cost_usd"] = cost;
     }
     Value end{{"text", resp.text}, {"finish_reason", resp.finish_reason}, {"usage", std::move(usage)}};
-    if (!resp.tool_calls.empty()) {
-      Value calls = Value::array();
-      for (const auto& c : resp.tool_calls) calls.push_back(Value{{"id", c.id}, {"name", c.name}, {"arguments", c.arguments}});
-      end["tool_calls"] = std::move(calls);
-    }
+    if (!resp.tool_calls.empty()) end["tool_calls"] = llm::tool_calls_to_json(resp.tool_calls);
     events_.emit({"llm_end", std::move(end)});
     return std::move(resp.text);
   }

@@ -18,15 +18,11 @@ bool cut_at_stop(std::string& text, const std::vector<std::string>& stop) {
 
 long estimate_tokens(std::string_view text) { return static_cast<long>((text.size() + 3) / 4); }
 
-namespace {
-
-Value calls_json(const std::vector<ToolCall>& calls) {
+Value tool_calls_to_json(const std::vector<ToolCall>& calls) {
   Value out = Value::array();
   for (const auto& c : calls) out.push_back(Value{{"id", c.id}, {"name", c.name}, {"arguments", c.arguments}});
   return out;
 }
-
-}  // namespace
 
 Value request_to_json(const LlmRequest& r) {
   Value j = Value::object();
@@ -36,7 +32,7 @@ Value request_to_json(const LlmRequest& r) {
     Value messages = Value::array();
     for (const auto& m : r.messages) {
       Value msg{{"role", m.role}, {"content", m.content}};
-      if (!m.tool_calls.empty()) msg["tool_calls"] = calls_json(m.tool_calls);
+      if (!m.tool_calls.empty()) msg["tool_calls"] = tool_calls_to_json(m.tool_calls);
       if (!m.tool_call_id.empty()) msg["tool_call_id"] = m.tool_call_id;
       messages.push_back(std::move(msg));
     }
@@ -57,7 +53,7 @@ Value request_to_json(const LlmRequest& r) {
 
 Value response_to_json(const LlmResponse& r) {
   Value j{{"text", r.text}, {"finish_reason", r.finish_reason}};
-  if (!r.tool_calls.empty()) j["tool_calls"] = calls_json(r.tool_calls);
+  if (!r.tool_calls.empty()) j["tool_calls"] = tool_calls_to_json(r.tool_calls);
   j["usage"] = {{"prompt_tokens", r.usage.prompt_tokens}, {"completion_tokens", r.usage.completion_tokens}};
   if (r.usage_estimated) j["usage"]["estimated"] = true;
   return j;

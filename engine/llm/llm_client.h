@@ -94,6 +94,7 @@ long estimate_tokens(std::string_view text);
 // answer (call_index, stream, events).
 Value request_to_json(const LlmRequest& request);
 Value response_to_json(const LlmResponse& response);
+Value tool_calls_to_json(const std::vector<ToolCall>& calls);  // [{id, name, arguments}]
 LlmResponse response_from_json(const Value& v);  // throws Error "llm.bad_recording"
 
 }  // namespace engine::llm

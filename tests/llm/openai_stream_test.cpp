@@ -164,6 +164,19 @@ TEST_CASE("a stream that stalls longer than the read timeout is a timeout", "[ll
                  "/chat/completions after 1 attempts; the last: the server sent nothing for 200 ms (read timeout)");
 }
 
+TEST_CASE("a whole answer may be silent for longer than the read timeout, until it is ready", "[llm][openai]") {
+  MockLlmServer server;
+  auto slow = MockLlmServer::chat("Final Answer: 4");
+  slow.delay_ms = 1500;
+  server.enqueue(slow);
+  OpenAiConfig c = test::openai_config(server);
+  c.timeouts.read = std::chrono::milliseconds(200);
+  c.retry.max_retries = 0;
+  LlmRequest r = stream_request();
+  r.stream = false;
+  CHECK(OpenAiLlm(c).complete(r).text == "Final Answer: 4");
+}
+
 TEST_CASE("tool-call deltas are assembled by index and a tool name the agent does not know is passed on as sent",
           "[llm][openai][stream]") {
   MockLlmServer server;

@@ -130,9 +130,13 @@ HttpResponse HttpClient::post(const std::string& url, const std::vector<std::str
   curl_easy_setopt(c, CURLOPT_WRITEDATA, &t);
   curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, write_header);
   curl_easy_setopt(c, CURLOPT_HEADERDATA, &t);
-  curl_easy_setopt(c, CURLOPT_NOPROGRESS, 0L);
-  curl_easy_setopt(c, CURLOPT_XFERINFOFUNCTION, check_stall);
-  curl_easy_setopt(c, CURLOPT_XFERINFODATA, &t);
+  if (sink) {
+    // A stream sends all along; a whole answer may rightly be silent until the model is done, so only a stream
+    // has a read timeout.
+    curl_easy_setopt(c, CURLOPT_NOPROGRESS, 0L);
+    curl_easy_setopt(c, CURLOPT_XFERINFOFUNCTION, check_stall);
+    curl_easy_setopt(c, CURLOPT_XFERINFODATA, &t);
+  }
   curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(timeouts.connect.count()));
   curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, static_cast<long>(timeouts.total.count()));
   curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);  // timeouts without SIGALRM, safe in threads

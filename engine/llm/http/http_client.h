@@ -15,7 +15,7 @@ namespace engine::llm::http {
 struct HttpTimeouts {
   std::chrono::milliseconds connect{10'000};
   std::chrono::milliseconds total{600'000};  // a whole request, body included
-  std::chrono::milliseconds read{120'000};   // the longest wait for the next byte: a stalled stream ends here
+  std::chrono::milliseconds read{120'000};   // streams only: the longest wait for the next byte
 };
 
 struct HttpResponse {

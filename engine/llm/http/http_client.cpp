@@ -1,22 +1,14 @@
 #include "engine/llm/http/http_client.h"
 
-#include <curl/curl.h>
-
 #include <algorithm>
 #include <cctype>
 #include <exception>
 
 #include "engine/core/error.h"
+#include "engine/llm/http/curl_api.h"
 
 namespace engine::llm::http {
 namespace {
-
-// curl_global_init is not thread-safe; doing it once, before any handle, is what libcurl asks.
-struct CurlGlobal {
-  CurlGlobal() { curl_global_init(CURL_GLOBAL_DEFAULT); }
-  ~CurlGlobal() { curl_global_cleanup(); }
-};
-void ensure_curl_global() { static CurlGlobal global; }
 
 using Clock = std::chrono::steady_clock;
 
@@ -33,7 +25,7 @@ struct Transfer {
 
 bool success_status(CURL* c) {
   long status = 0;
-  curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
+  curl_api().easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
   return status >= 200 && status < 300;
 }
 
@@ -82,9 +74,10 @@ int check_stall(void* ud, curl_off_t, curl_off_t, curl_off_t, curl_off_t) {
 }  // namespace
 
 struct HttpClient::Handle {
-  CURL* curl = curl_easy_init();
+  const CurlApi& api = curl_api();
+  CURL* curl = api.easy_init();
   ~Handle() {
-    if (curl) curl_easy_cleanup(curl);
+    if (curl) api.easy_cleanup(curl);
   }
 };
 
@@ -94,7 +87,7 @@ const std::string* HttpResponse::header(const std::string& name) const {
   return nullptr;
 }
 
-HttpClient::HttpClient() { ensure_curl_global(); }
+HttpClient::HttpClient() = default;
 HttpClient::~HttpClient() = default;
 
 std::unique_ptr<HttpClient::Handle> HttpClient::acquire() const {
@@ -115,46 +108,47 @@ HttpResponse HttpClient::post(const std::string& url, const std::vector<std::str
   auto handle = acquire();
   if (!handle->curl) throw Error("http.transport", "cannot create a curl handle");
   CURL* c = handle->curl;
-  curl_easy_reset(c);  // keeps the connection cache; clears the previous request's options
+  const CurlApi& api = handle->api;
+  api.easy_reset(c);  // keeps the connection cache; clears the previous request's options
   HttpResponse response;
   Transfer t{.curl = c, .response = &response, .sink = &sink, .read_timeout = timeouts.read};
   curl_slist* list = nullptr;
-  for (const auto& h : headers) list = curl_slist_append(list, h.c_str());
-  list = curl_slist_append(list, "Expect:");  // a large prompt must not wait a round trip for 100 Continue
-  curl_easy_setopt(c, CURLOPT_URL, url.c_str());
-  curl_easy_setopt(c, CURLOPT_POST, 1L);
-  curl_easy_setopt(c, CURLOPT_POSTFIELDS, body.data());
-  curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(body.size()));
-  curl_easy_setopt(c, CURLOPT_HTTPHEADER, list);
-  curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, write_body);
-  curl_easy_setopt(c, CURLOPT_WRITEDATA, &t);
-  curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, write_header);
-  curl_easy_setopt(c, CURLOPT_HEADERDATA, &t);
+  for (const auto& h : headers) list = api.slist_append(list, h.c_str());
+  list = api.slist_append(list, "Expect:");  // a large prompt must not wait a round trip for 100 Continue
+  api.easy_setopt(c, CURLOPT_URL, url.c_str());
+  api.easy_setopt(c, CURLOPT_POST, 1L);
+  api.easy_setopt(c, CURLOPT_POSTFIELDS, body.data());
+  api.easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(body.size()));
+  api.easy_setopt(c, CURLOPT_HTTPHEADER, list);
+  api.easy_setopt(c, CURLOPT_WRITEFUNCTION, write_body);
+  api.easy_setopt(c, CURLOPT_WRITEDATA, &t);
+  api.easy_setopt(c, CURLOPT_HEADERFUNCTION, write_header);
+  api.easy_setopt(c, CURLOPT_HEADERDATA, &t);
   if (sink) {
     // A stream sends all along; a whole answer may rightly be silent until the model is done, so only a stream
     // has a read timeout.
-    curl_easy_setopt(c, CURLOPT_NOPROGRESS, 0L);
-    curl_easy_setopt(c, CURLOPT_XFERINFOFUNCTION, check_stall);
-    curl_easy_setopt(c, CURLOPT_XFERINFODATA, &t);
+    api.easy_setopt(c, CURLOPT_NOPROGRESS, 0L);
+    api.easy_setopt(c, CURLOPT_XFERINFOFUNCTION, check_stall);
+    api.easy_setopt(c, CURLOPT_XFERINFODATA, &t);
   }
-  curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(timeouts.connect.count()));
-  curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, static_cast<long>(timeouts.total.count()));
-  curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);  // timeouts without SIGALRM, safe in threads
-  curl_easy_setopt(c, CURLOPT_TCP_KEEPALIVE, 1L);
-  curl_easy_setopt(c, CURLOPT_TCP_NODELAY, 1L);
+  api.easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(timeouts.connect.count()));
+  api.easy_setopt(c, CURLOPT_TIMEOUT_MS, static_cast<long>(timeouts.total.count()));
+  api.easy_setopt(c, CURLOPT_NOSIGNAL, 1L);  // timeouts without SIGALRM, safe in threads
+  api.easy_setopt(c, CURLOPT_TCP_KEEPALIVE, 1L);
+  api.easy_setopt(c, CURLOPT_TCP_NODELAY, 1L);
   // No Accept-Encoding: answers are a few KB, and compressing them costs the server more than it saves the wire.
   char error[CURL_ERROR_SIZE] = "";
-  curl_easy_setopt(c, CURLOPT_ERRORBUFFER, error);
-  CURLcode rc = curl_easy_perform(c);
-  curl_slist_free_all(list);
-  curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &response.status);
+  api.easy_setopt(c, CURLOPT_ERRORBUFFER, error);
+  CURLcode rc = api.easy_perform(c);
+  api.slist_free_all(list);
+  api.easy_getinfo(c, CURLINFO_RESPONSE_CODE, &response.status);
   // A handle whose transfer did not end cleanly may hold a broken connection; it is let go, not reused.
   if (t.sink_error) std::rethrow_exception(t.sink_error);
   if (response.aborted_by_sink) return response;
   if (t.stalled)
     throw Error("http.transport", "the server sent nothing for " + std::to_string(timeouts.read.count()) +
                                       " ms (read timeout)");
-  if (rc != CURLE_OK) throw Error("http.transport", error[0] ? error : curl_easy_strerror(rc));
+  if (rc != CURLE_OK) throw Error("http.transport", error[0] ? error : api.easy_strerror(rc));
   release(std::move(handle));
   return response;
 }

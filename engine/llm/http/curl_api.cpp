@@ -1,0 +1,65 @@
+#include "engine/llm/http/curl_api.h"
+
+#include <dlfcn.h>
+
+#include <string>
+
+#include "engine/core/error.h"
+
+namespace engine::llm::http {
+namespace {
+
+// The loaded library and its initialisation, alive until the process exits.
+class LoadedCurl {
+ public:
+  LoadedCurl() {
+    lib_ = dlopen("libcurl.so.4", RTLD_NOW | RTLD_LOCAL);
+    if (!lib_) {
+      error_ = std::string("cannot load libcurl (install libcurl4): ") + dlerror();
+      return;
+    }
+    bool ok = find(api_.global_init, "curl_global_init") && find(api_.global_cleanup, "curl_global_cleanup") &&
+              find(api_.easy_init, "curl_easy_init") && find(api_.easy_cleanup, "curl_easy_cleanup") &&
+              find(api_.easy_reset, "curl_easy_reset") && find(api_.easy_setopt, "curl_easy_setopt") &&
+              find(api_.easy_perform, "curl_easy_perform") && find(api_.easy_getinfo, "curl_easy_getinfo") &&
+              find(api_.easy_strerror, "curl_easy_strerror") && find(api_.slist_append, "curl_slist_append") &&
+              find(api_.slist_free_all, "curl_slist_free_all");
+    // curl_global_init is not thread-safe; doing it once, before any handle, is what libcurl asks.
+    if (ok) initialised_ = api_.global_init(CURL_GLOBAL_DEFAULT) == CURLE_OK;
+    if (ok && !initialised_) error_ = "libcurl failed to initialise";
+  }
+  ~LoadedCurl() {
+    if (initialised_) api_.global_cleanup();
+    if (lib_) dlclose(lib_);
+  }
+  LoadedCurl(const LoadedCurl&) = delete;
+  LoadedCurl& operator=(const LoadedCurl&) = delete;
+
+  const CurlApi& api() const {
+    if (!initialised_) throw Error("http.transport", error_);
+    return api_;
+  }
+
+ private:
+  template <class F>
+  bool find(F& fn, const char* name) {
+    void* symbol = dlsym(lib_, name);
+    if (!symbol) error_ = std::string("libcurl lacks ") + name;
+    fn = reinterpret_cast<F>(symbol);
+    return symbol != nullptr;
+  }
+
+  void* lib_ = nullptr;
+  CurlApi api_{};
+  bool initialised_ = false;
+  std::string error_;
+};
+
+}  // namespace
+
+const CurlApi& curl_api() {
+  static const LoadedCurl curl;  // thread-safe initialisation, once
+  return curl.api();
+}
+
+}  // namespace engine::llm::http

@@ -1,0 +1,28 @@
+#pragma once
+// libcurl, loaded when the first HTTP request is made rather than when the engine starts: linking it pulls in some
+// forty shared libraries (TLS, HTTP/2, LDAP, SSH, Kerberos...), which cost every `engine` process about 5 ms of
+// start-up, including the many that never leave the scripted provider. Internal to llm/http.
+#define CURL_DISABLE_TYPECHECK  // the typecheck macros would call the linked symbols, which are not linked
+#include <curl/curl.h>
+
+namespace engine::llm::http {
+
+struct CurlApi {
+  CURLcode (*global_init)(long flags);
+  void (*global_cleanup)();
+  CURL* (*easy_init)();
+  void (*easy_cleanup)(CURL*);
+  void (*easy_reset)(CURL*);
+  CURLcode (*easy_setopt)(CURL*, CURLoption, ...);
+  CURLcode (*easy_perform)(CURL*);
+  CURLcode (*easy_getinfo)(CURL*, CURLINFO, ...);
+  const char* (*easy_strerror)(CURLcode);
+  curl_slist* (*slist_append)(curl_slist*, const char*);
+  void (*slist_free_all)(curl_slist*);
+};
+
+// Loads libcurl and runs curl_global_init once, the first time it is called (thread-safe); throws Error
+// "http.transport" when libcurl cannot be loaded.
+const CurlApi& curl_api();
+
+}  // namespace engine::llm::http

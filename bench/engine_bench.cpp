@@ -17,11 +17,6 @@ using Clock = std::chrono::steady_clock;
 
 namespace {
 
-class NullSink : public EventSink {
- public:
-  void emit(const Event&) override {}
-};
-
 // Median nanoseconds per call of `fn`, over `rounds` rounds of `n` calls.
 template <class F>
 double median_ns(int rounds, int n, F fn) {

@@ -21,11 +21,6 @@ using Clock = std::chrono::steady_clock;
 
 namespace {
 
-class NullSink : public EventSink {
- public:
-  void emit(const Event&) override {}
-};
-
 Value chat_answer(const std::string& content) {
   return Value{{"id", "chatcmpl-bench"}, {"object", "chat.completion"},
                {"choices", {{{"index", 0}, {"message", {{"role", "assistant"}, {"content", content}}}, {"finish_reason", "stop"}}}},

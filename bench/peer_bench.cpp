@@ -21,11 +21,6 @@ using namespace engine;
 
 namespace {
 
-class NullSink : public EventSink {
- public:
-  void emit(const Event&) override {}
-};
-
 std::string arg(int argc, char** argv, const char* name, const char* fallback) {
   for (int i = 1; i + 1 < argc; ++i)
     if (std::strcmp(argv[i], name) == 0) return argv[i + 1];

@@ -17,6 +17,12 @@ class EventSink {
   virtual void emit(const Event& event) = 0;
 };
 
+// Drops every event: for runs nobody watches (benchmarks, quiet batch runs).
+class NullSink : public EventSink {
+ public:
+  void emit(const Event&) override {}
+};
+
 // Fans one event out to several sinks.
 class EventFanout : public EventSink {
  public:

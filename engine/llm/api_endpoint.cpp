@@ -98,7 +98,7 @@ LlmResponse ApiEndpoint::send(const std::string& url, const std::vector<std::str
     if (!retry) throw Error("llm.http_error", provider_ + ": " + url + " answered " + failure);
     if (attempt >= retry_.max_retries)
       throw Error("llm.unavailable", provider_ + ": no answer from " + url + " after " + std::to_string(attempt + 1) +
-                                         " attempts; the last: " + failure);
+                                         (attempt == 0 ? " attempt: " : " attempts; the last: ") + failure);
     auto wait = backoff(attempt + 1, response ? &*response : nullptr);
     if (request.events) {
       Value ev{{"attempt", attempt + 1}, {"error", failure}, {"wait_ms", static_cast<long>(wait.count())}};

@@ -161,7 +161,7 @@ TEST_CASE("a stream that stalls longer than the read timeout is a timeout", "[ll
   OpenAiLlm llm(c);
   std::string e = test::error_of([&] { llm.complete(stream_request()); });
   CHECK(e == "openai: no answer from " + server.base_url() +
-                 "/chat/completions after 1 attempts; the last: the server sent nothing for 200 ms (read timeout)");
+                 "/chat/completions after 1 attempt: the server sent nothing for 200 ms (read timeout)");
 }
 
 TEST_CASE("a whole answer may be silent for longer than the read timeout, until it is ready", "[llm][openai]") {

@@ -45,7 +45,8 @@ int run(const RunOptions& o) {
   }
 
   // Tokens as they arrive are for a person watching: on by default when the steps go to a terminal.
-  bool stream = !o.quiet && (o.stream || (!o.no_stream && stderr_is_terminal()));
+  // --stream is honoured even with -q: the tokens then go to the --trace file only.
+  bool stream = o.stream || (!o.no_stream && !o.quiet && stderr_is_terminal());
   agent::RunResult result = executor->run(inputs, events, agent::RunOptions{.stream = stream});
   if (o.json) {
     std::cout << result.to_json().dump(2, ' ', false, Value::error_handler_t::replace) << std::endl;

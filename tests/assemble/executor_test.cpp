@@ -109,3 +109,22 @@ TEST_CASE("a template may set its own options, a lenient one may read absent nam
       kHead + "agent:\n  prompt:\n    text: \"{% if true %}\\nyes{% endif %}\"\n    trim_blocks: true\n", "w.yaml", "."));
   CHECK(trimmed->render_first_prompt(trimmed->resolve_inputs({{"question", "q"}})) == "yes");
 }
+
+TEST_CASE("a cost budget without the model's price is caught at build, at the budget's key", "[assemble][budget]") {
+  const std::string llm = "inputs:\n  input: q\nllm:\n  provider: openai\n  model: gpt-x\n";
+  CHECK(build_error(llm + "agent:\n  max_cost: 0.5\n") ==
+        "w.yaml:7:13: agent.max_cost needs the price of model 'gpt-x' in llm.prices\n"
+        "    max_cost: 0.5\n              ^");
+  CHECK(build_error(llm + "  prices: {gpt-y: {prompt: 1, completion: 2}}\nagent:\n  max_cost: 0.5\n")
+            .rfind("w.yaml:8:13: agent.max_cost needs the price of model 'gpt-x' in llm.prices (priced: gpt-y)", 0) == 0);
+  CHECK(build_error(llm + "  prices: {gpt-x: {prompt: 1, completion: 2}}\nagent:\n  max_cost: 0.5\n") == "no error");
+}
+
+TEST_CASE("a chat prompt cannot go to the completions endpoint without a chat template", "[assemble]") {
+  CHECK(build_error("inputs:\n  question: q\nllm:\n  provider: openai\n  endpoint: completions\nagent:\n"
+                    "  prompt:\n    - {role: user, content: '{{ question }}'}\n")
+            .rfind("w.yaml:5:13: llm.endpoint completions takes a text prompt, and agent.prompt is a list of messages; "
+                   "give llm.chat_template to render them, or use endpoint: chat", 0) == 0);
+  CHECK(build_error("inputs:\n  question: q\nllm:\n  provider: openai\n  endpoint: completions\nagent:\n"
+                    "  prompt: '{{ question }}'\n") == "no error");
+}

@@ -145,3 +145,29 @@ TEST_CASE("a workflow that names the replay provider reads its recording next to
   CHECK(e.exit_code == 2);
   CHECK(e.err.find("m.yaml:3:14: llm.recording: cannot read the recording '") != std::string::npos);
 }
+
+TEST_CASE("a recording or trace file that cannot be written is a usage error before any call", "[e2e][replay]") {
+  auto r = run_engine("run workflows/calculator.yaml -q --record /nonexistent-dir/calls.jsonl --input '1 + 1'");
+  CHECK(r.exit_code == 2);
+  CHECK(r.err == "engine: error: cannot write the recording file '/nonexistent-dir/calls.jsonl'\n");
+  CHECK(r.out.empty());
+}
+
+TEST_CASE("a streamed run's trace holds its tokens, and neither trace nor recording holds the key", "[e2e][stream]") {
+  test::TempDir dir;
+  auto trace = dir.path() / "trace.jsonl", rec = dir.path() / "rec.jsonl";
+  MockLlmServer server;
+  server.enqueue(MockLlmServer::chat_stream({" I should use the calculator.\nAction: calculator\nAction Input: 2 + 2"}));
+  server.enqueue(MockLlmServer::chat_stream({" I now know.\nFinal Answer: 4"}));
+  auto r = run_engine("run workflows/calculator.yaml -q --stream --llm openai:test-model --trace " +
+                          shell_quote(trace.string()) + " --record " + shell_quote(rec.string()) + " --input '2 + 2'",
+                      "", "OPENAI_BASE_URL=" + server.base_url() + " OPENAI_API_KEY=sk-e2e-secret-key");
+  INFO(r.err);
+  CHECK(r.exit_code == 0);
+  CHECK(r.out == "4\n");
+  std::string t = read_file(trace);
+  CHECK(count(t, "\"type\":\"llm_token\"") == 2);
+  CHECK(t.find("sk-e2e-secret-key") == std::string::npos);
+  CHECK(read_file(rec).find("sk-e2e-secret-key") == std::string::npos);
+  CHECK(server.requests()[0].body["stream"] == true);
+}

@@ -160,3 +160,16 @@ TEST_CASE("anthropic: a missing key is reported before any request", "[llm][anth
         "anthropic: the environment variable ENGINE_TEST_UNSET_ANTHROPIC_KEY is not set (the API key is read from it)");
   CHECK(server.requests().empty());
 }
+
+TEST_CASE("anthropic: an answer without content, or with fields of the wrong type, is a bad response", "[llm][anthropic]") {
+  MockLlmServer server;
+  server.enqueue({200, R"({"type": "message", "stop_reason": "end_turn"})"});
+  server.enqueue({200, R"({"type": "message", "content": [{"type": "text", "text": 7}], "usage": "lots"})"});
+  AnthropicLlm llm(test::anthropic_config(server));
+  std::string kind;
+  CHECK(test::error_of([&] { llm.complete(chat_request()); }, &kind).rfind("anthropic: the server's answer has no content: ", 0) == 0);
+  CHECK(kind == "llm.bad_response");
+  LlmResponse r = llm.complete(chat_request());  // a non-string text reads as empty, a non-object usage as none
+  CHECK(r.text.empty());
+  CHECK(r.usage.total() == 0);
+}

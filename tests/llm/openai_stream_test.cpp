@@ -276,3 +276,20 @@ TEST_CASE("response_format, seed, parallel_tool_calls and tool messages are sent
       "type": "function", "function": {"name": "calculator", "arguments": "{\"expression\":\"2+2\"}"}}]})"));
   CHECK(body["messages"][3] == Value::parse(R"({"role": "tool", "tool_call_id": "call_1", "content": "4"})"));
 }
+
+TEST_CASE("a stream event that is not JSON, or a tool call with a bad index, is a bad response", "[llm][openai][stream]") {
+  MockLlmServer server;
+  MockLlmServer::Reply garbage;
+  garbage.pieces = {delta("ok"), "data: {not json\n\n"};
+  server.enqueue(garbage);
+  MockLlmServer::Reply bad_index;
+  bad_index.pieces = {MockLlmServer::sse(Value{{"choices", {{{"index", 0}, {"delta", {{"tool_calls", {{{"index", -1}}}}}}}}}})};
+  server.enqueue(bad_index);
+  OpenAiLlm llm(test::openai_config(server));
+  std::string kind;
+  CHECK(test::error_of([&] { llm.complete(stream_request()); }, &kind) ==
+        "openai: a stream event is not JSON: '{not json'");
+  CHECK(kind == "llm.bad_response");
+  CHECK(test::error_of([&] { llm.complete(stream_request()); }) == "openai: a tool call delta has a bad index: -1");
+  CHECK(server.requests().size() == 2);  // neither is retried: the server answered, and wrongly
+}

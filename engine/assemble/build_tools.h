@@ -2,7 +2,7 @@
 // Loads the workflow's tools (Lua scripts and built-ins) and works out which ones the agent may call.
 #include <vector>
 
-#include "engine/agent/react_agent.h"
+#include "engine/agent/run_core.h"
 #include "engine/spec/workflow_spec.h"
 #include "engine/tools/tool_registry.h"
 

@@ -4,6 +4,7 @@
 
 #include "engine/assemble/build_llm.h"
 #include "engine/assemble/build_tools.h"
+#include "engine/agent/react_agent.h"
 #include "engine/assemble/spec_errors.h"
 #include "engine/core/error.h"
 #include "engine/core/text.h"
@@ -98,20 +99,20 @@ std::shared_ptr<const Executor> Executor::build(const spec::WorkflowSpec& s, con
   check_free_names(cfg.scratchpad, inputs, kAgentContext, "agent.scratchpad", a.scratchpad.loc, s);
 
   cfg.stop = a.stop;
-  cfg.max_iterations = a.max_iterations;
+  cfg.limits.max_iterations = a.max_iterations;
   if (a.max_execution_time)
-    cfg.max_execution_time = std::chrono::milliseconds(static_cast<long long>(*a.max_execution_time * 1000));
-  cfg.early_stopping = a.early_stopping.value == "generate" ? agent::EarlyStopping::Generate : agent::EarlyStopping::Force;
+    cfg.limits.max_execution_time = std::chrono::milliseconds(static_cast<long long>(*a.max_execution_time * 1000));
+  cfg.limits.early_stopping = a.early_stopping.value == "generate" ? agent::EarlyStopping::Generate : agent::EarlyStopping::Force;
   cfg.on_parse_error = a.on_parse_error.value == "retry" ? agent::ParseErrorPolicy::Retry : agent::ParseErrorPolicy::Fail;
-  cfg.observation_prefix = a.observation_prefix;
-  cfg.llm_prefix = a.llm_prefix;
-  cfg.temperature = a.temperature ? a.temperature : s.llm.temperature;
-  cfg.max_tokens = a.max_tokens ? a.max_tokens : s.llm.max_tokens;
+  cfg.limits.observation_prefix = a.observation_prefix;
+  cfg.limits.llm_prefix = a.llm_prefix;
+  cfg.limits.temperature = a.temperature ? a.temperature : s.llm.temperature;
+  cfg.limits.max_tokens = a.max_tokens ? a.max_tokens : s.llm.max_tokens;
   cfg.tools = agent_tools(s, registry);
-  cfg.max_tokens_total = a.max_tokens_total;
-  cfg.max_cost = a.max_cost;
-  if (auto price = model_price(s.llm)) cfg.price = llm::Price{price->prompt, price->completion};
-  if (a.max_cost && !cfg.price)
+  cfg.limits.max_tokens_total = a.max_tokens_total;
+  cfg.limits.max_cost = a.max_cost;
+  if (auto price = model_price(s.llm)) cfg.limits.price = llm::Price{price->prompt, price->completion};
+  if (a.max_cost && !cfg.limits.price)
     throw Error("spec.missing_key",
                 "agent.max_cost needs the price of model '" + s.llm.model + "' in llm.prices" +
                     (s.llm.prices.empty() ? "" : " (priced: " + priced_models(s.llm) + ")"),
@@ -187,6 +188,13 @@ agent::RunResult Executor::run(const Value& inputs, EventSink& events, const age
     r.stopped_reason = "error";
   }
   return r;
+}
+
+parse::ParsedOutput Executor::parse_output(std::string_view text) const {
+  const parse::ReactParser* parser = agent_->text_parser();
+  if (!parser)
+    throw Error("usage", "this workflow's agent reads the model's tool calls, not its text: engine parse is for react agents");
+  return parser->parse(text);
 }
 
 std::string Executor::render_first_prompt(const Value& inputs) const { return agent_->render_first_prompt(inputs); }

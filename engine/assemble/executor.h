@@ -5,9 +5,11 @@
 #include <string>
 #include <vector>
 
-#include "engine/agent/react_agent.h"
+#include "engine/agent/agent.h"
 #include "engine/assemble/build_llm.h"
 #include "engine/spec/workflow_spec.h"
+#include "engine/template/template.h"
+#include "engine/tools/tool_registry.h"
 
 namespace engine::assemble {
 
@@ -26,14 +28,15 @@ class Executor {
 
   agent::RunResult run(const Value& resolved_inputs, EventSink& events, const agent::RunOptions& options = {}) const;
   std::string render_first_prompt(const Value& resolved_inputs) const;
-  parse::ParsedOutput parse_output(std::string_view text) const { return agent_->parser().parse(text); }
+  // The agent's parser on a model's text; throws Error "usage" for an agent that reads tool calls, not text.
+  parse::ParsedOutput parse_output(std::string_view text) const;
 
   const std::string& name() const { return name_; }
   const std::vector<spec::InputSpec>& inputs() const { return inputs_; }
   const tools::ToolRegistry& tools() const { return tools_; }
 
   Executor(std::string name, std::vector<spec::InputSpec> inputs, tools::ToolRegistry tools,
-           std::unique_ptr<agent::ReactAgent> agent, std::vector<OutputTemplate> outputs)
+           std::unique_ptr<agent::Agent> agent, std::vector<OutputTemplate> outputs)
       : name_(std::move(name)),
         inputs_(std::move(inputs)),
         tools_(std::move(tools)),
@@ -44,7 +47,7 @@ class Executor {
   std::string name_;
   std::vector<spec::InputSpec> inputs_;
   tools::ToolRegistry tools_;
-  std::unique_ptr<agent::ReactAgent> agent_;
+  std::unique_ptr<agent::Agent> agent_;
   std::vector<OutputTemplate> outputs_;
 };
 

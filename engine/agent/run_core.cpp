@@ -1,0 +1,156 @@
+#include "engine/agent/run_core.h"
+
+#include "engine/core/error.h"
+#include "engine/core/text.h"
+
+namespace engine::agent {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+const char* const kForceStopMessage = "Agent stopped due to iteration limit or time limit.";
+const char* const kBudgetStopMessage = "Agent stopped due to budget limit.";
+
+}  // namespace
+
+Value action_json(const parse::AgentAction& a) {
+  return Value{{"tool", a.tool}, {"tool_input", a.tool_input}, {"log", a.log}};
+}
+
+RunCore::RunCore(const llm::LlmClient& llm, EventSink& events, const RunOptions& options, const RunLimits& limits,
+                 const std::vector<AgentTool>& tools)
+    : llm_(llm), events_(events), options_(options), limits_(limits), tools_(tools) {
+  if (limits_.price) result_.cost_usd = 0.0;
+}
+
+RunResult RunCore::execute(const Value& inputs, const std::function<void()>& loop) {
+  start_ = Clock::now();
+  events_.emit({"chain_start", Value{{"name", "AgentExecutor"}, {"inputs", inputs}}});
+  try {
+    loop();
+  } catch (const Error& e) {
+    fail(e.kind(), e.what());
+  }
+  result_.elapsed_ms =
+      static_cast<long>(std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start_).count());
+  Value end{{"output", result_.output}, {"stopped_reason", result_.stopped_reason},
+            {"elapsed_ms", result_.elapsed_ms}, {"usage", result_.usage_json()}};
+  if (result_.error) end["error"] = {{"kind", result_.error->kind}, {"message", result_.error->message}};
+  events_.emit({"chain_end", std::move(end)});
+  return std::move(result_);
+}
+
+// Checked before each call, so an answer already paid for is still used.
+const char* RunCore::spent_budget() const {
+  if (limits_.max_tokens_total && result_.usage.total() >= *limits_.max_tokens_total) return "max_tokens_total";
+  if (limits_.max_cost && result_.cost_usd && *result_.cost_usd >= *limits_.max_cost) return "max_cost";
+  return nullptr;
+}
+
+const char* RunCore::stop_reason(int iterations) const {
+  if (const char* budget = spent_budget()) return budget;
+  if (iterations >= limits_.max_iterations) return "max_iterations";
+  if (limits_.max_execution_time && Clock::now() - start_ >= *limits_.max_execution_time) return "max_execution_time";
+  return nullptr;
+}
+
+bool RunCore::stop_early(const char* reason) {
+  result_.stopped_reason = reason;
+  events_.emit({"early_stop", Value{{"reason", reason}}});
+  // A spent budget allows no further call, whatever the early-stopping method.
+  bool budget = spent_budget() != nullptr;
+  if (limits_.early_stopping == EarlyStopping::Generate && !budget) return true;
+  result_.output = budget ? kBudgetStopMessage : kForceStopMessage;
+  return false;
+}
+
+llm::LlmResponse RunCore::call_llm(llm::LlmRequest& req) {
+  req.events = &events_;
+  req.temperature = limits_.temperature;
+  req.max_tokens = limits_.max_tokens;
+  req.call_index = result_.llm_calls;
+  req.stream = options_.stream;
+  Value start{{"prompt", req.prompt}, {"call", req.call_index}, {"llm", llm_.describe()}};
+  if (req.stream) start["stream"] = true;
+  if (!req.messages.empty()) {
+    Value messages = Value::array();
+    for (const auto& m : req.messages) {
+      Value msg{{"role", m.role}, {"content", m.content}};
+      if (!m.tool_calls.empty()) msg["tool_calls"] = llm::tool_calls_to_json(m.tool_calls);
+      if (!m.tool_call_id.empty()) msg["tool_call_id"] = m.tool_call_id;
+      messages.push_back(std::move(msg));
+    }
+    start["messages"] = std::move(messages);
+  }
+  events_.emit({"llm_start", std::move(start)});
+  llm::LlmResponse resp = llm_.complete(req);
+  ++result_.llm_calls;
+  result_.usage += resp.usage;
+  Value usage{{"prompt_tokens", resp.usage.prompt_tokens},
+              {"completion_tokens", resp.usage.completion_tokens},
+              {"estimated", resp.usage_estimated}};
+  if (limits_.price) {
+    double cost = limits_.price->cost(resp.usage);
+    *result_.cost_usd += cost;
+    usage["cost_usd"] = cost;
+  }
+  Value end{{"text", resp.text}, {"finish_reason", resp.finish_reason}, {"usage", std::move(usage)}};
+  if (!resp.tool_calls.empty()) end["tool_calls"] = llm::tool_calls_to_json(resp.tool_calls);
+  events_.emit({"llm_end", std::move(end)});
+  return resp;
+}
+
+bool RunCore::run_tool(const parse::AgentAction& action, std::string& observation) {
+  const AgentTool* entry = nullptr;
+  for (const auto& t : tools_)
+    if (t.tool->name() == action.tool) entry = &t;
+  if (!entry) {
+    std::vector<std::string> names;
+    for (const auto& t : tools_) names.push_back(t.tool->name());
+    // LangChain's InvalidTool observation, so the model can correct itself.
+    observation = action.tool + " is not a valid tool, try one of [" + join(names, ", ") + "].";
+    events_.emit({"tool_end", Value{{"tool", action.tool}, {"observation", observation}, {"error", "tool.unknown"},
+                                    {"observation_prefix", limits_.observation_prefix},
+                                    {"llm_prefix", limits_.llm_prefix}}});
+    return true;
+  }
+  events_.emit({"tool_start", Value{{"tool", action.tool}, {"input", action.tool_input}}});
+  auto& instance = instances_[entry->tool.get()];
+  if (!instance) instance = entry->tool->instantiate(&events_);
+  tools::ToolResult r = instance->invoke(action.tool_input);
+  Value ev{{"tool", action.tool}, {"observation", r.observation}, {"observation_prefix", limits_.observation_prefix},
+           {"llm_prefix", limits_.llm_prefix}};
+  if (!r.ok()) ev["error"] = r.error_kind;
+  events_.emit({"tool_end", std::move(ev)});
+  observation = r.observation;
+  if (!r.ok() && entry->fail_run_on_error) {
+    fail(r.error_kind, r.observation);
+    return false;
+  }
+  if (entry->return_direct && r.ok()) {
+    result_.output = r.observation;
+    result_.stopped_reason = "return_direct";
+    return false;
+  }
+  return true;
+}
+
+void RunCore::record_step(parse::AgentAction action, std::string observation) {
+  result_.intermediate_steps.push_back(AgentStep{std::move(action), std::move(observation)});
+}
+
+void RunCore::emit_action(const parse::AgentAction& action) { events_.emit({"agent_action", action_json(action)}); }
+
+void RunCore::finish(std::string output, const std::string& log) {
+  events_.emit({"agent_finish", Value{{"output", output}, {"log", log}}});
+  result_.output = std::move(output);
+  result_.stopped_reason = "finish";
+}
+
+void RunCore::fail(const std::string& kind, const std::string& message) {
+  result_.stopped_reason = "error";
+  result_.error = RunError{kind, message};
+  events_.emit({"error", Value{{"kind", kind}, {"message", message}}});
+}
+
+}  // namespace engine::agent

@@ -1,0 +1,96 @@
+#pragma once
+// What every agent's run shares, whatever its loop: the limits (iterations, time, token and cost budgets), the LLM
+// call with its events, usage and cost, tool calls on the run's own tool instances, and the result. An agent's run
+// owns one RunCore and adds its own loop (ReAct text, or native tool calls).
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "engine/agent/run_result.h"
+#include "engine/core/event.h"
+#include "engine/llm/llm_client.h"
+#include "engine/parse/agent_output.h"
+#include "engine/tools/tool.h"
+
+namespace engine::agent {
+
+enum class EarlyStopping { Force, Generate };
+
+struct AgentTool {
+  std::shared_ptr<const tools::Tool> tool;
+  bool return_direct = false;
+  bool fail_run_on_error = false;  // else a tool's failure is an observation and the run goes on
+};
+
+// The limits and call settings every agent kind takes from the workflow's agent block.
+struct RunLimits {
+  int max_iterations = 15;
+  std::optional<std::chrono::milliseconds> max_execution_time;
+  EarlyStopping early_stopping = EarlyStopping::Force;
+  // Budgets: the run stops cleanly before a call once it has used this much.
+  std::optional<long> max_tokens_total;
+  std::optional<double> max_cost;   // USD; needs `price`
+  std::optional<llm::Price> price;  // the model's, when known: every run then reports its cost
+  std::optional<double> temperature;
+  std::optional<int> max_tokens;
+  std::string observation_prefix = "Observation: ";  // for the console, as LangChain's verbose output
+  std::string llm_prefix = "Thought: ";
+};
+
+struct RunOptions {
+  bool stream = false;  // the model's text as it arrives, as "llm_token" events
+};
+
+class RunCore {
+ public:
+  RunCore(const llm::LlmClient& llm, EventSink& events, const RunOptions& options, const RunLimits& limits,
+          const std::vector<AgentTool>& tools);
+
+  // chain_start, the agent's loop, chain_end; an Error the loop throws fails the run.
+  RunResult execute(const Value& inputs, const std::function<void()>& loop);
+
+  // Why the run may not start another iteration ("max_iterations", "max_execution_time", "max_tokens_total",
+  // "max_cost"), or null when it may.
+  const char* stop_reason(int iterations) const;
+  // Records an early stop; returns true when the agent should make its one last call (early_stopping: generate,
+  // and no budget spent), having set the output otherwise.
+  bool stop_early(const char* reason);
+
+  // Sends the request (with the limits' temperature and max_tokens, the call's index, streaming) and accounts for
+  // the answer: llm_start and llm_end events, usage, cost.
+  llm::LlmResponse call_llm(llm::LlmRequest& request);
+
+  // Runs the action's tool on the run's instance of it (LangChain's invalid-tool observation for a name that is not
+  // one), emitting tool_start and tool_end. Returns false when the run is over: a return_direct tool answered, or a
+  // tool with on_error: fail failed. The caller records the step.
+  bool run_tool(const parse::AgentAction& action, std::string& observation);
+
+  void record_step(parse::AgentAction action, std::string observation);
+  void emit_action(const parse::AgentAction& action);
+  void finish(std::string output, const std::string& log);
+  void fail(const std::string& kind, const std::string& message);
+
+  EventSink& events() { return events_; }
+  RunResult& result() { return result_; }
+  const std::vector<AgentTool>& tools() const { return tools_; }
+
+ private:
+  const char* spent_budget() const;
+
+  const llm::LlmClient& llm_;
+  EventSink& events_;
+  const RunOptions& options_;
+  const RunLimits& limits_;
+  const std::vector<AgentTool>& tools_;
+  std::chrono::steady_clock::time_point start_;
+  RunResult result_;
+  std::unordered_map<const tools::Tool*, std::unique_ptr<tools::ToolInstance>> instances_;
+};
+
+Value action_json(const parse::AgentAction& action);
+
+}  // namespace engine::agent

@@ -4,6 +4,7 @@
 
 #include "engine/assemble/spec_errors.h"
 #include "engine/core/error.h"
+#include "engine/core/text.h"
 #include "engine/llm/anthropic_llm.h"
 #include "engine/llm/openai_llm.h"
 #include "engine/llm/recording_llm.h"
@@ -15,8 +16,22 @@
 namespace engine::assemble {
 namespace {
 
-// A rule: the regex searches the prompt; the reply template sees the named groups, `groups` (by number) and
-// `prompt`.
+// A scripted reply's tool calls, as the provider returns them; arguments are checked to be JSON at build.
+std::vector<llm::ToolCall> fixed_tool_calls(const std::vector<spec::ScriptedToolCallSpec>& calls, const std::string& path,
+                                            const spec::WorkflowSpec& s) {
+  std::vector<llm::ToolCall> out;
+  for (size_t i = 0; i < calls.size(); ++i) {
+    const auto& c = calls[i];
+    if (Value::parse(c.arguments.value, nullptr, false).is_discarded())
+      throw at_key(Error("spec.bad_value", "the arguments are not JSON: " + quote_excerpt(c.arguments.value, 60)),
+                   path + "[" + std::to_string(i) + "].arguments", c.arguments.loc, s);
+    out.push_back({"", c.name.value, c.arguments.value});
+  }
+  return out;
+}
+
+// A rule: the regex searches the prompt; the reply template (and each tool call's arguments template) sees the
+// named groups, `groups` (by number) and `prompt`.
 llm::ScriptedRule make_rule(const spec::ScriptedRuleSpec& r, size_t index, const spec::WorkflowSpec& s) {
   std::string path = "llm.scripted.rules[" + std::to_string(index) + "]";
   std::optional<parse::Regex> regex;
@@ -26,8 +41,17 @@ llm::ScriptedRule make_rule(const spec::ScriptedRuleSpec& r, size_t index, const
     throw at_key(e, path + ".match", r.match.loc, s);
   }
   tmpl::Template reply = tmpl::Template::compile(r.reply.value, s.display_path + " (" + path + ".reply)");
-  return llm::ScriptedRule{r.match.value, [regex = std::move(*regex), reply](const std::string& prompt)
-                                              -> std::optional<std::string> {
+  struct CallTemplate {
+    std::string name;
+    tmpl::Template arguments;
+  };
+  std::vector<CallTemplate> calls;
+  for (size_t i = 0; i < r.tool_calls.size(); ++i)
+    calls.push_back({r.tool_calls[i].name.value,
+                     tmpl::Template::compile(r.tool_calls[i].arguments.value,
+                                             s.display_path + " (" + path + ".tool_calls[" + std::to_string(i) + "].arguments)")});
+  return llm::ScriptedRule{r.match.value, [regex = std::move(*regex), reply, calls](const std::string& prompt)
+                                              -> std::optional<llm::ScriptedReply> {
                              auto m = regex.search(prompt);
                              if (!m) return std::nullopt;
                              Value ctx = Value::object();
@@ -40,7 +64,9 @@ llm::ScriptedRule make_rule(const spec::ScriptedRuleSpec& r, size_t index, const
                              }
                              ctx["groups"] = std::move(groups);
                              ctx["prompt"] = prompt;
-                             return reply.render(ctx);
+                             llm::ScriptedReply out{reply.render(ctx), {}};
+                             for (const auto& c : calls) out.tool_calls.push_back({"", c.name, c.arguments.render(ctx)});
+                             return out;
                            }};
 }
 
@@ -121,7 +147,9 @@ std::shared_ptr<const llm::LlmClient> build_provider(const spec::WorkflowSpec& s
   }
   if (p != "scripted") return build_openai_compatible(l);
   llm::ScriptedScript script;
-  for (const auto& r : l.replies) script.replies.push_back(r.value);
+  for (size_t i = 0; i < l.replies.size(); ++i)
+    script.replies.push_back({l.replies[i].text.value,
+                              fixed_tool_calls(l.replies[i].tool_calls, "llm.scripted.replies[" + std::to_string(i) + "].tool_calls", s)});
   for (size_t i = 0; i < l.rules.size(); ++i) script.rules.push_back(make_rule(l.rules[i], i, s));
   script.latency = std::chrono::milliseconds(l.latency_ms);
   return std::make_shared<llm::ScriptedLlm>(std::move(script));

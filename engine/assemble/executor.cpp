@@ -5,6 +5,7 @@
 #include "engine/assemble/build_llm.h"
 #include "engine/assemble/build_tools.h"
 #include "engine/agent/react_agent.h"
+#include "engine/agent/tool_calling_agent.h"
 #include "engine/assemble/spec_errors.h"
 #include "engine/core/error.h"
 #include "engine/core/text.h"
@@ -15,6 +16,8 @@ namespace {
 // What the agent puts in every prompt context besides the inputs.
 const std::vector<std::string> kAgentContext = {"inputs", "tools", "tool_names", "tool_descriptions",
                                                 "intermediate_steps", "agent_scratchpad"};
+const std::vector<std::string> kToolCallingContext = {"inputs", "tools", "tool_names", "tool_descriptions",
+                                                       "intermediate_steps"};
 const std::vector<std::string> kOutputContext = {"output", "inputs", "intermediate_steps", "stopped_reason"};
 
 tmpl::TemplateOptions template_options(const spec::TemplateFlags& f) {
@@ -79,44 +82,52 @@ std::string priced_models(const spec::LlmSpec& l) {
   return join(names, ", ");
 }
 
-}  // namespace
-
-std::shared_ptr<const Executor> Executor::build(const spec::WorkflowSpec& s, const BuildOptions& options) {
-  auto llm = build_llm(s, options);
-  tools::ToolRegistry registry = build_tools(s);
-
+// Every prompt template may read only the declared inputs and what the agent provides.
+void check_prompt_names(const agent::Prompt& prompt, const std::vector<std::string>& provided,
+                        const spec::WorkflowSpec& s) {
   const spec::AgentSpec& a = s.agent;
-  agent::ReactAgentConfig cfg{.prompt = build_prompt(s),
-                              .scratchpad = compile_template(a.scratchpad, a.template_flags)};
   std::vector<std::string> inputs = input_names(s);
   if (a.messages.empty()) {
-    check_free_names(*cfg.prompt.templates()[0], inputs, kAgentContext, "agent.prompt", a.prompt.loc, s);
-  } else {
-    for (size_t i = 0; i < a.messages.size(); ++i)
-      check_free_names(*cfg.prompt.templates()[i], inputs, kAgentContext,
-                       "agent.prompt[" + std::to_string(i) + "].content", a.messages[i].content.loc, s);
+    check_free_names(*prompt.templates()[0], inputs, provided, "agent.prompt", a.prompt.loc, s);
+    return;
   }
-  check_free_names(cfg.scratchpad, inputs, kAgentContext, "agent.scratchpad", a.scratchpad.loc, s);
+  for (size_t i = 0; i < a.messages.size(); ++i)
+    check_free_names(*prompt.templates()[i], inputs, provided, "agent.prompt[" + std::to_string(i) + "].content",
+                     a.messages[i].content.loc, s);
+}
 
-  cfg.stop = a.stop;
-  cfg.limits.max_iterations = a.max_iterations;
+agent::RunLimits run_limits(const spec::WorkflowSpec& s) {
+  const spec::AgentSpec& a = s.agent;
+  agent::RunLimits limits;
+  limits.max_iterations = a.max_iterations;
   if (a.max_execution_time)
-    cfg.limits.max_execution_time = std::chrono::milliseconds(static_cast<long long>(*a.max_execution_time * 1000));
-  cfg.limits.early_stopping = a.early_stopping.value == "generate" ? agent::EarlyStopping::Generate : agent::EarlyStopping::Force;
-  cfg.on_parse_error = a.on_parse_error.value == "retry" ? agent::ParseErrorPolicy::Retry : agent::ParseErrorPolicy::Fail;
-  cfg.limits.observation_prefix = a.observation_prefix;
-  cfg.limits.llm_prefix = a.llm_prefix;
-  cfg.limits.temperature = a.temperature ? a.temperature : s.llm.temperature;
-  cfg.limits.max_tokens = a.max_tokens ? a.max_tokens : s.llm.max_tokens;
-  cfg.tools = agent_tools(s, registry);
-  cfg.limits.max_tokens_total = a.max_tokens_total;
-  cfg.limits.max_cost = a.max_cost;
-  if (auto price = model_price(s.llm)) cfg.limits.price = llm::Price{price->prompt, price->completion};
-  if (a.max_cost && !cfg.limits.price)
+    limits.max_execution_time = std::chrono::milliseconds(static_cast<long long>(*a.max_execution_time * 1000));
+  limits.early_stopping = a.early_stopping.value == "generate" ? agent::EarlyStopping::Generate : agent::EarlyStopping::Force;
+  limits.observation_prefix = a.observation_prefix;
+  limits.llm_prefix = a.llm_prefix;
+  limits.temperature = a.temperature ? a.temperature : s.llm.temperature;
+  limits.max_tokens = a.max_tokens ? a.max_tokens : s.llm.max_tokens;
+  limits.max_tokens_total = a.max_tokens_total;
+  limits.max_cost = a.max_cost;
+  if (auto price = model_price(s.llm)) limits.price = llm::Price{price->prompt, price->completion};
+  if (a.max_cost && !limits.price)
     throw Error("spec.missing_key",
                 "agent.max_cost needs the price of model '" + s.llm.model + "' in llm.prices" +
                     (s.llm.prices.empty() ? "" : " (priced: " + priced_models(s.llm) + ")"),
                 a.max_cost_loc, quoted_line(s, a.max_cost_loc));
+  return limits;
+}
+
+std::unique_ptr<agent::Agent> build_react_agent(const spec::WorkflowSpec& s, const tools::ToolRegistry& registry,
+                                                std::shared_ptr<const llm::LlmClient> llm) {
+  const spec::AgentSpec& a = s.agent;
+  agent::ReactAgentConfig cfg{.prompt = build_prompt(s), .scratchpad = compile_template(a.scratchpad, a.template_flags)};
+  check_prompt_names(cfg.prompt, kAgentContext, s);
+  check_free_names(cfg.scratchpad, input_names(s), kAgentContext, "agent.scratchpad", a.scratchpad.loc, s);
+  cfg.stop = a.stop;
+  cfg.tools = agent_tools(s, registry);
+  cfg.limits = run_limits(s);
+  cfg.on_parse_error = a.on_parse_error.value == "retry" ? agent::ParseErrorPolicy::Retry : agent::ParseErrorPolicy::Fail;
   if (s.llm.endpoint.value == "completions" && !a.messages.empty() && !s.llm.chat_template.given)
     throw Error("spec.conflict",
                 "llm.endpoint completions takes a text prompt, and agent.prompt is a list of messages; give "
@@ -139,15 +150,45 @@ std::shared_ptr<const Executor> Executor::build(const spec::WorkflowSpec& s, con
   } catch (const Error& e) {
     throw at_key(e, "agent.parser.action", a.parser.action.loc, s);
   }
+  return std::make_unique<agent::ReactAgent>(std::move(cfg), std::move(*parser), std::move(llm));
+}
 
+// Tool calls need a chat API: the model's own chat template and the text completions endpoint have no place for
+// them.
+std::unique_ptr<agent::Agent> build_tool_calling_agent(const spec::WorkflowSpec& s, const tools::ToolRegistry& registry,
+                                                       std::shared_ptr<const llm::LlmClient> llm) {
+  const spec::AgentSpec& a = s.agent;
+  if (s.llm.chat_template.given)
+    throw Error("spec.conflict",
+                "a tool_calling agent sends its tools and messages to a chat API; llm.chat_template would turn them "
+                "into text (use a react agent with a chat template)",
+                s.llm.chat_template.loc, quoted_line(s, s.llm.chat_template.loc));
+  if (s.llm.endpoint.value == "completions")
+    throw Error("spec.conflict", "a tool_calling agent needs endpoint: chat; the completions endpoint takes no tools",
+                s.llm.endpoint.loc, quoted_line(s, s.llm.endpoint.loc));
+  agent::ToolCallingAgentConfig cfg{.prompt = build_prompt(s)};
+  check_prompt_names(cfg.prompt, kToolCallingContext, s);
+  cfg.stop = a.stop;
+  cfg.tools = agent_tools(s, registry);
+  cfg.limits = run_limits(s);
+  return std::make_unique<agent::ToolCallingAgent>(std::move(cfg), std::move(llm));
+}
+
+}  // namespace
+
+std::shared_ptr<const Executor> Executor::build(const spec::WorkflowSpec& s, const BuildOptions& options) {
+  auto llm = build_llm(s, options);
+  tools::ToolRegistry registry = build_tools(s);
+  std::unique_ptr<agent::Agent> agent = s.agent.kind.value == "tool_calling"
+                                            ? build_tool_calling_agent(s, registry, std::move(llm))
+                                            : build_react_agent(s, registry, std::move(llm));
+  std::vector<std::string> inputs = input_names(s);
   std::vector<OutputTemplate> outputs;
   for (const auto& o : s.outputs) {
     tmpl::Template t = tmpl::Template::compile(o.value.value, s.display_path + " (outputs." + o.name + ".value)");
     check_free_names(t, inputs, kOutputContext, "outputs." + o.name + ".value", o.value.loc, s);
     outputs.push_back({o.name, std::move(t)});
   }
-
-  auto agent = std::make_unique<agent::ReactAgent>(std::move(cfg), std::move(*parser), std::move(llm));
   return std::make_shared<Executor>(s.name, s.inputs, std::move(registry), std::move(agent), std::move(outputs));
 }
 

@@ -8,10 +8,15 @@
 namespace engine::llm {
 namespace {
 
+// What rules match: the text prompt, or each message as "role: content" on its own line (an assistant's tool calls
+// as "assistant calls NAME ARGUMENTS").
 std::string prompt_text(const LlmRequest& r) {
   if (!r.prompt.empty() || r.messages.empty()) return r.prompt;
   std::string all;
-  for (const auto& m : r.messages) all += m.role + ": " + m.content + "\n";
+  for (const auto& m : r.messages) {
+    all += m.role + ": " + m.content + "\n";
+    for (const auto& c : m.tool_calls) all += m.role + " calls " + c.name + " " + c.arguments + "\n";
+  }
   return all;
 }
 
@@ -43,18 +48,18 @@ void stream_words(const std::string& text, EventSink* events) {
 LlmResponse ScriptedLlm::complete(const LlmRequest& request) const {
   if (script_.latency.count() > 0) std::this_thread::sleep_for(script_.latency);
   std::string prompt = prompt_text(request);
-  LlmResponse r;
+  ScriptedReply reply;
   if (!script_.replies.empty()) {
     if (request.call_index < 0 || static_cast<size_t>(request.call_index) >= script_.replies.size())
       throw Error("llm.script_exhausted", "the scripted provider has " + std::to_string(script_.replies.size()) +
                                               " replies, and call " + std::to_string(request.call_index + 1) +
                                               " asked for one more");
-    r.text = script_.replies[static_cast<size_t>(request.call_index)];
+    reply = script_.replies[static_cast<size_t>(request.call_index)];
   } else {
     bool matched = false;
     for (const auto& rule : script_.rules) {
-      if (auto reply = rule.reply(prompt)) {
-        r.text = std::move(*reply);
+      if (auto r = rule.reply(prompt)) {
+        reply = std::move(*r);
         matched = true;
         break;
       }
@@ -63,11 +68,19 @@ LlmResponse ScriptedLlm::complete(const LlmRequest& request) const {
       throw Error("llm.no_rule", "no scripted rule matches the prompt (" + std::to_string(script_.rules.size()) +
                                      " rules tried); add a catch-all rule with match: '(?s).*'");
   }
+  LlmResponse r;
+  r.text = std::move(reply.text);
   r.finish_reason = "stop";
   if (!cut_at_stop(r.text, request.stop) && cut_at_max_tokens(r.text, request.max_tokens)) r.finish_reason = "length";
   if (request.stream) stream_words(r.text, request.events);
+  r.tool_calls = std::move(reply.tool_calls);
+  for (size_t i = 0; i < r.tool_calls.size(); ++i)
+    if (r.tool_calls[i].id.empty())
+      r.tool_calls[i].id = "call_" + std::to_string(request.call_index + 1) + "_" + std::to_string(i + 1);
+  if (!r.tool_calls.empty()) r.finish_reason = "tool_calls";
   r.usage.prompt_tokens = estimate_tokens(prompt);
   r.usage.completion_tokens = estimate_tokens(r.text);
+  for (const auto& c : r.tool_calls) r.usage.completion_tokens += estimate_tokens(c.name) + estimate_tokens(c.arguments);
   r.usage_estimated = true;
   return r;
 }

@@ -12,14 +12,23 @@
 
 namespace engine::llm {
 
+// What the model says: text, and the tools it calls (ids are given when the reply has none).
+struct ScriptedReply {
+  ScriptedReply(std::string text = {}, std::vector<ToolCall> tool_calls = {})  // NOLINT: a reply is usually text
+      : text(std::move(text)), tool_calls(std::move(tool_calls)) {}
+  ScriptedReply(const char* text) : text(text) {}  // NOLINT
+  std::string text;
+  std::vector<ToolCall> tool_calls;
+};
+
 struct ScriptedRule {
   std::string label;  // for errors and traces: the rule's pattern
-  // Returns the reply when the rule applies to this prompt. Built by assemble/ from a regex and a template.
-  std::function<std::optional<std::string>(const std::string& prompt)> reply;
+  // Returns the reply when the rule applies to this prompt. Built by assemble/ from a regex and templates.
+  std::function<std::optional<ScriptedReply>(const std::string& prompt)> reply;
 };
 
 struct ScriptedScript {
-  std::vector<std::string> replies;  // used when non-empty
+  std::vector<ScriptedReply> replies;  // used when non-empty
   std::vector<ScriptedRule> rules;
   std::chrono::milliseconds latency{0};  // simulated time to answer, for time-limit tests and demos
 };

@@ -3,6 +3,7 @@
 
 #include "engine/core/error.h"
 #include "engine/core/file.h"
+#include "engine/core/json_text.h"
 #include "engine/core/text.h"
 #include "engine/spec/default_react.h"
 #include "engine/spec/workflow_spec.h"
@@ -22,7 +23,9 @@ const std::vector<std::string> kLlmKeys = {
 const std::vector<std::string> kPriceKeys = {"prompt", "completion"};
 const std::vector<std::string> kMessageKeys = {"role", "content"};
 const std::vector<std::string> kScriptedKeys = {"replies", "rules", "latency_ms"};
-const std::vector<std::string> kRuleKeys = {"match", "reply"};
+const std::vector<std::string> kRuleKeys = {"match", "reply", "tool_calls"};
+const std::vector<std::string> kReplyKeys = {"content", "tool_calls"};
+const std::vector<std::string> kToolCallKeys = {"name", "arguments"};
 const std::vector<std::string> kToolKeys = {"name", "description", "lua", "builtin", "limits", "on_error"};
 const std::vector<std::string> kLimitKeys = {"instructions", "memory_mb", "timeout_ms"};
 const std::vector<std::string> kAgentKeys = {
@@ -158,7 +161,7 @@ class Loader {
     if (n["scripted"]) {
       const YAML::Node& s = n["scripted"];
       r_.expect_map(s, "llm.scripted", kScriptedKeys);
-      if (s["replies"]) l.replies = r_.str_list(s["replies"], "llm.scripted.replies");
+      if (s["replies"]) l.replies = scripted_replies(s["replies"]);
       if (s["latency_ms"]) l.latency_ms = static_cast<int>(r_.integer(s["latency_ms"], "llm.scripted.latency_ms", 0, 600000));
       if (s["rules"]) {
         const YAML::Node& rules = s["rules"];
@@ -167,9 +170,11 @@ class Loader {
           std::string path = "llm.scripted.rules[" + std::to_string(i) + "]";
           r_.expect_map(rules[i], path, kRuleKeys);
           r_.expect_present(rules[i], "match", path);
-          r_.expect_present(rules[i], "reply", path);
-          l.rules.push_back({r_.located_raw(rules[i]["match"], path + ".match"),
-                             r_.located_raw(rules[i]["reply"], path + ".reply")});
+          if (!rules[i]["tool_calls"]) r_.expect_present(rules[i], "reply", path);
+          ScriptedRuleSpec rule{r_.located_raw(rules[i]["match"], path + ".match"), {}, {}};
+          if (rules[i]["reply"]) rule.reply = r_.located_raw(rules[i]["reply"], path + ".reply");
+          if (rules[i]["tool_calls"]) rule.tool_calls = scripted_tool_calls(rules[i]["tool_calls"], path + ".tool_calls", true);
+          l.rules.push_back(std::move(rule));
         }
       }
       if (!l.replies.empty() && !l.rules.empty())
@@ -180,6 +185,44 @@ class Loader {
     if (l.provider.value == "replay" && l.recording.value.empty())
       r_.fail("spec.missing_key", "the replay provider needs llm.recording: FILE (a file written by --record)", n);
     return l;
+  }
+
+  // Each reply is the model's text, or {content, tool_calls} for a reply that calls tools.
+  std::vector<ScriptedReplySpec> scripted_replies(const YAML::Node& n) {
+    std::vector<ScriptedReplySpec> out;
+    if (n.IsScalar()) return {{r_.located_str(n, "llm.scripted.replies"), {}}};
+    if (!n.IsSequence()) r_.fail("spec.wrong_type", "llm.scripted.replies must be a list", n);
+    for (size_t i = 0; i < n.size(); ++i) {
+      std::string path = "llm.scripted.replies[" + std::to_string(i) + "]";
+      if (!n[i].IsMap()) {
+        out.push_back({r_.located_str(n[i], path), {}});
+        continue;
+      }
+      r_.expect_map(n[i], path, kReplyKeys);
+      ScriptedReplySpec reply;
+      reply.text.loc = r_.loc(n[i]);
+      if (n[i]["content"]) reply.text = r_.located_str(n[i]["content"], path + ".content");
+      if (n[i]["tool_calls"]) reply.tool_calls = scripted_tool_calls(n[i]["tool_calls"], path + ".tool_calls", false);
+      out.push_back(std::move(reply));
+    }
+    return out;
+  }
+
+  // [{name, arguments}]: arguments a mapping (sent as JSON) or JSON text; in a rule, a template of JSON text.
+  std::vector<ScriptedToolCallSpec> scripted_tool_calls(const YAML::Node& n, const std::string& path, bool templated) {
+    std::vector<ScriptedToolCallSpec> out;
+    if (!n.IsSequence() || n.size() == 0) r_.fail("spec.wrong_type", path + " must be a list of {name, arguments}", n);
+    for (size_t i = 0; i < n.size(); ++i) {
+      std::string item = path + "[" + std::to_string(i) + "]";
+      r_.expect_map(n[i], item, kToolCallKeys);
+      r_.expect_present(n[i], "name", item);
+      ScriptedToolCallSpec call{r_.located_str(n[i]["name"], item + ".name"), {"{}", r_.loc(n[i])}};
+      const YAML::Node& args = n[i]["arguments"];
+      if (args && args.IsMap()) call.arguments = {to_json_text(r_.value(args, item + ".arguments")), r_.loc(args)};
+      else if (args) call.arguments = templated ? r_.located_raw(args, item + ".arguments") : r_.located_str(args, item + ".arguments");
+      out.push_back(std::move(call));
+    }
+    return out;
   }
 
   // `json_object` or `text` as shorthand for {type: ...}, or the whole object as the API takes it.
@@ -253,7 +296,14 @@ class Loader {
     AgentSpec a;
     a.loc = r_.loc(n);
     r_.expect_map(n, "agent", kAgentKeys);
-    if (n["kind"]) a.kind = one_of(n["kind"], "agent.kind", {"react"});
+    if (n["kind"]) a.kind = one_of(n["kind"], "agent.kind", {"react", "tool_calling"});
+    bool tool_calling = a.kind.value == "tool_calling";
+    if (tool_calling)
+      for (const char* key : {"parser", "scratchpad", "on_parse_error"})
+        if (n[key])
+          r_.fail("spec.conflict", std::string("agent.") + key +
+                                       " is for react agents; a tool_calling agent reads the model's tool calls, not its text",
+                  n[key]);
     if (n["prompt"] && n["prompt"].IsSequence()) a.messages = messages(n["prompt"], "agent.prompt");
     else a.prompt = template_source(n["prompt"], "agent.prompt");
     a.scratchpad = template_source(n["scratchpad"], "agent.scratchpad");
@@ -301,11 +351,24 @@ class Loader {
       if (o["lstrip_blocks"])
         a.template_flags.lstrip_blocks = r_.boolean(o["lstrip_blocks"], "agent.template_options.lstrip_blocks");
     }
+    if (tool_calling && !a.prompt.given && a.messages.empty()) a.messages = default_tool_calling_messages(a.loc);
+    // A tool-calling conversation has no ReAct prefixes; the console shows observations bare, as LangChain does.
+    if (tool_calling && !n["observation_prefix"]) a.observation_prefix = "";
+    if (tool_calling && !n["llm_prefix"]) a.llm_prefix = "";
     if (!a.prompt.given && a.messages.empty()) a.prompt = {kDefaultReactPrompt, "built-in react prompt", dir_, a.loc, false};
     if (!a.scratchpad.given) a.scratchpad = {default_scratchpad(a.observation_prefix, a.llm_prefix),
                                              "built-in scratchpad", dir_, a.loc, false};
-    if (!a.stop_given) a.stop = {"\n" + std::string(trim(a.observation_prefix))};
+    if (!a.stop_given && !tool_calling) a.stop = {"\n" + std::string(trim(a.observation_prefix))};
     return a;
+  }
+
+  // LangChain's hub prompt for tool-calling agents (hwchase17/openai-tools-agent): a system line and the input.
+  std::vector<MessageSpec> default_tool_calling_messages(const SourceLoc& loc) {
+    auto message = [&](const char* role, const char* text, const char* what) {
+      return MessageSpec{{role, loc}, TemplateSource{text, what, dir_, loc, false, {}}};
+    };
+    return {message("system", "You are a helpful assistant.", "built-in tool_calling prompt (system)"),
+            message("user", "{{ input }}", "built-in tool_calling prompt (user)")};
   }
 
   // A chat prompt: a list of {role, content}, each content a template (inline or {file: PATH}).

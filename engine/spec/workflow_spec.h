@@ -66,9 +66,21 @@ struct MessageSpec {
   TemplateSource content;
 };
 
+// A tool call a scripted reply makes. In a rule, `arguments` is a template that renders JSON text.
+struct ScriptedToolCallSpec {
+  Located<std::string> name;
+  Located<std::string> arguments;  // JSON text
+};
+
+struct ScriptedReplySpec {
+  Located<std::string> text;
+  std::vector<ScriptedToolCallSpec> tool_calls;
+};
+
 struct ScriptedRuleSpec {
   Located<std::string> match;  // regex on the rendered prompt
   Located<std::string> reply;  // template over the regex's named groups and `groups` (all, by number)
+  std::vector<ScriptedToolCallSpec> tool_calls;
 };
 
 // USD per million tokens, as providers publish their prices.
@@ -82,7 +94,7 @@ struct LlmSpec {
   std::string model;
   std::optional<double> temperature;
   std::optional<int> max_tokens;
-  std::vector<Located<std::string>> replies;
+  std::vector<ScriptedReplySpec> replies;
   std::vector<ScriptedRuleSpec> rules;
   int latency_ms = 0;
   // HTTP providers (openai, ollama, llamacpp, anthropic)

@@ -21,6 +21,14 @@ void ConsolePrinter::write(const std::string& text, const char* color) {
   else out_ << text;
 }
 
+// A log that begins with the text already streamed shows only the rest (a tool call's "Invoking: ..." line after
+// the model's words); a log the stream did not show is shown whole.
+void ConsolePrinter::write_log(const std::string& log, const char* color) {
+  if (!streamed_) return write(log, color);
+  if (log.compare(0, streamed_text_.size(), streamed_text_) != 0) return write(log, color);
+  if (log.size() > streamed_text_.size()) write(log.substr(streamed_text_.size()), color);
+}
+
 void ConsolePrinter::emit(const Event& e) {
   const Value& d = e.data;
   if (e.type == "chain_start") {
@@ -28,30 +36,34 @@ void ConsolePrinter::emit(const Event& e) {
     out_ << "\n";
   } else if (e.type == "llm_start") {
     streamed_ = d.value("stream", false);
+    streamed_text_.clear();
   } else if (e.type == "llm_token") {
-    write(str(d, "text"), kBlue);
+    std::string text = str(d, "text");
+    write(text, kBlue);
+    streamed_text_ += text;
   } else if (e.type == "llm_retry") {
     out_ << "\n";
     std::string note = "Retrying (attempt " + std::to_string(d.value("attempt", 0) + 1) + ") after " +
                        str(d, "error");
     if (d.value("discarded_partial", false)) note += "; the text above is discarded";
+    streamed_text_.clear();  // the next attempt streams its answer from the start
     write(note, kRed);
     out_ << "\n";
   } else if (e.type == "agent_action") {
-    if (!streamed_) write(str(d, "log"), kBlue);
+    write_log(str(d, "log"), kBlue);
   } else if (e.type == "tool_end") {
     out_ << "\n" << str(d, "observation_prefix");
     write(str(d, "observation"), d.contains("error") ? kRed : nullptr);
     out_ << "\n" << str(d, "llm_prefix");
   } else if (e.type == "parse_error") {
-    if (!streamed_) write(str(d, "text"), kBlue);
+    write_log(str(d, "text"), kBlue);
     out_ << "\n";
     write("Parse error: " + str(d, "message"), kRed);
     out_ << "\n";
   } else if (e.type == "tool_log") {
     out_ << "\n[" << str(d, "tool") << "] " << str(d, "message");
   } else if (e.type == "agent_finish") {
-    if (!streamed_) write(str(d, "log"), kGreen);
+    write_log(str(d, "log"), kGreen);
   } else if (e.type == "early_stop") {
     out_ << "\n";
     write("Stopped: " + str(d, "reason"), kRed);

@@ -16,7 +16,10 @@ class ConsolePrinter : public EventSink {
   void write(const std::string& text, const char* color);
   std::ostream& out_;
   bool color_;
-  bool streamed_ = false;  // the current answer's text was shown token by token: its log is not shown again
+  void write_log(const std::string& log, const char* color);
+
+  bool streamed_ = false;     // the current answer's text is shown token by token...
+  std::string streamed_text_;  // ...and this much of it has been: a step's log does not show it again
 };
 
 }  // namespace engine::trace

@@ -56,7 +56,7 @@ TEST_CASE("an action, its observation, then a final answer", "[agent]") {
 TEST_CASE("the iteration limit stops the run with LangChain's message (force)", "[agent]") {
   Setup s;
   s.cfg.limits.max_iterations = 3;
-  s.script.replies = std::vector<std::string>(5, "Action: echo\nAction Input: again");
+  s.script.replies = std::vector<llm::ScriptedReply>(5, "Action: echo\nAction Input: again");
   test::EventLog log;
   RunResult r = s.run(log);
   CHECK(r.ok());
@@ -83,7 +83,7 @@ TEST_CASE("the time limit stops the run", "[agent]") {
   Setup s;
   s.cfg.limits.max_execution_time = std::chrono::milliseconds(50);
   s.script.latency = std::chrono::milliseconds(30);
-  s.script.replies = std::vector<std::string>(10, "Action: echo\nAction Input: slow");
+  s.script.replies = std::vector<llm::ScriptedReply>(10, "Action: echo\nAction Input: slow");
   test::EventLog log;
   RunResult r = s.run(log);
   CHECK(r.stopped_reason == "max_execution_time");
@@ -117,7 +117,7 @@ TEST_CASE("retrying parse errors is still bounded by max_iterations", "[agent]")
   Setup s;
   s.cfg.on_parse_error = ParseErrorPolicy::Retry;
   s.cfg.limits.max_iterations = 4;
-  s.script.replies = std::vector<std::string>(10, "nonsense");
+  s.script.replies = std::vector<llm::ScriptedReply>(10, "nonsense");
   test::EventLog log;
   RunResult r = s.run(log);
   CHECK(r.stopped_reason == "max_iterations");
@@ -218,7 +218,7 @@ TEST_CASE("a chat template turns the messages into one text prompt", "[agent]") 
 TEST_CASE("a token budget stops the run cleanly before the call that would exceed it", "[agent][budget]") {
   Setup s;
   s.cfg.limits.max_tokens_total = 30;  // the first call's prompt and answer take about 20 tokens, the second about 40
-  s.script.replies = std::vector<std::string>(5, "Action: echo\nAction Input: a fairly long input to spend tokens");
+  s.script.replies = std::vector<llm::ScriptedReply>(5, "Action: echo\nAction Input: a fairly long input to spend tokens");
   test::EventLog log;
   RunResult r = s.run(log);
   CHECK(r.ok());
@@ -233,7 +233,7 @@ TEST_CASE("a cost budget needs prices and every call's cost is reported", "[agen
   s.cfg.limits.price = llm::Price{1'000'000, 2'000'000};  // $1 a prompt token, $2 a completion token
   s.cfg.limits.max_cost = 10;
   s.cfg.limits.early_stopping = EarlyStopping::Generate;  // a spent budget makes no further call, even to generate
-  s.script.replies = std::vector<std::string>(5, "Action: echo\nAction Input: x");
+  s.script.replies = std::vector<llm::ScriptedReply>(5, "Action: echo\nAction Input: x");
   test::EventLog log;
   RunResult r = s.run(log);
   CHECK(r.stopped_reason == "max_cost");

@@ -24,7 +24,7 @@ LlmRequest ask(const std::string& prompt) {
   return r;
 }
 
-std::shared_ptr<const LlmClient> scripted(std::vector<std::string> replies) {
+std::shared_ptr<const LlmClient> scripted(std::vector<ScriptedReply> replies) {
   ScriptedScript s;
   s.replies = std::move(replies);
   return std::make_shared<ScriptedLlm>(std::move(s));

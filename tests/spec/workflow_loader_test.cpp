@@ -155,7 +155,7 @@ TEST_CASE("environment variables are interpolated, with defaults", "[spec]") {
       "w.yaml", ".");
   CHECK(w.name == "fallback");
   CHECK(w.llm.model == "m-1");
-  CHECK(w.llm.replies[0].value == "${LITERAL}");
+  CHECK(w.llm.replies[0].text.value == "${LITERAL}");
   auto raw = spec::parse_workflow(kLlm + "agent:\n  prompt: 'cost: ${PRICE}'\n  parser: {final_answer: 'A\\$\\{x}(.*)'}\n",
                                   "w.yaml", ".");
   CHECK(raw.agent.prompt.text == "cost: ${PRICE}");  // templates and regexes are taken as written

@@ -1,0 +1,112 @@
+#include "engine/agent/tool_calling_agent.h"
+
+#include "engine/core/json_text.h"
+#include "engine/core/text.h"
+
+namespace engine::agent {
+namespace {
+
+// Tools take one text input, as LangChain's single-input tools do; the schema says so.
+llm::ToolSchema schema_of(const tools::Tool& tool) {
+  return {tool.name(), tool.description(),
+          Value{{"type", "object"},
+                {"properties", {{"input", {{"type", "string"}, {"description", "the input to the tool"}}}}},
+                {"required", {"input"}}}};
+}
+
+// What the console shows of a call, as LangChain's tool-calling agent logs it.
+std::string call_log(const std::string& content, const llm::ToolCall& call) {
+  return (content.empty() ? "" : content + "\n") + "Invoking: `" + call.name + "` with `" + call.arguments + "`";
+}
+
+class ToolCallingRun {
+ public:
+  ToolCallingRun(const ToolCallingAgent& agent, const llm::LlmClient& llm, const Value& inputs, EventSink& events,
+                 const RunOptions& options)
+      : agent_(agent),
+        cfg_(agent.config()),
+        core_(llm, events, options, cfg_.limits, cfg_.tools),
+        ctx_(agent.initial_context(inputs)) {}
+
+  RunResult execute() { return core_.execute(ctx_["inputs"], [this] { loop(); }); }
+
+ private:
+  void loop() {
+    llm::LlmRequest req;
+    cfg_.prompt.render(ctx_, req);
+    if (req.messages.empty()) req.messages.push_back({"user", std::move(req.prompt)});
+    req.prompt.clear();
+    req.tools = agent_.schemas();
+    req.stop = cfg_.stop;
+    int iterations = 0;
+    const char* limit = nullptr;
+    while (!(limit = core_.stop_reason(iterations))) {
+      ++iterations;
+      llm::LlmResponse resp = core_.call_llm(req);
+      if (resp.tool_calls.empty()) return core_.finish(resp.text, resp.text);
+      req.messages.push_back({"assistant", resp.text, resp.tool_calls, ""});
+      for (size_t i = 0; i < resp.tool_calls.size(); ++i) {
+        const llm::ToolCall& call = resp.tool_calls[i];
+        parse::AgentAction action{call.name, tool_input_of(call.arguments), call_log(i == 0 ? resp.text : "", call)};
+        core_.emit_action(action);
+        std::string observation;
+        bool go_on = core_.run_tool(action, observation);
+        // Each result answers its call by id, so calls made together may be answered in any order.
+        req.messages.push_back({"tool", observation, {}, call.id});
+        core_.record_step(std::move(action), std::move(observation));
+        if (!go_on) return;
+      }
+    }
+    if (!core_.stop_early(limit)) return;
+    req.tool_choice = "none";  // early_stopping: generate: one last answer, without tools
+    core_.result().output = core_.call_llm(req).text;
+  }
+
+  const ToolCallingAgent& agent_;
+  const ToolCallingAgentConfig& cfg_;
+  RunCore core_;
+  Value ctx_;
+};
+
+}  // namespace
+
+std::string tool_input_of(const std::string& arguments) {
+  Value args = Value::parse(arguments, nullptr, false);
+  if (args.is_object() && args.size() == 1 && args.contains("input"))
+    return args["input"].is_string() ? args["input"].get<std::string>() : to_json_text(args["input"]);
+  return arguments;
+}
+
+ToolCallingAgent::ToolCallingAgent(ToolCallingAgentConfig config, std::shared_ptr<const llm::LlmClient> llm)
+    : config_(std::move(config)), llm_(std::move(llm)) {
+  tools_value_ = Value::array();
+  std::vector<std::string> names, lines;
+  for (const auto& t : config_.tools) {
+    schemas_.push_back(schema_of(*t.tool));
+    tools_value_.push_back(Value{{"name", t.tool->name()}, {"description", t.tool->description()}});
+    names.push_back(t.tool->name());
+    lines.push_back(t.tool->name() + ": " + t.tool->description());
+  }
+  tool_names_ = join(names, ", ");
+  tool_descriptions_ = join(lines, "\n");
+}
+
+Value ToolCallingAgent::initial_context(const Value& inputs) const {
+  Value ctx = inputs.is_object() ? inputs : Value::object();
+  ctx["inputs"] = inputs;
+  ctx["tools"] = tools_value_;
+  ctx["tool_names"] = tool_names_;
+  ctx["tool_descriptions"] = tool_descriptions_;
+  ctx["intermediate_steps"] = Value::array();
+  return ctx;
+}
+
+std::string ToolCallingAgent::render_first_prompt(const Value& inputs) const {
+  return config_.prompt.preview(initial_context(inputs));
+}
+
+RunResult ToolCallingAgent::run(const Value& inputs, EventSink& events, const RunOptions& options) const {
+  return ToolCallingRun(*this, *llm_, inputs, events, options).execute();
+}
+
+}  // namespace engine::agent

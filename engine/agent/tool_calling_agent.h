@@ -1,0 +1,45 @@
+#pragma once
+// A tool-calling agent (LangChain's create_tool_calling_agent with AgentExecutor): the tools go to the model as
+// function schemas, the model answers with tool calls (several at once, each answered by its id) or with the final
+// answer as plain text. The conversation grows with the assistant's calls and the tools' results.
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "engine/agent/agent.h"
+#include "engine/agent/prompt.h"
+#include "engine/llm/llm_client.h"
+
+namespace engine::agent {
+
+struct ToolCallingAgentConfig {
+  Prompt prompt;  // messages (a text prompt is sent as one user message)
+  std::vector<std::string> stop;
+  std::vector<AgentTool> tools;
+  RunLimits limits;
+};
+
+class ToolCallingAgent : public Agent {
+ public:
+  ToolCallingAgent(ToolCallingAgentConfig config, std::shared_ptr<const llm::LlmClient> llm);
+
+  RunResult run(const Value& inputs, EventSink& events, const RunOptions& options = {}) const override;
+  std::string render_first_prompt(const Value& inputs) const override;
+
+  const ToolCallingAgentConfig& config() const { return config_; }
+  const std::vector<llm::ToolSchema>& schemas() const { return schemas_; }
+  Value initial_context(const Value& inputs) const;
+
+ private:
+  ToolCallingAgentConfig config_;
+  std::shared_ptr<const llm::LlmClient> llm_;
+  std::vector<llm::ToolSchema> schemas_;  // built once
+  Value tools_value_;
+  std::string tool_names_;
+  std::string tool_descriptions_;
+};
+
+// A tool's input from a call's arguments: {"input": "..."} gives the string, any other JSON its text.
+std::string tool_input_of(const std::string& arguments);
+
+}  // namespace engine::agent

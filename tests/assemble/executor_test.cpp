@@ -128,3 +128,14 @@ TEST_CASE("a chat prompt cannot go to the completions endpoint without a chat te
   CHECK(build_error("inputs:\n  question: q\nllm:\n  provider: openai\n  endpoint: completions\nagent:\n"
                     "  prompt: '{{ question }}'\n") == "no error");
 }
+
+TEST_CASE("a tool_calling agent needs a chat API: no chat template, no completions endpoint", "[assemble][tool_calling]") {
+  CHECK(build_error("llm:\n  provider: openai\n  chat_template: '{{ messages }}'\nagent:\n  kind: tool_calling\n")
+            .rfind("w.yaml:3:18: a tool_calling agent sends its tools and messages to a chat API; llm.chat_template "
+                   "would turn them into text (use a react agent with a chat template)", 0) == 0);
+  CHECK(build_error("llm:\n  provider: openai\n  endpoint: completions\nagent:\n  kind: tool_calling\n")
+            .rfind("w.yaml:3:13: a tool_calling agent needs endpoint: chat; the completions endpoint takes no tools", 0) == 0);
+  CHECK(build_error("llm:\n  scripted:\n    replies: [{tool_calls: [{name: echo, arguments: '{oops'}]}]\n"
+                    "tools: [{builtin: echo}]\nagent:\n  kind: tool_calling\n")
+            .rfind("w.yaml:3:53: llm.scripted.replies[0].tool_calls[0].arguments: the arguments are not JSON: '{oops'", 0) == 0);
+}

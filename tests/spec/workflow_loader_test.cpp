@@ -193,3 +193,38 @@ TEST_CASE("a prompt may be a list of messages, roles are checked", "[spec]") {
   CHECK(error_of(kLlm + "agent:\n  prompt:\n    - {role: user}\n")
             .rfind("w.yaml:7:7: missing required key 'content' in agent.prompt[0]", 0) == 0);
 }
+
+TEST_CASE("a tool_calling agent: its defaults, and react keys refused", "[spec][tool_calling]") {
+  auto w = spec::parse_workflow("llm:\n  provider: openai\nagent:\n  kind: tool_calling\n", "w.yaml", ".");
+  REQUIRE(w.agent.messages.size() == 2);
+  CHECK(w.agent.messages[0].role.value == "system");
+  CHECK(w.agent.messages[1].content.text == "{{ input }}");
+  CHECK(w.agent.stop.empty());
+  CHECK(w.agent.observation_prefix.empty());
+  CHECK(error_of("llm:\n  provider: openai\nagent:\n  kind: tool_calling\n  parser: {final_answer: x}\n")
+            .rfind("w.yaml:5:11: agent.parser is for react agents; a tool_calling agent reads the model's tool calls, "
+                   "not its text", 0) == 0);
+  CHECK(error_of("llm:\n  provider: openai\nagent:\n  kind: toolcalling\n").find("(did you mean 'tool_calling'?)") !=
+        std::string::npos);
+}
+
+TEST_CASE("scripted replies and rules may call tools", "[spec][tool_calling]") {
+  auto w = spec::parse_workflow(
+      "llm:\n  scripted:\n    replies:\n      - {content: 'Let me see.', tool_calls: [{name: calc, arguments: {input: '1+1'}}]}\n"
+      "      - 'It is 2.'\nagent: {kind: tool_calling}\n",
+      "w.yaml", ".");
+  REQUIRE(w.llm.replies.size() == 2);
+  CHECK(w.llm.replies[0].text.value == "Let me see.");
+  REQUIRE(w.llm.replies[0].tool_calls.size() == 1);
+  CHECK(w.llm.replies[0].tool_calls[0].name.value == "calc");
+  CHECK(w.llm.replies[0].tool_calls[0].arguments.value == "{\"input\":\"1+1\"}");
+  auto rules = spec::parse_workflow(
+      "llm:\n  scripted:\n    rules:\n      - {match: x, tool_calls: [{name: calc, arguments: '{\"input\": {{ x | tojson }}}'}]}\n"
+      "agent: {kind: tool_calling}\n",
+      "w.yaml", ".");
+  CHECK(rules.llm.rules[0].tool_calls[0].arguments.value == "{\"input\": {{ x | tojson }}}");
+  CHECK(error_of("llm:\n  scripted:\n    rules:\n      - {match: x}\nagent: {}\n")
+            .rfind("w.yaml:4:9: missing required key 'reply' in llm.scripted.rules[0]", 0) == 0);
+  CHECK(error_of("llm:\n  scripted:\n    replies:\n      - {tool_calls: []}\nagent: {}\n")
+            .find("llm.scripted.replies[0].tool_calls must be a list of {name, arguments}") != std::string::npos);
+}

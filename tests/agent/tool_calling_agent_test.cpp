@@ -1,0 +1,156 @@
+// The tool-calling loop, LangChain's create_tool_calling_agent + AgentExecutor being the reference: calls run and
+// answered by id, parallel calls, unknown tools, limits.
+#include <catch2/catch.hpp>
+
+#include <mutex>
+
+#include "engine/agent/tool_calling_agent.h"
+#include "engine/llm/scripted_llm.h"
+#include "engine/tools/builtin_tools.h"
+#include "support/test_support.h"
+
+using namespace engine;
+using namespace engine::agent;
+
+namespace {
+
+// The scripted model, keeping every request it was sent.
+class RecordingScript : public llm::LlmClient {
+ public:
+  explicit RecordingScript(llm::ScriptedScript script) : inner_(std::move(script)) {}
+  llm::LlmResponse complete(const llm::LlmRequest& request) const override {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      requests.push_back(request);
+    }
+    return inner_.complete(request);
+  }
+  std::string describe() const override { return "scripted"; }
+  mutable std::vector<llm::LlmRequest> requests;
+
+ private:
+  llm::ScriptedLlm inner_;
+  mutable std::mutex mu_;
+};
+
+llm::ToolCall call(const std::string& name, const std::string& arguments) { return {"", name, arguments}; }
+
+struct Setup {
+  ToolCallingAgentConfig cfg{.prompt = Prompt::chat({{"system", tmpl::Template::compile("Be brief.", "s")},
+                                                     {"user", tmpl::Template::compile("{{ input }}", "u")}},
+                                                    std::nullopt, Value::object())};
+  llm::ScriptedScript script;
+  std::shared_ptr<RecordingScript> llm;
+
+  Setup() {
+    cfg.tools.push_back(AgentTool{tools::make_builtin_tool("echo", "", ""), false, false});
+    cfg.limits.observation_prefix = "";
+    cfg.limits.llm_prefix = "";
+  }
+  RunResult run(test::EventLog& log) {
+    llm = std::make_shared<RecordingScript>(script);
+    ToolCallingAgent agent(cfg, llm);
+    return agent.run(Value{{"input", "hi"}}, log);
+  }
+};
+
+}  // namespace
+
+TEST_CASE("tool calling: a call, its result by id, then the answer in text", "[agent][tool_calling]") {
+  Setup s;
+  s.script.replies = {llm::ScriptedReply("Let me echo.", {call("echo", R"({"input": "ping"})")}), "pong"};
+  test::EventLog log;
+  RunResult r = s.run(log);
+  CHECK(r.ok());
+  CHECK(r.output == "pong");
+  CHECK(r.stopped_reason == "finish");
+  REQUIRE(r.intermediate_steps.size() == 1);
+  CHECK(r.intermediate_steps[0].action.tool == "echo");
+  CHECK(r.intermediate_steps[0].action.tool_input == "ping");
+  CHECK(r.intermediate_steps[0].action.log == "Let me echo.\nInvoking: `echo` with `{\"input\": \"ping\"}`");
+  CHECK(r.intermediate_steps[0].observation == "ping");
+  CHECK(log.types() == std::vector<std::string>{"chain_start", "llm_start", "llm_end", "agent_action", "tool_start",
+                                                "tool_end", "llm_start", "llm_end", "agent_finish", "chain_end"});
+  REQUIRE(s.llm->requests.size() == 2);
+  const auto& first = s.llm->requests[0];
+  REQUIRE(first.tools.size() == 1);
+  CHECK(first.tools[0].name == "echo");
+  CHECK(first.tools[0].parameters["required"] == Value::array({"input"}));
+  CHECK(first.stop.empty());
+  const auto& second = s.llm->requests[1].messages;
+  REQUIRE(second.size() == 4);
+  CHECK(second[2].role == "assistant");
+  CHECK(second[2].content == "Let me echo.");
+  REQUIRE(second[2].tool_calls.size() == 1);
+  CHECK(second[2].tool_calls[0].id == "call_1_1");
+  CHECK(second[3].role == "tool");
+  CHECK(second[3].tool_call_id == "call_1_1");
+  CHECK(second[3].content == "ping");
+}
+
+TEST_CASE("tool calling: calls made together are all run, each answered by its own id", "[agent][tool_calling]") {
+  Setup s;
+  s.script.replies = {llm::ScriptedReply("", {call("echo", R"({"input": "a"})"), call("echo", R"({"input": "b"})")}),
+                      "done"};
+  test::EventLog log;
+  RunResult r = s.run(log);
+  CHECK(r.output == "done");
+  REQUIRE(r.intermediate_steps.size() == 2);
+  CHECK(r.intermediate_steps[1].observation == "b");
+  CHECK(r.intermediate_steps[1].action.log == "Invoking: `echo` with `{\"input\": \"b\"}`");
+  const auto& messages = s.llm->requests[1].messages;
+  REQUIRE(messages.size() == 5);
+  CHECK(messages[3].tool_call_id == "call_1_1");
+  CHECK(messages[3].content == "a");
+  CHECK(messages[4].tool_call_id == "call_1_2");
+  CHECK(messages[4].content == "b");
+}
+
+TEST_CASE("tool calling: an unknown tool name is answered with the valid names, and the run goes on",
+          "[agent][tool_calling]") {
+  Setup s;
+  s.script.replies = {llm::ScriptedReply("", {call("search", R"({"input": "x"})")}),
+                      llm::ScriptedReply("", {call("echo", "not json")}), "ok"};
+  test::EventLog log;
+  RunResult r = s.run(log);
+  CHECK(r.output == "ok");
+  REQUIRE(r.intermediate_steps.size() == 2);
+  CHECK(r.intermediate_steps[0].observation == "search is not a valid tool, try one of [echo].");
+  CHECK(s.llm->requests[1].messages.back().content == "search is not a valid tool, try one of [echo].");
+  CHECK(r.intermediate_steps[1].action.tool_input == "not json");  // arguments that are not {"input"} go as written
+  CHECK(r.intermediate_steps[1].observation == "not json");
+}
+
+TEST_CASE("tool calling: at the iteration limit, generate makes one last call without tools", "[agent][tool_calling]") {
+  Setup s;
+  s.cfg.limits.max_iterations = 2;
+  s.cfg.limits.early_stopping = EarlyStopping::Generate;
+  s.script.replies = {llm::ScriptedReply("", {call("echo", R"({"input": "1"})")}),
+                      llm::ScriptedReply("", {call("echo", R"({"input": "2"})")}), "gave up: 2"};
+  test::EventLog log;
+  RunResult r = s.run(log);
+  CHECK(r.stopped_reason == "max_iterations");
+  CHECK(r.output == "gave up: 2");
+  REQUIRE(s.llm->requests.size() == 3);
+  CHECK(s.llm->requests[2].tool_choice == "none");
+  CHECK(s.llm->requests[1].tool_choice.empty());
+}
+
+TEST_CASE("tool calling: a return_direct tool's result is the answer", "[agent][tool_calling]") {
+  Setup s;
+  s.cfg.tools[0].return_direct = true;
+  s.script.replies = {llm::ScriptedReply("", {call("echo", R"({"input": "direct"})")}), "never"};
+  test::EventLog log;
+  RunResult r = s.run(log);
+  CHECK(r.output == "direct");
+  CHECK(r.stopped_reason == "return_direct");
+  CHECK(r.llm_calls == 1);
+}
+
+TEST_CASE("tool calling: a tool's input is the input argument, or else the arguments' text",
+          "[agent][tool_calling]") {
+  CHECK(tool_input_of(R"({"input": "2 + 2"})") == "2 + 2");
+  CHECK(tool_input_of(R"({"input": {"a": 1}})") == R"({"a":1})");
+  CHECK(tool_input_of(R"({"a": 1, "b": 2})") == R"({"a": 1, "b": 2})");
+  CHECK(tool_input_of("12 * 7") == "12 * 7");
+}

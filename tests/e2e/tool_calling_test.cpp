@@ -1,0 +1,110 @@
+// The tool-calling example as a user runs it: offline, then against the loopback server speaking OpenAI's
+// tool_calls (whole and streamed) and Anthropic's tool_use, including a tool name the workflow does not have.
+#include <catch2/catch.hpp>
+
+#include "support/mock_llm_server.h"
+#include "support/test_support.h"
+
+using namespace engine;
+using engine::test::MockLlmServer;
+using engine::test::run_engine;
+
+namespace {
+
+MockLlmServer::Reply openai_tool_call(const std::string& id, const std::string& name, const std::string& arguments) {
+  Value message{{"role", "assistant"}, {"content", nullptr},
+                {"tool_calls", {{{"id", id}, {"type", "function"}, {"function", {{"name", name}, {"arguments", arguments}}}}}}};
+  Value body{{"choices", {{{"index", 0}, {"message", message}, {"finish_reason", "tool_calls"}}}},
+             {"usage", {{"prompt_tokens", 50}, {"completion_tokens", 10}}}};
+  return {200, body.dump()};
+}
+
+MockLlmServer::Reply anthropic_tool_use(const std::string& id, const std::string& name, const Value& input) {
+  Value body{{"type", "message"}, {"role", "assistant"},
+             {"content", {{{"type", "tool_use"}, {"id", id}, {"name", name}, {"input", input}}}},
+             {"stop_reason", "tool_use"}, {"usage", {{"input_tokens", 50}, {"output_tokens", 10}}}};
+  return {200, body.dump()};
+}
+
+const char* const kQuestion = " --input 'What is 12 * 7 + 3?'";
+
+}  // namespace
+
+TEST_CASE("the tool-calling example answers offline, and engine parse says it reads tool calls", "[e2e][tool_calling]") {
+  auto r = run_engine(std::string("run workflows/calculator_tools.yaml --no-stream") + kQuestion);
+  CHECK(r.exit_code == 0);
+  CHECK(r.out == "87\n");
+  CHECK(r.err.find("Invoking: `calculator` with `{\"input\": \"12 * 7 + 3\"}`\n87\n") != std::string::npos);
+  auto parse = run_engine("parse workflows/calculator_tools.yaml", "Final Answer: 1");
+  CHECK(parse.exit_code == 2);
+  CHECK(parse.err == "engine: error: this workflow's agent reads the model's tool calls, not its text: engine parse is "
+                     "for react agents\n");
+  CHECK(run_engine("render workflows/calculator_tools.yaml --input 'What is 1 + 1?'").out ==
+        "[system]\nYou are a careful assistant. Use the calculator for any arithmetic, then answer with the number "
+        "alone.\n\n[user]\nWhat is 1 + 1?\n\n");
+}
+
+TEST_CASE("tool calls from an OpenAI-compatible server: an unknown tool, then the calculator, then the answer",
+          "[e2e][tool_calling][openai]") {
+  MockLlmServer server;
+  server.enqueue(openai_tool_call("call_a", "wolfram", R"({"input": "12*7+3"})"));
+  server.enqueue(openai_tool_call("call_b", "calculator", R"({"input": "12*7+3"})"));
+  server.enqueue(MockLlmServer::chat("87"));
+  auto r = run_engine(std::string("run workflows/calculator_tools.yaml --json -q --llm openai:test-model") + kQuestion,
+                      "", "OPENAI_BASE_URL=" + server.base_url() + " OPENAI_API_KEY=sk-e2e-secret-key");
+  CHECK(r.exit_code == 0);
+  Value j = Value::parse(r.out);
+  CHECK(j["output"] == "87");
+  CHECK(j["intermediate_steps"][0]["observation"] == "wolfram is not a valid tool, try one of [calculator].");
+  CHECK(j["intermediate_steps"][1]["observation"] == "87");
+  auto sent = server.requests();
+  REQUIRE(sent.size() == 3);
+  CHECK(sent[0].body["tools"][0]["function"]["name"] == "calculator");
+  CHECK(sent[0].body.contains("stop") == false);
+  Value last = sent[2].body["messages"];
+  CHECK(last[2] == Value::parse(R"({"role": "assistant", "content": null, "tool_calls": [{"id": "call_a",
+      "type": "function", "function": {"name": "wolfram", "arguments": "{\"input\": \"12*7+3\"}"}}]})"));
+  CHECK(last[3] == Value::parse(R"({"role": "tool", "tool_call_id": "call_a",
+      "content": "wolfram is not a valid tool, try one of [calculator]."})"));
+  CHECK(last[5] == Value::parse(R"({"role": "tool", "tool_call_id": "call_b", "content": "87"})"));
+}
+
+TEST_CASE("streamed tool-call deltas run the tool and the answer streams once", "[e2e][tool_calling][stream]") {
+  MockLlmServer server;
+  auto delta = [](Value call) {
+    return MockLlmServer::sse(Value{{"choices", {{{"index", 0}, {"delta", {{"tool_calls", {std::move(call)}}}}}}}});
+  };
+  MockLlmServer::Reply calls;
+  calls.pieces = {delta({{"index", 0}, {"id", "call_1"}, {"type", "function"}, {"function", {{"name", "calculator"}, {"arguments", ""}}}}),
+                  delta({{"index", 0}, {"function", {{"arguments", "{\"input\": \"12"}}}}),
+                  delta({{"index", 0}, {"function", {{"arguments", " * 7 + 3\"}"}}}}),
+                  MockLlmServer::sse(Value{{"choices", {{{"index", 0}, {"delta", Value::object()}, {"finish_reason", "tool_calls"}}}}}),
+                  "data: [DONE]\n\n"};
+  server.enqueue(calls);
+  server.enqueue(MockLlmServer::chat_stream({"The answer", " is 87."}));
+  auto r = run_engine(std::string("run workflows/calculator_tools.yaml --stream --llm openai:test-model") + kQuestion, "",
+                      "OPENAI_BASE_URL=" + server.base_url() + " OPENAI_API_KEY=sk-e2e-secret-key");
+  CHECK(r.exit_code == 0);
+  CHECK(r.out == "The answer is 87.\n");
+  CHECK(r.err.find("Invoking: `calculator` with `{\"input\": \"12 * 7 + 3\"}`\n87\nThe answer is 87.\n") !=
+        std::string::npos);
+  size_t first = r.err.find("The answer is 87.");
+  CHECK(r.err.find("The answer is 87.", first + 1) == std::string::npos);
+}
+
+TEST_CASE("tool_use blocks from Anthropic run the tool, answered with tool_result blocks", "[e2e][tool_calling][anthropic]") {
+  MockLlmServer server;
+  server.enqueue(anthropic_tool_use("toolu_1", "calculator", Value{{"input", "12 * 7 + 3"}}));
+  server.enqueue(MockLlmServer::message("87"));
+  auto r = run_engine(std::string("run workflows/calculator_tools.yaml -q --llm anthropic:claude-test") + kQuestion, "",
+                      "ANTHROPIC_BASE_URL=" + server.base_url() + " ANTHROPIC_API_KEY=sk-ant-e2e");
+  CHECK(r.exit_code == 0);
+  CHECK(r.out == "87\n");
+  auto sent = server.requests();
+  REQUIRE(sent.size() == 2);
+  CHECK(sent[0].body["system"] ==
+        "You are a careful assistant. Use the calculator for any arithmetic, then answer with the number alone.");
+  CHECK(sent[0].body["tools"][0]["input_schema"]["required"] == Value::array({"input"}));
+  CHECK(sent[1].body["messages"][2] == Value::parse(R"({"role": "user", "content": [{"type": "tool_result",
+      "tool_use_id": "toolu_1", "content": "87"}]})"));
+}

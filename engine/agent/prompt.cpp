@@ -1,6 +1,30 @@
 #include "engine/agent/prompt.h"
 
+#include "engine/agent/run_core.h"
+#include "engine/core/text.h"
+
 namespace engine::agent {
+
+PromptContext::PromptContext(const std::vector<AgentTool>& tools) {
+  std::vector<std::string> names, lines;
+  for (const auto& t : tools) {
+    tools_.push_back(Value{{"name", t.tool->name()}, {"description", t.tool->description()}});
+    names.push_back(t.tool->name());
+    lines.push_back(t.tool->name() + ": " + t.tool->description());
+  }
+  tool_names_ = join(names, ", ");
+  tool_descriptions_ = join(lines, "\n");
+}
+
+Value PromptContext::initial(const Value& inputs) const {
+  Value ctx = inputs.is_object() ? inputs : Value::object();
+  ctx["inputs"] = inputs;
+  ctx["tools"] = tools_;
+  ctx["tool_names"] = tool_names_;
+  ctx["tool_descriptions"] = tool_descriptions_;
+  ctx["intermediate_steps"] = Value::array();
+  return ctx;
+}
 
 Prompt Prompt::chat(std::vector<PromptMessage> messages, std::optional<tmpl::Template> chat_template,
                     Value chat_extra) {

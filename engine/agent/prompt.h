@@ -15,6 +15,21 @@ struct PromptMessage {
   tmpl::Template content;
 };
 
+struct AgentTool;
+
+// What a prompt template sees besides the run's inputs: `inputs`, `tools` [{name, description}], `tool_names`
+// ("a, b"), `tool_descriptions` (LangChain's render_text_description) and `intermediate_steps`. Built once per agent.
+class PromptContext {
+ public:
+  explicit PromptContext(const std::vector<AgentTool>& tools);
+  Value initial(const Value& inputs) const;
+
+ private:
+  Value tools_ = Value::array();
+  std::string tool_names_;
+  std::string tool_descriptions_;
+};
+
 class Prompt {
  public:
   static Prompt text(tmpl::Template t) { return Prompt(std::move(t)); }

@@ -1,7 +1,6 @@
 #include "engine/agent/react_agent.h"
 
 #include "engine/core/error.h"
-#include "engine/core/text.h"
 
 namespace engine::agent {
 namespace {
@@ -79,25 +78,10 @@ class ReactRun {
 }  // namespace
 
 ReactAgent::ReactAgent(ReactAgentConfig config, parse::ReactParser parser, std::shared_ptr<const llm::LlmClient> llm)
-    : config_(std::move(config)), parser_(std::move(parser)), llm_(std::move(llm)) {
-  tools_value_ = Value::array();
-  std::vector<std::string> names, lines;
-  for (const auto& t : config_.tools) {
-    tools_value_.push_back(Value{{"name", t.tool->name()}, {"description", t.tool->description()}});
-    names.push_back(t.tool->name());
-    lines.push_back(t.tool->name() + ": " + t.tool->description());
-  }
-  tool_names_ = join(names, ", ");
-  tool_descriptions_ = join(lines, "\n");
-}
+    : config_(std::move(config)), parser_(std::move(parser)), llm_(std::move(llm)), context_(config_.tools) {}
 
 Value ReactAgent::initial_context(const Value& inputs) const {
-  Value ctx = inputs.is_object() ? inputs : Value::object();
-  ctx["inputs"] = inputs;
-  ctx["tools"] = tools_value_;
-  ctx["tool_names"] = tool_names_;
-  ctx["tool_descriptions"] = tool_descriptions_;
-  ctx["intermediate_steps"] = Value::array();
+  Value ctx = context_.initial(inputs);
   ctx["agent_scratchpad"] = "";
   return ctx;
 }

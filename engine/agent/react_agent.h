@@ -40,9 +40,7 @@ class ReactAgent : public Agent {
   ReactAgentConfig config_;
   parse::ReactParser parser_;
   std::shared_ptr<const llm::LlmClient> llm_;
-  Value tools_value_;       // [{name, description}], built once
-  std::string tool_names_;  // "a, b"
-  std::string tool_descriptions_;  // "a: does x\nb: does y", LangChain's render_text_description
+  PromptContext context_;
 };
 
 }  // namespace engine::agent

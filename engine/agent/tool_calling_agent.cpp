@@ -1,7 +1,6 @@
 #include "engine/agent/tool_calling_agent.h"
 
 #include "engine/core/json_text.h"
-#include "engine/core/text.h"
 
 namespace engine::agent {
 namespace {
@@ -78,28 +77,11 @@ std::string tool_input_of(const std::string& arguments) {
 }
 
 ToolCallingAgent::ToolCallingAgent(ToolCallingAgentConfig config, std::shared_ptr<const llm::LlmClient> llm)
-    : config_(std::move(config)), llm_(std::move(llm)) {
-  tools_value_ = Value::array();
-  std::vector<std::string> names, lines;
-  for (const auto& t : config_.tools) {
-    schemas_.push_back(schema_of(*t.tool));
-    tools_value_.push_back(Value{{"name", t.tool->name()}, {"description", t.tool->description()}});
-    names.push_back(t.tool->name());
-    lines.push_back(t.tool->name() + ": " + t.tool->description());
-  }
-  tool_names_ = join(names, ", ");
-  tool_descriptions_ = join(lines, "\n");
+    : config_(std::move(config)), llm_(std::move(llm)), context_(config_.tools) {
+  for (const auto& t : config_.tools) schemas_.push_back(schema_of(*t.tool));
 }
 
-Value ToolCallingAgent::initial_context(const Value& inputs) const {
-  Value ctx = inputs.is_object() ? inputs : Value::object();
-  ctx["inputs"] = inputs;
-  ctx["tools"] = tools_value_;
-  ctx["tool_names"] = tool_names_;
-  ctx["tool_descriptions"] = tool_descriptions_;
-  ctx["intermediate_steps"] = Value::array();
-  return ctx;
-}
+Value ToolCallingAgent::initial_context(const Value& inputs) const { return context_.initial(inputs); }
 
 std::string ToolCallingAgent::render_first_prompt(const Value& inputs) const {
   return config_.prompt.preview(initial_context(inputs));

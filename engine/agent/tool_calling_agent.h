@@ -33,10 +33,8 @@ class ToolCallingAgent : public Agent {
  private:
   ToolCallingAgentConfig config_;
   std::shared_ptr<const llm::LlmClient> llm_;
+  PromptContext context_;
   std::vector<llm::ToolSchema> schemas_;  // built once
-  Value tools_value_;
-  std::string tool_names_;
-  std::string tool_descriptions_;
 };
 
 // A tool's input from a call's arguments: {"input": "..."} gives the string, any other JSON its text.

@@ -9,7 +9,7 @@
 namespace engine::llm::http {
 namespace {
 
-// The loaded library and its initialisation, alive until the process exits.
+// The loaded library and its initialisation, for the whole life of the process.
 class LoadedCurl {
  public:
   LoadedCurl() {
@@ -18,7 +18,7 @@ class LoadedCurl {
       error_ = std::string("cannot load libcurl (install libcurl4): ") + dlerror();
       return;
     }
-    bool ok = find(api_.global_init, "curl_global_init") && find(api_.global_cleanup, "curl_global_cleanup") &&
+    bool ok = find(api_.global_init, "curl_global_init") &&
               find(api_.easy_init, "curl_easy_init") && find(api_.easy_cleanup, "curl_easy_cleanup") &&
               find(api_.easy_reset, "curl_easy_reset") && find(api_.easy_setopt, "curl_easy_setopt") &&
               find(api_.easy_perform, "curl_easy_perform") && find(api_.easy_getinfo, "curl_easy_getinfo") &&
@@ -28,10 +28,9 @@ class LoadedCurl {
     if (ok) initialised_ = api_.global_init(CURL_GLOBAL_DEFAULT) == CURLE_OK;
     if (ok && !initialised_) error_ = "libcurl failed to initialise";
   }
-  ~LoadedCurl() {
-    if (initialised_) api_.global_cleanup();
-    if (lib_) dlclose(lib_);
-  }
+  // Left loaded until the process ends: an executor that outlives this object (a static one, say) still holds curl
+  // handles, and curl_global_cleanup or dlclose under them would pull the library from beneath their destructors.
+  ~LoadedCurl() = default;
   LoadedCurl(const LoadedCurl&) = delete;
   LoadedCurl& operator=(const LoadedCurl&) = delete;
 

@@ -9,7 +9,6 @@ namespace engine::llm::http {
 
 struct CurlApi {
   CURLcode (*global_init)(long flags);
-  void (*global_cleanup)();
   CURL* (*easy_init)();
   void (*easy_cleanup)(CURL*);
   void (*easy_reset)(CURL*);

@@ -171,3 +171,19 @@ TEST_CASE("a streamed run's trace holds its tokens, and neither trace nor record
   CHECK(read_file(rec).find("sk-e2e-secret-key") == std::string::npos);
   CHECK(server.requests()[0].body["stream"] == true);
 }
+
+TEST_CASE("on a terminal the model's text streams by default; into a pipe it does not", "[e2e][stream]") {
+  test::TempDir dir;
+  auto tty_trace = dir.path() / "tty.jsonl", pipe_trace = dir.path() / "pipe.jsonl";
+  // util-linux's script (Debian's essential bsdutils) gives the command a terminal.
+  std::string command = std::string(ENGINE_BIN) + " run workflows/calculator.yaml --trace " + shell_quote(tty_trace.string()) +
+                        " --input 'What is 2 + 2?'";
+  auto on_tty = test::run_command("script -qec " + shell_quote(command) + " /dev/null");
+  CHECK(on_tty.exit_code == 0);
+  std::string streamed = read_file(tty_trace);
+  CHECK(streamed.find("\"stream\":true") != std::string::npos);
+  CHECK(count(streamed, "\"type\":\"llm_token\"") > 2);
+  auto piped = run_engine("run workflows/calculator.yaml --trace " + shell_quote(pipe_trace.string()) + " --input 'What is 2 + 2?'");
+  CHECK(piped.exit_code == 0);
+  CHECK(read_file(pipe_trace).find("llm_token") == std::string::npos);
+}

@@ -49,20 +49,23 @@ std::string slurp(const std::filesystem::path& p) {
 }
 }  // namespace
 
-CommandResult run_engine(const std::string& args, const std::string& stdin_text, const std::string& env) {
+CommandResult run_command(const std::string& command_line, const std::string& stdin_text) {
   TempDir io;
   auto in = io.write("stdin", stdin_text);
   auto out = io.path() / "stdout";
   auto err = io.path() / "stderr";
-  std::string cmd = "cd " + shell_quote(ENGINE_SOURCE_DIR) + " && NO_COLOR=1 " + env + " " + shell_quote(ENGINE_BIN) + " " + args +
-                    " <" + shell_quote(in.string()) + " >" + shell_quote(out.string()) + " 2>" +
-                    shell_quote(err.string());
+  std::string cmd = "cd " + shell_quote(ENGINE_SOURCE_DIR) + " && NO_COLOR=1 " + command_line + " <" +
+                    shell_quote(in.string()) + " >" + shell_quote(out.string()) + " 2>" + shell_quote(err.string());
   int status = std::system(cmd.c_str());
   CommandResult r;
   r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   r.out = slurp(out);
   r.err = slurp(err);
   return r;
+}
+
+CommandResult run_engine(const std::string& args, const std::string& stdin_text, const std::string& env) {
+  return run_command(env + " " + shell_quote(ENGINE_BIN) + " " + args, stdin_text);
 }
 
 std::vector<std::string> EventLog::types() const {

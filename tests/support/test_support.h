@@ -32,6 +32,8 @@ struct CommandResult {
 // Runs the built engine with `args` (a shell-quoted string) from the source folder, optionally feeding stdin.
 // `env` is prepended to the command, e.g. "OPENAI_BASE_URL=http://127.0.0.1:1234/v1".
 CommandResult run_engine(const std::string& args, const std::string& stdin_text = "", const std::string& env = "");
+// Runs a shell command line from the source folder, with NO_COLOR set, capturing stdout and stderr.
+CommandResult run_command(const std::string& command_line, const std::string& stdin_text = "");
 
 std::string source_path(const std::string& relative);
 std::string shell_quote(const std::string& s);

@@ -172,7 +172,7 @@ TEST_CASE("a streamed run's trace holds its tokens, and neither trace nor record
   CHECK(server.requests()[0].body["stream"] == true);
 }
 
-TEST_CASE("on a terminal the model's text streams by default; into a pipe it does not", "[e2e][stream]") {
+TEST_CASE("on a terminal the model's text streams by default, into a pipe it does not", "[e2e][stream]") {
   test::TempDir dir;
   auto tty_trace = dir.path() / "tty.jsonl", pipe_trace = dir.path() / "pipe.jsonl";
   // util-linux's script (Debian's essential bsdutils) gives the command a terminal.

@@ -23,6 +23,12 @@ std::optional<std::chrono::milliseconds> parse_ms(const std::string* text, doubl
 
 }  // namespace
 
+// Whether a body is an API's JSON error (a 404 that is one means "no such model", not "no such endpoint").
+bool has_error_message(const std::string& text) {
+  Value body = Value::parse(text, nullptr, false);
+  return body.is_object() && body.contains("error");
+}
+
 std::string server_message(const std::string& text) {
   Value body = Value::parse(text, nullptr, false);
   if (!body.is_discarded() && body.is_object()) {
@@ -84,6 +90,8 @@ LlmResponse ApiEndpoint::send(const std::string& url, const std::vector<std::str
       response = http_.post(url, headers, body, timeouts_, reader->sink());
       if (response->status >= 200 && response->status < 300) return reader->finish(*response);
       failure = "HTTP " + std::to_string(response->status) + ": " + server_message(response->body);
+      if (response->status == 404 && !has_error_message(response->body))
+        failure += " (no such endpoint: check the base_url; OpenAI-compatible servers usually serve under /v1)";
       retry = retryable_status(response->status);
       if (const std::string* should = response->header("x-should-retry")) retry = *should == "true";
     } catch (const Value::exception& e) {  // a field of an unexpected type in the answer

@@ -163,3 +163,17 @@ TEST_CASE("a missing key for OpenAI is reported before any request", "[llm][open
         "openai: the environment variable ENGINE_TEST_UNSET_KEY is not set (the API key is read from it)");
   CHECK(server.requests().empty());
 }
+
+TEST_CASE("a 404 without an API error says to check the base_url, a model's 404 does not", "[llm][openai]") {
+  MockLlmServer server;
+  OpenAiConfig c = config_for(server);
+  c.base_url = server.base_url().substr(0, server.base_url().size() - 3);  // without /v1, as users often write it
+  std::string kind;
+  std::string e = error_of(OpenAiLlm(c), request(), &kind);
+  CHECK(kind == "llm.http_error");
+  CHECK(e == "openai: " + c.base_url + "/chat/completions answered HTTP 404: '' (no such endpoint: check the base_url; "
+             "OpenAI-compatible servers usually serve under /v1)");
+  server.enqueue({404, R"({"error": {"message": "The model `gpt-9` does not exist", "type": "invalid_request_error"}})"});
+  CHECK(error_of(OpenAiLlm(config_for(server)), request()) ==
+        "openai: " + server.base_url() + "/chat/completions answered HTTP 404: The model `gpt-9` does not exist");
+}

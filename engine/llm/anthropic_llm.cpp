@@ -199,7 +199,7 @@ Value AnthropicLlm::request_body(const LlmRequest& request) const {
     }
   }
   if (request.stream) body["stream"] = true;
-  for (const auto& [k, v] : cfg_.extra.items()) body[k] = v;
+  apply_extra(body, cfg_.extra);
   return body;
 }
 

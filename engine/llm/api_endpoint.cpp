@@ -23,6 +23,13 @@ std::optional<std::chrono::milliseconds> parse_ms(const std::string* text, doubl
 
 }  // namespace
 
+void apply_extra(Value& body, const Value& extra) {
+  for (const auto& [k, v] : extra.items()) {
+    if (v.is_null()) body.erase(k);
+    else body[k] = v;
+  }
+}
+
 // Whether a body is an API's JSON error (a 404 that is one means "no such model", not "no such endpoint").
 bool has_error_message(const std::string& text) {
   Value body = Value::parse(text, nullptr, false);

@@ -71,6 +71,10 @@ class ApiEndpoint {
 // The message an error body carries ({"error": {"message": ...}} and its variants), else an excerpt of the body.
 std::string server_message(const std::string& body);
 
+// The workflow's `extra` keys over a request body: each replaces the body's key, and a null removes it (for a server
+// that refuses a key the engine sends, such as stream_options).
+void apply_extra(Value& body, const Value& extra);
+
 // An {"error": ...} a server sent with status 200, whole or as a stream event: an Error "llm.http_error" when its
 // type says the request is at fault, else a RetryableError (the server's fault, worth another try).
 [[noreturn]] void throw_server_error(const std::string& provider, const Value& error, const std::string& raw);

@@ -224,7 +224,7 @@ Value OpenAiLlm::request_body(const LlmRequest& request) const {
     body["stream"] = true;
     body["stream_options"] = Value{{"include_usage", true}};  // the usage arrives in a last chunk
   }
-  for (const auto& [k, v] : cfg_.extra.items()) body[k] = v;
+  apply_extra(body, cfg_.extra);
   return body;
 }
 

@@ -293,3 +293,17 @@ TEST_CASE("a stream event that is not JSON, or a tool call with a bad index, is 
   CHECK(test::error_of([&] { llm.complete(stream_request()); }) == "openai: a tool call delta has a bad index: -1");
   CHECK(server.requests().size() == 2);  // neither is retried: the server answered, and wrongly
 }
+
+TEST_CASE("an extra key replaces what the engine sends, and a null one removes it", "[llm][openai][stream]") {
+  MockLlmServer server;
+  server.enqueue(MockLlmServer::chat_stream({"ok"}));
+  OpenAiConfig c = test::openai_config(server);
+  c.extra = Value{{"stream_options", nullptr}, {"temperature", 0.5}, {"top_p", 0.9}};
+  LlmRequest r = stream_request();
+  r.temperature = 0.0;
+  CHECK(OpenAiLlm(c).complete(r).text == "ok");
+  Value body = server.requests()[0].body;
+  CHECK_FALSE(body.contains("stream_options"));
+  CHECK(body["temperature"] == 0.5);
+  CHECK(body["top_p"] == 0.9);
+}

@@ -97,6 +97,9 @@ TEST_CASE("HTTP provider keys are read and checked", "[spec]") {
       "  prices: {claude: {prompt: 0.8, completion: 4}}\nagent: {max_tokens_total: 900, max_cost: 0.01}\n",
       "w.yaml", ".");
   CHECK(a.llm.provider.value == "anthropic");
+  auto nulls = spec::parse_workflow("llm:\n  provider: openai\n  extra: {stream_options: null, seed: ~}\nagent: {}\n",
+                                    "w.yaml", ".");
+  CHECK(nulls.llm.extra == Value{{"stream_options", nullptr}, {"seed", nullptr}});
   CHECK(a.llm.seed == 3);
   CHECK(a.llm.response_format == Value{{"type", "json_object"}});
   CHECK(a.llm.tool_choice == "required");

@@ -1,7 +1,5 @@
 #include "engine/agent/react_agent.h"
 
-#include "engine/core/error.h"
-
 namespace engine::agent {
 namespace {
 

@@ -1,5 +1,7 @@
 #include "engine/agent/run_core.h"
 
+#include <new>
+
 #include "engine/core/error.h"
 #include "engine/core/text.h"
 
@@ -30,6 +32,11 @@ RunResult RunCore::execute(const Value& inputs, const std::function<void()>& loo
     loop();
   } catch (const Error& e) {
     fail(e.kind(), e.what());
+  } catch (const std::bad_alloc&) {
+    // Every input is bounded, so this is a limit set too high for the machine; the run fails, the process goes on.
+    fail("engine.out_of_memory", "the run ran out of memory");
+  } catch (const std::exception& e) {
+    fail("engine.internal", std::string("internal error: ") + e.what());
   }
   result_.elapsed_ms =
       static_cast<long>(std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start_).count());

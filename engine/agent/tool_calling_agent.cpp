@@ -1,5 +1,6 @@
 #include "engine/agent/tool_calling_agent.h"
 
+#include "engine/core/json_parse.h"
 #include "engine/core/json_text.h"
 
 namespace engine::agent {
@@ -70,7 +71,7 @@ class ToolCallingRun {
 }  // namespace
 
 std::string tool_input_of(const std::string& arguments) {
-  Value args = Value::parse(arguments, nullptr, false);
+  Value args = parse_json(arguments);
   if (args.is_object() && args.size() == 1 && args.contains("input"))
     return args["input"].is_string() ? args["input"].get<std::string>() : to_json_text(args["input"]);
   return arguments;

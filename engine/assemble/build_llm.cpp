@@ -4,6 +4,7 @@
 
 #include "engine/assemble/spec_errors.h"
 #include "engine/core/error.h"
+#include "engine/core/json_parse.h"
 #include "engine/core/text.h"
 #include "engine/llm/anthropic_llm.h"
 #include "engine/llm/openai_llm.h"
@@ -22,7 +23,7 @@ std::vector<llm::ToolCall> fixed_tool_calls(const std::vector<spec::ScriptedTool
   std::vector<llm::ToolCall> out;
   for (size_t i = 0; i < calls.size(); ++i) {
     const auto& c = calls[i];
-    if (Value::parse(c.arguments.value, nullptr, false).is_discarded())
+    if (parse_json(c.arguments.value).is_discarded())
       throw at_key(Error("spec.bad_value", "the arguments are not JSON: " + quote_excerpt(c.arguments.value, 60)),
                    path + "[" + std::to_string(i) + "].arguments", c.arguments.loc, s);
     out.push_back({"", c.name.value, c.arguments.value});

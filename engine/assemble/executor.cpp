@@ -53,9 +53,11 @@ void check_free_names(const tmpl::Template& t, const std::vector<std::string>& i
   }
 }
 
-tmpl::Template compile_template(const spec::TemplateSource& src, const spec::TemplateFlags& flags) {
+tmpl::Template compile_template(const spec::TemplateSource& src, const spec::TemplateFlags& flags,
+                                const spec::WorkflowSpec& spec) {
   tmpl::TemplateOptions options = template_options(src.overrides.over(flags));
   options.include_dir = src.dir;
+  options.scope = spec.scope;
   return tmpl::Template::compile(src.text, src.origin, options);
 }
 
@@ -67,9 +69,9 @@ agent::Prompt build_prompt(const spec::WorkflowSpec& s) {
                 "llm.chat_template renders a list of messages, but agent.prompt is a single template; give "
                 "agent.prompt as a list of {role, content} or drop the chat template",
                 s.llm.chat_template.loc, quoted_line(s, s.llm.chat_template.loc));
-  if (a.messages.empty()) return agent::Prompt::text(compile_template(a.prompt, a.template_flags));
+  if (a.messages.empty()) return agent::Prompt::text(compile_template(a.prompt, a.template_flags, s));
   std::vector<agent::PromptMessage> messages;
-  for (const auto& m : a.messages) messages.push_back({m.role.value, compile_template(m.content, a.template_flags)});
+  for (const auto& m : a.messages) messages.push_back({m.role.value, compile_template(m.content, a.template_flags, s)});
   std::optional<tmpl::Template> chat;
   if (s.llm.chat_template.given) chat = tmpl::Template::compile_chat(s.llm.chat_template.text, s.llm.chat_template.origin);
   return agent::Prompt::chat(std::move(messages), std::move(chat),
@@ -121,7 +123,7 @@ agent::RunLimits run_limits(const spec::WorkflowSpec& s) {
 std::unique_ptr<agent::Agent> build_react_agent(const spec::WorkflowSpec& s, const tools::ToolRegistry& registry,
                                                 std::shared_ptr<const llm::LlmClient> llm) {
   const spec::AgentSpec& a = s.agent;
-  agent::ReactAgentConfig cfg{.prompt = build_prompt(s), .scratchpad = compile_template(a.scratchpad, a.template_flags)};
+  agent::ReactAgentConfig cfg{.prompt = build_prompt(s), .scratchpad = compile_template(a.scratchpad, a.template_flags, s)};
   check_prompt_names(cfg.prompt, kAgentContext, s);
   check_free_names(cfg.scratchpad, input_names(s), kAgentContext, "agent.scratchpad", a.scratchpad.loc, s);
   cfg.stop = a.stop;

@@ -5,11 +5,14 @@
 
 #include <cstdlib>
 #include <iostream>
+#include <new>
 
 #include "engine/cli/commands.h"
 #include "engine/core/error.h"
 #include "engine/core/file.h"
+#include "engine/core/json_parse.h"
 #include "engine/core/text.h"
+#include "engine/spec/search_path.h"
 
 namespace engine::cli {
 
@@ -20,7 +23,7 @@ void add_input_options(CLI::App& cmd, InputOptions& o) {
 
 std::shared_ptr<const assemble::Executor> build_executor(const std::string& path, const std::string& llm_override,
                                                          const assemble::BuildOptions& options) {
-  spec::WorkflowSpec spec = spec::load_workflow(path);
+  spec::WorkflowSpec spec = spec::load_workflow(path, {spec::default_search_path()});
   if (!llm_override.empty()) {
     size_t colon = llm_override.find(':');
     const std::vector<std::string>& providers = spec::override_providers();
@@ -46,9 +49,10 @@ Value collect_inputs(const assemble::Executor& executor, const InputOptions& o) 
   Value given = Value::object();
   if (!o.file.empty()) {
     std::string text = read_file(o.file);
-    Value v = Value::parse(text, nullptr, false);
+    JsonError why{false, "not an object"};
+    Value v = parse_json(text, &why);
     if (v.is_discarded() || !v.is_object())
-      throw Error("input.bad_file", "--inputs " + o.file + ": expected a JSON object of inputs");
+      throw Error("input.bad_file", "--inputs " + o.file + ": expected a JSON object of inputs (" + why.message + ")");
     given = std::move(v);
   }
   std::vector<std::string> names;
@@ -81,10 +85,13 @@ int guarded(const std::function<int()>& body) {
     return body();
   } catch (const Error& e) {
     print_error(e.formatted());
+    return kBadInput;
+  } catch (const std::bad_alloc&) {
+    print_error("out of memory (engine.out_of_memory): a limit is set higher than this machine can hold");
   } catch (const std::exception& e) {
-    print_error(e.what());
+    print_error(std::string("internal error (engine.internal): ") + e.what());
   }
-  return kBadInput;
+  return kRunFailed;
 }
 
 bool stderr_is_terminal() { return isatty(STDERR_FILENO); }

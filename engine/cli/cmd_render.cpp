@@ -5,6 +5,7 @@
 #include "engine/cli/commands.h"
 #include "engine/core/error.h"
 #include "engine/core/file.h"
+#include "engine/core/json_parse.h"
 #include "engine/template/template.h"
 
 namespace engine::cli {
@@ -33,9 +34,10 @@ int render(const RenderOptions& o) {
   Value vars = Value::object();
   if (!o.vars.empty()) {
     std::string text = read_file(o.vars);
-    vars = Value::parse(text, nullptr, false);
+    JsonError why{false, "not an object"};
+    vars = parse_json(text, &why);
     if (vars.is_discarded() || !vars.is_object())
-      throw Error("input.bad_file", "--vars " + o.vars + ": expected a JSON object");
+      throw Error("input.bad_file", "--vars " + o.vars + ": expected a JSON object (" + why.message + ")");
   }
   tmpl::TemplateOptions options;
   options.strict_undefined = !o.lenient;

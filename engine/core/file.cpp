@@ -1,23 +1,66 @@
 #include "engine/core/file.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <cerrno>
 #include <cstring>
-#include <fstream>
-#include <sstream>
 
 #include "engine/core/error.h"
 
 namespace engine {
+namespace {
 
-std::string read_file(const std::filesystem::path& path) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec))
-    throw Error("io.read_failed", "cannot read '" + path.string() + "': it is a directory");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error("io.read_failed", "cannot read '" + path.string() + "': " + std::strerror(errno));
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+class Fd {
+ public:
+  explicit Fd(int fd) : fd_(fd) {}
+  ~Fd() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  Fd(const Fd&) = delete;
+  Fd& operator=(const Fd&) = delete;
+  int get() const { return fd_; }
+
+ private:
+  int fd_;
+};
+
+std::string size_text(size_t bytes) {
+  return bytes >= (size_t{1} << 20) ? std::to_string(bytes >> 20) + " MiB" : std::to_string(bytes) + " bytes";
+}
+
+}  // namespace
+
+std::string read_file(const std::filesystem::path& path, size_t max_bytes) {
+  auto fail = [&](const std::string& why) { return Error("io.read_failed", "cannot read '" + path.string() + "': " + why); };
+  // O_NONBLOCK: opening a FIFO nobody writes to must not hang; it is cleared once the file proves to be a pipe.
+  Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK));
+  if (fd.get() < 0) throw fail(std::strerror(errno));
+  struct stat st {};
+  if (::fstat(fd.get(), &st) != 0) throw fail(std::strerror(errno));
+  if (S_ISDIR(st.st_mode)) throw fail("it is a directory");
+  if (!S_ISREG(st.st_mode) && !S_ISFIFO(st.st_mode)) throw fail("not a regular file (a device or a socket)");
+  if (S_ISREG(st.st_mode) && static_cast<unsigned long long>(st.st_size) > max_bytes)
+    throw Error("io.too_large", "cannot read '" + path.string() + "': it is " + size_text(st.st_size) +
+                                    ", more than the " + size_text(max_bytes) + " a file may have");
+  ::fcntl(fd.get(), F_SETFL, ::fcntl(fd.get(), F_GETFL) & ~O_NONBLOCK);
+  std::string out;
+  // The size from stat is a hint only (files under /proc report 0, a file may grow while read): the bound is on
+  // the bytes actually read.
+  out.reserve(S_ISREG(st.st_mode) ? static_cast<size_t>(st.st_size) : 0);
+  char buf[65536];
+  for (;;) {
+    ssize_t n = ::read(fd.get(), buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) throw fail(std::strerror(errno));
+    if (n == 0) break;
+    if (out.size() + static_cast<size_t>(n) > max_bytes)
+      throw Error("io.too_large", "cannot read '" + path.string() + "': it holds more than the " +
+                                      size_text(max_bytes) + " a file may have");
+    out.append(buf, static_cast<size_t>(n));
+  }
+  return out;
 }
 
 }  // namespace engine

@@ -1,11 +1,18 @@
 #pragma once
-// Reading the files a workflow names. Paths are resolved by spec/; this only reads, with clear errors.
+// Reading the files a workflow or a command names. Which files a workflow may name is FileScope's business
+// (file_scope.h); this only reads, bounded, with clear errors.
+#include <cstddef>
 #include <filesystem>
 #include <string>
 
 namespace engine {
 
-// Reads a whole file; throws Error "io.read_failed" naming the path when it cannot.
-std::string read_file(const std::filesystem::path& path);
+// Workflows, templates, Lua scripts, --inputs and --vars files are kilobytes; this bound keeps /dev/zero or a
+// mistaken gigabyte file from exhausting memory.
+inline constexpr size_t kMaxFileBytes = size_t{16} << 20;
+
+// Reads a whole regular file or pipe (`--inputs /dev/stdin`), never a device or a directory. Throws Error
+// "io.read_failed" naming the path when it cannot, "io.too_large" past `max_bytes`.
+std::string read_file(const std::filesystem::path& path, size_t max_bytes = kMaxFileBytes);
 
 }  // namespace engine

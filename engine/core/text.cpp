@@ -65,7 +65,18 @@ size_t find_invalid_utf8(std::string_view s) {
   return std::string_view::npos;
 }
 
-std::string quote_excerpt(std::string_view s, size_t max) {
+namespace {
+
+std::string escaped_byte(unsigned char c) {
+  static const char kHex[] = "0123456789abcdef";
+  return std::string("\\x") + kHex[c >> 4] + kHex[c & 15];
+}
+
+}  // namespace
+
+std::string quote_excerpt(std::string_view s, size_t max) { return "'" + printable_excerpt(s, max) + "'"; }
+
+std::string printable_excerpt(std::string_view s, size_t max) {
   std::string out;
   size_t chars = 0, i = 0;
   for (; i < s.size(); ++i) {
@@ -77,10 +88,14 @@ std::string quote_excerpt(std::string_view s, size_t max) {
     if (c == '\n') out += "\\n";
     else if (c == '\t') out += "\\t";
     else if (c == '\r') out += "\\r";
+    else if (c < 0x20 || c == 0x7F) out += escaped_byte(c);
+    else if (c == 0xC2 && i + 1 < s.size() && static_cast<unsigned char>(s[i + 1]) < 0xA0 &&
+             static_cast<unsigned char>(s[i + 1]) >= 0x80)  // a C1 control (U+0080..U+009F), CSI among them
+      out += escaped_byte(static_cast<unsigned char>(s[++i]));
     else out += static_cast<char>(c);
   }
   if (i < s.size()) out += "...";
-  return "'" + out + "'";
+  return out;
 }
 
 std::string join(const std::vector<std::string>& parts, std::string_view sep) {
@@ -90,15 +105,6 @@ std::string join(const std::vector<std::string>& parts, std::string_view sep) {
     out += parts[i];
   }
   return out;
-}
-
-std::string redact_secrets(std::string text, const std::vector<std::string>& secrets) {
-  for (const auto& secret : secrets) {
-    if (secret.size() < 4) continue;  // a short value would mask ordinary text
-    for (size_t at = text.find(secret); at != std::string::npos; at = text.find(secret, at))
-      text.replace(at, secret.size(), "***");
-  }
-  return text;
 }
 
 }  // namespace engine

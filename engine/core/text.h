@@ -18,11 +18,11 @@ std::string did_you_mean(std::string_view word, const std::vector<std::string>& 
 // Where the first invalid UTF-8 sequence or NUL byte starts, or npos when the text is clean UTF-8.
 size_t find_invalid_utf8(std::string_view s);
 
-// Quotes a string for an error message: printable, shortened to `max` characters with "...".
+// Quotes a string for an error message: printable, shortened to `max` characters with "...". Control bytes (ESC
+// and the like, which a hostile server could use to drive the terminal) are written as escapes: "\x1b".
 std::string quote_excerpt(std::string_view s, size_t max = 80);
-
-// The text with each secret (an API key, say) of four or more bytes replaced by "***".
-std::string redact_secrets(std::string text, const std::vector<std::string>& secrets);
+// The same without the quotes.
+std::string printable_excerpt(std::string_view s, size_t max = 80);
 
 std::string join(const std::vector<std::string>& parts, std::string_view sep);
 

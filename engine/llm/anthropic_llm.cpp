@@ -3,6 +3,7 @@
 #include <map>
 
 #include "engine/core/error.h"
+#include "engine/core/json_parse.h"
 #include "engine/core/json_text.h"
 #include "engine/core/text.h"
 #include "engine/llm/sse_reader.h"
@@ -12,7 +13,7 @@ namespace {
 
 // Anthropic wants a JSON object as a tool_use's input; a model's malformed arguments are kept as a string field.
 Value tool_input(const std::string& arguments) {
-  Value v = Value::parse(arguments, nullptr, false);
+  Value v = parse_json(arguments);
   if (v.is_object()) return v;
   return Value{{"input", arguments}};
 }
@@ -51,11 +52,7 @@ std::string finish_reason_of(const std::string& stop_reason) {
   return stop_reason;
 }
 
-long count(const Value& usage, const char* key) {
-  if (!usage.is_object()) return 0;
-  auto it = usage.find(key);
-  return it != usage.end() && it->is_number_integer() ? it->get<long>() : 0;
-}
+long count(const Value& usage, const char* key) { return token_count(field(usage, key)); }
 
 // Input tokens include what the prompt cache read or wrote, which Anthropic counts apart.
 long prompt_tokens(const Value& usage) {
@@ -68,12 +65,14 @@ class WholeReader : public ResponseReader {
   WholeReader(const LlmRequest& request, const ApiEndpoint& api) : request_(request), api_(api) {}
 
   LlmResponse finish(const http::HttpResponse& r) override {
-    Value body = Value::parse(r.body, nullptr, false);
+    JsonError why_not;
+    Value body = parse_json(r.body, &why_not);
     auto bad = [&](const std::string& why) {
-      return Error("llm.bad_response", "anthropic: " + why + ": " + api_.redact(quote_excerpt(r.body, 200)));
+      return Error("llm.bad_response", "anthropic: " + why + ": " + quote_excerpt(api_.redact(r.body), 200));
     };
-    if (body.is_discarded()) throw bad("the server's answer is not JSON");
-    if (body.is_object() && string_field(body, "type") == "error") throw_server_error("anthropic", body["error"], r.body);
+    if (body.is_discarded()) throw bad(why_not.too_deep ? "the server's answer is JSON " + why_not.message : "the server's answer is not JSON");
+    if (body.is_object() && string_field(body, "type") == "error")
+      throw_server_error("anthropic", body["error"], api_.redact(r.body));
     if (!body.is_object() || !body.contains("content") || !body["content"].is_array())
       throw bad("the server's answer has no content");
     LlmResponse out;
@@ -101,7 +100,7 @@ class WholeReader : public ResponseReader {
 // reason and usage, message_stop as the end marker; ping events and error events in between.
 class StreamReader : public SseReader {
  public:
-  StreamReader(const LlmRequest& request, const ApiEndpoint& api) : SseReader(request), request_(request), api_(api) {}
+  StreamReader(const LlmRequest& request, const ApiEndpoint& api) : SseReader(request, api.redactor()), request_(request), api_(api) {}
 
  private:
   LlmResponse read_whole(const http::HttpResponse& r) override { return WholeReader(request_, api_).finish(r); }
@@ -119,12 +118,15 @@ class StreamReader : public SseReader {
   }
 
   void on_event(const http::SseEvent& e) override {
-    Value d = Value::parse(e.data, nullptr, false);
+    if (done_) return;  // the answer is complete: whatever follows cannot change or fail it
+    JsonError why_not;
+    Value d = parse_json(e.data, &why_not);
     if (d.is_discarded() || !d.is_object())
-      throw Error("llm.bad_response", "anthropic: a stream event is not a JSON object: " +
-                                          api_.redact(quote_excerpt(e.data, 200)));
+      throw Error("llm.bad_response", "anthropic: a stream event is " +
+                                          (why_not.too_deep ? "JSON " + why_not.message : "not a JSON object") + ": " +
+                                          quote_excerpt(api_.redact(e.data), 200));
     std::string type = string_field(d, "type");
-    if (type == "error") throw_server_error("anthropic", field(d, "error"), e.data);
+    if (type == "error") throw_server_error("anthropic", field(d, "error"), api_.redact(e.data));
     if (type == "message_start") {
       const Value& usage = field(field(d, "message"), "usage");
       usage_.prompt_tokens = prompt_tokens(usage);

@@ -1,9 +1,11 @@
 #include "engine/llm/api_endpoint.h"
 
+#include <cmath>
 #include <cstdlib>
 #include <random>
 #include <thread>
 
+#include "engine/core/json_parse.h"
 #include "engine/core/text.h"
 
 namespace engine::llm {
@@ -11,14 +13,29 @@ namespace {
 
 bool retryable_status(long status) { return status == 408 || status == 409 || status == 429 || status >= 500; }
 
-std::optional<std::chrono::milliseconds> parse_ms(const std::string* text, double scale) {
+// A server's wait in milliseconds. "inf", "1e300", "nan" and negative numbers are no waits the engine can use: a
+// double past the range of long would convert to garbage (an instant retry), so it is bounded while still a double.
+std::optional<std::chrono::milliseconds> parse_ms(const std::string* text, double scale, std::chrono::milliseconds cap) {
   if (!text) return std::nullopt;
   try {
     double v = std::stod(*text) * scale;
-    if (v >= 0) return std::chrono::milliseconds(static_cast<long>(v));
+    if (!std::isfinite(v) || v < 0) return std::nullopt;
+    return std::chrono::milliseconds(static_cast<long>(std::min(v, static_cast<double>(cap.count()))));
   } catch (const std::exception&) {  // an HTTP date: our own backoff will do
   }
   return std::nullopt;
+}
+
+// Every string the server chose, in the answer the run will use, with the key masked.
+void redact_response(LlmResponse& r, const Redactor& redactor) {
+  if (redactor.empty()) return;
+  r.text = redactor.redact(r.text);
+  for (auto& c : r.tool_calls) {
+    c.id = redactor.redact(c.id);
+    c.name = redactor.redact(c.name);
+    c.arguments = redactor.redact(c.arguments);
+  }
+  r.finish_reason = redactor.redact(r.finish_reason);
 }
 
 }  // namespace
@@ -32,16 +49,17 @@ void apply_extra(Value& body, const Value& extra) {
 
 // Whether a body is an API's JSON error (a 404 that is one means "no such model", not "no such endpoint").
 bool has_error_message(const std::string& text) {
-  Value body = Value::parse(text, nullptr, false);
+  Value body = parse_json(text);
   return body.is_object() && body.contains("error");
 }
 
 std::string server_message(const std::string& text) {
-  Value body = Value::parse(text, nullptr, false);
+  Value body = parse_json(text);
   if (!body.is_discarded() && body.is_object()) {
     const Value& err = body.contains("error") ? body["error"] : body;
-    if (err.is_object() && err.contains("message") && err["message"].is_string()) return err["message"];
-    if (err.is_string()) return err.get<std::string>();
+    if (err.is_object() && err.contains("message") && err["message"].is_string())
+      return printable_excerpt(err["message"].get_ref<const std::string&>(), 500);
+    if (err.is_string()) return printable_excerpt(err.get_ref<const std::string&>(), 500);
   }
   return quote_excerpt(text, 300);
 }
@@ -70,14 +88,16 @@ std::string ApiEndpoint::require_api_key() const {
   return key;
 }
 
-std::string ApiEndpoint::redact(std::string text) const { return redact_secrets(std::move(text), {api_key()}); }
+Redactor ApiEndpoint::redactor() const { return Redactor({api_key()}); }
+
+std::string ApiEndpoint::redact(std::string_view text) const { return redactor().redact(text); }
 
 // The server's word when it gives one, else exponential backoff with jitter, as the official SDKs do.
 std::chrono::milliseconds ApiEndpoint::backoff(int attempt, const http::HttpResponse* r) const {
   if (r) {
-    auto wait = parse_ms(r->header("retry-after-ms"), 1);
-    if (!wait) wait = parse_ms(r->header("retry-after"), 1000);
-    if (wait) return std::min(retry_.max_retry_after, *wait);
+    auto wait = parse_ms(r->header("retry-after-ms"), 1, retry_.max_retry_after);
+    if (!wait) wait = parse_ms(r->header("retry-after"), 1000, retry_.max_retry_after);
+    if (wait) return *wait;
   }
   thread_local std::mt19937 rng{std::random_device{}()};
   std::uniform_real_distribution<double> jitter(0.75, 1.0);
@@ -88,6 +108,7 @@ std::chrono::milliseconds ApiEndpoint::backoff(int attempt, const http::HttpResp
 LlmResponse ApiEndpoint::send(const std::string& url, const std::vector<std::string>& headers,
                               const std::string& body, const LlmRequest& request,
                               const std::function<std::unique_ptr<ResponseReader>()>& new_reader) const {
+  const Redactor redactor = this->redactor();
   for (int attempt = 0;; ++attempt) {
     std::unique_ptr<ResponseReader> reader = new_reader();
     std::optional<http::HttpResponse> response;
@@ -95,7 +116,13 @@ LlmResponse ApiEndpoint::send(const std::string& url, const std::vector<std::str
     bool retry = true;
     try {
       response = http_.post(url, headers, body, timeouts_, reader->sink());
-      if (response->status >= 200 && response->status < 300) return reader->finish(*response);
+      if (response->status >= 200 && response->status < 300) {
+        LlmResponse out = reader->finish(*response);
+        redact_response(out, redactor);
+        return out;
+      }
+      // Masked before anything cuts it to an excerpt: a key cut in half would no longer match.
+      response->body = redactor.redact(response->body);
       failure = "HTTP " + std::to_string(response->status) + ": " + server_message(response->body);
       if (response->status == 404 && !has_error_message(response->body))
         failure += " (no such endpoint: check the base_url; OpenAI-compatible servers usually serve under /v1)";
@@ -106,10 +133,10 @@ LlmResponse ApiEndpoint::send(const std::string& url, const std::vector<std::str
     } catch (const RetryableError& e) {
       failure = e.message();
     } catch (const Error& e) {
-      if (e.kind() != "http.transport") throw Error(e.kind(), redact(e.message()));
+      if (e.kind() != "http.transport") throw Error(e.kind(), redactor.redact(e.message()));
       failure = e.message();
     }
-    failure = redact(failure);
+    failure = redactor.redact(failure);
     if (!retry) throw Error("llm.http_error", provider_ + ": " + url + " answered " + failure);
     if (attempt >= retry_.max_retries)
       throw Error("llm.unavailable", provider_ + ": no answer from " + url + " after " + std::to_string(attempt + 1) +

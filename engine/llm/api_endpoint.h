@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "engine/core/error.h"
+#include "engine/core/redact.h"
 #include "engine/llm/http/http_client.h"
 #include "engine/llm/llm_client.h"
 
@@ -48,8 +49,9 @@ class ApiEndpoint {
   std::string api_key() const;
   // Throws "llm.no_api_key" when a key is configured but its variable is unset.
   std::string require_api_key() const;
-  // The text with the key replaced by "***".
-  std::string redact(std::string text) const;
+  // Masks the key, whole or in part (core/redact.h). Whatever a server sends passes through it before any output.
+  Redactor redactor() const;
+  std::string redact(std::string_view text) const;
 
   // POSTs `body` to `url` and reads the answer with a fresh reader per attempt, retrying as the policy says.
   // Each retry is an "llm_retry" event on request.events.
@@ -68,7 +70,8 @@ class ApiEndpoint {
   http::HttpClient http_;
 };
 
-// The message an error body carries ({"error": {"message": ...}} and its variants), else an excerpt of the body.
+// The message an error body carries ({"error": {"message": ...}} and its variants), else an excerpt of the body;
+// printable (control bytes escaped) and bounded. The body must be redacted first.
 std::string server_message(const std::string& body);
 
 // The workflow's `extra` keys over a request body: each replaces the body's key, and a null removes it (for a server
@@ -76,7 +79,8 @@ std::string server_message(const std::string& body);
 void apply_extra(Value& body, const Value& extra);
 
 // An {"error": ...} a server sent with status 200, whole or as a stream event: an Error "llm.http_error" when its
-// type says the request is at fault, else a RetryableError (the server's fault, worth another try).
+// type says the request is at fault, else a RetryableError (the server's fault, worth another try). `raw` must be
+// redacted.
 [[noreturn]] void throw_server_error(const std::string& provider, const Value& error, const std::string& raw);
 
 }  // namespace engine::llm

@@ -1,5 +1,7 @@
 #include "engine/llm/llm_client.h"
 
+#include <algorithm>
+
 #include "engine/core/error.h"
 
 namespace engine::llm {
@@ -14,6 +16,13 @@ bool cut_at_stop(std::string& text, const std::vector<std::string>& stop) {
   if (cut == std::string::npos) return false;
   text.resize(cut);
   return true;
+}
+
+long token_count(const Value& v) {
+  constexpr unsigned long long kMax = 1'000'000'000'000'000ULL;
+  if (v.is_number_unsigned()) return static_cast<long>(std::min(v.get<unsigned long long>(), kMax));
+  if (v.is_number_integer()) return std::max(0L, static_cast<long>(std::min<long long>(v.get<long long>(), kMax)));
+  return 0;
 }
 
 long estimate_tokens(std::string_view text) { return static_cast<long>((text.size() + 3) / 4); }

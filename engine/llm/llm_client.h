@@ -87,6 +87,10 @@ class LlmClient {
 // Returns whether a stop sequence was found.
 bool cut_at_stop(std::string& text, const std::vector<std::string>& stop);
 
+// A token count as a server reported it: a non-negative integer up to 10^15, else 0. A count of 2^64-1 must not
+// read as -1 (a budget that never trips) nor overflow the run's sums.
+long token_count(const Value& v);
+
 // A rough token count (about four bytes a token) for providers that report none.
 long estimate_tokens(std::string_view text);
 

@@ -1,6 +1,7 @@
 #include "engine/llm/openai_llm.h"
 
 #include "engine/core/error.h"
+#include "engine/core/json_parse.h"
 #include "engine/core/json_text.h"
 #include "engine/core/text.h"
 #include "engine/llm/sse_reader.h"
@@ -39,10 +40,7 @@ std::string finish_reason_of(const Value& choice) {
 
 // The usage a server reports, or an estimate.
 void read_usage(const Value& usage, const LlmRequest& request, LlmResponse& out) {
-  auto count = [&](const char* key) {
-    const Value& v = field(usage, key);
-    return v.is_number_integer() ? v.get<long>() : 0L;
-  };
+  auto count = [&](const char* key) { return token_count(field(usage, key)); };
   if (usage.is_object() && usage.contains("prompt_tokens")) {
     out.usage.prompt_tokens = count("prompt_tokens");
     out.usage.completion_tokens = count("completion_tokens");
@@ -61,13 +59,14 @@ class WholeReader : public ResponseReader {
       : cfg_(cfg), request_(request), api_(api) {}
 
   LlmResponse finish(const http::HttpResponse& r) override {
-    Value body = Value::parse(r.body, nullptr, false);
+    JsonError why_not;
+    Value body = parse_json(r.body, &why_not);
     auto bad = [&](const std::string& why) {
-      return Error("llm.bad_response", cfg_.provider + ": " + why + ": " + api_.redact(quote_excerpt(r.body, 200)));
+      return Error("llm.bad_response", cfg_.provider + ": " + why + ": " + quote_excerpt(api_.redact(r.body), 200));
     };
-    if (body.is_discarded()) throw bad("the server's answer is not JSON");
+    if (body.is_discarded()) throw bad(why_not.too_deep ? "the server's answer is JSON " + why_not.message : "the server's answer is not JSON");
     if (body.is_object() && body.contains("error") && !body.contains("choices"))
-      throw_server_error(cfg_.provider, body["error"], r.body);
+      throw_server_error(cfg_.provider, body["error"], api_.redact(r.body));
     if (!body.is_object() || !body.contains("choices") || !body["choices"].is_array() || body["choices"].empty())
       throw bad("the server's answer has no choices");
     const Value& choice = body["choices"][0];
@@ -110,7 +109,7 @@ class WholeReader : public ResponseReader {
 class StreamReader : public SseReader {
  public:
   StreamReader(const OpenAiConfig& cfg, const LlmRequest& request, const ApiEndpoint& api)
-      : SseReader(request), cfg_(cfg), request_(request), api_(api) {}
+      : SseReader(request, api.redactor()), cfg_(cfg), request_(request), api_(api) {}
 
  private:
   LlmResponse read_whole(const http::HttpResponse& r) override { return WholeReader(cfg_, request_, api_).finish(r); }
@@ -129,16 +128,18 @@ class StreamReader : public SseReader {
   }
 
   void on_event(const http::SseEvent& e) override {
+    if (done_) return;  // the answer is complete: whatever follows cannot change or fail it
     if (e.data == "[DONE]") {
       done_ = true;
       return;
     }
-    Value chunk = Value::parse(e.data, nullptr, false);
+    JsonError why_not;
+    Value chunk = parse_json(e.data, &why_not);
     if (chunk.is_discarded())
-      throw Error("llm.bad_response",
-                  cfg_.provider + ": a stream event is not JSON: " + api_.redact(quote_excerpt(e.data, 200)));
+      throw Error("llm.bad_response", cfg_.provider + ": a stream event is " + (why_not.too_deep ? "JSON " + why_not.message : "not JSON") +
+                                          ": " + quote_excerpt(api_.redact(e.data), 200));
     if (!chunk.is_object()) return;
-    if (chunk.contains("error")) throw_server_error(cfg_.provider, chunk["error"], e.data);
+    if (chunk.contains("error")) throw_server_error(cfg_.provider, chunk["error"], api_.redact(e.data));
     if (const Value& usage = field(chunk, "usage"); usage.is_object()) usage_ = usage;
     const Value& choices = field(chunk, "choices");
     if (!choices.is_array() || choices.empty()) return;

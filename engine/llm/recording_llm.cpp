@@ -2,6 +2,7 @@
 
 #include "engine/core/error.h"
 #include "engine/core/json_text.h"
+#include "engine/core/redact.h"
 #include "engine/core/text.h"
 
 namespace engine::llm {

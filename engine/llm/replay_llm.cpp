@@ -1,8 +1,10 @@
 #include "engine/llm/replay_llm.h"
 
-#include <fstream>
+#include <sstream>
 
 #include "engine/core/error.h"
+#include "engine/core/file.h"
+#include "engine/core/json_parse.h"
 #include "engine/core/json_text.h"
 #include "engine/core/text.h"
 
@@ -72,16 +74,23 @@ std::string request_diff(const Value& recorded, const Value& actual, size_t max_
 }
 
 ReplayLlm::ReplayLlm(const std::string& file) : file_(file) {
-  std::ifstream in(file);
-  if (!in) throw Error("io.not_found", "cannot read the recording '" + file + "'");
+  std::string text;
+  try {
+    text = read_file(file, kMaxRecordingBytes);
+  } catch (const Error& e) {
+    if (e.kind() == "io.too_large") throw;
+    throw Error("io.not_found", "cannot read the recording '" + file + "'");
+  }
+  std::istringstream in(text);
   std::string line;
   for (int number = 1; std::getline(in, line); ++number) {
     if (trim(line).empty()) continue;
     auto fail = [&](const std::string& why) {
       return Error("llm.bad_recording", why, SourceLoc{file, number, 1});
     };
-    Value v = Value::parse(line, nullptr, false);
-    if (v.is_discarded() || !v.is_object()) throw fail("a recording line must be a JSON object");
+    JsonError why{false, "not an object"};
+    Value v = parse_json(line, &why);
+    if (v.is_discarded() || !v.is_object()) throw fail("a recording line must be a JSON object (" + why.message + ")");
     if (!v.contains("request") || !v["request"].is_object()) throw fail("a recording line needs a 'request' object");
     if (!v.contains("response")) throw fail("a recording line needs a 'response' object");
     Entry e;

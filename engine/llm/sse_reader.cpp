@@ -1,9 +1,11 @@
 #include "engine/llm/sse_reader.h"
 
+#include "engine/core/text.h"
+
 namespace engine::llm {
 
-SseReader::SseReader(const LlmRequest& request)
-    : text_(request.stop, request.events), sse_([this](const http::SseEvent& e) { on_event(e); }) {}
+SseReader::SseReader(const LlmRequest& request, Redactor redactor)
+    : text_(request.stop, request.events, std::move(redactor)), sse_([this](const http::SseEvent& e) { on_event(e); }) {}
 
 http::BodySink SseReader::sink() {
   return [this](std::string_view piece) {
@@ -15,6 +17,11 @@ http::BodySink SseReader::sink() {
 
 LlmResponse SseReader::finish(const http::HttpResponse&) {
   if (!sse_.saw_event()) {
+    // A body that began as a stream and ended before its first event was cut, not answered: worth another try.
+    std::string_view head = trim(head_);
+    if (head.empty() || head.front() == ':' || starts_with(head, "data") || starts_with(head, "event") ||
+        starts_with(head, "id") || starts_with(head, "retry"))
+      throw RetryableError("llm.stream_cut", "the stream ended before its first event");
     http::HttpResponse whole;
     whole.body = std::move(head_);
     return read_whole(whole);

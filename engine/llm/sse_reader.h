@@ -12,7 +12,8 @@ namespace engine::llm {
 
 class SseReader : public ResponseReader {
  public:
-  explicit SseReader(const LlmRequest& request);
+  // Shown text is masked by `redactor` (a key the server quotes back never reaches the screen or a trace).
+  SseReader(const LlmRequest& request, Redactor redactor);
 
   http::BodySink sink() final;
   bool shown_any() const final { return text_.shown_any(); }

@@ -45,7 +45,7 @@ bool TextStream::add(std::string_view delta) {
   }
   if (cut != std::string::npos) {
     text_.resize(cut);
-    show(cut);
+    show(cut, true);
     stopped_ = true;
     return false;
   }
@@ -54,12 +54,19 @@ bool TextStream::add(std::string_view delta) {
   return true;
 }
 
-void TextStream::finish() { show(text_.size()); }
+void TextStream::finish() { show(text_.size(), true); }
 
-void TextStream::show(size_t upto) {
+void TextStream::show(size_t upto, bool final) {
   if (upto <= shown_) return;
-  if (events_) events_->emit(Event{"llm_token", Value{{"text", text_.substr(shown_, upto - shown_)}}});
-  shown_ = upto;
+  if (!events_) {
+    shown_ = upto;
+    return;
+  }
+  std::string piece;
+  size_t end = redactor_.redact_stream(text_, shown_, upto, final, piece);
+  if (end <= shown_) return;
+  shown_ = end;
+  if (!piece.empty()) events_->emit(Event{"llm_token", Value{{"text", std::move(piece)}}});
 }
 
 }  // namespace engine::llm

@@ -7,18 +7,20 @@
 #include <vector>
 
 #include "engine/core/event.h"
+#include "engine/core/redact.h"
 
 namespace engine::llm {
 
 class TextStream {
  public:
   // Shown text goes to `events` as "llm_token" events {text}; `events` may be null (nothing shown). `stop` must
-  // outlive the stream.
-  TextStream(const std::vector<std::string>& stop, EventSink* events) : stop_(stop), events_(events) {}
+  // outlive the stream. Shown text is masked by `redactor`, holding back a tail that may be the start of a secret.
+  TextStream(const std::vector<std::string>& stop, EventSink* events, Redactor redactor = {})
+      : stop_(stop), events_(events), redactor_(std::move(redactor)) {}
 
   // Adds a delta. Returns false once a stop sequence has been seen: the rest of the answer is not wanted.
   bool add(std::string_view delta);
-  // The answer has ended: shows what was held back.
+  // The answer has ended: shows what was held back. The text shown adds up to the redacted final text.
   void finish();
 
   bool stopped() const { return stopped_; }
@@ -27,10 +29,11 @@ class TextStream {
   std::string take_text() { return std::move(text_); }
 
  private:
-  void show(size_t upto);
+  void show(size_t upto, bool final = false);
 
   const std::vector<std::string>& stop_;
   EventSink* events_;
+  Redactor redactor_;
   std::string text_;
   size_t shown_ = 0;
   bool stopped_ = false;

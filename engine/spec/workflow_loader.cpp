@@ -3,6 +3,7 @@
 
 #include "engine/core/error.h"
 #include "engine/core/file.h"
+#include "engine/core/file_scope.h"
 #include "engine/core/json_text.h"
 #include "engine/core/text.h"
 #include "engine/spec/default_react.h"
@@ -46,8 +47,8 @@ const std::vector<std::string> kProviders = [] {
 
 class Loader {
  public:
-  Loader(const SourceText& src, std::string display, std::filesystem::path dir)
-      : r_(src, process_environment()), display_(std::move(display)), dir_(std::move(dir)) {}
+  Loader(const SourceText& src, std::string display, std::filesystem::path dir, const FileScope& scope)
+      : r_(src, process_environment()), display_(std::move(display)), dir_(std::move(dir)), scope_(scope) {}
 
   WorkflowSpec load(const YAML::Node& root) {
     WorkflowSpec w;
@@ -145,7 +146,7 @@ class Loader {
     if (n["anthropic_version"]) l.anthropic_version = r_.str(n["anthropic_version"], "llm.anthropic_version");
     if (n["recording"]) {
       l.recording = r_.located_str(n["recording"], "llm.recording");
-      l.recording_file = dir_ / l.recording.value;
+      l.recording_file = within_scope(l.recording.value, "llm.recording", n["recording"]);
     }
     if (n["prices"]) l.prices = prices(n["prices"]);
     if (n["max_tokens_field"])
@@ -271,7 +272,7 @@ class Loader {
       if (t["lua"] && t["builtin"]) r_.fail("spec.conflict", path + " has both lua and builtin; give one", t);
       if (t["lua"]) {
         s.lua = r_.located_str(t["lua"], path + ".lua");
-        s.lua_file = dir_ / s.lua.value;
+        s.lua_file = within_scope(s.lua.value, path + ".lua", t["lua"]);
       } else if (t["builtin"]) {
         s.builtin = r_.located_str(t["builtin"], path + ".builtin");
       } else {
@@ -411,7 +412,7 @@ class Loader {
     }
     if (!n["file"]) r_.fail("spec.missing_key", path + " needs file: PATH or text: TEMPLATE", n);
     std::string rel = r_.str(n["file"], path + ".file");
-    std::filesystem::path file = dir_ / rel;
+    std::filesystem::path file = within_scope(rel, path + ".file", n["file"]);
     try {
       t.text = read_file(file);
     } catch (const Error& e) {
@@ -424,6 +425,15 @@ class Loader {
     t.origin = (std::filesystem::path(display_).parent_path() / rel).lexically_normal().string();
     t.dir = file.parent_path();
     return t;
+  }
+
+  // A file the workflow names, resolved against its folder, when the workflow may read it (core/file_scope.h).
+  std::filesystem::path within_scope(const std::string& name, const std::string& path, const YAML::Node& at) {
+    try {
+      return scope_.resolve(dir_, name);
+    } catch (const Error& e) {
+      r_.fail(e.kind(), path + ": " + e.message(), at);
+    }
   }
 
   Located<std::string> one_of(const YAML::Node& n, const std::string& path, const std::vector<std::string>& options) {
@@ -468,11 +478,13 @@ class Loader {
   YamlReader r_;
   std::string display_;
   std::filesystem::path dir_;
+  const FileScope& scope_;
 };
 
 }  // namespace
 
-WorkflowSpec parse_workflow(std::string text, std::string display_path, std::filesystem::path dir) {
+WorkflowSpec parse_workflow(std::string text, std::string display_path, std::filesystem::path dir,
+                            const LoadOptions& options) {
   auto source = std::make_shared<SourceText>(display_path, std::move(text));
   size_t bad = find_invalid_utf8(source->text());
   if (bad != std::string::npos) {
@@ -498,7 +510,11 @@ WorkflowSpec parse_workflow(std::string text, std::string display_path, std::fil
     throw Error("spec.yaml_syntax", "invalid YAML: " + e.msg, source->loc(e.mark.line + 1, e.mark.column + 1),
                 std::string(source->line(e.mark.line + 1)));
   }
-  WorkflowSpec w = Loader(*source, display_path, dir).load(root);
+  std::vector<std::filesystem::path> roots = {dir};
+  roots.insert(roots.end(), options.search_path.begin(), options.search_path.end());
+  FileScope scope(roots);
+  WorkflowSpec w = Loader(*source, display_path, dir, scope).load(root);
+  w.scope = std::make_shared<const FileScope>(std::move(scope));
   w.display_path = std::move(display_path);
   w.dir = std::move(dir);
   w.source = std::move(source);
@@ -507,7 +523,7 @@ WorkflowSpec parse_workflow(std::string text, std::string display_path, std::fil
 
 const std::vector<std::string>& override_providers() { return kOverrideProviders; }
 
-WorkflowSpec load_workflow(const std::filesystem::path& file) {
+WorkflowSpec load_workflow(const std::filesystem::path& file, const LoadOptions& options) {
   std::string text;
   try {
     text = read_file(file);
@@ -516,7 +532,7 @@ WorkflowSpec load_workflow(const std::filesystem::path& file) {
   }
   std::filesystem::path dir = file.parent_path();
   if (dir.empty()) dir = ".";
-  return parse_workflow(std::move(text), file.string(), dir);
+  return parse_workflow(std::move(text), file.string(), dir, options);
 }
 
 }  // namespace engine::spec

@@ -1,10 +1,12 @@
 #pragma once
 // The workflow file as plain data: every field the user wrote, with where they wrote it. Knows nothing of running.
 #include <filesystem>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "engine/core/file_scope.h"
 #include "engine/core/source.h"
 #include "engine/core/value.h"
 
@@ -180,15 +182,22 @@ struct WorkflowSpec {
   AgentSpec agent;
   std::string display_path;     // the path as given on the command line
   std::filesystem::path dir;    // the folder relative paths are resolved against
+  std::shared_ptr<const FileScope> scope;  // the files it may read: its folder and the search path
   std::shared_ptr<const SourceText> source;
+};
+
+struct LoadOptions {
+  // Folders besides the workflow's own whose files it may name (search_path.h has the usual list).
+  std::vector<std::filesystem::path> search_path;
 };
 
 // The providers `--llm PROVIDER:MODEL` may name: every one but `scripted`, which needs a script.
 const std::vector<std::string>& override_providers();
 
 // Reads and validates a workflow file. Throws a located Error ("spec.*", "io.*") for anything wrong in it.
-WorkflowSpec load_workflow(const std::filesystem::path& file);
+WorkflowSpec load_workflow(const std::filesystem::path& file, const LoadOptions& options = {});
 // The same from text; `display_path` names it in errors and `dir` resolves its relative paths.
-WorkflowSpec parse_workflow(std::string text, std::string display_path, std::filesystem::path dir);
+WorkflowSpec parse_workflow(std::string text, std::string display_path, std::filesystem::path dir,
+                            const LoadOptions& options = {});
 
 }  // namespace engine::spec

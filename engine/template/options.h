@@ -1,6 +1,9 @@
 #pragma once
 #include <cstddef>
 #include <filesystem>
+#include <memory>
+
+#include "engine/core/file_scope.h"
 
 namespace engine::tmpl {
 
@@ -11,6 +14,8 @@ struct TemplateOptions {
   bool keep_trailing_newline = false;  // Jinja2 drops one newline at the end of the source unless asked
   size_t max_output_bytes = 16u << 20;  // a render that grows past this fails instead of eating memory
   std::filesystem::path include_dir;    // where {% include %} and {% import %} names are looked up
+  // What includes may read; none given: include_dir and below (an absolute name or ".." cannot leave it).
+  std::shared_ptr<const FileScope> scope;
   int max_call_depth = 64;              // macro calls and caller() nested deeper than this fail
   // tojson as Hugging Face chat templates define it: json.dumps without HTML escaping, non-ASCII kept,
   // keys in their order (Jinja2's own tojson sorts keys and escapes <, >, &, ').

@@ -201,7 +201,15 @@ void resolve_includes(Body& body, const SourceText& src, const TemplateOptions& 
                           "templates include each other deeper than " + std::to_string(kMaxIncludeDepth) +
                               " levels (a template including itself?)",
                           src, pos.line, pos.col);
-    std::filesystem::path path = options.include_dir / name;
+    std::filesystem::path path;
+    if (!options.include_dir.empty()) {
+      try {
+        path = options.scope ? options.scope->resolve(options.include_dir, name)
+                             : FileScope({options.include_dir}).resolve(options.include_dir, name);
+      } catch (const Error& e) {
+        throw located_error(e.kind(), "cannot include '" + name + "': " + e.message(), src, pos.line, pos.col);
+      }
+    }
     std::error_code ec;
     if (options.include_dir.empty() || !std::filesystem::is_regular_file(path, ec)) {
       if (ignore_missing) return nullptr;
@@ -211,7 +219,13 @@ void resolve_includes(Body& body, const SourceText& src, const TemplateOptions& 
                                                            : " in " + options.include_dir.string()),
                           src, pos.line, pos.col);
     }
-    return compile_source(read_file(path), options.include_dir.empty() ? name : path.lexically_normal().string(),
+    std::string text;
+    try {
+      text = read_file(path);
+    } catch (const Error& e) {
+      throw located_error(e.kind(), e.message(), src, pos.line, pos.col);
+    }
+    return compile_source(std::move(text), path.lexically_normal().string(),
                           options, depth + 1);
   };
   for (auto& n : body) {

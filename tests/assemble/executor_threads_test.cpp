@@ -17,7 +17,7 @@ TEST_CASE("runs on many threads share one executor and its connections", "[e2e][
   const int threads = 8, runs_each = 5;
   for (int i = 0; i < threads * runs_each; ++i) server.enqueue(MockLlmServer::chat(" I know.\nFinal Answer: 4"));
   setenv("ENGINE_TEST_SHARED_KEY", "sk-shared-test-key", 1);
-  auto spec = spec::load_workflow(test::source_path("workflows/calculator.yaml"));
+  auto spec = spec::load_workflow(test::source_path("workflows/calculator.yaml"), {test::shipped_search_path()});
   spec.llm.provider.value = "openai";
   spec.llm.base_url = server.base_url();
   spec.llm.api_key_env = "ENGINE_TEST_SHARED_KEY";

@@ -32,3 +32,11 @@ TEST_CASE("excerpts are short, escaped and never cut a character", "[core]") {
   CHECK(quote_excerpt("a\nb") == "'a\\nb'");
   CHECK(quote_excerpt("日本語", 2) == "'日本...'");
 }
+
+TEST_CASE("excerpts escape control bytes, so a server's text cannot drive the terminal", "[core]") {
+  CHECK(quote_excerpt("red \x1b[31mtext\x1b[0m") == "'red \\x1b[31mtext\\x1b[0m'");
+  CHECK(quote_excerpt("bell\a del\x7f nul" + std::string(1, '\0')) == "'bell\\x07 del\\x7f nul\\x00'");
+  CHECK(quote_excerpt("csi \xc2\x9b" "2J é") == "'csi \\x9b2J é'");
+  CHECK(printable_excerpt("a\nb\tc", 3) == "a\\nb...");
+  CHECK(printable_excerpt("日本語テキスト", 3) == "日本語...");
+}

@@ -166,7 +166,8 @@ TEST_CASE("a streamed run's trace holds its tokens, and neither trace nor record
   CHECK(r.exit_code == 0);
   CHECK(r.out == "4\n");
   std::string t = read_file(trace);
-  CHECK(count(t, "\"type\":\"llm_token\"") == 2);
+  // at least one token event per call (a tail that could start the key is held back, then shown in one more)
+  CHECK(count(t, "\"type\":\"llm_token\"") >= 2);
   CHECK(t.find("sk-e2e-secret-key") == std::string::npos);
   CHECK(read_file(rec).find("sk-e2e-secret-key") == std::string::npos);
   CHECK(server.requests()[0].body["stream"] == true);

@@ -101,8 +101,11 @@ TEST_CASE("an error event mid-stream is retried, and the text shown before it is
   Streamed s;
   run_stream(llm, stream_request(), s);
   CHECK(s.response.text == "Final Answer: 4");
+  // "Thought: hal" is shown, its "f" held back (a character of the key could start a piece of it); after the retry
+  // the whole answer is shown, its last "4" held back the same way until the stream ends.
   auto types = s.log.types();
-  CHECK(types == std::vector<std::string>{"llm_token", "llm_retry", "llm_token"});
+  CHECK(types == std::vector<std::string>{"llm_token", "llm_retry", "llm_token", "llm_token"});
+  CHECK(s.log.events[0].data["text"] == "Thought: hal");
   CHECK(s.log.events[1].data["error"] == "openai: the server reported an error: The server had an error");
   CHECK(s.log.events[1].data["discarded_partial"] == true);
 }

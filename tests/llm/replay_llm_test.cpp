@@ -94,7 +94,8 @@ TEST_CASE("a malformed recording names its line", "[llm][replay]") {
     auto file = dir.write("bad.jsonl", content);
     CHECK(test::error_of([&] { ReplayLlm r(file.string()); }) == file.string() + expected);
   };
-  check("{\"request\": {}, \"response\": {\"text\": \"x\"}}\nnot json\n", ":2:1: a recording line must be a JSON object");
+  check("{\"request\": {}, \"response\": {\"text\": \"x\"}}\nnot json\n", ":2:1: a recording line must be a JSON object (parse error at line 1, column 2: syntax error while parsing "
+        "value - invalid literal)");
   check("{\"response\": {\"text\": \"x\"}}\n", ":1:1: a recording line needs a 'request' object");
   check("{\"request\": {}, \"response\": {\"text\": 3}}\n", ":1:1: a recorded response needs a string 'text'");
   auto empty = dir.write("empty.jsonl", "\n");

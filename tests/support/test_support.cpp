@@ -38,6 +38,10 @@ std::string shell_quote(const std::string& s) {
   return out + "'";
 }
 
+std::vector<std::filesystem::path> shipped_search_path() {
+  return {source_path("plugins"), source_path("templates")};
+}
+
 std::string source_path(const std::string& relative) { return std::string(ENGINE_SOURCE_DIR) + "/" + relative; }
 
 namespace {

@@ -36,6 +36,9 @@ CommandResult run_engine(const std::string& args, const std::string& stdin_text 
 CommandResult run_command(const std::string& command_line, const std::string& stdin_text = "");
 
 std::string source_path(const std::string& relative);
+// The shipped plugins and templates folders, as the built engine finds them on its search path: what a test loading
+// an example workflow through the library passes as LoadOptions::search_path.
+std::vector<std::filesystem::path> shipped_search_path();
 std::string shell_quote(const std::string& s);
 
 // Records events for assertions.

@@ -19,6 +19,8 @@ struct Transfer {
   const BodySink* sink = nullptr;
   std::exception_ptr sink_error;
   Clock::time_point last_byte = Clock::now();
+  size_t received = 0;
+  bool too_large = false;
   std::chrono::milliseconds read_timeout{0};
   bool stalled = false;
 };
@@ -32,6 +34,11 @@ bool success_status(CURL* c) {
 size_t write_body(char* data, size_t size, size_t n, void* ud) {
   auto* t = static_cast<Transfer*>(ud);
   t->last_byte = Clock::now();
+  t->received += size * n;
+  if (t->received > kMaxResponseBytes) {
+    t->too_large = true;
+    return 0;  // ends the transfer
+  }
   if (!*t->sink || !success_status(t->curl)) {
     t->response->body.append(data, size * n);
     return size * n;
@@ -144,6 +151,9 @@ HttpResponse HttpClient::post(const std::string& url, const std::vector<std::str
   api.easy_getinfo(c, CURLINFO_RESPONSE_CODE, &response.status);
   // A handle whose transfer did not end cleanly may hold a broken connection; it is let go, not reused.
   if (t.sink_error) std::rethrow_exception(t.sink_error);
+  if (t.too_large)
+    throw Error("http.too_large", "the server's answer passed " + std::to_string(kMaxResponseBytes >> 20) +
+                                      " MiB; the transfer was stopped");
   if (response.aborted_by_sink) return response;
   if (t.stalled)
     throw Error("http.transport", "the server sent nothing for " + std::to_string(timeouts.read.count()) +

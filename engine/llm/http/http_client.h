@@ -12,6 +12,10 @@
 
 namespace engine::llm::http {
 
+// An answer is a few KB, a long stream a few MB; past this a server is broken or hostile, and the transfer ends
+// with Error "http.too_large" rather than holding its body in memory.
+inline constexpr size_t kMaxResponseBytes = size_t{64} << 20;
+
 struct HttpTimeouts {
   std::chrono::milliseconds connect{10'000};
   std::chrono::milliseconds total{600'000};  // a whole request, body included
@@ -38,8 +42,8 @@ class HttpClient {
   HttpClient(const HttpClient&) = delete;
   HttpClient& operator=(const HttpClient&) = delete;
 
-  // Throws Error "http.transport" (connection refused, reset, timed out, ...) with curl's reason; an HTTP error
-  // status is a response, not an exception. With a sink, a 2xx body goes to it instead of into the response.
+  // Throws Error "http.transport" (connection refused, reset, timed out, ...) with curl's reason, "http.too_large"
+  // for a body past kMaxResponseBytes; an HTTP error status is a response, not an exception. With a sink, a 2xx body goes to it instead of into the response.
   HttpResponse post(const std::string& url, const std::vector<std::string>& headers, const std::string& body,
                     const HttpTimeouts& timeouts, const BodySink& sink = nullptr) const;
 

@@ -5,8 +5,10 @@
 namespace engine::llm::http {
 namespace {
 
-// No real event comes near this; a server that never ends its line would otherwise grow memory without bound.
+// No real event comes near these; a server that never ends its line, or sends an event of endless data lines,
+// would otherwise grow memory without bound.
 constexpr size_t kMaxLine = size_t{16} << 20;
+constexpr size_t kMaxEvent = size_t{16} << 20;
 
 }  // namespace
 
@@ -63,6 +65,9 @@ void SseParser::line(std::string_view l) {
   std::string_view value = colon == std::string_view::npos ? std::string_view() : l.substr(colon + 1);
   if (!value.empty() && value[0] == ' ') value.remove_prefix(1);
   if (field == "data") {
+    if (data_.size() + value.size() > kMaxEvent)
+      throw Error("llm.bad_stream", "the server sent a stream event of more than " + std::to_string(kMaxEvent >> 20) +
+                                        " MiB");
     data_.append(value);
     data_.push_back('\n');
     has_data_ = true;

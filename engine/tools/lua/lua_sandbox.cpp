@@ -7,6 +7,7 @@
 
 #include "engine/core/error.h"
 #include "engine/core/file.h"
+#include "engine/core/file_scope.h"
 #include "engine/tools/lua/lua_json.h"
 #include "engine/tools/lua/lua_patterns.h"
 
@@ -158,10 +159,13 @@ int LuaSandbox::require(lua_State* L) {
     if (c == '.') c = '/';
   namespace fs = std::filesystem;
   std::error_code ec;
-  fs::path root = fs::weakly_canonical(self.module_root_, ec);
-  fs::path path = fs::weakly_canonical(root / (rel + ".lua"), ec);
-  auto [r, p] = std::mismatch(root.begin(), root.end(), path.begin(), path.end());
-  if (ec || r != root.end() || !fs::is_regular_file(path))
+  fs::path path;
+  try {
+    path = FileScope({self.module_root_}).resolve(self.module_root_, rel + ".lua");  // a symlink may not lead out
+  } catch (const Error& e) {
+    return luaL_error(L, "require: %s", e.message().c_str());
+  }
+  if (!fs::is_regular_file(path, ec))
     return luaL_error(L, "require: module '%s' not found in %s", name.c_str(), self.module_root_.string().c_str());
   std::string code;
   try {

@@ -1,0 +1,28 @@
+#pragma once
+// JSON from outside (a server's answer, a stream event, an --inputs file, a tool's arguments, engine.json.decode)
+// read into a Value with a nesting bound. nlohmann's parser is iterative, but copying, printing and converting a
+// Value recurse: a value nested 200,000 deep would crash the process later, far from where it came in.
+#include <string>
+#include <string_view>
+
+#include "engine/core/value.h"
+
+namespace engine {
+
+// Deep enough for any real document (OpenAPI schemas rarely pass 20); shallow enough that every recursive walk of a
+// Value stays far from the stack's end, even in a sanitizer build.
+inline constexpr int kMaxJsonDepth = 128;
+
+struct JsonError {
+  bool too_deep = false;
+  std::string message;  // "nested deeper than 128 levels", or the syntax error with its line and column
+};
+
+// The value of `text`, or a discarded value (is_discarded()) when it is not JSON or nests deeper than `max_depth`;
+// `error`, when given, then says which. Messages never quote the text (it may hold anything).
+Value parse_json(std::string_view text, JsonError* error = nullptr, int max_depth = kMaxJsonDepth);
+
+// The nesting depth of a value (a scalar is 0, [] is 1), counted without recursion.
+int json_depth(const Value& v);
+
+}  // namespace engine

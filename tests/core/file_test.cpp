@@ -1,0 +1,57 @@
+// Files are read bounded: no device, no directory, no file past the size limit; a pipe is fine.
+#include <catch2/catch.hpp>
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "engine/core/error.h"
+#include "engine/core/file.h"
+#include "support/llm_test_support.h"
+#include "support/test_support.h"
+
+using namespace engine;
+
+TEST_CASE("file: a regular file is read whole", "[core][file]") {
+  test::TempDir dir;
+  auto f = dir.write("a.txt", std::string("x\0y", 3));
+  CHECK(read_file(f) == std::string("x\0y", 3));
+  CHECK(read_file(dir.write("empty.txt", "")) == "");
+}
+
+TEST_CASE("file: devices, directories and missing files are clear errors", "[core][file]") {
+  std::string kind;
+  CHECK(test::error_of([] { read_file("/dev/zero"); }, &kind) ==
+        "cannot read '/dev/zero': not a regular file (a device or a socket)");
+  CHECK(kind == "io.read_failed");
+  CHECK(test::error_of([] { read_file("/dev/urandom"); }, &kind) ==
+        "cannot read '/dev/urandom': not a regular file (a device or a socket)");
+  CHECK(test::error_of([] { read_file("/tmp"); }) == "cannot read '/tmp': it is a directory");
+  CHECK(test::error_of([] { read_file("/nonexistent/x"); }) == "cannot read '/nonexistent/x': No such file or directory");
+}
+
+TEST_CASE("file: past the size limit is io.too_large, by its size or by what it holds", "[core][file]") {
+  test::TempDir dir;
+  auto big = dir.write("big.txt", "");
+  std::filesystem::resize_file(big, (size_t{1} << 30) * 4);  // sparse: 4 GiB claimed, nothing written
+  std::string kind;
+  CHECK(test::error_of([&] { read_file(big); }, &kind) ==
+        "cannot read '" + big.string() + "': it is 4096 MiB, more than the 16 MiB a file may have");
+  CHECK(kind == "io.too_large");
+  CHECK(test::error_of([&] { read_file(dir.write("s.txt", std::string(100, 'x')), 64); }, &kind) ==
+        "cannot read '" + (dir.path() / "s.txt").string() + "': it is 100 bytes, more than the 64 bytes a file may have");
+  // files under /proc report a size of 0: the bound holds on what is read
+  CHECK(test::error_of([] { read_file("/proc/self/maps", 16); }, &kind) ==
+        "cannot read '/proc/self/maps': it holds more than the 16 bytes a file may have");
+  CHECK(kind == "io.too_large");
+}
+
+TEST_CASE("file: a pipe is read to its end, bounded too", "[core][file]") {
+  int fds[2];
+  REQUIRE(pipe(fds) == 0);
+  REQUIRE(write(fds[1], "{\"a\": 1}", 8) == 8);
+  close(fds[1]);
+  CHECK(read_file("/dev/fd/" + std::to_string(fds[0])) == "{\"a\": 1}");
+  close(fds[0]);
+}

@@ -58,7 +58,7 @@ TEST_CASE("scope: /proc, /dev and /sys are never readable, not even with / as a 
   CHECK_FALSE(proc.allows(fs::canonical("/proc/self") / "environ"));
 }
 
-TEST_CASE("scope: no roots allow nothing; missing roots are dropped; with() adds roots", "[core][scope]") {
+TEST_CASE("scope: no roots allow nothing, missing roots are dropped, with() adds roots", "[core][scope]") {
   test::TempDir a, b;
   FileScope none;
   CHECK(test::error_of([&] { none.resolve(a.path(), "x"); }).find("(none)") != std::string::npos);

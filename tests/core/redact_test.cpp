@@ -46,7 +46,7 @@ TEST_CASE("redact: the whole key and every piece of eight bytes or more become *
   CHECK(r.redact("") == "");
 }
 
-TEST_CASE("redact: short secrets mask whole occurrences only; tiny ones nothing", "[core][redact]") {
+TEST_CASE("redact: short secrets mask whole occurrences only, tiny ones nothing", "[core][redact]") {
   CHECK(redact_secrets("a abcdef b abcde", {"abcdef"}) == "a *** b abcde");
   CHECK(redact_secrets("x abc y", {"abc"}) == "x abc y");
   CHECK(redact_secrets("no secrets", {}) == "no secrets");

@@ -13,13 +13,13 @@ namespace {
 
 bool retryable_status(long status) { return status == 408 || status == 409 || status == 429 || status >= 500; }
 
-// A server's wait in milliseconds. "inf", "1e300", "nan" and negative numbers are no waits the engine can use: a
-// double past the range of long would convert to garbage (an instant retry), so it is bounded while still a double.
+// A server's wait in milliseconds, at most `cap`. "inf" and "1e300" are long waits, bounded while still a double
+// (past the range of long it would convert to garbage: an instant retry); "nan" and negative numbers are no waits.
 std::optional<std::chrono::milliseconds> parse_ms(const std::string* text, double scale, std::chrono::milliseconds cap) {
   if (!text) return std::nullopt;
   try {
     double v = std::stod(*text) * scale;
-    if (!std::isfinite(v) || v < 0) return std::nullopt;
+    if (std::isnan(v) || v < 0) return std::nullopt;
     return std::chrono::milliseconds(static_cast<long>(std::min(v, static_cast<double>(cap.count()))));
   } catch (const std::exception&) {  // an HTTP date: our own backoff will do
   }

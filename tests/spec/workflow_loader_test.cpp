@@ -2,6 +2,7 @@
 #include <catch2/catch.hpp>
 
 #include <cstdlib>
+#include <filesystem>
 #include <sstream>
 
 #include "engine/core/error.h"
@@ -180,6 +181,30 @@ TEST_CASE("an empty file and a missing file are clear errors", "[spec]") {
   } catch (const Error& e) {
     CHECK(std::string(e.what()) == "/nonexistent/w.yaml: cannot read '/nonexistent/w.yaml': No such file or directory");
   }
+}
+
+TEST_CASE("a workflow names files only in its folder and the search path", "[spec]") {
+  namespace fs = std::filesystem;
+  std::string here = fs::canonical(".").string(), up = fs::canonical("..").string();
+  CHECK(error_of(kLlm + "tools:\n  - lua: ../x.lua\nagent: {}\n") ==
+        "w.yaml:6:10: tools[0].lua: '../x.lua' resolves to '" + up + "/x.lua', outside the folders a workflow may "
+        "read (" + here + ")\n    - lua: ../x.lua\n           ^");
+  std::string environ = error_of(kLlm + "tools:\n  - lua: /proc/self/environ\nagent: {}\n");
+  CHECK(environ.rfind("w.yaml:6:10: tools[0].lua: '/proc/self/environ' resolves to '/proc/", 0) == 0);
+  CHECK(environ.find("', a system folder no workflow may read\n") != std::string::npos);
+  CHECK(error_of(kLlm + "agent:\n  prompt: {file: /etc/hostname}\n").rfind(
+            "w.yaml:6:18: agent.prompt.file: '/etc/hostname' resolves to '/etc/hostname', outside the folders", 0) == 0);
+  CHECK(error_of("llm:\n  provider: replay\n  recording: /dev/stdin\nagent: {}\n").find(
+            "w.yaml:3:14: llm.recording: '/dev/stdin' resolves to") == 0);
+}
+
+TEST_CASE("the search path widens what a workflow may name", "[spec]") {
+  namespace fs = std::filesystem;
+  std::string yaml = kLlm + "tools:\n  - lua: ../plugins/calculator.lua\nagent: {}\n";
+  auto w = spec::parse_workflow(yaml, "w.yaml", "workflows", {{"plugins"}});
+  CHECK(w.tools[0].lua_file == fs::canonical("plugins/calculator.lua"));
+  CHECK_THROWS_WITH(spec::parse_workflow(yaml, "w.yaml", "workflows"),
+                    Catch::Contains("outside the folders a workflow may read"));
 }
 
 TEST_CASE("a prompt may be a list of messages, roles are checked", "[spec]") {

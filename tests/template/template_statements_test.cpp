@@ -115,3 +115,35 @@ TEST_CASE("chat templates use Hugging Face's tojson and whitespace options", "[t
   CHECK(t.render_chat(messages, true) ==
         "  user: <héllo> {\"role\": \"user\", \"content\": \"<héllo>\"}\nassistant:");
 }
+
+TEST_CASE("include and import cannot leave the template's folder: absolute names, '..', symlinks, /proc",
+          "[template]") {
+  Folder f;
+  engine::test::TempDir outside;
+  auto secret = outside.write("secret.j2", "sk-secret");
+  std::filesystem::create_symlink(secret, f.dir.path() / "link.j2");
+  std::string root = std::filesystem::canonical(f.dir.path()).string();
+  std::string target = std::filesystem::canonical(secret).string();
+  CHECK(f.error_of("{% include '/proc/self/environ' %}").find(
+            "main.j2:1:1: cannot include '/proc/self/environ': '/proc/self/environ' resolves to '/proc/") == 0);
+  CHECK(f.error_of("{% include '/proc/self/environ' %}").find("a system folder no workflow may read") !=
+        std::string::npos);
+  CHECK(f.error_of("x{% include '" + secret.string() + "' %}") ==
+        "main.j2:1:2: cannot include '" + secret.string() + "': '" + secret.string() + "' resolves to '" + target +
+            "', outside the folders a workflow may read (" + root + ")\n  x{% include '" + secret.string() +
+            "' %}\n   ^");
+  CHECK(f.error_of("{% include 'link.j2' %}").find("'link.j2' resolves to '" + target + "', outside") !=
+        std::string::npos);
+  CHECK(f.error_of("{% import '../" + outside.path().filename().string() + "/secret.j2' as s %}")
+            .find("outside the folders a workflow may read") != std::string::npos);
+  CHECK(f.error_of("{% include '/dev/zero' ignore missing %}").find("a system folder") != std::string::npos);
+}
+
+TEST_CASE("an include past the file size limit is a located error", "[template]") {
+  Folder f;
+  auto big = f.dir.write("big.j2", "");
+  std::filesystem::resize_file(big, size_t{1} << 30);
+  CHECK(f.error_of("{% include 'big.j2' %}") ==
+        "main.j2:1:1: cannot read '" + std::filesystem::canonical(big).string() +
+            "': it is 1024 MiB, more than the 16 MiB a file may have\n  {% include 'big.j2' %}\n  ^");
+}

@@ -204,6 +204,25 @@ end)");
   CHECK(instance->invoke("missing").observation.find("require: module 'nothere' not found") != std::string::npos);
 }
 
+TEST_CASE("require cannot follow a symlink out of the plugin's folder", "[lua]") {
+  TempDir dir, outside;
+  auto secret = outside.write("secret.lua", "return 'outside'");
+  dir.write("plugins/tool.lua", "return function(i) return require(i) end");
+  std::filesystem::create_symlink(secret, dir.path() / "plugins/leak.lua");
+  std::filesystem::create_symlink("/proc/self/environ", dir.path() / "plugins/environ.lua");
+  lua::LuaToolConfig cfg;
+  cfg.file = dir.path() / "plugins/tool.lua";
+  cfg.display_path = "plugins/tool.lua";
+  auto instance = lua::LuaTool::load(cfg)->instantiate(nullptr);
+  std::string root = std::filesystem::canonical(dir.path() / "plugins").string();
+  CHECK(instance->invoke("leak").observation ==
+        "tool 'tool' failed: plugins/tool.lua:1: require: 'leak.lua' resolves to '" +
+            std::filesystem::canonical(secret).string() + "', outside the folders a workflow may read (" + root + ")");
+  std::string environ = instance->invoke("environ").observation;
+  CHECK(environ.find("a system folder no workflow may read") != std::string::npos);
+  CHECK(environ.find("PATH=") == std::string::npos);
+}
+
 TEST_CASE("each instance has its own state, the tool is shared", "[lua]") {
   Script s("local n = 0\nreturn function() n = n + 1 return n end");
   CHECK(s.call().observation == "1");

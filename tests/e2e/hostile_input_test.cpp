@@ -1,0 +1,86 @@
+// The built engine given hostile files and inputs: devices, gigabytes, JSON nested 200,000 deep, files outside the
+// workflow's reach. Each ends in one clear error and exit code 2, and no secret reaches any output.
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+
+#include "support/test_support.h"
+
+using namespace engine;
+using engine::test::run_engine;
+using engine::test::shell_quote;
+
+namespace {
+
+std::string deep_json(int depth) { return std::string(depth, '[') + std::string(depth, ']'); }
+
+}  // namespace
+
+TEST_CASE("e2e: devices and huge files as --inputs, --vars or the workflow are clear errors", "[e2e][hostile]") {
+  auto r = run_engine("run workflows/calculator.yaml --inputs /dev/zero");
+  CHECK(r.exit_code == 2);
+  CHECK(r.err == "engine: error: cannot read '/dev/zero': not a regular file (a device or a socket)\n");
+  r = run_engine("validate /dev/zero");
+  CHECK(r.exit_code == 2);
+  CHECK(r.err == "engine: error: /dev/zero: cannot read '/dev/zero': not a regular file (a device or a socket)\n");
+  test::TempDir dir;
+  auto big = dir.write("big.json", "");
+  std::filesystem::resize_file(big, size_t{2} << 30);
+  r = run_engine("run workflows/calculator.yaml --inputs " + shell_quote(big.string()));
+  CHECK(r.exit_code == 2);
+  CHECK(r.err == "engine: error: cannot read '" + big.string() +
+                     "': it is 2048 MiB, more than the 16 MiB a file may have\n");
+  r = run_engine("render templates/react.j2 --vars /dev/urandom");
+  CHECK(r.exit_code == 2);
+  CHECK(r.err == "engine: error: cannot read '/dev/urandom': not a regular file (a device or a socket)\n");
+}
+
+TEST_CASE("e2e: JSON nested 200,000 deep as --inputs or --vars is refused, not a crash", "[e2e][hostile]") {
+  test::TempDir dir;
+  auto deep = dir.write("deep.json", "{\"input\": " + deep_json(200'000) + "}");
+  auto r = run_engine("run workflows/calculator.yaml -q --inputs " + shell_quote(deep.string()));
+  CHECK(r.exit_code == 2);
+  CHECK(r.err == "engine: error: --inputs " + deep.string() +
+                     ": expected a JSON object of inputs (nested deeper than 128 levels)\n");
+  auto t = dir.write("t.j2", "{{ x }}");
+  r = run_engine("render " + shell_quote(t.string()) + " --vars " + shell_quote(deep.string()));
+  CHECK(r.exit_code == 2);
+  CHECK(r.err == "engine: error: --vars " + deep.string() + ": expected a JSON object (nested deeper than 128 levels)\n");
+  // at the bound it is data like any other
+  auto ok = dir.write("ok.json", "{\"x\": " + deep_json(127) + "}");
+  r = run_engine("render " + shell_quote(t.string()) + " --vars " + shell_quote(ok.string()));
+  CHECK(r.exit_code == 0);
+  CHECK(r.out == deep_json(127));
+}
+
+TEST_CASE("e2e: a workflow naming /proc/self/environ gets an error that quotes none of it", "[e2e][hostile]") {
+  test::TempDir dir;
+  std::string llm = "inputs: {input: {}}\nllm: {provider: scripted, scripted: {replies: ['Final Answer: x']}}\n";
+  auto lua = dir.write("lua.yaml", llm + "tools: [{lua: /proc/self/environ}]\nagent: {}\n");
+  auto include = dir.write("inc.yaml", llm + "agent: {prompt: \"{% include '/proc/self/environ' %}{{ input }}\"}\n");
+  for (const auto& w : {lua, include}) {
+    auto r = run_engine("run " + shell_quote(w.string()) + " --input x", "", "ENGINE_TEST_SECRET=sk-leak-me-please");
+    INFO(r.err);
+    CHECK(r.exit_code == 2);
+    CHECK(r.err.find("a system folder no workflow may read") != std::string::npos);
+    CHECK(r.err.find("sk-leak-me") == std::string::npos);
+    CHECK(r.out.empty());
+  }
+}
+
+TEST_CASE("e2e: ENGINE_PATH adds folders a workflow may name", "[e2e][hostile]") {
+  test::TempDir dir;
+  dir.write("shared/echo.lua", "return function(input) return 'echo: ' .. input end");
+  auto w = dir.write("flows/w.yaml",
+                     "inputs: {input: {}}\nllm:\n  provider: scripted\n  scripted:\n    replies:\n"
+                     "      - \"Action: echo\\nAction Input: hi\"\n      - 'Final Answer: done'\n"
+                     "tools: [{lua: ../shared/echo.lua, name: echo}]\nagent: {}\n");
+  auto r = run_engine("validate " + shell_quote(w.string()));
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("outside the folders a workflow may read") != std::string::npos);
+  r = run_engine("run -q " + shell_quote(w.string()) + " --input x", "",
+                 "ENGINE_PATH=" + shell_quote((dir.path() / "shared").string()));
+  CHECK(r.err == "");
+  CHECK(r.exit_code == 0);
+  CHECK(r.out == "done\n");
+}

@@ -6,12 +6,31 @@
 #include <map>
 
 #include "engine/core/error.h"
+#include "engine/core/json_parse.h"
 #include "engine/core/json_text.h"
+#include "engine/tools/lua/lua_sandbox.h"
 
 namespace engine::tools::lua {
 namespace {
 
 constexpr int kMaxDepth = 100;
+constexpr size_t kNodeBytes = 32;  // what a Value costs beside its text, roughly
+
+// A table may hold one sub-table many times: 41 tables each holding the next twice are 2^40 paths, terabytes as a
+// Value. The conversion is charged by the size of what it builds, not the size of the Lua data, and stops at the
+// sandbox's memory limit: the Value lives outside Lua's allocator.
+struct Budget {
+  size_t left;
+  void charge(lua_State* L, size_t bytes) {
+    if (bytes <= left) {
+      left -= bytes;
+      return;
+    }
+    throw Error("lua.convert", "the value is larger than the tool's memory limit of " +
+                                   std::to_string(sandbox_of(L).limits().memory_bytes) +
+                                   " bytes (a table shared many times over?)");
+  }
+};
 
 bool is_sequence(lua_State* L, int index, lua_Integer& n) {
   n = 0;
@@ -34,8 +53,9 @@ bool is_sequence(lua_State* L, int index, lua_Integer& n) {
   return count > 0 && count == n;
 }
 
-Value convert(lua_State* L, int index, int depth) {
+Value convert(lua_State* L, int index, int depth, Budget& budget) {
   index = lua_absindex(L, index);
+  budget.charge(L, kNodeBytes);
   switch (lua_type(L, index)) {
     case LUA_TNIL: return nullptr;
     case LUA_TBOOLEAN: return static_cast<bool>(lua_toboolean(L, index));
@@ -48,6 +68,7 @@ Value convert(lua_State* L, int index, int depth) {
     case LUA_TSTRING: {
       size_t len = 0;
       const char* s = lua_tolstring(L, index, &len);
+      budget.charge(L, len);
       return std::string(s, len);
     }
     case LUA_TTABLE: {
@@ -59,7 +80,7 @@ Value convert(lua_State* L, int index, int depth) {
         Value arr = Value::array();
         for (lua_Integer i = 1; i <= n; ++i) {
           lua_rawgeti(L, index, i);
-          arr.push_back(convert(L, -1, depth + 1));
+          arr.push_back(convert(L, -1, depth + 1, budget));
           lua_pop(L, 1);
         }
         return arr;
@@ -78,7 +99,8 @@ Value convert(lua_State* L, int index, int depth) {
           lua_pop(L, 2);
           throw Error("lua.convert", std::string("table key of type ") + luaL_typename(L, -2) + " cannot be JSON");
         }
-        sorted[key] = convert(L, -1, depth + 1);
+        budget.charge(L, key.size());
+        sorted[key] = convert(L, -1, depth + 1, budget);
         lua_pop(L, 1);
       }
       Value obj = Value::object();
@@ -105,15 +127,20 @@ int json_encode(lua_State* L) {
 int json_decode(lua_State* L) {
   size_t len = 0;
   const char* s = luaL_checklstring(L, 1, &len);
-  Value v = Value::parse(s, s + len, nullptr, false);
-  if (v.is_discarded()) return luaL_error(L, "engine.json.decode: invalid JSON");
+  JsonError why;
+  Value v = parse_json(std::string_view(s, len), &why);
+  if (v.is_discarded())
+    return luaL_error(L, "engine.json.decode: %s", why.too_deep ? ("JSON " + why.message).c_str() : "invalid JSON");
   push_value(L, v);
   return 1;
 }
 
 }  // namespace
 
-Value to_value(lua_State* L, int index) { return convert(L, index, 0); }
+Value to_value(lua_State* L, int index) {
+  Budget budget{sandbox_of(L).limits().memory_bytes};
+  return convert(L, index, 0, budget);
+}
 
 void push_value(lua_State* L, const Value& v) {
   luaL_checkstack(L, 3, "value conversion");

@@ -3,6 +3,7 @@
 #include <lua.hpp>
 
 #include <cctype>
+#include <algorithm>
 #include <cstring>
 #include <string>
 
@@ -58,6 +59,7 @@ struct Matcher {
       case 'u': res = std::isupper(c); break;
       case 'w': res = std::isalnum(c); break;
       case 'x': res = std::isxdigit(c); break;
+      case 'z': res = c == 0; break;  // deprecated in Lua 5.2, still in 5.4's library
       default: return cl == c;
     }
     return std::isupper(cl) ? !res : res;
@@ -387,6 +389,15 @@ int str_gmatch(lua_State* L) {
   return 1;
 }
 
+// gsub's result lives outside Lua's allocator until it is pushed, so every append is held to the memory limit
+// before it happens: a replacement of many "%0" would otherwise grow by gigabytes between two checks.
+void append(Matcher& m, std::string& out, const char* data, size_t n) {
+  if (n > m.sandbox->limits().memory_bytes - std::min(out.size(), m.sandbox->limits().memory_bytes))
+    m.sandbox->fail_memory(m.L);
+  m.step(n / 64);
+  out.append(data, n);
+}
+
 void add_replacement(Matcher& m, std::string& out, const char* s, const char* e, int repl_type) {
   lua_State* L = m.L;
   if (repl_type == LUA_TSTRING || repl_type == LUA_TNUMBER) {
@@ -394,18 +405,18 @@ void add_replacement(Matcher& m, std::string& out, const char* s, const char* e,
     const char* r = lua_tolstring(L, 3, &l);
     for (size_t i = 0; i < l; ++i) {
       if (r[i] != '%') {
-        out += r[i];
+        append(m, out, r + i, 1);
         continue;
       }
       ++i;
-      if (i < l && r[i] == '%') out += '%';
+      if (i < l && r[i] == '%') append(m, out, "%", 1);
       else if (i < l && std::isdigit(static_cast<unsigned char>(r[i]))) {
-        if (r[i] == '0') out.append(s, static_cast<size_t>(e - s));
+        if (r[i] == '0') append(m, out, s, static_cast<size_t>(e - s));
         else {
           m.push_capture(r[i] - '1', s, e);
           size_t cl = 0;
           const char* c = luaL_tolstring(L, -1, &cl);
-          out.append(c, cl);
+          append(m, out, c, cl);
           lua_pop(L, 2);
         }
       } else {
@@ -424,13 +435,13 @@ void add_replacement(Matcher& m, std::string& out, const char* s, const char* e,
   }
   if (!lua_toboolean(L, -1)) {  // nil or false keeps the original text
     lua_pop(L, 1);
-    out.append(s, static_cast<size_t>(e - s));
+    append(m, out, s, static_cast<size_t>(e - s));
     return;
   }
   if (!lua_isstring(L, -1)) luaL_error(L, "invalid replacement value (a %s)", luaL_typename(L, -1));
   size_t l = 0;
   const char* v = lua_tolstring(L, -1, &l);
-  out.append(v, l);
+  append(m, out, v, l);
   lua_pop(L, 1);
 }
 
@@ -445,7 +456,6 @@ int str_gsub(lua_State* L) {
   bool anchor = lp > 0 && *p == '^';
   if (anchor) ++p, --lp;
   Matcher m = make_matcher(L, src, ls, p, lp);
-  size_t limit = m.sandbox->limits().memory_bytes;
   std::string out;
   const char* s = src;
   const char* last = nullptr;
@@ -458,15 +468,13 @@ int str_gsub(lua_State* L) {
       add_replacement(m, out, s, e, tr);
       s = last = e;
     } else if (s < m.src_end) {
-      out += *s++;
+      append(m, out, s++, 1);
     } else {
       break;
     }
-    // The result lives outside Lua's allocator until it is pushed, so it is held to the memory limit here.
-    if (out.size() > limit) m.sandbox->fail_memory(L);
     if (anchor) break;
   }
-  out.append(s, static_cast<size_t>(m.src_end - s));
+  append(m, out, s, static_cast<size_t>(m.src_end - s));
   lua_pushlstring(L, out.data(), out.size());
   lua_pushinteger(L, n);
   return 2;

@@ -52,6 +52,26 @@ int safe_collectgarbage(lua_State* L) {
   return luaL_error(L, "collectgarbage('%s') is not available in the sandbox", opt);
 }
 
+// setmetatable() without finalisers. Lua runs a __gc metamethod with hooks off, so a finaliser that loops would
+// escape every limit (and hang lua_close); Lua marks a table for finalisation only when its metatable already has
+// __gc at setmetatable time, so refusing such a metatable here rules finalisers out for good.
+bool lua_rawgetfield_gc(lua_State* L, int index) {
+  lua_pushliteral(L, "__gc");
+  bool has = lua_rawget(L, index) != LUA_TNIL;
+  lua_pop(L, 1);
+  return has;
+}
+
+int safe_setmetatable(lua_State* L) {
+  if (lua_type(L, 2) == LUA_TTABLE && lua_rawgetfield_gc(L, 2))
+    return luaL_error(L, "setmetatable: a metatable with __gc is not allowed in the sandbox (finalisers run outside "
+                         "its limits)");
+  lua_pushvalue(L, lua_upvalueindex(1));
+  lua_insert(L, 1);
+  lua_call(L, lua_gettop(L) - 1, LUA_MULTRET);
+  return lua_gettop(L);
+}
+
 }  // namespace
 
 LuaSandbox& sandbox_of(lua_State* L) {
@@ -205,6 +225,9 @@ void LuaSandbox::open_libraries() {
   lua_setfield(L_, g, "load");
   lua_pushcfunction(L_, safe_collectgarbage);
   lua_setfield(L_, g, "collectgarbage");
+  lua_getfield(L_, g, "setmetatable");
+  lua_pushcclosure(L_, safe_setmetatable, 1);
+  lua_setfield(L_, g, "setmetatable");
   lua_pushcfunction(L_, &LuaSandbox::log);
   lua_setfield(L_, g, "print");  // print goes to the trace, never to the terminal
   lua_pushcfunction(L_, &LuaSandbox::require);

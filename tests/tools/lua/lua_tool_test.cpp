@@ -249,3 +249,68 @@ TEST_CASE("the shipped calculator plugin evaluates arithmetic safely", "[lua]") 
   CHECK(div.substr(div.size() - 18) == ": division by zero");
   CHECK(calc->invoke("os.exit()").observation.find("unknown word 'os'") != std::string::npos);
 }
+
+TEST_CASE("no finaliser can run outside the limits: a metatable with __gc is refused", "[lua]") {
+  Script s(R"(return function(i)
+    if i == 'plain' then return setmetatable({}, {__gc = function() while true do end end}) end
+    if i == 'pcall' then
+      local ok, err = pcall(setmetatable, {}, {__gc = false})
+      return tostring(ok) .. ': ' .. err
+    end
+    -- __gc added after setmetatable marks nothing: Lua never calls it
+    local mt = {}
+    local t = setmetatable({}, mt)
+    mt.__gc = function() while true do end end
+    t = nil
+    collectgarbage()
+    return 'collected'
+  end)");
+  auto r = s.call("plain");
+  CHECK(r.error_kind == "tool.error");
+  CHECK(r.observation == "tool 'tool' failed: plugins/tool.lua:2: setmetatable: a metatable with __gc is not allowed in "
+                         "the sandbox (finalisers run outside its limits)");
+  CHECK(s.call("pcall").observation == "false: setmetatable: a metatable with __gc is not allowed in the sandbox "
+                                       "(finalisers run outside its limits)");
+  CHECK(s.call("later").observation == "collected");
+  CHECK(s.call("plain").error_kind == "tool.error");
+  // setmetatable otherwise works as Lua's
+  Script ok("return function() return getmetatable(setmetatable({}, {__index = {a = 1}})).__index.a end");
+  CHECK(ok.call().observation == "1");
+  s.instance.reset();  // lua_close runs no finaliser either: this returns at once
+}
+
+TEST_CASE("a table shared many times over is bounded by its size as JSON, not its depth", "[lua]") {
+  Script s(R"(return function(i)
+    local t = {leaf = string.rep('x', 100)}
+    for n = 1, 41 do t = {a = t, b = t} end
+    if i == 'encode' then return engine.json.encode(t) end
+    return t
+  end)");
+  auto r = s.call("return");
+  CHECK(r.error_kind == "tool.error");
+  CHECK(r.observation.find("the value is larger than the tool's memory limit of 8388608 bytes (a table shared many "
+                           "times over?)") != std::string::npos);
+  r = s.call("encode");
+  CHECK(r.observation.find("engine.json.encode: the value is larger than the tool's memory limit") != std::string::npos);
+  Script fine("return function() local t = {1} return {t, t, t} end");
+  CHECK(fine.call().observation == "[[1],[1],[1]]");
+}
+
+TEST_CASE("gsub cannot grow its result past the memory limit between checks", "[lua]") {
+  Script s("return function() return (string.rep('x', 1000):gsub('x', string.rep('%0', 100000))) end");
+  auto r = s.call();
+  CHECK(r.error_kind == "tool.memory_limit");
+  CHECK(r.observation == "tool 'tool' failed: memory limit of 8388608 bytes exceeded");
+  Script t("return function() return (string.rep('ab', 1e6):gsub('b', function() return string.rep('y', 1e5) end)) end");
+  CHECK(t.call().error_kind == "tool.memory_limit");
+  Script u("return function() return (string.rep('x', 3e6):gsub('x', {x = 'yyyy'})) end");
+  CHECK(u.call().error_kind == "tool.memory_limit");
+}
+
+TEST_CASE("engine.json.decode refuses JSON nested past its bound", "[lua]") {
+  Script s("return function(i) local ok, err = pcall(engine.json.decode, string.rep('[', i) .. string.rep(']', i)) "
+           "return tostring(ok) .. ' ' .. tostring(err) end");
+  CHECK(s.call("200000").observation ==
+        "false engine.json.decode: JSON nested deeper than 128 levels");
+  CHECK(s.call("100").observation.rfind("true table", 0) == 0);
+}

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <map>
 
+#include "engine/template/integer.h"
 #include "engine/template/py_value.h"
 
 namespace engine::tmpl {
@@ -26,10 +27,20 @@ const std::string& need_string(const Value& v, const char* what) {
 
 long long need_int(const Value* v, long long dflt, const char* what) {
   if (!v) return dflt;
-  if (v->is_number_integer() || v->is_number_unsigned()) return v->get<long long>();
-  if (v->is_boolean()) return v->get<bool>();
-  if (v->is_number_float()) return static_cast<long long>(v->get<double>());
+  if (v->is_number_integer() || v->is_number_unsigned() || v->is_boolean()) return int_of(*v);
+  if (v->is_number_float()) return int_from_double(v->get<double>());
   fail(std::string(what) + " expects an integer, got " + type_name(*v));
+}
+
+// Widths and counts that size what a filter builds (center, indent, batch, format's %10s): Jinja2 would try to
+// build a string of center(1e10); the engine refuses a size past any prompt's before allocating it.
+constexpr long long kMaxWidth = 1'000'000;
+
+size_t need_width(const Value* v, long long dflt, const char* what) {
+  long long n = need_int(v, dflt, what);
+  if (n < 0 || n > kMaxWidth)
+    fail("a width of " + std::to_string(n) + " is not one from 0 to " + std::to_string(kMaxWidth));
+  return static_cast<size_t>(n);
 }
 
 bool arg_bool(const Value* v, bool dflt) { return v ? truthy(*v) : dflt; }
@@ -130,7 +141,7 @@ std::string replace_all(const std::string& s, const std::string& from, const std
 // ---- filters ----
 
 Value f_abs(const Value& v, const CallArgs&) {
-  if (v.is_number_integer()) return std::llabs(v.get<long long>());
+  if (v.is_number_integer() || v.is_number_unsigned()) return int_arith("*", int_of(v), int_of(v) < 0 ? -1 : 1);
   if (v.is_number()) return std::fabs(v.get<double>());
   fail("abs expects a number, got " + type_name(v));
 }
@@ -179,18 +190,24 @@ Value f_float(const Value& v, const CallArgs& a) {
 }
 Value f_int(const Value& v, const CallArgs& a) {
   if (v.is_number_integer() || v.is_number_unsigned()) return v;
-  if (v.is_number_float()) return static_cast<long long>(v.get<double>());
+  if (v.is_number_float()) return int_from_double(v.get<double>());
   if (v.is_boolean()) return v.get<bool>() ? 1 : 0;
   if (v.is_string()) {
     std::string s = strip_chars(v.get<std::string>(), nullptr, true, true);
+    long long base = need_int(a.get(1, "base"), 10, "int");
+    if (base != 0 && (base < 2 || base > 36)) fail("int() base must be >= 2 and <= 36, or 0");
+    size_t used = 0;
     try {
-      size_t used = 0;
-      long long base = need_int(a.get(1, "base"), 10, "int");
       long long n = std::stoll(s, &used, static_cast<int>(base));
       if (used == s.size()) return n;
+    } catch (const std::out_of_range&) {
+      throw BuiltinError{"integer overflow: '" + s.substr(0, 40) + "' does not fit in 64 bits", "template.integer_overflow"};
+    } catch (const std::invalid_argument&) {
+    }
+    try {
       double d = std::stod(s, &used);
-      if (used == s.size()) return static_cast<long long>(d);
-    } catch (...) {
+      if (used == s.size()) return int_from_double(d);
+    } catch (const std::logic_error&) {
     }
   }
   const Value* d = a.get(0, "default");
@@ -232,7 +249,7 @@ Value f_replace(const Value& v, const CallArgs& a) {
 }
 Value f_indent(const Value& v, const CallArgs& a) {
   const Value* w = a.get(0, "width");
-  std::string pad = w && w->is_string() ? w->get<std::string>() : std::string(need_int(w, 4, "indent"), ' ');
+  std::string pad = w && w->is_string() ? w->get<std::string>() : std::string(need_width(w, 4, "indent"), ' ');
   bool first = arg_bool(a.get(1, "first"), false);
   bool blank = arg_bool(a.get(2, "blank"), false);
   std::string s = py_str(v), out;
@@ -253,7 +270,7 @@ Value f_indent(const Value& v, const CallArgs& a) {
 }
 Value f_tojson(const Value& v, const CallArgs& a) {
   const Value* ind = a.get(0, "indent");
-  return tojson(v, ind && !ind->is_null() ? static_cast<int>(need_int(ind, 0, "tojson")) : -1);
+  return tojson(v, ind && !ind->is_null() ? static_cast<int>(need_width(ind, 0, "tojson")) : -1);
 }
 Value f_reverse(const Value& v, const CallArgs&) {
   if (v.is_string()) {
@@ -304,7 +321,8 @@ Value f_sum(const Value& v, const CallArgs& a) {
   for (const auto& e : as_list(v)) {
     const Value* x = attr ? get_attribute(e, py_str(*attr)) : &e;
     if (!x || !x->is_number()) fail("sum expects numbers");
-    if (total.is_number_integer() && x->is_number_integer()) total = total.get<long long>() + x->get<long long>();
+    if ((total.is_number_integer() || total.is_number_unsigned()) && (x->is_number_integer() || x->is_number_unsigned()))
+      total = int_arith("+", int_of(total), int_of(*x));
     else total = total.get<double>() + x->get<double>();
   }
   return total;
@@ -393,14 +411,14 @@ Value f_wordcount(const Value& v, const CallArgs&) {
 }
 Value f_center(const Value& v, const CallArgs& a) {
   std::string s = py_str(v);
-  size_t width = static_cast<size_t>(need_int(a.get(0, "width"), 80, "center"));
+  size_t width = need_width(a.get(0, "width"), 80, "center");
   size_t len = utf8_length(s);
   if (len >= width) return s;
   size_t total = width - len, left = total / 2 + (total & width & 1);
   return std::string(left, ' ') + s + std::string(total - left, ' ');
 }
 Value f_batch(const Value& v, const CallArgs& a) {
-  long long n = need_int(a.get(0, "linecount"), 1, "batch");
+  long long n = static_cast<long long>(need_width(a.get(0, "linecount"), 1, "batch"));
   if (n <= 0) fail("batch expects a positive size");
   const Value* fill = a.get(1, "fill_with");
   Value out = Value::array(), cur = Value::array();
@@ -460,6 +478,16 @@ Value f_format(const Value& v, const CallArgs& a) {
     while (i < fmt.size() && std::string("-+ #0").find(fmt[i]) != std::string::npos) spec += fmt[i++];
     while (i < fmt.size() && (std::isdigit(static_cast<unsigned char>(fmt[i])) || fmt[i] == '.')) spec += fmt[i++];
     if (i >= fmt.size()) fail("format: incomplete format");
+    // Python pads to any width; the engine's numbers are formatted in a 512-byte buffer, so width and precision
+    // are held well inside it rather than cut silently.
+    for (size_t at = 1, n = 0; at <= spec.size(); ++at) {
+      if (at < spec.size() && std::isdigit(static_cast<unsigned char>(spec[at]))) {
+        n = std::min<size_t>(n * 10 + static_cast<size_t>(spec[at] - '0'), 100000);
+        continue;
+      }
+      if (n > 400) fail("a width or precision of " + std::to_string(n) + " is past the limit of 400");
+      n = 0;
+    }
     char conv = fmt[i];
     if (!arg) {
       if (next >= a.positional.size()) fail("format: not enough arguments for format string");
@@ -470,8 +498,23 @@ Value f_format(const Value& v, const CallArgs& a) {
       case 's':
       case 'r': {
         std::string text = conv == 's' ? py_str(*arg) : py_repr(*arg);
-        std::snprintf(buf, sizeof buf, (spec + "s").c_str(), text.c_str());
-        out += text.size() >= sizeof buf - 1 && spec == "%" ? text : std::string(buf);
+        if (spec == "%") {
+          out += text;
+          break;
+        }
+        // Width and precision count characters, as Python's do, and a long text is never cut to the buffer.
+        size_t dot = spec.find('.');
+        if (dot != std::string::npos) {
+          size_t keep = static_cast<size_t>(std::atoi(spec.c_str() + dot + 1)), chars = 0, at = 0;
+          for (; at < text.size(); ++at)
+            if ((static_cast<unsigned char>(text[at]) & 0xC0) != 0x80 && chars++ == keep) break;
+          text.resize(at);
+        }
+        size_t digits = spec.find_first_of("123456789");
+        size_t width = digits != std::string::npos && digits < dot ? static_cast<size_t>(std::atoi(spec.c_str() + digits)) : 0;
+        size_t len = utf8_length(text);
+        std::string pad = width > len ? std::string(width - len, ' ') : "";
+        out += spec.find('-') != std::string::npos ? text + pad : pad + text;
         break;
       }
       case 'd':
@@ -556,7 +599,7 @@ Value f_slice(const Value& v, const CallArgs& a) {
 
 // wordwrap: each line wrapped greedily at spaces to `width`; words longer than the width are broken.
 Value f_wordwrap(const Value& v, const CallArgs& a) {
-  size_t width = static_cast<size_t>(need_int(a.get(0, "width"), 79, "wordwrap"));
+  size_t width = need_width(a.get(0, "width"), 79, "wordwrap");
   if (width == 0) fail("wordwrap expects a positive width");
   bool break_long = arg_bool(a.get(1, "break_long_words"), true);
   std::string wrap = a.get(2, "wrapstring") && !a.get(2, "wrapstring")->is_null() ? py_str(*a.get(2, "wrapstring")) : "\n";

@@ -11,6 +11,7 @@ namespace engine::tmpl {
 // Thrown by builtins and value operations; the renderer adds the template location.
 struct BuiltinError {
   std::string message;
+  std::string kind = "template.render";
 };
 
 bool truthy(const Value& v);

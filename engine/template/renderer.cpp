@@ -1,13 +1,16 @@
 // Walks a compiled template. Values from the context are borrowed, not copied: a render of a ReAct prompt
 // touches every tool and scratchpad step, and copying them would cost more than the rendering itself.
+#include <climits>
 #include <cmath>
 #include <ctime>
 #include <deque>
 #include <optional>
 
 #include "engine/core/error.h"
+#include "engine/core/json_parse.h"
 #include "engine/template/builtins.h"
 #include "engine/template/compiled.h"
+#include "engine/template/integer.h"
 #include "engine/template/py_value.h"
 
 namespace engine::tmpl {
@@ -142,11 +145,19 @@ struct Frame {
 };
 
 const Value kEmptyString = "";
+constexpr long long kMaxRangeItems = 1'000'000;
+
+// What one render may spend, shared by the renderers of its imported templates. Output bytes alone bound nothing
+// that prints nothing: a loop or a macro recursion with an empty body would run for ever.
+struct RenderBudget {
+  int call_depth = 0;
+  uint64_t steps = 0;
+};
 
 class Renderer {
  public:
-  Renderer(const Compiled& c, const Value& vars, std::string& out, int* call_depth = nullptr)
-      : c_(&c), vars_(vars), out_(out), call_depth_(call_depth ? call_depth : &own_depth_) {
+  Renderer(const Compiled& c, const Value& vars, std::string& out, RenderBudget* budget = nullptr)
+      : c_(&c), vars_(vars), out_(out), budget_(budget ? budget : &own_budget_) {
     frames_.push_back(Frame{});
   }
 
@@ -202,8 +213,34 @@ class Renderer {
            "rendered output exceeds " + std::to_string(c_->options.max_output_bytes) + " bytes", p);
   }
 
+  void tick(Pos p) {
+    if (++budget_->steps > c_->options.max_render_steps)
+      fail("template.render_budget",
+           "the render took more than " + std::to_string(c_->options.max_render_steps) +
+               " steps (a loop or a recursion that never ends?)", p);
+  }
+
+  // A value an expression built: a string is held to the output limit (a string built by ~ in a loop would
+  // otherwise grow until memory runs out), a list or dict to the JSON depth bound (printing, comparing and copying
+  // a value recurse, and {% set x = [x] %} in a loop nests without end).
+  Ref made(Value v, Pos p) const {
+    check_value(v, p);
+    return Ref::own(std::move(v));
+  }
+  void check_value(const Value& v, Pos p) const {
+    if (v.is_string()) {
+      if (v.get_ref<const std::string&>().size() > c_->options.max_output_bytes)
+        fail("template.output_too_large",
+             "a string of more than " + std::to_string(c_->options.max_output_bytes) + " bytes (the output limit)", p);
+    } else if (v.is_structured()) {
+      if (json_depth(v) > kMaxJsonDepth)
+        fail("template.render", "a value nested deeper than " + std::to_string(kMaxJsonDepth) + " levels", p);
+    }
+  }
+
   // ---- statements ----
   void node(const Node& n) {
+    tick(n.pos);
     switch (n.kind) {
       case NodeKind::Text:
         out_ += static_cast<const TextNode&>(n).text;
@@ -311,6 +348,7 @@ class Renderer {
           if (!b.is_namespace || b.ptr)
             fail("template.render", "cannot assign attribute on non-namespace object '" + s.targets[0] + "'", s.pos);
           b.owned[s.attribute] = std::move(v);
+          check_value(b.owned, s.pos);  // {% set ns.x = ns %} nests the namespace in itself
           return;
         }
     fail("template.undefined", "undefined variable '" + s.targets[0] + "'", s.pos);
@@ -318,7 +356,7 @@ class Renderer {
 
   void include(const IncludeNode& inc) {
     if (!inc.target) return;  // missing, and `ignore missing`
-    if (++*call_depth_ > c_->options.max_call_depth)
+    if (++budget_->call_depth > c_->options.max_call_depth)
       fail("template.call_depth", "includes and macro calls nested deeper than " +
                                       std::to_string(c_->options.max_call_depth) + " levels", inc.pos);
     if (inc.with_context) {
@@ -329,17 +367,17 @@ class Renderer {
       pop_frame(saved);
       c_ = saved_c;
     } else {
-      Renderer sub(*inc.target, Value::object(), out_, call_depth_);
+      Renderer sub(*inc.target, Value::object(), out_, budget_);
       sub.body(inc.target->body);
     }
-    --*call_depth_;
+    --budget_->call_depth;
     check_size(inc.pos);
   }
 
   void import(const ImportNode& imp) {
     Value context = imp.with_context ? vars_ : Value::object();
     std::string discard;
-    Renderer sub(*imp.target, context, discard, call_depth_);
+    Renderer sub(*imp.target, context, discard, budget_);
     sub.body(imp.target->body);
     std::shared_ptr<const Module> m = sub.export_module(*imp.target, std::move(context));
     if (!imp.alias.empty()) {
@@ -401,7 +439,7 @@ class Renderer {
       try {
         expanded = FilterList(seq);
       } catch (const BuiltinError& e) {
-        fail("template.render", e.message, f.iterable->pos);
+        fail(e.kind, e.message, f.iterable->pos);
       }
       list = &expanded;
     }
@@ -421,6 +459,7 @@ class Renderer {
     }
     loop.items = &items;
     for (size_t i = 0; i < items.size(); ++i) {
+      tick(f.pos);
       loop.index0 = i;
       bind_targets(f, *items[i]);
       bind_loop(loop);
@@ -514,7 +553,8 @@ class Renderer {
       if (it != v.end()) found = &*it;
     } else if ((v.is_array() || v.is_string()) && (key.is_number_integer() || key.is_number_unsigned())) {
       long long n = static_cast<long long>(v.is_array() ? v.size() : v.get_ref<const std::string&>().size());
-      long long i = key.get<long long>();
+      // an index past 2^63-1 is out of range, not a negative index from the end
+      long long i = key.is_number_unsigned() && key.get<unsigned long long>() > LLONG_MAX ? n : key.get<long long>();
       if (i < 0) i += n;
       if (i >= 0 && i < n) {
         if (v.is_string()) return Ref::own(std::string(1, v.get_ref<const std::string&>()[i]));
@@ -596,9 +636,9 @@ class Renderer {
       const Value& self = defined(obj);
       CallArgs args = eval_args(c.args);
       try {
-        return Ref::own(call_method(self, a.name, args));
+        return made(call_method(self, a.name, args), c.pos);
       } catch (const BuiltinError& e) {
-        fail("template.render", e.message, c.pos);
+        fail(e.kind, e.message, c.pos);
       }
     }
     if (c.callee->kind == ExprKind::Name) {
@@ -611,7 +651,9 @@ class Renderer {
           Value d = Value::object();
           if (name == "namespace" && !args.positional.empty() && args.positional[0].is_object()) d = args.positional[0];
           for (auto& [k, v] : args.keyword) d[k] = std::move(v);
-          return name == "dict" ? Ref::own(std::move(d)) : Ref::new_namespace(std::move(d));
+          if (name == "dict") return made(std::move(d), c.pos);
+          check_value(d, c.pos);
+          return Ref::new_namespace(std::move(d));
         }
         if (name == "raise_exception") {
           // Hugging Face chat templates call this to reject a conversation they cannot format.
@@ -642,20 +684,28 @@ class Renderer {
     for (const auto& v : a.positional) {
       if (!v.is_number_integer() && !v.is_number_unsigned())
         fail("template.render", "range() expects integers, got " + type_name(v), p);
-      n.push_back(v.get<long long>());
+      n.push_back(as_int(v, p));
     }
     if (n.empty() || n.size() > 3) fail("template.render", "range() expects 1 to 3 arguments", p);
     long long start = n.size() > 1 ? n[0] : 0, stop = n.size() > 1 ? n[1] : n[0], step = n.size() > 2 ? n[2] : 1;
     if (step == 0) fail("template.render", "range() arg 3 must not be zero", p);
+    // Refuse absurd ranges before allocating them. The span is taken in unsigned arithmetic, where stop - start
+    // cannot overflow, and no element past the last is computed.
+    unsigned long long span = 0, stride = step > 0 ? static_cast<unsigned long long>(step)
+                                                   : 0ULL - static_cast<unsigned long long>(step);
+    if (step > 0 && stop > start) span = static_cast<unsigned long long>(stop) - static_cast<unsigned long long>(start);
+    if (step < 0 && start > stop) span = static_cast<unsigned long long>(start) - static_cast<unsigned long long>(stop);
+    unsigned long long count = span == 0 ? 0 : (span - 1) / stride + 1;
+    if (count > static_cast<unsigned long long>(kMaxRangeItems))
+      fail("template.render", "range() of more than " + std::to_string(kMaxRangeItems) + " items", p);
     Value out = Value::array();
-    // A range is bounded by the output limit anyway; refuse absurd ones before allocating them.
-    long long count = step > 0 ? (stop - start + step - 1) / step : (start - stop - step - 1) / -step;
-    if (count > 1000000) fail("template.render", "range() of more than 1000000 items", p);
-    for (long long i = start; step > 0 ? i < stop : i > stop; i += step) out.push_back(i);
+    for (unsigned long long k = 0; k < count; ++k)
+      out.push_back(static_cast<long long>(static_cast<unsigned long long>(start) + k * static_cast<unsigned long long>(step)));
     return out;
   }
 
   Ref eval(const Expr& e) {
+    tick(e.pos);
     switch (e.kind) {
       case ExprKind::Literal: return Ref::borrow(static_cast<const LiteralExpr&>(e).value);
       case ExprKind::Name: return lookup(static_cast<const NameExpr&>(e).name, e.pos);
@@ -701,7 +751,7 @@ class Renderer {
           Ref r = eval(*i);
           out.push_back(defined_value(r));
         }
-        return Ref::own(std::move(out));
+        return made(std::move(out), e.pos);
       }
       case ExprKind::Dict: {
         Value out = Value::object();
@@ -711,7 +761,7 @@ class Renderer {
           Ref vr = eval(*v);
           out[key.is_string() ? key.get<std::string>() : py_str(key)] = defined_value(vr);
         }
-        return Ref::own(std::move(out));
+        return made(std::move(out), e.pos);
       }
     }
     fail("template.render", "unknown expression", e.pos);
@@ -728,7 +778,7 @@ class Renderer {
     const Value& v = defined(input);
     // attr() is Python's getattr: a dict's keys are not attributes, so it is undefined, as in Jinja2.
     if (f.name == "attr") return Ref::undefined("'" + type_name(v) + "' object has no attribute", f.pos);
-    return Ref::own(apply_filter(f.name, v, eval_args(f.args), f.pos));
+    return made(apply_filter(f.name, v, eval_args(f.args), f.pos), f.pos);
   }
 
   // default(value, boolean): a defined input is replaced only when `boolean` is true and the input is false.
@@ -746,11 +796,13 @@ class Renderer {
       if (name == "default" || name == "d") return default_replaces(args, truthy(v)) ? default_of(args) : v;
       if (name == "tojson" && c_->options.plain_tojson) {
         const Value* ind = args.get(0, "indent");
+        if (ind && ind->is_number_integer() && (ind->get<long long>() < 0 || ind->get<long long>() > 1000))
+          throw BuiltinError{"an indent of " + std::to_string(ind->get<long long>()) + " is not one from 0 to 1000"};
         return plain_json_dumps(v, ind && ind->is_number_integer() ? static_cast<int>(ind->get<long long>()) : -1);
       }
       return find_filter(name)(v, args);
     } catch (const BuiltinError& e) {
-      fail("template.render", name + ": " + e.message, p);
+      fail(e.kind, name + ": " + e.message, p);
     }
   }
 
@@ -764,7 +816,7 @@ class Renderer {
     try {
       return find_test(t.name)(v, args);
     } catch (const BuiltinError& e) {
-      fail("template.render", e.message, t.pos);
+      fail(e.kind, e.message, t.pos);
     }
   }
 
@@ -772,15 +824,28 @@ class Renderer {
     Ref r = eval(*u.operand);
     if (u.op == "not") return Ref::own(!truthy_ref(r));
     const Value& v = defined(r);
-    if (v.is_number_integer()) return Ref::own(u.op == "-" ? -v.get<long long>() : v.get<long long>());
+    if (v.is_number_integer() || v.is_number_unsigned()) {
+      try {
+        long long x = int_of(v);
+        return Ref::own(u.op == "-" ? int_negate(x) : x);
+      } catch (const BuiltinError& e) {
+        fail(e.kind, e.message, u.pos);
+      }
+    }
     if (v.is_number()) return Ref::own(u.op == "-" ? -v.get<double>() : v.get<double>());
     if (v.is_boolean()) return Ref::own(u.op == "-" ? -static_cast<long long>(v.get<bool>()) : v.get<bool>());
     fail("template.render", "bad operand type for unary " + u.op + ": '" + type_name(v) + "'", u.pos);
   }
 
   static bool is_int(const Value& v) { return v.is_number_integer() || v.is_number_unsigned() || v.is_boolean(); }
-  static long long as_int(const Value& v) { return v.is_boolean() ? v.get<bool>() : v.get<long long>(); }
   static double as_num(const Value& v) { return v.is_boolean() ? v.get<bool>() : v.get<double>(); }
+  long long as_int(const Value& v, Pos p) const {
+    try {
+      return int_of(v);
+    } catch (const BuiltinError& e) {
+      fail(e.kind, e.message, p);
+    }
+  }
 
   Ref binary(const BinaryExpr& b) {
     Ref lr = eval(*b.left);
@@ -792,19 +857,21 @@ class Renderer {
       std::string s;
       append_py_str(s, l);
       append_py_str(s, r);
-      return Ref::own(std::move(s));
+      return made(std::move(s), b.pos);
     }
     bool nums = (l.is_number() || l.is_boolean()) && (r.is_number() || r.is_boolean());
     if (op == "+") {
-      if (l.is_string() && r.is_string()) return Ref::own(l.get<std::string>() + r.get<std::string>());
+      if (l.is_string() && r.is_string()) return made(l.get<std::string>() + r.get<std::string>(), b.pos);
       if (l.is_array() && r.is_array()) {
+        if (l.size() + r.size() > c_->options.max_output_bytes)
+          fail("template.output_too_large", "a list longer than the output limit", b.pos);
         Value out = l;
         out.insert(out.end(), r.begin(), r.end());
         return Ref::own(std::move(out));
       }
     }
-    if (op == "*" && (l.is_string() || l.is_array()) && is_int(r) && !r.is_boolean()) return repeat(l, as_int(r), b.pos);
-    if (op == "*" && (r.is_string() || r.is_array()) && is_int(l) && !l.is_boolean()) return repeat(r, as_int(l), b.pos);
+    if (op == "*" && (l.is_string() || l.is_array()) && is_int(r) && !r.is_boolean()) return repeat(l, as_int(r, b.pos), b.pos);
+    if (op == "*" && (r.is_string() || r.is_array()) && is_int(l) && !l.is_boolean()) return repeat(r, as_int(l, b.pos), b.pos);
     if (!nums)
       fail("template.render",
            "unsupported operand types for " + op + ": '" + type_name(l) + "' and '" + type_name(r) + "'", b.pos);
@@ -813,24 +880,11 @@ class Renderer {
       if (as_num(r) == 0) fail("template.render", "division by zero", b.pos);
       return Ref::own(as_num(l) / as_num(r));
     }
-    if (ints) {
-      long long x = as_int(l), y = as_int(r);
-      if (op == "+") return Ref::own(x + y);
-      if (op == "-") return Ref::own(x - y);
-      if (op == "*") return Ref::own(x * y);
-      if (op == "//" || op == "%") {
-        if (y == 0) fail("template.render", "integer division or modulo by zero", b.pos);
-        long long q = x / y, m = x % y;
-        if (m != 0 && ((m < 0) != (y < 0))) --q, m += y;  // Python floors
-        return Ref::own(op == "//" ? q : m);
-      }
-      if (op == "**") {
-        if (y >= 0) {
-          long long p = 1;
-          for (long long i = 0; i < y && i < 64; ++i) p *= x;
-          return Ref::own(p);
-        }
-        return Ref::own(std::pow(static_cast<double>(x), static_cast<double>(y)));
+    if (ints && !(op == "**" && as_int(r, b.pos) < 0)) {
+      try {
+        return Ref::own(int_arith(op, as_int(l, b.pos), as_int(r, b.pos)));
+      } catch (const BuiltinError& e) {
+        fail(e.kind, e.message, b.pos);
       }
     }
     double x = as_num(l), y = as_num(r);
@@ -848,10 +902,11 @@ class Renderer {
 
   Ref repeat(const Value& v, long long n, Pos p) {
     size_t unit = v.is_string() ? v.get_ref<const std::string&>().size() : v.size();
-    if (n > 0 && unit * static_cast<size_t>(n) > c_->options.max_output_bytes)
+    if (n > 0 && unit > 0 && static_cast<unsigned long long>(n) > c_->options.max_output_bytes / unit)
       fail("template.output_too_large", "repetition exceeds the output limit", p);
     if (v.is_string()) {
       std::string out;
+      out.reserve(n > 0 ? unit * static_cast<size_t>(n) : 0);
       for (long long i = 0; i < n; ++i) out += v.get_ref<const std::string&>();
       return Ref::own(std::move(out));
     }
@@ -877,7 +932,7 @@ class Renderer {
           ok = op == "<" ? cmp < 0 : op == "<=" ? cmp <= 0 : op == ">" ? cmp > 0 : cmp >= 0;
         }
       } catch (const BuiltinError& e) {
-        fail("template.render", e.message, c.pos);
+        fail(e.kind, e.message, c.pos);
       }
       if (!ok) return Ref::own(false);
       left = std::move(right);
@@ -894,7 +949,7 @@ class Renderer {
       const Value& x = defined(r);
       if (x.is_null()) return dflt;
       if (!is_int(x)) fail("template.render", "slice indices must be integers", e->pos);
-      return as_int(x);
+      return as_int(x, e->pos);
     };
     long long step = bound(s.step, 1).value();
     if (step == 0) fail("template.render", "slice step cannot be zero", s.pos);
@@ -916,7 +971,12 @@ class Renderer {
     long long start = norm(bound(s.start, std::nullopt), step > 0 ? 0 : n - 1);
     long long stop = norm(bound(s.stop, std::nullopt), step > 0 ? n : -1);
     Value out = Value::array();
-    for (long long i = start; step > 0 ? i < stop : i > stop; i += step) out.push_back((*seq)[static_cast<size_t>(i)]);
+    // start and stop lie in [-1, n]; the test before each step keeps i + step from overflowing for a huge step
+    for (long long i = start; step > 0 ? i < stop : i > stop;) {
+      out.push_back((*seq)[static_cast<size_t>(i)]);
+      if (step > 0 ? (stop - i) - step <= 0 : (i - stop) + step <= 0) break;
+      i += step;
+    }
     if (v.is_string()) {
       std::string str;
       for (const auto& c : out) str += c.get_ref<const std::string&>();
@@ -930,14 +990,14 @@ class Renderer {
   std::string& out_;
   std::deque<Frame> frames_;
   int current_ = 0;
-  int own_depth_ = 0;
-  int* call_depth_;  // shared with the renderers of imported templates
+  RenderBudget own_budget_;
+  RenderBudget* budget_;  // shared with the renderers of imported templates
 };
 
 Ref Renderer::invoke(const Callable& c, CallArgs args, Pos pos, const Callable* caller) {
   if (!c.home) {  // a macro of an imported template runs in a renderer of that template
     std::string discard;
-    Renderer sub(*c.module->compiled, c.module->context, discard, call_depth_);
+    Renderer sub(*c.module->compiled, c.module->context, discard, budget_);
     sub.adopt_module(*c.module);
     Callable local = c;
     local.home = &sub;
@@ -945,7 +1005,8 @@ Ref Renderer::invoke(const Callable& c, CallArgs args, Pos pos, const Callable* 
     return sub.invoke(local, std::move(args), pos, caller);
   }
   if (c.home != this) return c.home->invoke(c, std::move(args), pos, caller);
-  if (++*call_depth_ > c_->options.max_call_depth)
+  tick(pos);
+  if (++budget_->call_depth > c_->options.max_call_depth)
     fail("template.call_depth",
          "macro calls nested deeper than " + std::to_string(c_->options.max_call_depth) + " levels", pos);
   const Compiled* saved_c = c_;
@@ -991,13 +1052,13 @@ Ref Renderer::invoke(const Callable& c, CallArgs args, Pos pos, const Callable* 
     result.swap(out_);
     pop_frame(saved_frame);
     c_ = saved_c;
-    --*call_depth_;
+    --budget_->call_depth;
     throw;
   }
   result.swap(out_);
   pop_frame(saved_frame);
   c_ = saved_c;
-  --*call_depth_;
+  --budget_->call_depth;
   return Ref::own(std::move(result));
 }
 

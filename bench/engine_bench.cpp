@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "engine/assemble/executor.h"
+#include "engine/spec/search_path.h"
 #include "engine/core/file.h"
 #include "engine/parse/react_parser.h"
 #include "engine/spec/default_react.h"
@@ -34,7 +35,7 @@ double median_ns(int rounds, int n, F fn) {
 
 int main() {
   const std::string root = ENGINE_SOURCE_DIR;
-  auto spec = spec::load_workflow(root + "/workflows/calculator.yaml");
+  auto spec = spec::load_workflow(root + "/workflows/calculator.yaml", {spec::default_search_path()});
 
   // The pieces of one iteration, built from the demo workflow's own files.
   auto prompt = tmpl::Template::compile(spec.agent.prompt.text, "react.j2");

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "engine/assemble/executor.h"
+#include "engine/spec/search_path.h"
 
 using namespace engine;
 using Clock = std::chrono::steady_clock;
@@ -180,7 +181,7 @@ int main(int argc, char** argv) {
   const int runs = argc > 1 ? std::atoi(argv[1]) : 1000;
   LoopbackServer server;
   setenv("ENGINE_BENCH_KEY", "sk-bench", 1);
-  auto spec = spec::load_workflow(std::string(ENGINE_SOURCE_DIR) + "/workflows/calculator.yaml");
+  auto spec = spec::load_workflow(std::string(ENGINE_SOURCE_DIR) + "/workflows/calculator.yaml", {spec::default_search_path()});
   spec.llm.provider.value = "openai";
   spec.llm.model = "bench-model";
   spec.llm.base_url = server.base_url();

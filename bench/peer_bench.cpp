@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "engine/assemble/executor.h"
+#include "engine/spec/search_path.h"
 #include "engine/core/error.h"
 #include "engine/core/json_text.h"
 

@@ -1,10 +1,12 @@
 # Thin wrapper over CMake for the README's quick start: `make demo` and `make test`.
 BUILD      ?= build
 ASAN_BUILD ?= build-asan
+FUZZ_BUILD ?= build-fuzz
+FUZZ_SECONDS ?= 60
 JOBS       ?= $(shell nproc)
 QUESTION   ?= What is 12 * 7 + 3?
 
-.PHONY: all setup build build-asan demo test test-release test-asan bench install clean
+.PHONY: all setup build build-asan demo test test-release test-asan bench fuzz install clean
 
 all: build
 
@@ -39,8 +41,15 @@ bench: build
 	cmake --build $(BUILD) -j $(JOBS) --target engine_bench http_bench
 	./bench/run.sh $(BUILD)
 
+# Every fuzz target for FUZZ_SECONDS each (two at a time), built with clang and libFuzzer (tests/fuzz/README.md).
+fuzz:
+	@./scripts/setup.sh fuzz
+	CC=clang CXX=clang++ cmake -S . -B $(FUZZ_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DENGINE_FUZZ=ON -DENGINE_TESTS=OFF
+	cmake --build $(FUZZ_BUILD) -j $(JOBS) --target fuzz_all
+	./tests/fuzz/run.sh $(FUZZ_BUILD) $(FUZZ_SECONDS) $(FUZZ_TARGETS)
+
 install: build
 	cmake --install $(BUILD) $(if $(PREFIX),--prefix $(PREFIX))
 
 clean:
-	rm -rf $(BUILD) $(ASAN_BUILD)
+	rm -rf $(BUILD) $(ASAN_BUILD) $(FUZZ_BUILD)

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Installs the Debian packages the build needs, only when one is missing.
-# Safe to run repeatedly: with everything present it does nothing and asks for no privileges.
+# Installs the Debian packages the build needs, only when one is missing; `setup.sh fuzz` adds clang and libFuzzer
+# for `make fuzz`. Safe to run repeatedly: with everything present it does nothing and asks for no privileges.
 set -euo pipefail
 
 packages=(
@@ -8,6 +8,7 @@ packages=(
   libyaml-cpp-dev nlohmann-json3-dev liblua5.4-dev catch2
   libpcre2-dev libcurl4-openssl-dev libcli11-dev libcpp-httplib-dev
 )
+[ "${1:-}" = fuzz ] && packages+=(clang libclang-rt-14-dev)
 
 missing=()
 for p in "${packages[@]}"; do

@@ -1,5 +1,6 @@
 #include "engine/core/json_parse.h"
 
+#include <algorithm>
 #include <vector>
 
 namespace engine {
@@ -57,6 +58,10 @@ Value parse_json(std::string_view text, JsonError* error, int max_depth) {
 }
 
 int json_depth(const Value& v) {
+  if (!v.is_structured()) return 0;
+  // the common case, a list or dict of scalars, needs no stack
+  bool flat = std::none_of(v.begin(), v.end(), [](const Value& c) { return c.is_structured(); });
+  if (flat) return 1;
   int deepest = 0;
   std::vector<std::pair<const Value*, int>> todo{{&v, 0}};
   while (!todo.empty()) {

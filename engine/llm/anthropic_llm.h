@@ -3,6 +3,8 @@
 // max_tokens required, whole or streamed.
 #include <optional>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "engine/llm/api_endpoint.h"
 #include "engine/llm/llm_client.h"
@@ -27,6 +29,9 @@ class AnthropicLlm : public LlmClient {
  public:
   explicit AnthropicLlm(AnthropicConfig config);
   LlmResponse complete(const LlmRequest& request) const override;
+  // What complete() makes of a 2xx answer, without HTTP: `pieces` are the body as it arrived (a stream's bytes when
+  // request.stream is set). For tests and fuzzing of what servers send; throws as complete() does.
+  LlmResponse read_answer(const LlmRequest& request, const std::vector<std::string_view>& pieces) const;
   std::string describe() const override { return "anthropic:" + cfg_.model; }
 
   Value request_body(const LlmRequest& request) const;

@@ -3,6 +3,8 @@
 // or the legacy text completions, whole or streamed.
 #include <optional>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "engine/llm/api_endpoint.h"
 #include "engine/llm/llm_client.h"
@@ -34,6 +36,9 @@ class OpenAiLlm : public LlmClient {
  public:
   explicit OpenAiLlm(OpenAiConfig config);
   LlmResponse complete(const LlmRequest& request) const override;
+  // What complete() makes of a 2xx answer, without HTTP: `pieces` are the body as it arrived (a stream's bytes when
+  // request.stream is set). For tests and fuzzing of what servers send; throws as complete() does.
+  LlmResponse read_answer(const LlmRequest& request, const std::vector<std::string_view>& pieces) const;
   std::string describe() const override { return cfg_.provider + ":" + cfg_.model; }
 
   // The request body as sent (exposed for tests and traces).

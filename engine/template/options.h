@@ -18,8 +18,8 @@ struct TemplateOptions {
   // What includes may read; none given: include_dir and below (an absolute name or ".." cannot leave it).
   std::shared_ptr<const FileScope> scope;
   int max_call_depth = 64;              // macro calls and caller() nested deeper than this fail
-  // Statements, expressions, loop iterations and macro calls one render may take: a ReAct prompt takes about a
-  // thousand; a loop that prints nothing is stopped here rather than by the output limit it never reaches.
+  // Statements, loop iterations and macro calls one render may take: a ReAct prompt takes a few hundred; a loop
+  // that prints nothing is stopped here rather than by the output limit it never reaches.
   uint64_t max_render_steps = 10'000'000;
   // tojson as Hugging Face chat templates define it: json.dumps without HTML escaping, non-ASCII kept,
   // keys in their order (Jinja2's own tojson sorts keys and escapes <, >, &, ').

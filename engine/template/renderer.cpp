@@ -704,8 +704,9 @@ class Renderer {
     return out;
   }
 
+  // Not ticked: an expression's work is bounded by its size and its data; what repeats without bound (loops,
+  // macro calls) is ticked where it repeats.
   Ref eval(const Expr& e) {
-    tick(e.pos);
     switch (e.kind) {
       case ExprKind::Literal: return Ref::borrow(static_cast<const LiteralExpr&>(e).value);
       case ExprKind::Name: return lookup(static_cast<const NameExpr&>(e).name, e.pos);

@@ -83,7 +83,7 @@ TEST_CASE("hostile: an answer nested 200,000 deep is a bad response, whole or st
 
 TEST_CASE("hostile: Retry-After of inf or 1e300 is capped, nan or a negative number is no wait",
           "[llm][hostile]") {
-  for (const std::string& value : {"inf", "1e300", "nan", "-5", "1e-300", "99999999999999999999"}) {
+  for (std::string value : {"inf", "1e300", "nan", "-5", "1e-300", "99999999999999999999"}) {
     INFO(value);
     MockLlmServer server;
     MockLlmServer::Reply limited{429, R"({"error": {"message": "slow down"}})"};

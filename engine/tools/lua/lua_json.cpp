@@ -147,8 +147,14 @@ void push_value(lua_State* L, const Value& v) {
   switch (v.type()) {
     case Value::value_t::null: lua_pushnil(L); return;
     case Value::value_t::boolean: lua_pushboolean(L, v.get<bool>()); return;
-    case Value::value_t::number_integer:
-    case Value::value_t::number_unsigned: lua_pushinteger(L, v.get<lua_Integer>()); return;
+    case Value::value_t::number_integer: lua_pushinteger(L, v.get<lua_Integer>()); return;
+    case Value::value_t::number_unsigned:
+      // past Lua's integers a number becomes a float, as Lua reads 18446744073709551615 in source, not -1
+      if (v.get<unsigned long long>() > static_cast<unsigned long long>(LUA_MAXINTEGER))
+        lua_pushnumber(L, static_cast<lua_Number>(v.get<unsigned long long>()));
+      else
+        lua_pushinteger(L, v.get<lua_Integer>());
+      return;
     case Value::value_t::number_float: lua_pushnumber(L, v.get<double>()); return;
     case Value::value_t::string: {
       const auto& s = v.get_ref<const std::string&>();

@@ -320,7 +320,9 @@ int find_aux(lua_State* L, bool find) {
     return 1;
   }
   Matcher m = make_matcher(L, s, ls, p, lp);
-  if (find && (lua_toboolean(L, 4) || std::strpbrk(p, kSpecials) == nullptr || std::strlen(p) != lp)) {
+  // A pattern may hold NUL bytes, so its specials are looked for over its whole length, not up to the first NUL.
+  bool plain = std::find_first_of(p, p + lp, kSpecials, kSpecials + sizeof kSpecials - 1) == p + lp;
+  if (find && (lua_toboolean(L, 4) || plain)) {
     if (const char* at = plain_find(m, s + init, ls - init, p, lp)) {
       lua_pushinteger(L, at - s + 1);
       lua_pushinteger(L, static_cast<lua_Integer>(at - s + lp));

@@ -68,3 +68,12 @@ TEST_CASE("malformed patterns are Lua errors, not crashes", "[lua][patterns]") {
   CHECK(eval("string.gsub('a', 'a', '%9')").find("invalid capture index %9") != std::string::npos);
   CHECK(eval("string.find(string.rep('a', 300), string.rep('(a)', 40))").find("too many captures") != std::string::npos);
 }
+
+TEST_CASE("patterns with NUL bytes and the %z class, as Lua 5.4's library", "[lua][patterns]") {
+  // found by the differential fuzzer (tests/fuzz/lua_patterns_fuzz.cpp): a NUL in the pattern made it "plain"
+  CHECK(eval("string.find('xa\\0\\0\\1y', 'a\\0+[\\0-\\1]')") == "2|5");
+  CHECK(eval("string.find('a\\0b', '%z')") == "2|2");
+  CHECK(eval("string.gsub('a\\0\\0b', '%z+', 'Z')") == "aZb|1");
+  CHECK(eval("string.find('a.b\\0.c', '\\0.', 1, true)") == "4|5");
+  CHECK(eval("tostring(string.find('abc', 'b\\0'))") == "nil");
+}

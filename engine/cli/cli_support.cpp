@@ -78,7 +78,9 @@ Value collect_inputs(const assemble::Executor& executor, const InputOptions& o) 
   return executor.resolve_inputs(given);
 }
 
-void print_error(const std::string& formatted) { std::cerr << "engine: error: " << formatted << std::endl; }
+void print_error(const std::string& formatted) {
+  std::cerr << "engine: error: " << terminal_safe(formatted) << std::endl;
+}
 
 int guarded(const std::function<int()>& body) {
   try {

@@ -1,10 +1,13 @@
 // engine run WORKFLOW --input ...: runs the agent; the answer alone goes to stdout, the trace to stderr.
+#include <unistd.h>
+
 #include <fstream>
 #include <iostream>
 
 #include "engine/cli/cli_support.h"
 #include "engine/cli/commands.h"
 #include "engine/core/error.h"
+#include "engine/core/text.h"
 #include "engine/trace/console_printer.h"
 #include "engine/trace/jsonl_writer.h"
 
@@ -51,7 +54,8 @@ int run(const RunOptions& o) {
   if (o.json) {
     std::cout << result.to_json().dump(2, ' ', false, Value::error_handler_t::replace) << std::endl;
   } else if (result.ok()) {
-    std::cout << result.output << std::endl;
+    // Into a pipe the answer goes byte for byte; on a terminal its control bytes are escaped like the steps'.
+    std::cout << (isatty(STDOUT_FILENO) ? terminal_safe(result.output) : result.output) << std::endl;
   }
   if (!result.ok()) {
     print_error(result.error->message);

@@ -98,6 +98,37 @@ std::string printable_excerpt(std::string_view s, size_t max) {
   return out;
 }
 
+namespace {
+
+// The length of the control sequence at s[i] (1 for a C0 byte or DEL, 2 for a C1 character), or 0.
+size_t control_at(std::string_view s, size_t i) {
+  auto c = static_cast<unsigned char>(s[i]);
+  if ((c < 0x20 && c != '\n' && c != '\t') || c == 0x7F) return 1;
+  if (c == 0xC2 && i + 1 < s.size() && static_cast<unsigned char>(s[i + 1]) >= 0x80 &&
+      static_cast<unsigned char>(s[i + 1]) < 0xA0)
+    return 2;
+  return 0;
+}
+
+}  // namespace
+
+std::string terminal_safe(std::string_view s) {
+  size_t i = 0;
+  while (i < s.size() && !control_at(s, i)) ++i;
+  if (i == s.size()) return std::string(s);
+  std::string out(s.substr(0, i));
+  while (i < s.size()) {
+    size_t n = control_at(s, i);
+    if (n == 0) {
+      out += s[i++];
+      continue;
+    }
+    out += escaped_byte(static_cast<unsigned char>(s[i + n - 1]));
+    i += n;
+  }
+  return out;
+}
+
 std::string join(const std::vector<std::string>& parts, std::string_view sep) {
   std::string out;
   for (size_t i = 0; i < parts.size(); ++i) {

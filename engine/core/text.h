@@ -24,6 +24,11 @@ std::string quote_excerpt(std::string_view s, size_t max = 80);
 // The same without the quotes.
 std::string printable_excerpt(std::string_view s, size_t max = 80);
 
+// Text for a terminal: control bytes other than newline and tab (ESC, CR, C1 controls such as CSI) written as
+// escapes, so a model's answer, a tool's output or a server's message cannot move the cursor, retitle the window
+// or write the clipboard. Text without them is returned as it is.
+std::string terminal_safe(std::string_view s);
+
 std::string join(const std::vector<std::string>& parts, std::string_view sep);
 
 }  // namespace engine

@@ -1,5 +1,7 @@
 #include "engine/trace/console_printer.h"
 
+#include "engine/core/text.h"
+
 namespace engine::trace {
 namespace {
 
@@ -16,9 +18,10 @@ std::string str(const Value& data, const char* key) {
 
 }  // namespace
 
+// Everything shown passes here: text from the model, tools and servers may hold escape sequences.
 void ConsolePrinter::write(const std::string& text, const char* color) {
-  if (color_ && color) out_ << color << text << kReset;
-  else out_ << text;
+  if (color_ && color) out_ << color << terminal_safe(text) << kReset;
+  else out_ << terminal_safe(text);
 }
 
 // A log that begins with the text already streamed shows only the rest (a tool call's "Invoking: ..." line after
@@ -52,16 +55,19 @@ void ConsolePrinter::emit(const Event& e) {
   } else if (e.type == "agent_action") {
     write_log(str(d, "log"), kBlue);
   } else if (e.type == "tool_end") {
-    out_ << "\n" << str(d, "observation_prefix");
+    out_ << "\n";
+    write(str(d, "observation_prefix"), nullptr);
     write(str(d, "observation"), d.contains("error") ? kRed : nullptr);
-    out_ << "\n" << str(d, "llm_prefix");
+    out_ << "\n";
+    write(str(d, "llm_prefix"), nullptr);
   } else if (e.type == "parse_error") {
     write_log(str(d, "text"), kBlue);
     out_ << "\n";
     write("Parse error: " + str(d, "message"), kRed);
     out_ << "\n";
   } else if (e.type == "tool_log") {
-    out_ << "\n[" << str(d, "tool") << "] " << str(d, "message");
+    out_ << "\n";
+    write("[" + str(d, "tool") + "] " + str(d, "message"), nullptr);
   } else if (e.type == "agent_finish") {
     write_log(str(d, "log"), kGreen);
   } else if (e.type == "early_stop") {

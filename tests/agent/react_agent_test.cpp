@@ -260,3 +260,35 @@ TEST_CASE("streaming: the text arrives as tokens that add up to each answer", "[
   CHECK(shown == answered);
   CHECK(shown == " use echo\nAction: echo\nAction Input: ping done\nFinal Answer: pong");
 }
+
+namespace {
+
+// A model whose call throws what the engine itself never does: out of memory, or a stray standard exception.
+class ThrowingLlm : public llm::LlmClient {
+ public:
+  explicit ThrowingLlm(bool out_of_memory) : oom_(out_of_memory) {}
+  llm::LlmResponse complete(const llm::LlmRequest&) const override {
+    if (oom_) throw std::bad_alloc();
+    throw std::out_of_range("vector::at");
+  }
+  std::string describe() const override { return "throwing"; }
+
+ private:
+  bool oom_;
+};
+
+}  // namespace
+
+TEST_CASE("out of memory, or an unexpected exception, fails the run with a documented kind", "[agent]") {
+  Setup s;
+  for (bool oom : {true, false}) {
+    ReactAgent agent(s.cfg, parse::ReactParser({spec::kDefaultFinalAnswerRegex, spec::kDefaultActionRegex}),
+                     std::make_shared<ThrowingLlm>(oom));
+    test::EventLog log;
+    RunResult r = agent.run(Value{{"input", "hi"}}, log, {});
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.error->kind == (oom ? "engine.out_of_memory" : "engine.internal"));
+    CHECK(r.error->message == (oom ? "the run ran out of memory" : "internal error: vector::at"));
+    CHECK(log.types().back() == "chain_end");
+  }
+}

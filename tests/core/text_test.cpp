@@ -40,3 +40,10 @@ TEST_CASE("excerpts escape control bytes, so a server's text cannot drive the te
   CHECK(printable_excerpt("a\nb\tc", 3) == "a\\nb...");
   CHECK(printable_excerpt("日本語テキスト", 3) == "日本語...");
 }
+
+TEST_CASE("terminal_safe escapes control bytes but newlines and tabs, and leaves clean text as it is", "[core]") {
+  CHECK(terminal_safe("plain\ttext\nnext line é 日本") == "plain\ttext\nnext line é 日本");
+  CHECK(terminal_safe("a\x1b[31mred\rb\x7f") == "a\\x1b[31mred\\x0db\\x7f");
+  CHECK(terminal_safe("csi \xc2\x9b" "2J, nbsp \xc2\xa0 kept") == "csi \\x9b2J, nbsp \xc2\xa0 kept");
+  CHECK(terminal_safe("") == "");
+}

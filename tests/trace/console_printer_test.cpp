@@ -1,5 +1,6 @@
 #include <catch2/catch.hpp>
 
+#include <cstring>
 #include <sstream>
 
 #include "engine/trace/console_printer.h"
@@ -68,4 +69,27 @@ TEST_CASE("a streamed answer is shown as its tokens arrive, and not again as the
         "\n> Entering new AgentExecutor chain...\n I should add.\nAction: calc\nAction Input: 1+1\nObservation: 2\n"
         "Thought: I kn\nRetrying (attempt 2) after HTTP 503: busy; the text above is discarded\n"
         "I know.\nFinal Answer: 2\n\n> Finished chain.\n");
+}
+
+TEST_CASE("escape sequences from the model, a tool or a server are shown escaped, never sent raw", "[trace]") {
+  std::ostringstream out;
+  trace::ConsolePrinter printer(out, true);
+  printer.emit({"llm_start", Value{{"stream", true}}});
+  printer.emit({"llm_token", Value{{"text", "Thought: \x1b]52;c;cHduZWQ=\x07 clipboard"}}});
+  printer.emit({"tool_end", Value{{"observation", "\x1b[2J\rcleared"}, {"observation_prefix", "Observation: "},
+                                  {"llm_prefix", "Thought: "}}});
+  printer.emit({"tool_log", Value{{"tool", "t"}, {"message", "title \x1b]0;pwned\x07 \xc2\x9b" "31m"}}});
+  printer.emit({"error", Value{{"message", "server said \x1b[5m"}}});
+  std::string s = out.str();
+  // the only ESC bytes left are the printer's own colours
+  std::string without_colours = s;
+  for (const char* c : {"\033[36;1m", "\033[31;1m", "\033[0m"})
+    for (size_t at; (at = without_colours.find(c)) != std::string::npos;) without_colours.erase(at, std::strlen(c));
+  CHECK(without_colours.find('\x1b') == std::string::npos);
+  CHECK(without_colours.find('\x07') == std::string::npos);
+  CHECK(without_colours.find('\r') == std::string::npos);
+  CHECK(s.find("Thought: \\x1b]52;c;cHduZWQ=\\x07 clipboard") != std::string::npos);
+  CHECK(s.find("\\x1b[2J\\x0dcleared") != std::string::npos);
+  CHECK(s.find("[t] title \\x1b]0;pwned\\x07 \\x9b31m") != std::string::npos);
+  CHECK(s.find("Error: server said \\x1b[5m") != std::string::npos);
 }

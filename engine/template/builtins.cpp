@@ -1,6 +1,7 @@
 #include "engine/template/builtins.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <map>
 
@@ -82,8 +83,9 @@ const Value* get_attribute(const Value& item, const std::string& path) {
       if (it == cur->end()) return nullptr;
       cur = &*it;
     } else if (cur->is_array() && !part.empty() && std::all_of(part.begin(), part.end(), ::isdigit)) {
-      size_t i = std::stoul(part);
-      if (i >= cur->size()) return nullptr;
+      size_t i = 0;
+      auto [end, ec] = std::from_chars(part.data(), part.data() + part.size(), i);
+      if (ec != std::errc() || i >= cur->size()) return nullptr;
       cur = &(*cur)[i];
     } else {
       return nullptr;
@@ -916,7 +918,11 @@ Value call_method(const Value& obj, std::string_view name, const CallArgs& a) {
         std::string field = s.substr(i + 1, close - i - 1);
         const Value* arg = nullptr;
         if (field.empty()) arg = a.get(next_auto++, "");
-        else if (std::all_of(field.begin(), field.end(), ::isdigit)) arg = a.get(std::stoul(field), "");
+        else if (std::all_of(field.begin(), field.end(), ::isdigit)) {
+          size_t index = 0;
+          auto [end, ec] = std::from_chars(field.data(), field.data() + field.size(), index);
+          if (ec == std::errc()) arg = a.get(index, "");
+        }
         else arg = a.get(SIZE_MAX, field);
         if (!arg) fail("format: no argument for field '{" + field + "}'");
         append_py_str(out, *arg);

@@ -1,6 +1,7 @@
 #include "engine/template/parser.h"
 
 #include <charconv>
+#include <cstdlib>
 
 #include "engine/core/error.h"
 
@@ -51,6 +52,17 @@ class Parser {
   }
   [[noreturn]] void fail_at(const Token& t, const std::string& msg) const {
     throw located_error("template.syntax", msg, src_, t.line, t.col);
+  }
+  // An integer literal; one past 64 bits is an error here, at compile time, rather than a float or a wrapped value.
+  long long integer_literal(const Token& t) const {
+    long long v = 0;
+    auto [end, ec] = std::from_chars(t.text.data(), t.text.data() + t.text.size(), v);
+    if (ec != std::errc() || end != t.text.data() + t.text.size())
+      throw located_error("template.integer_overflow",
+                          "integer literal " + t.text.substr(0, 40) +
+                              " does not fit in 64 bits (Jinja2 computes it exactly; the engine's integers are 64-bit)",
+                          src_, t.line, t.col);
+    return v;
   }
   void expect_op(const char* op, const char* context) {
     if (!is_op(op)) fail_at(peek(), std::string("expected '") + op + "' " + context + ", got " + found(peek()));
@@ -481,14 +493,12 @@ class Parser {
       }
       case TokenKind::Integer: {
         next();
-        long long v = 0;
-        auto [ptr, ec] = std::from_chars(t.text.data(), t.text.data() + t.text.size(), v);
-        if (ec != std::errc()) return std::make_unique<LiteralExpr>(Value(std::stod(t.text)), p);
-        return std::make_unique<LiteralExpr>(Value(v), p);
+        return std::make_unique<LiteralExpr>(Value(integer_literal(t)), p);
       }
       case TokenKind::Float:
         next();
-        return std::make_unique<LiteralExpr>(Value(std::stod(t.text)), p);
+        // as Python's float(): 1e400 is inf and 1e-400 is 0.0, never an exception
+        return std::make_unique<LiteralExpr>(Value(std::strtod(t.text.c_str(), nullptr)), p);
       case TokenKind::Name: {
         next();
         const std::string& n = t.text;
@@ -559,7 +569,7 @@ class Parser {
           e = std::make_unique<AttrExpr>(std::move(e), name.text, pos_of(dot));
         } else if (name.kind == TokenKind::Integer) {  // items.0 is items[0], as in Jinja2
           next();
-          e = std::make_unique<ItemExpr>(std::move(e), std::make_unique<LiteralExpr>(Value(std::stoll(name.text)),
+          e = std::make_unique<ItemExpr>(std::move(e), std::make_unique<LiteralExpr>(Value(integer_literal(name)),
                                                                                         pos_of(name)), pos_of(dot));
         } else {
           fail_at(name, "expected an attribute name after '.', got " + found(name));

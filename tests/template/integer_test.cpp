@@ -86,3 +86,21 @@ TEST_CASE("integers: ranges and slices with extreme bounds neither overflow nor 
   CHECK(render("{{ l[1::max] }} {{ l[::min] }} {{ l[min:max] }} {{ l[max:min:-1] }}", vars) ==
         "[2] [4] [1, 2, 3, 4] [4, 3, 2, 1]");
 }
+
+TEST_CASE("integers: literals past 64 bits are a compile error, floats past a double are inf", "[template][integer]") {
+  // found by the template fuzz target: 1e320 made std::stod throw out of the compiler
+  CHECK(render("{{ 1e400 }} {{ -1e400 }} {{ 1e-400 }}") == "inf -inf 0.0");
+  std::string kind;
+  try {
+    Template::compile("{{ 1 + 99999999999999999999 }}", "t.j2");
+    FAIL("compiled");
+  } catch (const Error& e) {
+    CHECK(e.kind() == "template.integer_overflow");
+    CHECK(std::string(e.what()) == std::string("t.j2:1:8: integer literal 99999999999999999999") + kTooBig);
+  }
+  CHECK_THROWS_WITH(Template::compile("{{ l.99999999999999999999 }}", "t.j2"), Catch::Contains("integer literal"));
+  CHECK_THROWS_WITH(render("{{ '{99999999999999999999}'.format(1) }}"),
+                    "t.j2:1:35: format: no argument for field '{99999999999999999999}'");
+  CHECK_THROWS_WITH(render("{{ [[1, 2]] | map(attribute='0.99999999999999999999') | list }}"),
+                    "t.j2:1:13: map: map: an item has no attribute '0.99999999999999999999'");
+}

@@ -218,17 +218,12 @@ LlmResponse AnthropicLlm::complete(const LlmRequest& request) const {
 }
 
 LlmResponse AnthropicLlm::read_answer(const LlmRequest& request, const std::vector<std::string_view>& pieces) const {
-  std::unique_ptr<ResponseReader> reader;
-  if (request.stream) reader = std::make_unique<StreamReader>(request, api_);
-  else reader = std::make_unique<WholeReader>(request, api_);
-  http::HttpResponse response;
-  response.status = 200;
-  http::BodySink sink = reader->sink();
-  for (std::string_view piece : pieces) {
-    if (!sink) response.body.append(piece);
-    else if (!sink(piece)) break;
+  if (request.stream) {
+    StreamReader reader(request, api_);
+    return read_body(reader, pieces);
   }
-  return reader->finish(response);
+  WholeReader reader(request, api_);
+  return read_body(reader, pieces);
 }
 
 }  // namespace engine::llm

@@ -40,6 +40,17 @@ void redact_response(LlmResponse& r, const Redactor& redactor) {
 
 }  // namespace
 
+LlmResponse read_body(ResponseReader& reader, const std::vector<std::string_view>& pieces) {
+  http::HttpResponse response;
+  response.status = 200;
+  http::BodySink sink = reader.sink();
+  for (std::string_view piece : pieces) {
+    if (!sink) response.body.append(piece);
+    else if (!sink(piece)) break;
+  }
+  return reader.finish(response);
+}
+
 void apply_extra(Value& body, const Value& extra) {
   for (const auto& [k, v] : extra.items()) {
     if (v.is_null()) body.erase(k);

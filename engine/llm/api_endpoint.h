@@ -6,6 +6,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "engine/core/error.h"
@@ -39,6 +40,10 @@ class ResponseReader {
   // Whether part of this attempt's text has been shown (a retry then says the shown text is void).
   virtual bool shown_any() const { return false; }
 };
+
+// A 2xx body fed to `reader` as it would arrive, in `pieces`, and the answer it reads: what a provider makes of a
+// server's bytes without HTTP, for tests and fuzzing.
+LlmResponse read_body(ResponseReader& reader, const std::vector<std::string_view>& pieces);
 
 class ApiEndpoint {
  public:

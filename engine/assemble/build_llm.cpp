@@ -156,20 +156,19 @@ std::shared_ptr<const llm::LlmClient> build_provider(const spec::WorkflowSpec& s
   return std::make_shared<llm::ScriptedLlm>(std::move(script));
 }
 
-// The keys a recording must not hold: whatever the provider's key variable contains.
-std::vector<std::string> secrets(const spec::LlmSpec& l) {
+}  // namespace
+
+std::vector<std::string> llm_secrets(const spec::LlmSpec& l) {
   std::vector<std::string> out;
   for (const std::string& name : {l.api_key_env, std::string("OPENAI_API_KEY"), std::string("ANTHROPIC_API_KEY")})
     if (!name.empty()) out.push_back(env_or(name.c_str(), ""));
   return out;
 }
 
-}  // namespace
-
 std::shared_ptr<const llm::LlmClient> build_llm(const spec::WorkflowSpec& s, const BuildOptions& options) {
   auto client = build_provider(s);
   if (options.record_file.empty()) return client;
-  return std::make_shared<llm::RecordingLlm>(std::move(client), options.record_file, secrets(s.llm));
+  return std::make_shared<llm::RecordingLlm>(std::move(client), options.record_file, llm_secrets(s.llm));
 }
 
 std::optional<spec::ModelPrice> model_price(const spec::LlmSpec& l) {

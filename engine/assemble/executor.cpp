@@ -191,7 +191,10 @@ std::shared_ptr<const Executor> Executor::build(const spec::WorkflowSpec& s, con
     check_free_names(t, inputs, kOutputContext, "outputs." + o.name + ".value", o.value.loc, s);
     outputs.push_back({o.name, std::move(t)});
   }
-  return std::make_shared<Executor>(s.name, s.inputs, std::move(registry), std::move(agent), std::move(outputs));
+  auto executor =
+      std::make_shared<Executor>(s.name, s.inputs, std::move(registry), std::move(agent), std::move(outputs));
+  executor->redactor_ = Redactor(llm_secrets(s.llm));
+  return executor;
 }
 
 Value Executor::resolve_inputs(const Value& given) const {

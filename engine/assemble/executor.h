@@ -7,6 +7,7 @@
 
 #include "engine/agent/agent.h"
 #include "engine/assemble/build_llm.h"
+#include "engine/core/redact.h"
 #include "engine/spec/workflow_spec.h"
 #include "engine/template/template.h"
 #include "engine/tools/tool_registry.h"
@@ -34,6 +35,8 @@ class Executor {
   const std::string& name() const { return name_; }
   const std::vector<spec::InputSpec>& inputs() const { return inputs_; }
   const tools::ToolRegistry& tools() const { return tools_; }
+  // Masks the keys the workflow's provider reads (core/redact.h): front ends put it before every output.
+  const Redactor& redactor() const { return redactor_; }
 
   Executor(std::string name, std::vector<spec::InputSpec> inputs, tools::ToolRegistry tools,
            std::unique_ptr<agent::Agent> agent, std::vector<OutputTemplate> outputs)
@@ -49,6 +52,7 @@ class Executor {
   tools::ToolRegistry tools_;
   std::unique_ptr<agent::Agent> agent_;
   std::vector<OutputTemplate> outputs_;
+  Redactor redactor_;
 };
 
 }  // namespace engine::assemble

@@ -11,6 +11,7 @@
 #include "engine/core/error.h"
 #include "engine/core/file.h"
 #include "engine/core/json_parse.h"
+#include "engine/core/redact.h"
 #include "engine/core/text.h"
 #include "engine/spec/search_path.h"
 
@@ -78,8 +79,12 @@ Value collect_inputs(const assemble::Executor& executor, const InputOptions& o) 
   return executor.resolve_inputs(given);
 }
 
+// The usual key variables are masked in every error, even one raised before a workflow names its own.
 void print_error(const std::string& formatted) {
-  std::cerr << "engine: error: " << terminal_safe(formatted) << std::endl;
+  std::vector<std::string> keys;
+  for (const char* name : {"OPENAI_API_KEY", "ANTHROPIC_API_KEY"})
+    if (const char* v = std::getenv(name)) keys.emplace_back(v);
+  std::cerr << "engine: error: " << terminal_safe(redact_secrets(formatted, keys)) << std::endl;
 }
 
 int guarded(const std::function<int()>& body) {

@@ -27,7 +27,7 @@ int render(const RenderOptions& o) {
   if (is_workflow(o.file)) {
     if (!o.vars.empty()) throw Error("usage", "--vars is for rendering a template file; give a workflow --input");
     auto executor = build_executor(o.file);
-    std::cout << executor->render_first_prompt(collect_inputs(*executor, o.inputs));
+    std::cout << executor->redactor().redact(executor->render_first_prompt(collect_inputs(*executor, o.inputs)));
     std::cout.flush();
     return kOk;
   }

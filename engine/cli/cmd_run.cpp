@@ -7,6 +7,7 @@
 #include "engine/cli/cli_support.h"
 #include "engine/cli/commands.h"
 #include "engine/core/error.h"
+#include "engine/core/redact.h"
 #include "engine/core/text.h"
 #include "engine/trace/console_printer.h"
 #include "engine/trace/jsonl_writer.h"
@@ -50,15 +51,22 @@ int run(const RunOptions& o) {
   // Tokens as they arrive are for a person watching: on by default when the steps go to a terminal.
   // --stream is honoured even with -q: the tokens then go to the --trace file only.
   bool stream = o.stream || (!o.no_stream && !o.quiet && stderr_is_terminal());
-  agent::RunResult result = executor->run(inputs, events, agent::RunOptions{.stream = stream});
+  // Every output passes the executor's redactor: a key that reached the run by way of the workflow or an input is
+  // masked on the console, in the trace, in --json and in errors alike.
+  const Redactor& redactor = executor->redactor();
+  RedactingSink redacted(events, redactor);
+  agent::RunResult result = executor->run(inputs, redacted, agent::RunOptions{.stream = stream});
   if (o.json) {
-    std::cout << result.to_json().dump(2, ' ', false, Value::error_handler_t::replace) << std::endl;
+    Value doc = result.to_json();
+    redact_value(doc, redactor);
+    std::cout << doc.dump(2, ' ', false, Value::error_handler_t::replace) << std::endl;
   } else if (result.ok()) {
     // Into a pipe the answer goes byte for byte; on a terminal its control bytes are escaped like the steps'.
-    std::cout << (isatty(STDOUT_FILENO) ? terminal_safe(result.output) : result.output) << std::endl;
+    std::string answer = redactor.redact(result.output);
+    std::cout << (isatty(STDOUT_FILENO) ? terminal_safe(answer) : answer) << std::endl;
   }
   if (!result.ok()) {
-    print_error(result.error->message);
+    print_error(redactor.redact(result.error->message));
     return kRunFailed;
   }
   return kOk;

@@ -96,4 +96,27 @@ std::string redact_secrets(std::string_view text, const std::vector<std::string>
   return Redactor(secrets).redact(text);
 }
 
+void redact_value(Value& v, const Redactor& redactor) {
+  if (redactor.empty()) return;
+  if (v.is_string()) {
+    v = redactor.redact(v.get_ref<const std::string&>());
+  } else if (v.is_array()) {
+    for (auto& e : v) redact_value(e, redactor);
+  } else if (v.is_object()) {
+    Value out = Value::object();
+    for (auto& [k, e] : v.items()) {
+      redact_value(e, redactor);
+      out[redactor.redact(k)] = std::move(e);
+    }
+    v = std::move(out);
+  }
+}
+
+void RedactingSink::emit(const Event& event) {
+  if (redactor_.empty()) return inner_.emit(event);
+  Event copy = event;
+  redact_value(copy.data, redactor_);
+  inner_.emit(copy);
+}
+
 }  // namespace engine

@@ -8,6 +8,9 @@
 #include <string_view>
 #include <vector>
 
+#include "engine/core/event.h"
+#include "engine/core/value.h"
+
 namespace engine {
 
 // Eight bytes of a random key are 48 bits of it: enough to matter, and longer than the shared prefixes ("sk-",
@@ -40,5 +43,21 @@ class Redactor {
 
 // The text with each secret, and each maskable piece of one, replaced by "***".
 std::string redact_secrets(std::string_view text, const std::vector<std::string>& secrets);
+
+// Every string in `v` (keys too) redacted in place.
+void redact_value(Value& v, const Redactor& redactor);
+
+// Forwards events with every string redacted: what the command line puts in front of the console, the trace file
+// and any other sink, so a key that reached a run some other way (an environment variable interpolated into a
+// workflow, an input) is masked in every output all the same.
+class RedactingSink : public EventSink {
+ public:
+  RedactingSink(EventSink& inner, const Redactor& redactor) : inner_(inner), redactor_(redactor) {}
+  void emit(const Event& event) override;
+
+ private:
+  EventSink& inner_;
+  const Redactor& redactor_;
+};
 
 }  // namespace engine

@@ -4,6 +4,7 @@
 
 #include <filesystem>
 
+#include "engine/core/file.h"
 #include "support/test_support.h"
 
 using namespace engine;
@@ -83,4 +84,31 @@ TEST_CASE("e2e: ENGINE_PATH adds folders a workflow may name", "[e2e][hostile]")
   CHECK(r.err == "");
   CHECK(r.exit_code == 0);
   CHECK(r.out == "done\n");
+}
+
+TEST_CASE("e2e: a key interpolated into a workflow or given as input is masked in every output", "[e2e][hostile]") {
+  test::TempDir dir;
+  const std::string key = "sk-e2e-interpolated-0123456789";
+  auto w = dir.write("w.yaml",
+                     "inputs: {input: {}}\n"
+                     "llm:\n  provider: scripted\n  scripted:\n    rules:\n"
+                     "      - {match: '(?s).*Question: (?P<q>[^\\n]*)', reply: 'Final Answer: {{ q }}'}\n"
+                     "tools:\n  - {builtin: echo, description: 'echoes ${OPENAI_API_KEY}'}\n"
+                     "agent: {}\n");
+  auto trace = dir.path() / "trace.jsonl";
+  auto r = run_engine("run " + shell_quote(w.string()) + " --json --trace " + shell_quote(trace.string()) +
+                          " --input " + shell_quote("the key " + key.substr(0, 20) + " ends"),
+                      "", "OPENAI_API_KEY=" + key);
+  INFO(r.err);
+  CHECK(r.exit_code == 0);
+  std::string t = read_file(trace);
+  for (const std::string* out : {&r.out, &r.err, &t}) {
+    CHECK(out->find(key.substr(0, 8)) == std::string::npos);
+    CHECK(out->find(key.substr(10, 8)) == std::string::npos);
+  }
+  CHECK(Value::parse(r.out)["output"] == "the key *** ends");
+  CHECK(t.find("echoes ***") != std::string::npos);  // the prompt in llm_start
+  r = run_engine("render " + shell_quote(w.string()) + " --input x", "", "OPENAI_API_KEY=" + key);
+  CHECK(r.out.find("echoes ***") != std::string::npos);
+  CHECK(r.out.find(key.substr(3, 8)) == std::string::npos);
 }

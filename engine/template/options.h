@@ -20,7 +20,7 @@ struct TemplateOptions {
   int max_call_depth = 64;              // macro calls and caller() nested deeper than this fail
   // Statements, loop iterations and macro calls one render may take: a ReAct prompt takes a few hundred; a loop
   // that prints nothing is stopped here rather than by the output limit it never reaches.
-  uint64_t max_render_steps = 10'000'000;
+  uint64_t max_render_steps = 1'000'000;
   // tojson as Hugging Face chat templates define it: json.dumps without HTML escaping, non-ASCII kept,
   // keys in their order (Jinja2's own tojson sorts keys and escapes <, >, &, ').
   bool plain_tojson = false;

@@ -49,7 +49,7 @@ std::shared_ptr<const assemble::Executor> build_executor(const std::string& path
 Value collect_inputs(const assemble::Executor& executor, const InputOptions& o) {
   Value given = Value::object();
   if (!o.file.empty()) {
-    std::string text = read_file(o.file);
+    std::string text = read_file(o.file, kMaxFileBytes, Pipes::Allowed);
     JsonError why{false, "not an object"};
     Value v = parse_json(text, &why);
     if (v.is_discarded() || !v.is_object())

@@ -33,7 +33,7 @@ int render(const RenderOptions& o) {
   }
   Value vars = Value::object();
   if (!o.vars.empty()) {
-    std::string text = read_file(o.vars);
+    std::string text = read_file(o.vars, kMaxFileBytes, Pipes::Allowed);
     JsonError why{false, "not an object"};
     vars = parse_json(text, &why);
     if (vars.is_discarded() || !vars.is_object())

@@ -32,7 +32,7 @@ std::string size_text(size_t bytes) {
 
 }  // namespace
 
-std::string read_file(const std::filesystem::path& path, size_t max_bytes) {
+std::string read_file(const std::filesystem::path& path, size_t max_bytes, Pipes pipes) {
   auto fail = [&](const std::string& why) { return Error("io.read_failed", "cannot read '" + path.string() + "': " + why); };
   // O_NONBLOCK: opening a FIFO nobody writes to must not hang; it is cleared once the file proves to be a pipe.
   Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK));
@@ -40,6 +40,7 @@ std::string read_file(const std::filesystem::path& path, size_t max_bytes) {
   struct stat st {};
   if (::fstat(fd.get(), &st) != 0) throw fail(std::strerror(errno));
   if (S_ISDIR(st.st_mode)) throw fail("it is a directory");
+  if (S_ISFIFO(st.st_mode) && pipes == Pipes::Refused) throw fail("a pipe, where a regular file belongs");
   if (!S_ISREG(st.st_mode) && !S_ISFIFO(st.st_mode)) throw fail("not a regular file (a device or a socket)");
   if (S_ISREG(st.st_mode) && static_cast<unsigned long long>(st.st_size) > max_bytes)
     throw Error("io.too_large", "cannot read '" + path.string() + "': it is " + size_text(st.st_size) +

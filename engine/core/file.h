@@ -11,8 +11,11 @@ namespace engine {
 // mistaken gigabyte file from exhausting memory.
 inline constexpr size_t kMaxFileBytes = size_t{16} << 20;
 
-// Reads a whole regular file or pipe (`--inputs /dev/stdin`), never a device or a directory. Throws Error
-// "io.read_failed" naming the path when it cannot, "io.too_large" past `max_bytes`.
-std::string read_file(const std::filesystem::path& path, size_t max_bytes = kMaxFileBytes);
+enum class Pipes { Refused, Allowed };
+
+// Reads a whole regular file, never a device or a directory; a pipe only when allowed: a file named on the command
+// line may be one (`--inputs /dev/stdin`), a file a workflow names may not (a FIFO nobody writes to would block the
+// load for ever). Throws Error "io.read_failed" naming the path when it cannot, "io.too_large" past `max_bytes`.
+std::string read_file(const std::filesystem::path& path, size_t max_bytes = kMaxFileBytes, Pipes pipes = Pipes::Refused);
 
 }  // namespace engine

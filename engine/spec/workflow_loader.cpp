@@ -526,7 +526,7 @@ const std::vector<std::string>& override_providers() { return kOverrideProviders
 WorkflowSpec load_workflow(const std::filesystem::path& file, const LoadOptions& options) {
   std::string text;
   try {
-    text = read_file(file);
+    text = read_file(file, kMaxFileBytes, Pipes::Allowed);  // named on the command line: may be a pipe
   } catch (const Error& e) {
     throw Error(e.kind(), e.message(), SourceLoc{file.string()});
   }

@@ -1,6 +1,7 @@
 // Files are read bounded: no device, no directory, no file past the size limit; a pipe is fine.
 #include <catch2/catch.hpp>
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -47,11 +48,18 @@ TEST_CASE("file: past the size limit is io.too_large, by its size or by what it 
   CHECK(kind == "io.too_large");
 }
 
-TEST_CASE("file: a pipe is read to its end, bounded too", "[core][file]") {
+TEST_CASE("file: a pipe is read to its end when allowed, refused when not", "[core][file]") {
   int fds[2];
   REQUIRE(pipe(fds) == 0);
   REQUIRE(write(fds[1], "{\"a\": 1}", 8) == 8);
   close(fds[1]);
-  CHECK(read_file("/dev/fd/" + std::to_string(fds[0])) == "{\"a\": 1}");
+  std::string name = "/dev/fd/" + std::to_string(fds[0]);
+  CHECK(test::error_of([&] { read_file(name); }) == "cannot read '" + name + "': a pipe, where a regular file belongs");
+  CHECK(read_file(name, kMaxFileBytes, Pipes::Allowed) == "{\"a\": 1}");
   close(fds[0]);
+  // a FIFO nobody writes to, where a workflow names a file: refused at once, never a blocked load
+  test::TempDir dir;
+  auto fifo = dir.path() / "prompt.j2";
+  REQUIRE(mkfifo(fifo.c_str(), 0600) == 0);
+  CHECK(test::error_of([&] { read_file(fifo); }) == "cannot read '" + fifo.string() + "': a pipe, where a regular file belongs");
 }

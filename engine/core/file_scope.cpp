@@ -10,9 +10,7 @@ namespace fs = std::filesystem;
 namespace {
 
 bool is_under(const fs::path& path, const fs::path& root) {
-  auto [r, p] = std::mismatch(root.begin(), root.end(), path.begin(), path.end());
-  // a root ending in a separator ("/") leaves an empty last element
-  return r == root.end() || (std::next(r) == root.end() && r->empty());
+  return std::mismatch(root.begin(), root.end(), path.begin(), path.end()).first == root.end();
 }
 
 // Kernel views of processes and devices: /proc/self/environ holds the API keys, /dev/zero never ends.
@@ -38,17 +36,10 @@ FileScope::FileScope(const std::vector<fs::path>& roots) {
   }
 }
 
-FileScope FileScope::with(const std::vector<fs::path>& more) const {
-  FileScope out = *this;
-  FileScope extra(more);
-  for (auto& r : extra.roots_)
-    if (std::find(out.roots_.begin(), out.roots_.end(), r) == out.roots_.end()) out.roots_.push_back(std::move(r));
-  return out;
-}
-
 bool FileScope::allows(const fs::path& path) const {
+  // a system folder is refused even under a root ("/", a root below /proc): nothing there is a workflow's file
   if (is_system_path(path)) return false;
-  return std::any_of(roots_.begin(), roots_.end(), [&](const fs::path& r) { return !is_system_path(r) && is_under(path, r); });
+  return std::any_of(roots_.begin(), roots_.end(), [&](const fs::path& r) { return is_under(path, r); });
 }
 
 fs::path FileScope::resolve(const fs::path& base, const fs::path& name) const {

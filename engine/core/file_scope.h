@@ -21,9 +21,6 @@ class FileScope {
   // Whether an already resolved path is readable under this scope.
   bool allows(const std::filesystem::path& resolved) const;
 
-  // This scope with more roots (a template's own folder, say).
-  FileScope with(const std::vector<std::filesystem::path>& more) const;
-
   const std::vector<std::filesystem::path>& roots() const { return roots_; }
 
  private:

@@ -74,14 +74,17 @@ size_t Redactor::redact_stream(std::string_view text, size_t from, size_t limit,
       ++i;
       continue;
     }
-    if (!final && i + run > limit) break;  // the run reaches text not yet released (a possible stop sequence)
+    if (!final && i + run > limit) {  // the run reaches text not yet released (a possible stop sequence)
+      end = i;
+      break;
+    }
     out.append(text.substr(plain, i - plain));
     out += "***";
-    i += run;
+    i += run;  // a run may end past `end`: it is decided whole, and what follows it waits
     plain = i;
   }
-  out.append(text.substr(plain, std::min(i, end) - plain));
-  return std::max(i, plain);
+  if (plain < end) out.append(text.substr(plain, end - plain));
+  return std::max(end, plain);
 }
 
 std::string Redactor::redact(std::string_view text) const {

@@ -75,6 +75,11 @@ TEST_CASE("redact: a stream split at any point shows exactly the redacted whole"
       for (size_t b = a; b <= whole.size(); b += 3) CHECK(streamed(r, whole, {a, b}) == expected);
     }
   }
+  // a run decided whole that ends inside the undecided tail: what follows it must wait, not be shown twice
+  Redactor overlapping({"ABCDEFGHIJ-HIJQRSTUVWXYZ"});
+  std::string text = "ABCDEFGHIJQR and more";
+  for (size_t a = 0; a <= text.size(); ++a)
+    for (size_t b = a; b <= text.size(); ++b) CHECK(streamed(overlapping, text, {a, b}) == overlapping.redact(text));
   std::vector<size_t> bytewise;
   std::string whole = "a " + kKey + " b " + kKey.substr(2, 9);
   for (size_t i = 1; i < whole.size(); ++i) bytewise.push_back(i);

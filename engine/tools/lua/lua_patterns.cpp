@@ -406,8 +406,11 @@ void add_replacement(Matcher& m, std::string& out, const char* s, const char* e,
     size_t l = 0;
     const char* r = lua_tolstring(L, 3, &l);
     for (size_t i = 0; i < l; ++i) {
-      if (r[i] != '%') {
-        append(m, out, r + i, 1);
+      if (r[i] != '%') {  // the literal text up to the next '%' in one append
+        const void* pct = std::memchr(r + i, '%', l - i);
+        size_t run = pct ? static_cast<size_t>(static_cast<const char*>(pct) - (r + i)) : l - i;
+        append(m, out, r + i, run);
+        i += run - 1;
         continue;
       }
       ++i;
@@ -470,7 +473,8 @@ int str_gsub(lua_State* L) {
       add_replacement(m, out, s, e, tr);
       s = last = e;
     } else if (s < m.src_end) {
-      append(m, out, s++, 1);
+      if (out.size() >= m.sandbox->limits().memory_bytes) m.sandbox->fail_memory(L);
+      out += *s++;
     } else {
       break;
     }

@@ -60,9 +60,9 @@ long prompt_tokens(const Value& usage) {
          count(usage, "cache_creation_input_tokens");
 }
 
-class WholeReader : public ResponseReader {
+class AnthropicWholeReader : public ResponseReader {
  public:
-  WholeReader(const LlmRequest& request, const ApiEndpoint& api) : request_(request), api_(api) {}
+  AnthropicWholeReader(const LlmRequest& request, const ApiEndpoint& api) : request_(request), api_(api) {}
 
   LlmResponse finish(const http::HttpResponse& r) override {
     JsonError why_not;
@@ -98,12 +98,12 @@ class WholeReader : public ResponseReader {
 
 // message_start, content blocks (text deltas and tool_use input as partial JSON), message_delta with the stop
 // reason and usage, message_stop as the end marker; ping events and error events in between.
-class StreamReader : public SseReader {
+class AnthropicStreamReader : public SseReader {
  public:
-  StreamReader(const LlmRequest& request, const ApiEndpoint& api) : SseReader(request, api.redactor()), request_(request), api_(api) {}
+  AnthropicStreamReader(const LlmRequest& request, const ApiEndpoint& api) : SseReader(request, api.redactor()), request_(request), api_(api) {}
 
  private:
-  LlmResponse read_whole(const http::HttpResponse& r) override { return WholeReader(request_, api_).finish(r); }
+  LlmResponse read_whole(const http::HttpResponse& r) override { return AnthropicWholeReader(request_, api_).finish(r); }
 
   LlmResponse end_of_stream() override {
     if (!text_.stopped() && !done_)
@@ -212,17 +212,17 @@ LlmResponse AnthropicLlm::complete(const LlmRequest& request) const {
   if (!key.empty()) headers.push_back("x-api-key: " + key);
   std::string body = to_json_text(request_body(request));
   return api_.send(url(), headers, body, request, [&]() -> std::unique_ptr<ResponseReader> {
-    if (request.stream) return std::make_unique<StreamReader>(request, api_);
-    return std::make_unique<WholeReader>(request, api_);
+    if (request.stream) return std::make_unique<AnthropicStreamReader>(request, api_);
+    return std::make_unique<AnthropicWholeReader>(request, api_);
   });
 }
 
 LlmResponse AnthropicLlm::read_answer(const LlmRequest& request, const std::vector<std::string_view>& pieces) const {
   if (request.stream) {
-    StreamReader reader(request, api_);
+    AnthropicStreamReader reader(request, api_);
     return read_body(reader, pieces);
   }
-  WholeReader reader(request, api_);
+  AnthropicWholeReader reader(request, api_);
   return read_body(reader, pieces);
 }
 

@@ -53,9 +53,9 @@ void read_usage(const Value& usage, const LlmRequest& request, LlmResponse& out)
   out.usage_estimated = true;
 }
 
-class WholeReader : public ResponseReader {
+class OpenAiWholeReader : public ResponseReader {
  public:
-  WholeReader(const OpenAiConfig& cfg, const LlmRequest& request, const ApiEndpoint& api)
+  OpenAiWholeReader(const OpenAiConfig& cfg, const LlmRequest& request, const ApiEndpoint& api)
       : cfg_(cfg), request_(request), api_(api) {}
 
   LlmResponse finish(const http::HttpResponse& r) override {
@@ -106,13 +106,13 @@ class WholeReader : public ResponseReader {
 
 // A streamed answer: text deltas shown as they come (stop sequences honoured across deltas), tool-call deltas
 // assembled by index, usage from the final chunk, and the end marker required.
-class StreamReader : public SseReader {
+class OpenAiStreamReader : public SseReader {
  public:
-  StreamReader(const OpenAiConfig& cfg, const LlmRequest& request, const ApiEndpoint& api)
+  OpenAiStreamReader(const OpenAiConfig& cfg, const LlmRequest& request, const ApiEndpoint& api)
       : SseReader(request, api.redactor()), cfg_(cfg), request_(request), api_(api) {}
 
  private:
-  LlmResponse read_whole(const http::HttpResponse& r) override { return WholeReader(cfg_, request_, api_).finish(r); }
+  LlmResponse read_whole(const http::HttpResponse& r) override { return OpenAiWholeReader(cfg_, request_, api_).finish(r); }
 
   LlmResponse end_of_stream() override {
     if (!text_.stopped() && !done_ && finish_reason_.empty())
@@ -236,17 +236,17 @@ LlmResponse OpenAiLlm::complete(const LlmRequest& request) const {
   if (!key.empty()) headers.push_back("Authorization: Bearer " + key);
   std::string body = to_json_text(request_body(request));
   return api_.send(url(), headers, body, request, [&]() -> std::unique_ptr<ResponseReader> {
-    if (request.stream) return std::make_unique<StreamReader>(cfg_, request, api_);
-    return std::make_unique<WholeReader>(cfg_, request, api_);
+    if (request.stream) return std::make_unique<OpenAiStreamReader>(cfg_, request, api_);
+    return std::make_unique<OpenAiWholeReader>(cfg_, request, api_);
   });
 }
 
 LlmResponse OpenAiLlm::read_answer(const LlmRequest& request, const std::vector<std::string_view>& pieces) const {
   if (request.stream) {
-    StreamReader reader(cfg_, request, api_);
+    OpenAiStreamReader reader(cfg_, request, api_);
     return read_body(reader, pieces);
   }
-  WholeReader reader(cfg_, request, api_);
+  OpenAiWholeReader reader(cfg_, request, api_);
   return read_body(reader, pieces);
 }
 

@@ -12,14 +12,14 @@ using namespace engine::agent;
 
 namespace {
 
-struct Setup {
+struct ReactSetup {
   ReactAgentConfig cfg{.prompt = Prompt::text(tmpl::Template::compile("Question: {{ input }}\nThought:{{ agent_scratchpad }}", "p")),
                        .scratchpad = tmpl::Template::compile(spec::default_scratchpad("Observation: ", "Thought: "), "s")};
   llm::ScriptedScript script;
   bool return_direct = false;
   bool fail_on_error = false;
 
-  Setup() {
+  ReactSetup() {
     cfg.stop = {"\nObservation:"};
     cfg.tools.push_back(AgentTool{tools::make_builtin_tool("echo", "", ""), false, false});
   }
@@ -35,7 +35,7 @@ struct Setup {
 }  // namespace
 
 TEST_CASE("an action, its observation, then a final answer", "[agent]") {
-  Setup s;
+  ReactSetup s;
   s.script.replies = {" use echo\nAction: echo\nAction Input: ping\nObservation: made up", " done\nFinal Answer: pong"};
   test::EventLog log;
   RunResult r = s.run(log);
@@ -54,7 +54,7 @@ TEST_CASE("an action, its observation, then a final answer", "[agent]") {
 }
 
 TEST_CASE("the iteration limit stops the run with LangChain's message (force)", "[agent]") {
-  Setup s;
+  ReactSetup s;
   s.cfg.limits.max_iterations = 3;
   s.script.replies = std::vector<llm::ScriptedReply>(5, "Action: echo\nAction Input: again");
   test::EventLog log;
@@ -66,7 +66,7 @@ TEST_CASE("the iteration limit stops the run with LangChain's message (force)", 
 }
 
 TEST_CASE("early stopping 'generate' makes one last call for the answer", "[agent]") {
-  Setup s;
+  ReactSetup s;
   s.cfg.limits.max_iterations = 1;
   s.cfg.limits.early_stopping = EarlyStopping::Generate;
   s.script.replies = {"Action: echo\nAction Input: x", "Final Answer: best guess"};
@@ -80,7 +80,7 @@ TEST_CASE("early stopping 'generate' makes one last call for the answer", "[agen
 }
 
 TEST_CASE("the time limit stops the run", "[agent]") {
-  Setup s;
+  ReactSetup s;
   s.cfg.limits.max_execution_time = std::chrono::milliseconds(50);
   s.script.latency = std::chrono::milliseconds(30);
   s.script.replies = std::vector<llm::ScriptedReply>(10, "Action: echo\nAction Input: slow");
@@ -92,7 +92,7 @@ TEST_CASE("the time limit stops the run", "[agent]") {
 }
 
 TEST_CASE("a parse error fails the run by default", "[agent]") {
-  Setup s;
+  ReactSetup s;
   s.script.replies = {"I am confused"};
   test::EventLog log;
   RunResult r = s.run(log);
@@ -102,7 +102,7 @@ TEST_CASE("a parse error fails the run by default", "[agent]") {
 }
 
 TEST_CASE("on_parse_error retry sends the error back as the observation", "[agent]") {
-  Setup s;
+  ReactSetup s;
   s.cfg.on_parse_error = ParseErrorPolicy::Retry;
   s.script.replies = {"I am confused", "Final Answer: recovered"};
   test::EventLog log;
@@ -114,7 +114,7 @@ TEST_CASE("on_parse_error retry sends the error back as the observation", "[agen
 }
 
 TEST_CASE("retrying parse errors is still bounded by max_iterations", "[agent]") {
-  Setup s;
+  ReactSetup s;
   s.cfg.on_parse_error = ParseErrorPolicy::Retry;
   s.cfg.limits.max_iterations = 4;
   s.script.replies = std::vector<llm::ScriptedReply>(10, "nonsense");
@@ -125,7 +125,7 @@ TEST_CASE("retrying parse errors is still bounded by max_iterations", "[agent]")
 }
 
 TEST_CASE("an unknown tool becomes an observation naming the valid ones", "[agent]") {
-  Setup s;
+  ReactSetup s;
   s.script.replies = {"Action: serch\nAction Input: x", "Final Answer: ok"};
   test::EventLog log;
   RunResult r = s.run(log);
@@ -135,7 +135,7 @@ TEST_CASE("an unknown tool becomes an observation naming the valid ones", "[agen
 }
 
 TEST_CASE("a return_direct tool's observation is the answer", "[agent]") {
-  Setup s;
+  ReactSetup s;
   s.return_direct = true;
   s.script.replies = {"Action: echo\nAction Input: direct answer"};
   test::EventLog log;
@@ -146,7 +146,7 @@ TEST_CASE("a return_direct tool's observation is the answer", "[agent]") {
 }
 
 TEST_CASE("an LLM failure ends the run with its error", "[agent]") {
-  Setup s;
+  ReactSetup s;
   s.script.replies = {"Action: echo\nAction Input: x"};
   test::EventLog log;
   RunResult r = s.run(log);
@@ -156,7 +156,7 @@ TEST_CASE("an LLM failure ends the run with its error", "[agent]") {
 }
 
 TEST_CASE("the JSON result has LangChain's fields", "[agent]") {
-  Setup s;
+  ReactSetup s;
   s.script.replies = {"Final Answer: 1"};
   test::EventLog log;
   Value j = s.run(log).to_json();
@@ -168,14 +168,14 @@ TEST_CASE("the JSON result has LangChain's fields", "[agent]") {
 }
 
 TEST_CASE("a 1 MB model output goes through the loop: as an answer, and as junk to retry", "[agent]") {
-  Setup s;
+  ReactSetup s;
   std::string big(1 << 20, 'x');
   s.script.replies = {"Final Answer: " + big};
   test::EventLog log;
   RunResult r = s.run(log);
   CHECK(r.output.size() == big.size());
 
-  Setup junk;
+  ReactSetup junk;
   junk.cfg.on_parse_error = ParseErrorPolicy::Retry;
   junk.script.replies = {big, "Final Answer: fine"};
   test::EventLog log2;
@@ -186,7 +186,7 @@ TEST_CASE("a 1 MB model output goes through the loop: as an answer, and as junk 
 }
 
 TEST_CASE("a chat prompt without a chat template sends messages", "[agent]") {
-  Setup s;
+  ReactSetup s;
   std::vector<PromptMessage> messages;
   messages.push_back({"system", tmpl::Template::compile("Tools: {{ tool_names }}", "m0")});
   messages.push_back({"user", tmpl::Template::compile("{{ input }}{{ agent_scratchpad }}", "m1")});
@@ -200,7 +200,7 @@ TEST_CASE("a chat prompt without a chat template sends messages", "[agent]") {
 }
 
 TEST_CASE("a chat template turns the messages into one text prompt", "[agent]") {
-  Setup s;
+  ReactSetup s;
   std::vector<PromptMessage> messages;
   messages.push_back({"user", tmpl::Template::compile("{{ input }}", "m0")});
   s.cfg.prompt = Prompt::chat(
@@ -216,7 +216,7 @@ TEST_CASE("a chat template turns the messages into one text prompt", "[agent]") 
 }
 
 TEST_CASE("a token budget stops the run cleanly before the call that would exceed it", "[agent][budget]") {
-  Setup s;
+  ReactSetup s;
   s.cfg.limits.max_tokens_total = 30;  // the first call's prompt and answer take about 20 tokens, the second about 40
   s.script.replies = std::vector<llm::ScriptedReply>(5, "Action: echo\nAction Input: a fairly long input to spend tokens");
   test::EventLog log;
@@ -229,7 +229,7 @@ TEST_CASE("a token budget stops the run cleanly before the call that would excee
 }
 
 TEST_CASE("a cost budget needs prices and every call's cost is reported", "[agent][budget]") {
-  Setup s;
+  ReactSetup s;
   s.cfg.limits.price = llm::Price{1'000'000, 2'000'000};  // $1 a prompt token, $2 a completion token
   s.cfg.limits.max_cost = 10;
   s.cfg.limits.early_stopping = EarlyStopping::Generate;  // a spent budget makes no further call, even to generate
@@ -246,7 +246,7 @@ TEST_CASE("a cost budget needs prices and every call's cost is reported", "[agen
 }
 
 TEST_CASE("streaming: the text arrives as tokens that add up to each answer", "[agent][stream]") {
-  Setup s;
+  ReactSetup s;
   s.script.replies = {" use echo\nAction: echo\nAction Input: ping\nObservation: made up", " done\nFinal Answer: pong"};
   test::EventLog log;
   RunResult r = s.run(log, RunOptions{.stream = true});
@@ -280,7 +280,7 @@ class ThrowingLlm : public llm::LlmClient {
 }  // namespace
 
 TEST_CASE("out of memory, or an unexpected exception, fails the run with a documented kind", "[agent]") {
-  Setup s;
+  ReactSetup s;
   for (bool oom : {true, false}) {
     ReactAgent agent(s.cfg, parse::ReactParser({spec::kDefaultFinalAnswerRegex, spec::kDefaultActionRegex}),
                      std::make_shared<ThrowingLlm>(oom));

@@ -35,14 +35,14 @@ class RecordingScript : public llm::LlmClient {
 
 llm::ToolCall call(const std::string& name, const std::string& arguments) { return {"", name, arguments}; }
 
-struct Setup {
+struct ToolCallingSetup {
   ToolCallingAgentConfig cfg{.prompt = Prompt::chat({{"system", tmpl::Template::compile("Be brief.", "s")},
                                                      {"user", tmpl::Template::compile("{{ input }}", "u")}},
                                                     std::nullopt, Value::object())};
   llm::ScriptedScript script;
   std::shared_ptr<RecordingScript> llm;
 
-  Setup() {
+  ToolCallingSetup() {
     cfg.tools.push_back(AgentTool{tools::make_builtin_tool("echo", "", ""), false, false});
     cfg.limits.observation_prefix = "";
     cfg.limits.llm_prefix = "";
@@ -57,7 +57,7 @@ struct Setup {
 }  // namespace
 
 TEST_CASE("tool calling: a call, its result by id, then the answer in text", "[agent][tool_calling]") {
-  Setup s;
+  ToolCallingSetup s;
   s.script.replies = {llm::ScriptedReply("Let me echo.", {call("echo", R"({"input": "ping"})")}), "pong"};
   test::EventLog log;
   RunResult r = s.run(log);
@@ -89,7 +89,7 @@ TEST_CASE("tool calling: a call, its result by id, then the answer in text", "[a
 }
 
 TEST_CASE("tool calling: calls made together are all run, each answered by its own id", "[agent][tool_calling]") {
-  Setup s;
+  ToolCallingSetup s;
   s.script.replies = {llm::ScriptedReply("", {call("echo", R"({"input": "a"})"), call("echo", R"({"input": "b"})")}),
                       "done"};
   test::EventLog log;
@@ -108,7 +108,7 @@ TEST_CASE("tool calling: calls made together are all run, each answered by its o
 
 TEST_CASE("tool calling: an unknown tool name is answered with the valid names, and the run goes on",
           "[agent][tool_calling]") {
-  Setup s;
+  ToolCallingSetup s;
   s.script.replies = {llm::ScriptedReply("", {call("search", R"({"input": "x"})")}),
                       llm::ScriptedReply("", {call("echo", "not json")}), "ok"};
   test::EventLog log;
@@ -122,7 +122,7 @@ TEST_CASE("tool calling: an unknown tool name is answered with the valid names, 
 }
 
 TEST_CASE("tool calling: at the iteration limit, generate makes one last call without tools", "[agent][tool_calling]") {
-  Setup s;
+  ToolCallingSetup s;
   s.cfg.limits.max_iterations = 2;
   s.cfg.limits.early_stopping = EarlyStopping::Generate;
   s.script.replies = {llm::ScriptedReply("", {call("echo", R"({"input": "1"})")}),
@@ -137,7 +137,7 @@ TEST_CASE("tool calling: at the iteration limit, generate makes one last call wi
 }
 
 TEST_CASE("tool calling: a return_direct tool's result is the answer", "[agent][tool_calling]") {
-  Setup s;
+  ToolCallingSetup s;
   s.cfg.tools[0].return_direct = true;
   s.script.replies = {llm::ScriptedReply("", {call("echo", R"({"input": "direct"})")}), "never"};
   test::EventLog log;

@@ -17,15 +17,15 @@ using engine::test::MockLlmServer;
 
 namespace {
 
-const std::string kKey = test::kTestKey;
+const std::string kKeyText = test::kTestKey;
 
 bool holds_piece_of_key(const std::string& s) {
-  for (size_t i = 0; i + kMinSecretFragment <= kKey.size(); ++i)
-    if (s.find(kKey.substr(i, kMinSecretFragment)) != std::string::npos) return true;
+  for (size_t i = 0; i + kMinSecretFragment <= kKeyText.size(); ++i)
+    if (s.find(kKeyText.substr(i, kMinSecretFragment)) != std::string::npos) return true;
   return false;
 }
 
-LlmRequest request(bool stream = false, EventSink* events = nullptr) {
+LlmRequest question_request(bool stream = false, EventSink* events = nullptr) {
   LlmRequest r;
   r.prompt = "Question: 2+2?\nThought:";
   r.stream = stream;
@@ -33,9 +33,6 @@ LlmRequest request(bool stream = false, EventSink* events = nullptr) {
   return r;
 }
 
-std::string delta(const std::string& content) {
-  return MockLlmServer::sse(Value{{"choices", {{{"index", 0}, {"delta", {{"content", content}}}}}}});
-}
 
 std::string shown_text(const test::EventLog& log) {
   std::string out;
@@ -56,16 +53,16 @@ TEST_CASE("hostile: an answer nested 200,000 deep is a bad response, whole or st
   server.enqueue({200, deep});
   server.enqueue({200, "{\"choices\": [{\"message\": {\"content\": \"x\", \"tool_calls\": " + deep + "}}]}"});
   MockLlmServer::Reply streamed;
-  streamed.pieces = {delta("Thought:"), "data: " + deep_object + "\n\n"};
+  streamed.pieces = {MockLlmServer::chat_delta("Thought:"), "data: " + deep_object + "\n\n"};
   server.enqueue(streamed);
   OpenAiLlm openai(test::openai_config(server));
   std::string kind;
-  CHECK(test::error_of([&] { openai.complete(request()); }, &kind) ==
+  CHECK(test::error_of([&] { openai.complete(question_request()); }, &kind) ==
         "openai: the server's answer is JSON nested deeper than 128 levels: '" + std::string(200, '[') + "...'");
   CHECK(kind == "llm.bad_response");
-  CHECK(test::error_of([&] { openai.complete(request()); }, &kind).rfind(
+  CHECK(test::error_of([&] { openai.complete(question_request()); }, &kind).rfind(
             "openai: the server's answer is JSON nested deeper than 128 levels: '{\"choices\"", 0) == 0);
-  CHECK(test::error_of([&] { openai.complete(request(true)); }, &kind).rfind(
+  CHECK(test::error_of([&] { openai.complete(question_request(true)); }, &kind).rfind(
             "openai: a stream event is JSON nested deeper than 128 levels: '{\"a\":{\"a\":", 0) == 0);
   CHECK(kind == "llm.bad_response");
 
@@ -74,9 +71,9 @@ TEST_CASE("hostile: an answer nested 200,000 deep is a bad response, whole or st
   anthropic_stream.pieces = {"event: message_start\ndata: " + deep + "\n\n"};
   server.enqueue(anthropic_stream);
   AnthropicLlm anthropic(test::anthropic_config(server));
-  CHECK(test::error_of([&] { anthropic.complete(request()); }, &kind).rfind(
+  CHECK(test::error_of([&] { anthropic.complete(question_request()); }, &kind).rfind(
             "anthropic: the server's answer is JSON nested deeper than 128 levels", 0) == 0);
-  CHECK(test::error_of([&] { anthropic.complete(request(true)); }, &kind).rfind(
+  CHECK(test::error_of([&] { anthropic.complete(question_request(true)); }, &kind).rfind(
             "anthropic: a stream event is JSON nested deeper than 128 levels", 0) == 0);
   CHECK(kind == "llm.bad_response");
 }
@@ -94,7 +91,7 @@ TEST_CASE("hostile: Retry-After of inf or 1e300 is capped, nan or a negative num
     cfg.retry.max_retry_after = std::chrono::milliseconds(20);
     OpenAiLlm llm(cfg);
     test::EventLog log;
-    CHECK(llm.complete(request(false, &log)).text == "Final Answer: 4");
+    CHECK(llm.complete(question_request(false, &log)).text == "Final Answer: 4");
     REQUIRE(log.events.size() == 1);
     long wait = log.events[0].data["wait_ms"].get<long>();
     CHECK(wait >= 0);
@@ -111,10 +108,10 @@ TEST_CASE("hostile: a body past 64 MiB ends the transfer and is not retried", "[
   server.enqueue({500, std::string((size_t{64} << 20) + 1024, 'x')});
   OpenAiLlm llm(test::openai_config(server));
   std::string kind;
-  CHECK(test::error_of([&] { llm.complete(request()); }, &kind) ==
+  CHECK(test::error_of([&] { llm.complete(question_request()); }, &kind) ==
         "the server's answer passed 64 MiB; the transfer was stopped");
   CHECK(kind == "http.too_large");
-  CHECK(test::error_of([&] { llm.complete(request()); }, &kind) ==
+  CHECK(test::error_of([&] { llm.complete(question_request()); }, &kind) ==
         "the server's answer passed 64 MiB; the transfer was stopped");
   CHECK(server.requests().size() == 2);
 }
@@ -125,13 +122,13 @@ TEST_CASE("hostile: a stream event of endless data lines is refused past 16 MiB"
   std::string lines;
   std::string line = "data: " + std::string(1018, 'a') + "\n";  // 1 KiB a line
   for (int i = 0; i < 1024; ++i) lines += line;
-  r.pieces = {delta("Thought:")};
+  r.pieces = {MockLlmServer::chat_delta("Thought:")};
   for (int i = 0; i < 17; ++i) r.pieces.push_back(lines);
   r.piece_delay_ms = 0;
   server.enqueue(r);
   OpenAiLlm llm(test::openai_config(server));
   std::string kind;
-  CHECK(test::error_of([&] { llm.complete(request(true)); }, &kind) ==
+  CHECK(test::error_of([&] { llm.complete(question_request(true)); }, &kind) ==
         "the server sent a stream event of more than 16 MiB");
   CHECK(kind == "llm.bad_stream");
 }
@@ -149,7 +146,7 @@ TEST_CASE("hostile: a stream cut before its first complete event is retried as a
   cfg.retry.max_retries = 3;
   OpenAiLlm llm(cfg);
   test::EventLog log;
-  CHECK(llm.complete(request(true, &log)).text == "Final Answer: 4");
+  CHECK(llm.complete(question_request(true, &log)).text == "Final Answer: 4");
   std::vector<std::string> errors;
   for (const auto& e : log.events)
     if (e.type == "llm_retry") errors.push_back(e.data["error"]);
@@ -159,18 +156,18 @@ TEST_CASE("hostile: a stream cut before its first complete event is retried as a
 TEST_CASE("hostile: events after the end marker cannot change or fail a finished answer", "[llm][hostile]") {
   MockLlmServer server;
   MockLlmServer::Reply openai;
-  openai.pieces = {delta("Final Answer: 4"), "data: [DONE]\n\n", "data: {not json\n\n", delta(" and more"),
+  openai.pieces = {MockLlmServer::chat_delta("Final Answer: 4"), "data: [DONE]\n\n", "data: {not json\n\n", MockLlmServer::chat_delta(" and more"),
                    MockLlmServer::sse(Value{{"error", {{"message", "late"}, {"type", "invalid_request_error"}}}})};
   server.enqueue(openai);
   OpenAiLlm llm(test::openai_config(server));
-  CHECK(llm.complete(request(true)).text == "Final Answer: 4");
+  CHECK(llm.complete(question_request(true)).text == "Final Answer: 4");
 
   MockLlmServer::Reply anthropic = MockLlmServer::message_stream({"Final Answer: 4"});
   anthropic.pieces.push_back("event: error\ndata: {\"type\": \"error\", \"error\": {\"type\": \"overloaded_error\"}}\n\n");
   anthropic.pieces.push_back("data: not json\n\n");
   server.enqueue(anthropic);
   AnthropicLlm claude(test::anthropic_config(server));
-  CHECK(claude.complete(request(true)).text == "Final Answer: 4");
+  CHECK(claude.complete(question_request(true)).text == "Final Answer: 4");
 }
 
 TEST_CASE("hostile: token counts past 2^63 or negative are clamped, never read as -1", "[llm][hostile]") {
@@ -181,11 +178,11 @@ TEST_CASE("hostile: token counts past 2^63 or negative are clamped, never read a
                            "usage": {"input_tokens": 18446744073709551615, "cache_read_input_tokens": 18446744073709551615,
                                      "output_tokens": 1e300}})"});
   OpenAiLlm openai(test::openai_config(server));
-  LlmResponse r = openai.complete(request());
+  LlmResponse r = openai.complete(question_request());
   CHECK(r.usage.prompt_tokens == 1'000'000'000'000'000L);
   CHECK(r.usage.completion_tokens == 0);
   AnthropicLlm claude(test::anthropic_config(server));
-  r = claude.complete(request());
+  r = claude.complete(question_request());
   CHECK(r.usage.prompt_tokens == 2'000'000'000'000'000L);
   CHECK(r.usage.completion_tokens == 0);
 }
@@ -194,37 +191,37 @@ TEST_CASE("hostile: a key quoted back in an error body is masked before the body
   MockLlmServer server;
   // the key straddles the excerpt's 300-character cut in a body that is no API error, and is whole in one that is
   std::string filler(280, '.');
-  server.enqueue({401, filler + " your key " + kKey + " is wrong"});
-  server.enqueue({401, R"({"error": {"message": "Incorrect API key provided: )" + kKey + R"(", "type": "auth"}})"});
+  server.enqueue({401, filler + " your key " + kKeyText + " is wrong"});
+  server.enqueue({401, R"({"error": {"message": "Incorrect API key provided: )" + kKeyText + R"(", "type": "auth"}})"});
   server.enqueue({400, "{\"error\": {\"message\": \"bad \\u001b[2J\\u001b]0;pwned\\u0007 request\"}}"});
   OpenAiLlm llm(test::openai_config(server));
   for (int i = 0; i < 2; ++i) {
-    std::string msg = test::error_of([&] { llm.complete(request()); });
+    std::string msg = test::error_of([&] { llm.complete(question_request()); });
     INFO(msg);
     CHECK_FALSE(holds_piece_of_key(msg));
     CHECK(msg.find("***") != std::string::npos);
   }
-  std::string msg = test::error_of([&] { llm.complete(request()); });
+  std::string msg = test::error_of([&] { llm.complete(question_request()); });
   CHECK(msg == "openai: " + server.base_url() +
                    "/chat/completions answered HTTP 400: bad \\x1b[2J\\x1b]0;pwned\\x07 request");
 }
 
 TEST_CASE("hostile: a key in the model's answer, whole or streamed in pieces, is masked everywhere", "[llm][hostile]") {
   MockLlmServer server;
-  server.enqueue(MockLlmServer::chat("The key is " + kKey + ". Final Answer: 4"));
+  server.enqueue(MockLlmServer::chat("The key is " + kKeyText + ". Final Answer: 4"));
   std::vector<std::string> pieces;
-  std::string text = "Thought: " + kKey.substr(0, 10) + " then " + kKey + "!";
+  std::string text = "Thought: " + kKeyText.substr(0, 10) + " then " + kKeyText + "!";
   for (size_t i = 0; i < text.size(); i += 3) pieces.push_back(text.substr(i, 3));
   server.enqueue(MockLlmServer::chat_stream(pieces));
-  server.enqueue({200, R"({"choices": [{"message": {"content": null, "tool_calls": [{"id": "call_)" + kKey +
-                           R"(", "function": {"name": "calc", "arguments": "{\"input\": \")" + kKey + R"(\"}"}}]}}]})"});
+  server.enqueue({200, R"({"choices": [{"message": {"content": null, "tool_calls": [{"id": "call_)" + kKeyText +
+                           R"(", "function": {"name": "calc", "arguments": "{\"input\": \")" + kKeyText + R"(\"}"}}]}}]})"});
   OpenAiLlm llm(test::openai_config(server));
-  CHECK(llm.complete(request()).text == "The key is ***. Final Answer: 4");
+  CHECK(llm.complete(question_request()).text == "The key is ***. Final Answer: 4");
   test::EventLog log;
-  LlmResponse r = llm.complete(request(true, &log));
+  LlmResponse r = llm.complete(question_request(true, &log));
   CHECK(r.text == "Thought: *** then ***!");
   CHECK(shown_text(log) == r.text);
-  LlmResponse calls = llm.complete(request());
+  LlmResponse calls = llm.complete(question_request());
   REQUIRE(calls.tool_calls.size() == 1);
   CHECK(calls.tool_calls[0].id == "call_***");
   CHECK(calls.tool_calls[0].arguments == "{\"input\": \"***\"}");
@@ -232,7 +229,7 @@ TEST_CASE("hostile: a key in the model's answer, whole or streamed in pieces, is
   server.enqueue(MockLlmServer::message_stream({"sk-test-01", "23456789", "abcdef is it"}));
   AnthropicLlm claude(test::anthropic_config(server));
   test::EventLog claude_log;
-  r = claude.complete(request(true, &claude_log));
+  r = claude.complete(question_request(true, &claude_log));
   CHECK(r.text == "*** is it");
   CHECK(shown_text(claude_log) == "*** is it");
 }

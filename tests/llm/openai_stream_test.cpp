@@ -34,9 +34,6 @@ void run_stream(const OpenAiLlm& llm, LlmRequest req, Streamed& out) {
     if (e.type == "llm_token") out.shown += e.data["text"].get<std::string>();
 }
 
-std::string delta(const std::string& content) {
-  return MockLlmServer::sse(Value{{"choices", {{{"index", 0}, {"delta", {{"content", content}}}, {"finish_reason", nullptr}}}}});
-}
 
 }  // namespace
 
@@ -76,7 +73,7 @@ TEST_CASE("keep-alives, CRLF line ends split between reads and a UTF-8 character
           "[llm][openai][stream]") {
   MockLlmServer server;
   MockLlmServer::Reply r;
-  std::string japanese = delta("日本");  // E6 97 A5 E6 9C AC
+  std::string japanese = MockLlmServer::chat_delta("日本");  // E6 97 A5 E6 9C AC
   size_t mid = japanese.find("\xE6\x97") + 2;
   r.pieces = {": keep-alive\r", "\n\r\n", "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"caf\xC3",
               "\xA9 \"}}]}\r", "\n\r", "\n", japanese.substr(0, mid), japanese.substr(mid), ": ping\n\n",
@@ -93,7 +90,7 @@ TEST_CASE("an error event mid-stream is retried, and the text shown before it is
           "[llm][openai][stream]") {
   MockLlmServer server;
   MockLlmServer::Reply broken;
-  broken.pieces = {delta("Thought: half"),
+  broken.pieces = {MockLlmServer::chat_delta("Thought: half"),
                    MockLlmServer::sse(Value{{"error", {{"message", "The server had an error"}, {"type", "server_error"}}}})};
   server.enqueue(broken);
   server.enqueue(MockLlmServer::chat_stream({"Final Answer: 4"}));
@@ -126,7 +123,7 @@ TEST_CASE("an error sent as plain JSON with status 200 is the server's message a
 TEST_CASE("a connection cut mid-stream is retried", "[llm][openai][stream]") {
   MockLlmServer server;
   MockLlmServer::Reply cut;
-  cut.pieces = {delta("Thought: I")};
+  cut.pieces = {MockLlmServer::chat_delta("Thought: I")};
   cut.cut = true;
   server.enqueue(cut);
   server.enqueue(MockLlmServer::chat_stream({"Final Answer: 4"}));
@@ -141,7 +138,7 @@ TEST_CASE("a stream that ends before its end marker is retried, then reported", 
   MockLlmServer server;
   for (int i = 0; i < 3; ++i) {
     MockLlmServer::Reply r;
-    r.pieces = {delta("Thought: I")};  // neither a finish_reason nor [DONE]
+    r.pieces = {MockLlmServer::chat_delta("Thought: I")};  // neither a finish_reason nor [DONE]
     server.enqueue(r);
   }
   OpenAiLlm llm(test::openai_config(server));
@@ -155,7 +152,7 @@ TEST_CASE("a stream that ends before its end marker is retried, then reported", 
 TEST_CASE("a stream that stalls longer than the read timeout is a timeout", "[llm][openai][stream]") {
   MockLlmServer server;
   MockLlmServer::Reply stall;
-  stall.pieces = {delta("Thought: I")};
+  stall.pieces = {MockLlmServer::chat_delta("Thought: I")};
   stall.stall_after_ms = 2500;
   server.enqueue(stall);
   OpenAiConfig c = test::openai_config(server);
@@ -283,7 +280,7 @@ TEST_CASE("response_format, seed, parallel_tool_calls and tool messages are sent
 TEST_CASE("a stream event that is not JSON, or a tool call with a bad index, is a bad response", "[llm][openai][stream]") {
   MockLlmServer server;
   MockLlmServer::Reply garbage;
-  garbage.pieces = {delta("ok"), "data: {not json\n\n"};
+  garbage.pieces = {MockLlmServer::chat_delta("ok"), "data: {not json\n\n"};
   server.enqueue(garbage);
   MockLlmServer::Reply bad_index;
   bad_index.pieces = {MockLlmServer::sse(Value{{"choices", {{{"index", 0}, {"delta", {{"tool_calls", {{{"index", -1}}}}}}}}}})};

@@ -91,16 +91,25 @@ MockLlmServer::Reply MockLlmServer::chat(const std::string& content, int prompt_
   return {200, body.dump()};
 }
 
+namespace {
+
+Value chat_chunk(Value delta, Value finish) {
+  return Value{{"id", "chatcmpl-test"}, {"object", "chat.completion.chunk"},
+               {"choices", {{{"index", 0}, {"delta", std::move(delta)}, {"finish_reason", std::move(finish)}}}}};
+}
+
+}  // namespace
+
+std::string MockLlmServer::chat_delta(const std::string& content) {
+  return sse(chat_chunk({{"content", content}}, nullptr));
+}
+
 MockLlmServer::Reply MockLlmServer::chat_stream(const std::vector<std::string>& deltas, int prompt_tokens,
                                                 int completion_tokens) {
   Reply r;
-  auto chunk = [](Value delta, Value finish) {
-    return Value{{"id", "chatcmpl-test"}, {"object", "chat.completion.chunk"},
-                 {"choices", {{{"index", 0}, {"delta", std::move(delta)}, {"finish_reason", std::move(finish)}}}}};
-  };
-  r.pieces.push_back(sse(chunk({{"role", "assistant"}, {"content", ""}}, nullptr)));
-  for (const auto& d : deltas) r.pieces.push_back(sse(chunk({{"content", d}}, nullptr)));
-  r.pieces.push_back(sse(chunk(Value::object(), "stop")));
+  r.pieces.push_back(sse(chat_chunk({{"role", "assistant"}, {"content", ""}}, nullptr)));
+  for (const auto& d : deltas) r.pieces.push_back(chat_delta(d));
+  r.pieces.push_back(sse(chat_chunk(Value::object(), "stop")));
   r.pieces.push_back(sse(Value{{"id", "chatcmpl-test"}, {"choices", Value::array()},
                                {"usage", {{"prompt_tokens", prompt_tokens}, {"completion_tokens", completion_tokens},
                                           {"total_tokens", prompt_tokens + completion_tokens}}}}));

@@ -46,6 +46,8 @@ class MockLlmServer {
   static Reply chat(const std::string& content, int prompt_tokens = 11, int completion_tokens = 7);
   // The same answer as a chat.completions stream: `deltas` as content deltas, then usage and [DONE].
   static Reply chat_stream(const std::vector<std::string>& deltas, int prompt_tokens = 11, int completion_tokens = 7);
+  // One event of such a stream: a content delta, not finished.
+  static std::string chat_delta(const std::string& content);
   // An Anthropic Messages answer with `text`, whole or streamed as text deltas.
   static Reply message(const std::string& text, int input_tokens = 13, int output_tokens = 5);
   static Reply message_stream(const std::vector<std::string>& deltas, int input_tokens = 13, int output_tokens = 5);

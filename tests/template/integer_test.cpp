@@ -14,7 +14,7 @@ std::string render(const std::string& src, const Value& vars = Value::object()) 
   return Template::compile(src, "t.j2").render(vars);
 }
 
-std::string error_of(const std::string& src, const Value& vars = Value::object(), std::string* kind = nullptr) {
+std::string overflow_error(const std::string& src, const Value& vars = Value::object(), std::string* kind = nullptr) {
   try {
     render(src, vars);
   } catch (const Error& e) {
@@ -39,41 +39,41 @@ TEST_CASE("integers: results that fit are exact, as Jinja2's", "[template][integ
 
 TEST_CASE("integers: overflow of + - * ** // and unary minus is an error naming the operation", "[template][integer]") {
   std::string kind;
-  CHECK(error_of("{{ 2 ** 64 }}", {}, &kind) == std::string("t.j2:1:6: integer overflow: 2 ** 64") + kTooBig);
+  CHECK(overflow_error("{{ 2 ** 64 }}", {}, &kind) == std::string("t.j2:1:6: integer overflow: 2 ** 64") + kTooBig);
   CHECK(kind == "template.integer_overflow");
-  CHECK(error_of("{{ x + 1 }}", {{"x", LLONG_MAX}}) == std::string("t.j2:1:6: integer overflow: 9223372036854775807 + 1") + kTooBig);
-  CHECK(error_of("{{ x - 1 }}", {{"x", LLONG_MIN}}) == std::string("t.j2:1:6: integer overflow: -9223372036854775808 - 1") + kTooBig);
-  CHECK(error_of("{{ x * 3 }}", {{"x", 1LL << 62}}) == std::string("t.j2:1:6: integer overflow: 4611686018427387904 * 3") + kTooBig);
-  CHECK(error_of("{{ x // -1 }}", {{"x", LLONG_MIN}}) ==
+  CHECK(overflow_error("{{ x + 1 }}", {{"x", LLONG_MAX}}) == std::string("t.j2:1:6: integer overflow: 9223372036854775807 + 1") + kTooBig);
+  CHECK(overflow_error("{{ x - 1 }}", {{"x", LLONG_MIN}}) == std::string("t.j2:1:6: integer overflow: -9223372036854775808 - 1") + kTooBig);
+  CHECK(overflow_error("{{ x * 3 }}", {{"x", 1LL << 62}}) == std::string("t.j2:1:6: integer overflow: 4611686018427387904 * 3") + kTooBig);
+  CHECK(overflow_error("{{ x // -1 }}", {{"x", LLONG_MIN}}) ==
         std::string("t.j2:1:6: integer overflow: -9223372036854775808 // (-1)") + kTooBig);
-  CHECK(error_of("{{ -x }}", {{"x", LLONG_MIN}}, &kind) == std::string("t.j2:1:4: integer overflow: -(-9223372036854775808)") + kTooBig);
-  CHECK(error_of("{{ 3 ** 1000000000000000 }}") == std::string("t.j2:1:6: integer overflow: 3 ** 1000000000000000") + kTooBig);
-  CHECK(error_of("{{ 1 // 0 }}", {}, &kind) == "t.j2:1:6: integer division or modulo by zero");
+  CHECK(overflow_error("{{ -x }}", {{"x", LLONG_MIN}}, &kind) == std::string("t.j2:1:4: integer overflow: -(-9223372036854775808)") + kTooBig);
+  CHECK(overflow_error("{{ 3 ** 1000000000000000 }}") == std::string("t.j2:1:6: integer overflow: 3 ** 1000000000000000") + kTooBig);
+  CHECK(overflow_error("{{ 1 // 0 }}", {}, &kind) == "t.j2:1:6: integer division or modulo by zero");
   CHECK(kind == "template.render");
 }
 
 TEST_CASE("integers: unsigned JSON values past 2^63-1 print exactly but cannot be computed with", "[template][integer]") {
   Value vars = Value::parse(R"({"big": 18446744073709551615, "list": [1, 2, 3]})");
   CHECK(render("{{ big }}", vars) == "18446744073709551615");
-  CHECK(error_of("{{ big + 0 }}", vars) == std::string("t.j2:1:8: integer overflow: 18446744073709551615") + kTooBig);
-  CHECK(error_of("{{ -big }}", vars).find("integer overflow: 18446744073709551615") != std::string::npos);
+  CHECK(overflow_error("{{ big + 0 }}", vars) == std::string("t.j2:1:8: integer overflow: 18446744073709551615") + kTooBig);
+  CHECK(overflow_error("{{ -big }}", vars).find("integer overflow: 18446744073709551615") != std::string::npos);
   CHECK(render("{{ list[big] is defined }}", vars) == "False");  // out of range, not index -1
-  CHECK(error_of("{{ range(big) }}", vars).find("integer overflow") != std::string::npos);
+  CHECK(overflow_error("{{ range(big) }}", vars).find("integer overflow") != std::string::npos);
 }
 
 TEST_CASE("integers: filters that make integers are checked too", "[template][integer]") {
   std::string kind;
   CHECK(render("{{ 3.9 | int }} {{ -3.9 | int }} {{ '42' | int }} {{ '4.5' | int }} {{ 'x' | int }}") == "3 -3 42 4 0");
-  CHECK(error_of("{{ 1e300 | int }}", {}, &kind) == std::string("t.j2:1:10: int: integer overflow: 1e+300") + kTooBig);
+  CHECK(overflow_error("{{ 1e300 | int }}", {}, &kind) == std::string("t.j2:1:10: int: integer overflow: 1e+300") + kTooBig);
   CHECK(kind == "template.integer_overflow");
-  CHECK(error_of("{{ '99999999999999999999' | int }}").find("integer overflow: '99999999999999999999'") !=
+  CHECK(overflow_error("{{ '99999999999999999999' | int }}").find("integer overflow: '99999999999999999999'") !=
         std::string::npos);
-  CHECK(error_of("{{ '1e300' | int }}").find("integer overflow: 1e+300") != std::string::npos);
-  CHECK(error_of("{{ x | abs }}", {{"x", LLONG_MIN}}).find("integer overflow") != std::string::npos);
-  CHECK(error_of("{{ [x, x] | sum }}", {{"x", LLONG_MAX}}).find("integer overflow: 9223372036854775807 + "
+  CHECK(overflow_error("{{ '1e300' | int }}").find("integer overflow: 1e+300") != std::string::npos);
+  CHECK(overflow_error("{{ x | abs }}", {{"x", LLONG_MIN}}).find("integer overflow") != std::string::npos);
+  CHECK(overflow_error("{{ [x, x] | sum }}", {{"x", LLONG_MAX}}).find("integer overflow: 9223372036854775807 + "
                                                                  "9223372036854775807") != std::string::npos);
-  CHECK(error_of("{{ 'x' | center(1e300) }}").find("integer overflow") != std::string::npos);
-  CHECK(error_of("{{ 'x' | int(base=99) }}") == "t.j2:1:8: int: int() base must be >= 2 and <= 36, or 0");
+  CHECK(overflow_error("{{ 'x' | center(1e300) }}").find("integer overflow") != std::string::npos);
+  CHECK(overflow_error("{{ 'x' | int(base=99) }}") == "t.j2:1:8: int: int() base must be >= 2 and <= 36, or 0");
 }
 
 TEST_CASE("integers: ranges and slices with extreme bounds neither overflow nor hang", "[template][integer]") {
@@ -81,8 +81,8 @@ TEST_CASE("integers: ranges and slices with extreme bounds neither overflow nor 
   CHECK(render("{{ range(max - 2, max) | list }}", vars) == "[9223372036854775805, 9223372036854775806]");
   CHECK(render("{{ range(min + 2, min, -1) | list }}", vars) == "[-9223372036854775806, -9223372036854775807]");
   CHECK(render("{{ range(0, max, max) | list }} {{ range(0, min, min) | list }}", vars) == "[0] [0]");
-  CHECK(error_of("{{ range(min, max) | length }}", vars) == "t.j2:1:9: range() of more than 1000000 items");
-  CHECK(error_of("{{ range(max) | length }}", vars) == "t.j2:1:9: range() of more than 1000000 items");
+  CHECK(overflow_error("{{ range(min, max) | length }}", vars) == "t.j2:1:9: range() of more than 1000000 items");
+  CHECK(overflow_error("{{ range(max) | length }}", vars) == "t.j2:1:9: range() of more than 1000000 items");
   CHECK(render("{{ l[1::max] }} {{ l[::min] }} {{ l[min:max] }} {{ l[max:min:-1] }}", vars) ==
         "[2] [4] [1, 2, 3, 4] [4, 3, 2, 1]");
 }

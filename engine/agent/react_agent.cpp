@@ -31,12 +31,13 @@ class ReactRun {
         core_.events().emit({"parse_error", Value{{"message", failure->message}, {"text", text}}});
         if (cfg_.on_parse_error == ParseErrorPolicy::Fail) return core_.fail("parse.failed", failure->message);
         // As LangChain's handle_parsing_errors: the error goes back to the model as the observation.
-        add_step(parse::AgentAction{"_Exception", "Invalid or incomplete response", text}, failure->message);
+        add_step(parse::AgentAction{"_Exception", "Invalid or incomplete response", text},
+                 Observation{failure->message, failure->message});
         continue;
       }
       auto& action = std::get<parse::AgentAction>(parsed);
       core_.emit_action(action);
-      std::string observation;
+      Observation observation;
       bool go = core_.run_tool(action, observation);
       add_step(action, std::move(observation));
       if (!go) return;
@@ -52,9 +53,11 @@ class ReactRun {
     }
   }
 
-  void add_step(parse::AgentAction action, std::string observation) {
-    ctx_["intermediate_steps"].push_back(Value{{"action", action_json(action)}, {"observation", observation}});
-    core_.record_step(std::move(action), std::move(observation));
+  // The scratchpad shows the model the text of each observation.
+  void add_step(parse::AgentAction action, Observation observation) {
+    ctx_["intermediate_steps"].push_back(
+        Value{{"action", action_json(action)}, {"observation", std::move(observation.text)}});
+    core_.record_step(std::move(action), std::move(observation.output));
   }
 
   std::string call_llm(std::string_view scratchpad_suffix) {

@@ -107,7 +107,7 @@ llm::LlmResponse RunCore::call_llm(llm::LlmRequest& req) {
   return resp;
 }
 
-bool RunCore::run_tool(const parse::AgentAction& action, std::string& observation) {
+bool RunCore::run_tool(const parse::AgentAction& action, Observation& observation) {
   const AgentTool* entry = nullptr;
   for (const auto& t : tools_)
     if (t.tool->name() == action.tool) entry = &t;
@@ -115,9 +115,10 @@ bool RunCore::run_tool(const parse::AgentAction& action, std::string& observatio
     std::vector<std::string> names;
     for (const auto& t : tools_) names.push_back(t.tool->name());
     // LangChain's InvalidTool observation, so the model can correct itself.
-    observation = action.tool + " is not a valid tool, try one of [" + join(names, ", ") + "].";
-    events_.emit({"tool_end", Value{{"tool", action.tool}, {"observation", observation}, {"error", "tool.unknown"},
-                                    {"observation_prefix", limits_.observation_prefix},
+    observation.text = action.tool + " is not a valid tool, try one of [" + join(names, ", ") + "].";
+    observation.output = observation.text;
+    events_.emit({"tool_end", Value{{"tool", action.tool}, {"observation", observation.output},
+                                    {"error", "tool.unknown"}, {"observation_prefix", limits_.observation_prefix},
                                     {"llm_prefix", limits_.llm_prefix}}});
     return true;
   }
@@ -125,24 +126,25 @@ bool RunCore::run_tool(const parse::AgentAction& action, std::string& observatio
   auto& instance = instances_[entry->tool.get()];
   if (!instance) instance = entry->tool->instantiate(&events_);
   tools::ToolResult r = instance->invoke(action.tool_input);
-  Value ev{{"tool", action.tool}, {"observation", r.observation}, {"observation_prefix", limits_.observation_prefix},
+  Value ev{{"tool", action.tool}, {"observation", r.output}, {"observation_prefix", limits_.observation_prefix},
            {"llm_prefix", limits_.llm_prefix}};
   if (!r.ok()) ev["error"] = r.error_kind;
   events_.emit({"tool_end", std::move(ev)});
-  observation = r.observation;
+  observation.text = tools::observation_text(r.output);
+  observation.output = std::move(r.output);
   if (!r.ok() && entry->fail_run_on_error) {
-    fail(r.error_kind, r.observation);
+    fail(r.error_kind, observation.text);
     return false;
   }
   if (entry->return_direct && r.ok()) {
-    result_.output = r.observation;
+    result_.output = observation.text;
     result_.stopped_reason = "return_direct";
     return false;
   }
   return true;
 }
 
-void RunCore::record_step(parse::AgentAction action, std::string observation) {
+void RunCore::record_step(parse::AgentAction action, Value observation) {
   result_.intermediate_steps.push_back(AgentStep{std::move(action), std::move(observation)});
 }
 

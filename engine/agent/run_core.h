@@ -26,6 +26,13 @@ struct AgentTool {
   bool fail_run_on_error = false;  // else a tool's failure is an observation and the run goes on
 };
 
+// What a tool call gave: the output as the tool returned it (kept in the step, the events and --json) and the text
+// the model reads of it.
+struct Observation {
+  Value output;
+  std::string text;
+};
+
 // The limits and call settings every agent kind takes from the workflow's agent block.
 struct RunLimits {
   int max_iterations = 15;
@@ -67,9 +74,9 @@ class RunCore {
   // Runs the action's tool on the run's instance of it (LangChain's invalid-tool observation for a name that is not
   // one), emitting tool_start and tool_end. Returns false when the run is over: a return_direct tool answered, or a
   // tool with on_error: fail failed. The caller records the step.
-  bool run_tool(const parse::AgentAction& action, std::string& observation);
+  bool run_tool(const parse::AgentAction& action, Observation& observation);
 
-  void record_step(parse::AgentAction action, std::string observation);
+  void record_step(parse::AgentAction action, Value observation);
   void emit_action(const parse::AgentAction& action);
   void finish(std::string output, const std::string& log);
   void fail(const std::string& kind, const std::string& message);

@@ -12,7 +12,7 @@ namespace engine::agent {
 
 struct AgentStep {
   parse::AgentAction action;
-  std::string observation;
+  Value observation;  // the tool's output: text (a string) or JSON
 };
 
 struct RunError {

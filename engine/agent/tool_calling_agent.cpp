@@ -49,11 +49,11 @@ class ToolCallingRun {
         const llm::ToolCall& call = resp.tool_calls[i];
         parse::AgentAction action{call.name, tool_input_of(call.arguments), call_log(i == 0 ? resp.text : "", call)};
         core_.emit_action(action);
-        std::string observation;
+        Observation observation;
         bool go_on = core_.run_tool(action, observation);
         // Each result answers its call by id, so calls made together may be answered in any order.
-        req.messages.push_back({"tool", observation, {}, call.id});
-        core_.record_step(std::move(action), std::move(observation));
+        req.messages.push_back({"tool", std::move(observation.text), {}, call.id});
+        core_.record_step(std::move(action), std::move(observation.output));
         if (!go_on) return;
       }
     }
@@ -70,10 +70,10 @@ class ToolCallingRun {
 
 }  // namespace
 
-std::string tool_input_of(const std::string& arguments) {
+Value tool_input_of(const std::string& arguments) {
   Value args = parse_json(arguments);
   if (args.is_object() && args.size() == 1 && args.contains("input"))
-    return args["input"].is_string() ? args["input"].get<std::string>() : to_json_text(args["input"]);
+    return args["input"].is_string() ? args["input"] : Value(to_json_text(args["input"]));
   return arguments;
 }
 

@@ -38,6 +38,6 @@ class ToolCallingAgent : public Agent {
 };
 
 // A tool's input from a call's arguments: {"input": "..."} gives the string, any other JSON its text.
-std::string tool_input_of(const std::string& arguments);
+Value tool_input_of(const std::string& arguments);
 
 }  // namespace engine::agent

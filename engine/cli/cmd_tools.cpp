@@ -36,16 +36,16 @@ int run_tool(const ToolOptions& o) {
                                           join(executor->tools().names(), ", ") + ")");
   trace::ConsolePrinter logs(std::cerr, false);
   auto instance = tool->instantiate(&logs);
-  tools::ToolResult r = instance->invoke(o.input);
+  tools::ToolResult r = instance->invoke(Value(o.input));
   if (o.json) {
-    Value v{{"tool", o.name}, {"ok", r.ok()}, {"observation", r.observation}};
+    Value v{{"tool", o.name}, {"ok", r.ok()}, {"observation", r.output}};
     if (!r.ok()) v["error"] = r.error_kind;
     std::cout << to_json_text(v) << std::endl;
   } else if (r.ok()) {
-    std::cout << r.observation << std::endl;
+    std::cout << r.text() << std::endl;
   }
   if (!r.ok()) {
-    if (!o.json) print_error(r.observation);
+    if (!o.json) print_error(r.text());
     return kRunFailed;
   }
   return kOk;

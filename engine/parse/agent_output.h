@@ -3,11 +3,13 @@
 #include <string>
 #include <variant>
 
+#include "engine/core/value.h"
+
 namespace engine::parse {
 
 struct AgentAction {
   std::string tool;
-  std::string tool_input;
+  Value tool_input;  // text (a string) for a tool of one text input, else an object of arguments
   std::string log;  // the LLM text that produced the action; the scratchpad replays it
 };
 

@@ -68,7 +68,7 @@ ParsedOutput ReactParser::parse(std::string_view text) const {
       input = trim(input);
     }
     if (tool.empty()) return ParseFailure{"could not parse LLM output: the action names no tool"};
-    return AgentAction{tool, std::string(input), std::string(text)};
+    return AgentAction{tool, Value(std::string(input)), std::string(text)};
   }
   if (finish) {
     // A pattern without groups yields the whole match.

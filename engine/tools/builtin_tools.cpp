@@ -9,29 +9,29 @@ namespace {
 // A tool whose whole behaviour is a function of its input; it needs no per-run state.
 class FunctionTool : public Tool, public ToolInstance {
  public:
-  using Fn = ToolResult (*)(std::string_view);
+  using Fn = ToolResult (*)(const Value&);
   FunctionTool(std::string builtin, std::string name, std::string description, Fn fn)
       : Tool(std::move(name), std::move(description)), builtin_(std::move(builtin)), fn_(fn) {}
   std::string kind() const override { return "builtin:" + builtin_; }
   std::unique_ptr<ToolInstance> instantiate(EventSink*) const override {
     return std::make_unique<FunctionTool>(builtin_, name(), description(), fn_);
   }
-  ToolResult invoke(std::string_view input) override { return fn_(input); }
+  ToolResult invoke(const Value& input) override { return fn_(input); }
 
  private:
   std::string builtin_;
   Fn fn_;
 };
 
-ToolResult echo(std::string_view input) { return ToolResult::success(std::string(input)); }
+ToolResult echo(const Value& input) { return ToolResult::success(input); }
 
-ToolResult current_time(std::string_view) {
+ToolResult current_time(const Value&) {
   std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
   std::tm utc{};
   gmtime_r(&now, &utc);
   char buf[32];
   std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &utc);
-  return ToolResult::success(buf);
+  return ToolResult::success(std::string(buf));
 }
 
 struct Builtin {

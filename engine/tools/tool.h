@@ -3,26 +3,33 @@
 // lives in the ToolInstance the run creates from it.
 #include <memory>
 #include <string>
-#include <string_view>
 
 #include "engine/core/event.h"
+#include "engine/core/value.h"
 
 namespace engine::tools {
 
+// What a tool gives back: text (a string Value) or structured JSON; for a failure, a message naming the tool.
 struct ToolResult {
-  std::string observation;  // what the agent sees; for a failure, a message naming the tool
-  std::string error_kind;   // empty on success; else a stable kind such as "tool.error", "tool.timeout"
+  Value output;
+  std::string error_kind;  // empty on success; else a stable kind such as "tool.error", "tool.timeout"
 
   bool ok() const { return error_kind.empty(); }
-  static ToolResult success(std::string text) { return {std::move(text), ""}; }
+  std::string text() const;  // observation_text(output)
+  static ToolResult success(Value output) { return {std::move(output), ""}; }
   static ToolResult failure(std::string kind, std::string message) { return {std::move(message), std::move(kind)}; }
 };
+
+// What the model reads of a tool's output: text as it is, anything else as compact JSON (as LangChain's tool
+// messages carry a structured result).
+std::string observation_text(const Value& output);
 
 class ToolInstance {
  public:
   virtual ~ToolInstance() = default;
-  // Never throws for anything the tool's code does: failures come back as a ToolResult.
-  virtual ToolResult invoke(std::string_view input) = 0;
+  // `input` is text (a string) for a tool of one text input, else an object of its arguments. Never throws for
+  // anything the tool's code does: failures come back as a ToolResult.
+  virtual ToolResult invoke(const Value& input) = 0;
 };
 
 class Tool {

@@ -1,5 +1,6 @@
 #include "engine/trace/console_printer.h"
 
+#include "engine/core/json_text.h"
 #include "engine/core/text.h"
 
 namespace engine::trace {
@@ -14,6 +15,13 @@ const char* const kReset = "\033[0m";
 std::string str(const Value& data, const char* key) {
   auto it = data.find(key);
   return it != data.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+// A tool's output as the model read it: text as it is, structured output as JSON.
+std::string text_or_json(const Value& data, const char* key) {
+  auto it = data.find(key);
+  if (it == data.end()) return "";
+  return it->is_string() ? it->get<std::string>() : to_json_text(*it);
 }
 
 }  // namespace
@@ -57,7 +65,7 @@ void ConsolePrinter::emit(const Event& e) {
   } else if (e.type == "tool_end") {
     out_ << "\n";
     write(str(d, "observation_prefix"), nullptr);
-    write(str(d, "observation"), d.contains("error") ? kRed : nullptr);
+    write(text_or_json(d, "observation"), d.contains("error") ? kRed : nullptr);
     out_ << "\n";
     write(str(d, "llm_prefix"), nullptr);
   } else if (e.type == "parse_error") {

@@ -32,7 +32,36 @@ struct ReactSetup {
   }
 };
 
+// A tool that answers with JSON: a weather lookup.
+class WeatherTool : public tools::Tool, public tools::ToolInstance {
+ public:
+  WeatherTool() : Tool("weather", "Weather by city") {}
+  std::string kind() const override { return "test"; }
+  std::unique_ptr<tools::ToolInstance> instantiate(EventSink*) const override { return std::make_unique<WeatherTool>(); }
+  tools::ToolResult invoke(const Value& input) override {
+    return tools::ToolResult::success(Value{{"city", input}, {"celsius", 21}, {"alerts", Value::array()}});
+  }
+};
+
 }  // namespace
+
+TEST_CASE("a structured observation is JSON text to the model and stays a value in the step and events",
+          "[agent]") {
+  ReactSetup s;
+  s.cfg.tools.push_back(AgentTool{std::make_shared<WeatherTool>(), false, false});
+  s.script.replies = {" look\nAction: weather\nAction Input: Oslo", " done\nFinal Answer: 21"};
+  test::EventLog log;
+  RunResult r = s.run(log);
+  REQUIRE(r.intermediate_steps.size() == 1);
+  Value expected{{"city", "Oslo"}, {"celsius", 21}, {"alerts", Value::array()}};
+  CHECK(r.intermediate_steps[0].action.tool_input == "Oslo");
+  CHECK(r.intermediate_steps[0].observation == expected);
+  CHECK(r.to_json()["intermediate_steps"][0]["observation"] == expected);
+  CHECK(log.events[5].type == "tool_end");
+  CHECK(log.events[5].data["observation"] == expected);
+  CHECK(log.events[6].data["prompt"].get<std::string>().find(
+            "Observation: {\"city\":\"Oslo\",\"celsius\":21,\"alerts\":[]}\nThought: ") != std::string::npos);
+}
 
 TEST_CASE("an action, its observation, then a final answer", "[agent]") {
   ReactSetup s;
@@ -110,7 +139,7 @@ TEST_CASE("on_parse_error retry sends the error back as the observation", "[agen
   CHECK(r.output == "recovered");
   REQUIRE(r.intermediate_steps.size() == 1);
   CHECK(r.intermediate_steps[0].action.tool == "_Exception");
-  CHECK(r.intermediate_steps[0].observation.rfind("could not parse LLM output", 0) == 0);
+  CHECK(r.intermediate_steps[0].observation.get<std::string>().rfind("could not parse LLM output", 0) == 0);
 }
 
 TEST_CASE("retrying parse errors is still bounded by max_iterations", "[agent]") {

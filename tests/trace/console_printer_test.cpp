@@ -27,6 +27,14 @@ TEST_CASE("the console shows a run as LangChain's verbose mode", "[trace]") {
         "Thought: I know.\nFinal Answer: 2\n\n> Finished chain.\n");
 }
 
+TEST_CASE("a structured observation is shown as the JSON text the model read", "[trace]") {
+  std::ostringstream out;
+  trace::ConsolePrinter printer(out, false);
+  printer.emit({"tool_end", Value{{"observation", {{"celsius", 21}, {"alerts", Value::array()}}},
+                                  {"observation_prefix", "Observation: "}, {"llm_prefix", "Thought: "}}});
+  CHECK(out.str() == "\nObservation: {\"celsius\":21,\"alerts\":[]}\nThought: ");
+}
+
 TEST_CASE("colour: blue steps, green answer, only when asked", "[trace]") {
   std::ostringstream out;
   trace::ConsolePrinter printer(out, true);

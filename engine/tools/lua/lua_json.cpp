@@ -14,6 +14,9 @@ namespace engine::tools::lua {
 namespace {
 
 constexpr int kMaxDepth = 100;
+// Lua has one table type; an array made by the engine (or by engine.json.array) carries this metatable, so an
+// empty one goes back as [] and not as {}.
+constexpr const char* kArrayMeta = "engine.json.array";
 constexpr size_t kNodeBytes = 32;  // what a Value costs beside its text, roughly
 
 // A table may hold one sub-table many times: 41 tables each holding the next twice are 2^40 paths, terabytes as a
@@ -31,6 +34,27 @@ struct Budget {
                                    " bytes (a table shared many times over?)");
   }
 };
+
+void push_array_metatable(lua_State* L) {
+  if (luaL_getmetatable(L, kArrayMeta) != LUA_TNIL) return;
+  lua_pop(L, 1);
+  luaL_newmetatable(L, kArrayMeta);
+}
+
+bool marked_array(lua_State* L, int index) {
+  if (!lua_getmetatable(L, index)) return false;
+  push_array_metatable(L);
+  bool marked = lua_rawequal(L, -1, -2);
+  lua_pop(L, 2);
+  return marked;
+}
+
+bool is_empty(lua_State* L, int index) {
+  lua_pushnil(L);
+  if (!lua_next(L, index)) return true;
+  lua_pop(L, 2);
+  return false;
+}
 
 bool is_sequence(lua_State* L, int index, lua_Integer& n) {
   n = 0;
@@ -76,7 +100,7 @@ Value convert(lua_State* L, int index, int depth, Budget& budget) {
         throw Error("lua.convert", "table nested deeper than " + std::to_string(kMaxDepth) + " levels (a cycle?)");
       luaL_checkstack(L, 4, "table conversion");
       lua_Integer n = 0;
-      if (is_sequence(L, index, n)) {
+      if (is_sequence(L, index, n) || (is_empty(L, index) && marked_array(L, index))) {
         Value arr = Value::array();
         for (lua_Integer i = 1; i <= n; ++i) {
           lua_rawgeti(L, index, i);
@@ -135,6 +159,20 @@ int json_decode(lua_State* L) {
   return 1;
 }
 
+// engine.json.array([t]): t (or a new table) marked as an array, so that it encodes as one even when empty.
+int json_array(lua_State* L) {
+  if (lua_isnoneornil(L, 1)) {
+    lua_settop(L, 0);
+    lua_newtable(L);
+  } else {
+    luaL_checktype(L, 1, LUA_TTABLE);
+    lua_settop(L, 1);
+  }
+  push_array_metatable(L);
+  lua_setmetatable(L, 1);
+  return 1;
+}
+
 }  // namespace
 
 Value to_value(lua_State* L, int index) {
@@ -163,6 +201,8 @@ void push_value(lua_State* L, const Value& v) {
     }
     case Value::value_t::array: {
       lua_createtable(L, static_cast<int>(v.size()), 0);
+      push_array_metatable(L);
+      lua_setmetatable(L, -2);
       lua_Integer i = 1;
       for (const auto& e : v) {
         push_value(L, e);
@@ -188,6 +228,8 @@ void push_json_library(lua_State* L) {
   lua_setfield(L, -2, "encode");
   lua_pushcfunction(L, json_decode);
   lua_setfield(L, -2, "decode");
+  lua_pushcfunction(L, json_array);
+  lua_setfield(L, -2, "array");
 }
 
 }  // namespace engine::tools::lua

@@ -4,7 +4,6 @@
 
 #include "engine/core/error.h"
 #include "engine/core/file.h"
-#include "engine/core/json_text.h"
 #include "engine/tools/lua/lua_json.h"
 
 namespace engine::tools::lua {
@@ -68,24 +67,24 @@ class LuaToolInstance : public ToolInstance {
     if (!outcome.ok) load_kind_ = outcome.error_kind;
   }
 
-  ToolResult invoke(std::string_view input) override {
+  ToolResult invoke(const Value& input) override {
     std::string prefix = "tool '" + name_ + "' failed: ";
     if (run_ref_ == LUA_NOREF) return ToolResult::failure(kind_for(load_kind_), prefix + load_error_);
     lua_State* L = sandbox_.state();
     lua_rawgeti(L, LUA_REGISTRYINDEX, run_ref_);
-    lua_pushlstring(L, input.data(), input.size());
+    push_value(L, input);
     auto outcome = sandbox_.call(1, 1);
     if (!outcome.ok) return ToolResult::failure(kind_for(outcome.error_kind), prefix + outcome.message);
-    std::string text;
+    Value output;
     std::string error;
     try {
-      text = observation_text(L);
+      output = output_of(L);
     } catch (const Error& e) {
       error = e.message();
     }
     lua_pop(L, 1);
     if (!error.empty()) return ToolResult::failure("tool.error", prefix + "bad return value: " + error);
-    return ToolResult::success(std::move(text));
+    return ToolResult::success(std::move(output));
   }
 
  private:
@@ -96,16 +95,15 @@ class LuaToolInstance : public ToolInstance {
     return "tool.error";
   }
 
-  // Strings are the observation as they are; tables become JSON; nil is empty.
-  static std::string observation_text(lua_State* L) {
+  // Strings are text as they are, tables, numbers and booleans JSON, nil empty text; anything else (a function)
+  // its tostring.
+  static Value output_of(lua_State* L) {
     switch (lua_type(L, -1)) {
       case LUA_TNIL: return "";
-      case LUA_TSTRING: {
-        size_t n = 0;
-        const char* s = lua_tolstring(L, -1, &n);
-        return std::string(s, n);
-      }
-      case LUA_TTABLE: return to_json_text(to_value(L, -1));
+      case LUA_TSTRING:
+      case LUA_TTABLE:
+      case LUA_TNUMBER:
+      case LUA_TBOOLEAN: return to_value(L, -1);
       default: {
         size_t n = 0;
         const char* s = luaL_tolstring(L, -1, &n);

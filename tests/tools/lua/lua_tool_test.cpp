@@ -25,7 +25,7 @@ struct Script {
     tool = lua::LuaTool::load(cfg);
     instance = tool->instantiate(&log);
   }
-  ToolResult call(const std::string& input = "") { return instance->invoke(input); }
+  ToolResult call(const Value& input = "") { return instance->invoke(input); }
 
   static lua::LuaLimits fast_limits() {
     lua::LuaLimits l;
@@ -51,14 +51,14 @@ Error load_error(const std::string& code) {
 TEST_CASE("a tool file may return a function", "[lua]") {
   Script s("return function(input) return 'got ' .. input end");
   CHECK(s.tool->name() == "tool");
-  CHECK(s.call("x").observation == "got x");
+  CHECK(s.call("x").text() == "got x");
 }
 
 TEST_CASE("a tool file may return a table with name, description and run", "[lua]") {
   Script s("return { name = 'adder', description = 'adds', run = function(i) return tonumber(i) + 1 end }");
   CHECK(s.tool->name() == "adder");
   CHECK(s.tool->description() == "adds");
-  CHECK(s.call("41").observation == "42");
+  CHECK(s.call("41").text() == "42");
 }
 
 TEST_CASE("return values become observations: tables as JSON, nil as empty", "[lua]") {
@@ -68,10 +68,59 @@ TEST_CASE("return values become observations: tables as JSON, nil as empty", "[l
     if i == 'bool' then return true end
     return 1.5
   end)");
-  CHECK(s.call("table").observation == R"({"answer":42,"list":[1,2]})");
-  CHECK(s.call("nil").observation.empty());
-  CHECK(s.call("bool").observation == "true");
-  CHECK(s.call("num").observation == "1.5");
+  CHECK(s.call("table").text() == R"({"answer":42,"list":[1,2]})");
+  CHECK(s.call("nil").text().empty());
+  CHECK(s.call("bool").text() == "true");
+  CHECK(s.call("num").text() == "1.5");
+}
+
+TEST_CASE("return values are values: tables stay structured, numbers and booleans stay typed", "[lua]") {
+  Script s(R"(return function(i)
+    if i == 'table' then return { answer = 42, list = { 1, 2 } } end
+    if i == 'bool' then return true end
+    if i == 'text' then return '42' end
+    return 1.5
+  end)");
+  CHECK(s.call("table").output == Value{{"answer", 42}, {"list", {1, 2}}});
+  CHECK(s.call("bool").output == true);
+  CHECK(s.call("num").output == 1.5);
+  CHECK(s.call("text").output == "42");
+}
+
+TEST_CASE("an object input arrives as a table, nested tables and empty arrays included, and goes back unchanged",
+          "[lua]") {
+  Script s(R"(return function(args)
+    if type(args) ~= 'table' then return 'not a table: ' .. type(args) end
+    args.sum = args.x + args.y
+    return args
+  end)");
+  Value in{{"x", 2}, {"y", 3.5}, {"tags", Value::array()}, {"nested", {{"list", {1, Value::array(), {{"a", Value::array()}}}}}},
+           {"none", Value::object()}};
+  ToolResult r = s.call(in);
+  REQUIRE(r.ok());
+  // [] stays [], {} stays {}; the keys come back sorted (Lua's tables have no order)
+  CHECK(r.text() == R"({"nested":{"list":[1,[],{"a":[]}]},"none":{},"sum":5.5,"tags":[],"x":2,"y":3.5})");
+  CHECK(s.call("text").text() == "not a table: string");
+}
+
+TEST_CASE("engine.json.array marks a table as an array, so an empty one is [] and not {}", "[lua]") {
+  Script s(R"(return function(i)
+    if i == 'new' then return { found = engine.json.array() } end
+    if i == 'given' then local t = {} ; return { found = engine.json.array(t), same = engine.json.array(t) == t } end
+    if i == 'filled' then local t = engine.json.array() ; t[1] = 'a' ; return t end
+    if i == 'keys' then local t = engine.json.array() ; t.k = 1 ; return t end
+    if i == 'decoded' then return engine.json.encode(engine.json.decode('{"a":[],"b":{}}')) end
+    return { plain = {} }
+  end)");
+  CHECK(s.call("new").text() == R"({"found":[]})");
+  CHECK(s.call("given").text() == R"({"found":[],"same":true})");
+  CHECK(s.call("filled").text() == R"(["a"])");
+  CHECK(s.call("keys").text() == R"({"k":1})");  // a key that is not an index makes it an object again: no loss
+  CHECK(s.call("decoded").text() == R"({"a":[],"b":{}})");
+  CHECK(s.call("plain").text() == R"({"plain":{}})");
+  CHECK(s.call("bad").ok());
+  Script bad("return function() return engine.json.array('x') end");
+  CHECK(bad.call().text().find("bad argument #1 to 'array' (table expected, got string)") != std::string::npos);
 }
 
 TEST_CASE("engine.json and engine.log are available", "[lua]") {
@@ -81,7 +130,7 @@ TEST_CASE("engine.json and engine.log are available", "[lua]") {
     print('printed goes to the trace too')
     return engine.json.encode({ doubled = t.n * 2 })
   end)");
-  CHECK(s.call(R"({"n": 21})").observation == R"({"doubled":42})");
+  CHECK(s.call(R"({"n": 21})").text() == R"({"doubled":42})");
   REQUIRE(s.log.events.size() == 2);
   CHECK(s.log.events[0].data["message"] == "decoded\t21");
   CHECK(s.log.events[1].data["message"] == "printed goes to the trace too");
@@ -104,15 +153,15 @@ TEST_CASE("a tool that errors becomes an observation naming the tool", "[lua]") 
   auto r = s.call("Z");
   CHECK_FALSE(r.ok());
   CHECK(r.error_kind == "tool.error");
-  CHECK(r.observation == "tool 'tool' failed: plugins/tool.lua:1: no such customer: Z");
-  CHECK(s.call("again").observation == "tool 'tool' failed: plugins/tool.lua:1: no such customer: again");
+  CHECK(r.text() == "tool 'tool' failed: plugins/tool.lua:1: no such customer: Z");
+  CHECK(s.call("again").text() == "tool 'tool' failed: plugins/tool.lua:1: no such customer: again");
 }
 
 TEST_CASE("an infinite loop hits the instruction limit", "[lua]") {
   Script s("return function() while true do end end");
   auto r = s.call();
   CHECK(r.error_kind == "tool.instruction_limit");
-  CHECK(r.observation == "tool 'tool' failed: instruction limit of 5000000 exceeded");
+  CHECK(r.text() == "tool 'tool' failed: instruction limit of 5000000 exceeded");
 }
 
 TEST_CASE("an infinite loop inside pcall cannot swallow the limit", "[lua]") {
@@ -134,7 +183,7 @@ TEST_CASE("a wall-clock limit stops a slow script", "[lua]") {
   Script s("return function() while true do end end", l);
   auto r = s.call();
   CHECK(r.error_kind == "tool.timeout");
-  CHECK(r.observation == "tool 'tool' failed: time limit of 200 ms exceeded");
+  CHECK(r.text() == "tool 'tool' failed: time limit of 200 ms exceeded");
 }
 
 TEST_CASE("a memory bomb hits the memory limit, also inside pcall", "[lua]") {
@@ -143,7 +192,7 @@ TEST_CASE("a memory bomb hits the memory limit, also inside pcall", "[lua]") {
   Script rep("return function() return string.rep('x', 1e9) end");
   auto r = rep.call();
   CHECK(r.error_kind == "tool.memory_limit");
-  CHECK(r.observation == "tool 'tool' failed: memory limit of 8388608 bytes exceeded");
+  CHECK(r.text() == "tool 'tool' failed: memory limit of 8388608 bytes exceeded");
   Script caught(R"(return function()
     local t = {}
     while true do pcall(function() t[#t + 1] = string.rep('y', 1e6) end) end
@@ -168,9 +217,9 @@ TEST_CASE("bytecode cannot be loaded and string.dump is gone", "[lua]") {
     local f, err = load("\27Lua\84\0\25\147\13\10\26\10", 'x', 'b')
     return tostring(f) .. ' / ' .. err .. ' / ' .. tostring(string.dump)
   end)");
-  CHECK(s.call().observation == "nil / attempt to load a binary chunk (mode is 't') / nil");
+  CHECK(s.call().text() == "nil / attempt to load a binary chunk (mode is 't') / nil");
   Script text("return function() return load('return 1 + 1')() end");
-  CHECK(text.call().observation == "2");
+  CHECK(text.call().text() == "2");
 }
 
 TEST_CASE("io, os.execute, debug, dofile and loadfile do not exist", "[lua]") {
@@ -179,9 +228,9 @@ TEST_CASE("io, os.execute, debug, dofile and loadfile do not exist", "[lua]") {
                           tostring(dofile), tostring(loadfile), tostring(package), type(os.time()),
                           type(os.clock()), type(os.date('%Y')) }, ',')
   end)");
-  CHECK(s.call().observation == "nil,nil,nil,nil,nil,nil,nil,number,number,string");
+  CHECK(s.call().text() == "nil,nil,nil,nil,nil,nil,nil,number,number,string");
   Script gc("return function() collectgarbage('stop') end");
-  CHECK(gc.call().observation == "tool 'tool' failed: plugins/tool.lua:1: collectgarbage('stop') is not available in "
+  CHECK(gc.call().text() == "tool 'tool' failed: plugins/tool.lua:1: collectgarbage('stop') is not available in "
                                  "the sandbox");
 }
 
@@ -198,10 +247,10 @@ return function(i)
 end)");
   cfg.display_path = "plugins/tool.lua";
   auto instance = lua::LuaTool::load(cfg)->instantiate(nullptr);
-  CHECK(instance->invoke("ok").observation == "42");
-  CHECK(instance->invoke("escape").observation ==
+  CHECK(instance->invoke("ok").text() == "42");
+  CHECK(instance->invoke("escape").text() ==
         "tool 'tool' failed: plugins/tool.lua:3: require: invalid module name '..secret'");
-  CHECK(instance->invoke("missing").observation.find("require: module 'nothere' not found") != std::string::npos);
+  CHECK(instance->invoke("missing").text().find("require: module 'nothere' not found") != std::string::npos);
 }
 
 TEST_CASE("require cannot follow a symlink out of the plugin's folder", "[lua]") {
@@ -215,20 +264,20 @@ TEST_CASE("require cannot follow a symlink out of the plugin's folder", "[lua]")
   cfg.display_path = "plugins/tool.lua";
   auto instance = lua::LuaTool::load(cfg)->instantiate(nullptr);
   std::string root = std::filesystem::canonical(dir.path() / "plugins").string();
-  CHECK(instance->invoke("leak").observation ==
+  CHECK(instance->invoke("leak").text() ==
         "tool 'tool' failed: plugins/tool.lua:1: require: 'leak.lua' resolves to '" +
             std::filesystem::canonical(secret).string() + "', outside the folders a workflow may read (" + root + ")");
-  std::string environ = instance->invoke("environ").observation;
+  std::string environ = instance->invoke("environ").text();
   CHECK(environ.find("a system folder no workflow may read") != std::string::npos);
   CHECK(environ.find("PATH=") == std::string::npos);
 }
 
 TEST_CASE("each instance has its own state, the tool is shared", "[lua]") {
   Script s("local n = 0\nreturn function() n = n + 1 return n end");
-  CHECK(s.call().observation == "1");
-  CHECK(s.call().observation == "2");
+  CHECK(s.call().text() == "1");
+  CHECK(s.call().text() == "2");
   auto other = s.tool->instantiate(nullptr);
-  CHECK(other->invoke("").observation == "1");
+  CHECK(other->invoke("").text() == "1");
 }
 
 TEST_CASE("the shipped calculator plugin evaluates arithmetic safely", "[lua]") {
@@ -236,18 +285,18 @@ TEST_CASE("the shipped calculator plugin evaluates arithmetic safely", "[lua]") 
   cfg.file = test::source_path("plugins/calculator.lua");
   cfg.display_path = "plugins/calculator.lua";
   auto calc = lua::LuaTool::load(cfg)->instantiate(nullptr);
-  CHECK(calc->invoke("12 * 7 + 3").observation == "87");
-  CHECK(calc->invoke("What is (2 + 3) ^ 2?").observation == "25");
-  CHECK(calc->invoke("3 times 4 plus 1").observation == "13");
-  CHECK(calc->invoke("10 / 4").observation == "2.5");
-  CHECK(calc->invoke("-2 ** 2").observation == "4");
-  CHECK(calc->invoke("sqrt(16) + max(1, 5)").observation == "9");
-  CHECK(calc->invoke("1,000 * 3").observation == "3000");
-  CHECK(calc->invoke("6 × 7").observation == "42");
-  std::string div = calc->invoke("1 / 0").observation;
+  CHECK(calc->invoke("12 * 7 + 3").text() == "87");
+  CHECK(calc->invoke("What is (2 + 3) ^ 2?").text() == "25");
+  CHECK(calc->invoke("3 times 4 plus 1").text() == "13");
+  CHECK(calc->invoke("10 / 4").text() == "2.5");
+  CHECK(calc->invoke("-2 ** 2").text() == "4");
+  CHECK(calc->invoke("sqrt(16) + max(1, 5)").text() == "9");
+  CHECK(calc->invoke("1,000 * 3").text() == "3000");
+  CHECK(calc->invoke("6 × 7").text() == "42");
+  std::string div = calc->invoke("1 / 0").text();
   CHECK(div.rfind("tool 'calculator' failed: plugins/calculator.lua:", 0) == 0);
   CHECK(div.substr(div.size() - 18) == ": division by zero");
-  CHECK(calc->invoke("os.exit()").observation.find("unknown word 'os'") != std::string::npos);
+  CHECK(calc->invoke("os.exit()").text().find("unknown word 'os'") != std::string::npos);
 }
 
 TEST_CASE("no finaliser can run outside the limits: a metatable with __gc is refused", "[lua]") {
@@ -267,15 +316,15 @@ TEST_CASE("no finaliser can run outside the limits: a metatable with __gc is ref
   end)");
   auto r = s.call("plain");
   CHECK(r.error_kind == "tool.error");
-  CHECK(r.observation == "tool 'tool' failed: plugins/tool.lua:2: setmetatable: a metatable with __gc is not allowed in "
+  CHECK(r.text() == "tool 'tool' failed: plugins/tool.lua:2: setmetatable: a metatable with __gc is not allowed in "
                          "the sandbox (finalisers run outside its limits)");
-  CHECK(s.call("pcall").observation == "false: setmetatable: a metatable with __gc is not allowed in the sandbox "
+  CHECK(s.call("pcall").text() == "false: setmetatable: a metatable with __gc is not allowed in the sandbox "
                                        "(finalisers run outside its limits)");
-  CHECK(s.call("later").observation == "collected");
+  CHECK(s.call("later").text() == "collected");
   CHECK(s.call("plain").error_kind == "tool.error");
   // setmetatable otherwise works as Lua's
   Script ok("return function() return getmetatable(setmetatable({}, {__index = {a = 1}})).__index.a end");
-  CHECK(ok.call().observation == "1");
+  CHECK(ok.call().text() == "1");
   s.instance.reset();  // lua_close runs no finaliser either: this returns at once
 }
 
@@ -290,19 +339,19 @@ TEST_CASE("a table shared many times over is bounded by its size as JSON, not it
   end)", small);
   auto r = s.call("return");
   CHECK(r.error_kind == "tool.error");
-  CHECK(r.observation.find("the value is larger than the tool's memory limit of 1048576 bytes (a table shared many "
+  CHECK(r.text().find("the value is larger than the tool's memory limit of 1048576 bytes (a table shared many "
                            "times over?)") != std::string::npos);
   r = s.call("encode");
-  CHECK(r.observation.find("engine.json.encode: the value is larger than the tool's memory limit") != std::string::npos);
+  CHECK(r.text().find("engine.json.encode: the value is larger than the tool's memory limit") != std::string::npos);
   Script fine("return function() local t = {1} return {t, t, t} end");
-  CHECK(fine.call().observation == "[[1],[1],[1]]");
+  CHECK(fine.call().text() == "[[1],[1],[1]]");
 }
 
 TEST_CASE("gsub cannot grow its result past the memory limit between checks", "[lua]") {
   Script s("return function() return (string.rep('x', 1000):gsub('x', string.rep('%0', 100000))) end");
   auto r = s.call();
   CHECK(r.error_kind == "tool.memory_limit");
-  CHECK(r.observation == "tool 'tool' failed: memory limit of 8388608 bytes exceeded");
+  CHECK(r.text() == "tool 'tool' failed: memory limit of 8388608 bytes exceeded");
   Script t("return function() return (string.rep('ab', 1e6):gsub('b', function() return string.rep('y', 1e5) end)) end");
   CHECK(t.call().error_kind == "tool.memory_limit");
   Script u("return function() return (string.rep('x', 3e6):gsub('x', {x = 'yyyy'})) end");
@@ -312,7 +361,7 @@ TEST_CASE("gsub cannot grow its result past the memory limit between checks", "[
 TEST_CASE("engine.json.decode refuses JSON nested past its bound", "[lua]") {
   Script s("return function(i) local ok, err = pcall(engine.json.decode, string.rep('[', i) .. string.rep(']', i)) "
            "return tostring(ok) .. ' ' .. tostring(err) end");
-  CHECK(s.call("200000").observation ==
+  CHECK(s.call("200000").text() ==
         "false engine.json.decode: JSON nested deeper than 128 levels");
-  CHECK(s.call("100").observation.rfind("true table", 0) == 0);
+  CHECK(s.call("100").text().rfind("true engine.json.array: ", 0) == 0);  // arrays carry their mark
 }

@@ -8,16 +8,17 @@ fail=0
 # allowed[module]="modules it may include"
 declare -A allowed=(
   [core]="core"
-  [spec]="core spec"
+  [schema]="core schema"
+  [spec]="core schema spec"
   [template]="core template"
   [llm]="core llm"
-  [parse]="core parse"
-  [tools]="core tools"
-  [agent]="core template llm parse tools agent"
-  [workflow]="core template llm parse tools agent workflow"
+  [parse]="core schema parse"
+  [tools]="core schema tools"
+  [agent]="core schema template llm parse tools agent"
+  [workflow]="core schema template llm parse tools agent workflow"
   [trace]="core trace"
-  [assemble]="core spec template llm parse tools agent workflow trace assemble"
-  [cli]="core spec template llm parse tools agent workflow trace assemble cli"
+  [assemble]="core schema spec template llm parse tools agent workflow trace assemble"
+  [cli]="core schema spec template llm parse tools agent workflow trace assemble cli"
 )
 
 for module in "${!allowed[@]}"; do
@@ -45,6 +46,7 @@ check_only_in "yaml-cpp/" "spec/"
 check_only_in "pcre2" "parse/"
 check_only_in "lua" "tools/lua/"
 check_only_in "curl/" "llm/http/"
+check_only_in "valijson" "schema/"
 
 # Nothing below cli/ prints to the terminal.
 hits=$(grep -rlE 'std::cout|std::cerr|(^|[^a-z])printf\(|fprintf\(std|(^|[^a-z_])puts\(' --include=*.cpp --include=*.h . | grep -v '^./cli/' || true)

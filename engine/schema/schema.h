@@ -1,0 +1,54 @@
+#pragma once
+// JSON Schema, draft 7, for tool parameters and structured answers: the keywords docs/schemas.md lists. A schema is
+// checked and compiled once; a compiled Schema is immutable and validates from any thread.
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "engine/core/value.h"
+
+namespace engine::schema {
+
+// What is wrong, and where: a JSON pointer into the value validated (or into the schema, for a schema's own
+// problems). "" is the whole value.
+struct Violation {
+  std::string pointer;
+  std::string message;
+};
+
+// "at /email: ...; at /age: ..." (the whole value reads "at the top"), for an observation or an error message.
+std::string describe(const std::vector<Violation>& violations);
+
+// How `pattern` is matched. The builder of a schema gives the engine's bounded regexes (parse/), so no unbounded
+// regex engine ever sees text from outside. The compiler throws Error for a pattern it cannot compile; a matcher
+// may throw Error when its limits stop a match (the value is then reported as not matching).
+using Matcher = std::function<bool(std::string_view text)>;
+using PatternCompiler = std::function<Matcher(const std::string& pattern)>;
+
+struct SchemaOptions {
+  PatternCompiler patterns;  // without one, `pattern` is an unsupported keyword
+};
+
+// Every problem that keeps `schema` from being one this module validates with: not a schema, a keyword unknown or
+// unsupported, a value of the wrong type for its keyword, a $ref that is remote or leads nowhere, $refs that loop
+// without ever reaching into the value. Empty when it is fine.
+std::vector<Violation> check_schema(const Value& schema, const SchemaOptions& options = {});
+
+class Schema {
+ public:
+  // Throws Error "schema.invalid" naming the first problem check_schema finds.
+  static Schema compile(const Value& schema, const SchemaOptions& options = {});
+
+  // Every violation of the schema by `value`; empty when it is valid.
+  std::vector<Violation> validate(const Value& value) const;
+  const Value& json() const;  // the schema as written
+
+ private:
+  struct Impl;
+  explicit Schema(std::shared_ptr<const Impl> impl) : impl_(std::move(impl)) {}
+  std::shared_ptr<const Impl> impl_;
+};
+
+}  // namespace engine::schema

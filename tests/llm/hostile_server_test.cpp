@@ -19,11 +19,6 @@ namespace {
 
 const std::string kKeyText = test::kTestKey;
 
-bool holds_piece_of_key(const std::string& s) {
-  for (size_t i = 0; i + kMinSecretFragment <= kKeyText.size(); ++i)
-    if (s.find(kKeyText.substr(i, kMinSecretFragment)) != std::string::npos) return true;
-  return false;
-}
 
 LlmRequest question_request(bool stream = false, EventSink* events = nullptr) {
   LlmRequest r;
@@ -198,7 +193,7 @@ TEST_CASE("hostile: a key quoted back in an error body is masked before the body
   for (int i = 0; i < 2; ++i) {
     std::string msg = test::error_of([&] { llm.complete(question_request()); });
     INFO(msg);
-    CHECK_FALSE(holds_piece_of_key(msg));
+    CHECK_FALSE(test::holds_piece_of_key(msg, kKeyText));
     CHECK(msg.find("***") != std::string::npos);
   }
   std::string msg = test::error_of([&] { llm.complete(question_request()); });

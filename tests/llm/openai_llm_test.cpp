@@ -20,7 +20,7 @@ const char* const kKey = test::kTestKey;
 
 OpenAiConfig config_for(const MockLlmServer& server) { return test::openai_config(server); }
 
-LlmRequest request(std::vector<std::string> stop = {}) {
+LlmRequest openai_request(std::vector<std::string> stop = {}) {
   LlmRequest r;
   r.prompt = "Question: 2+2?\nThought:";
   r.stop = std::move(stop);
@@ -29,7 +29,7 @@ LlmRequest request(std::vector<std::string> stop = {}) {
   return r;
 }
 
-std::string error_of(const OpenAiLlm& llm, const LlmRequest& r, std::string* kind = nullptr) {
+std::string openai_error(const OpenAiLlm& llm, const LlmRequest& r, std::string* kind = nullptr) {
   return test::error_of([&] { llm.complete(r); }, kind);
 }
 
@@ -39,7 +39,7 @@ TEST_CASE("a chat completion is requested and its text and usage returned", "[ll
   MockLlmServer server;
   server.enqueue(MockLlmServer::chat(" I know.\nFinal Answer: 4", 21, 9));
   OpenAiLlm llm(config_for(server));
-  LlmResponse r = llm.complete(request({"\nObservation:"}));
+  LlmResponse r = llm.complete(openai_request({"\nObservation:"}));
   CHECK(r.text == " I know.\nFinal Answer: 4");
   CHECK(r.finish_reason == "stop");
   CHECK(r.usage.prompt_tokens == 21);
@@ -57,7 +57,7 @@ TEST_CASE("more stop sequences than the server takes: four are sent, the engine 
   MockLlmServer server;
   server.enqueue(MockLlmServer::chat("Action: x\nAction Input: y\nE: cut here"));
   OpenAiLlm llm(config_for(server));
-  LlmResponse r = llm.complete(request({"A:", "B:", "C:", "D:", "\nE:"}));
+  LlmResponse r = llm.complete(openai_request({"A:", "B:", "C:", "D:", "\nE:"}));
   CHECK(r.text == "Action: x\nAction Input: y");
   CHECK(server.requests()[0].body["stop"].size() == 4);
 }
@@ -68,7 +68,7 @@ TEST_CASE("a 429 with Retry-After is retried after the server's delay, reported 
   server.enqueue(MockLlmServer::chat("Final Answer: ok"));
   OpenAiLlm llm(config_for(server));
   test::EventLog log;
-  LlmRequest req = request();
+  LlmRequest req = openai_request();
   req.events = &log;
   CHECK(llm.complete(req).text == "Final Answer: ok");
   CHECK(server.requests().size() == 2);
@@ -84,7 +84,7 @@ TEST_CASE("a 500 then a success: the run never sees the fault", "[llm][openai]")
   server.enqueue({503, R"({"error": "overloaded"})", {{"retry-after-ms", "1"}}, 0});
   server.enqueue(MockLlmServer::chat("fine"));
   OpenAiLlm llm(config_for(server));
-  CHECK(llm.complete(request()).text == "fine");
+  CHECK(llm.complete(openai_request()).text == "fine");
   CHECK(server.requests().size() == 3);
 }
 
@@ -93,7 +93,7 @@ TEST_CASE("a 401 is not retried, the server's message is shown with the key reda
   server.enqueue({401, std::string(R"({"error": {"message": "Incorrect API key provided: )") + kKey + R"("}})", {}, 0});
   OpenAiLlm llm(config_for(server));
   std::string kind;
-  std::string e = error_of(llm, request(), &kind);
+  std::string e = openai_error(llm, openai_request(), &kind);
   CHECK(kind == "llm.http_error");
   CHECK(e == "openai: " + server.base_url() + "/chat/completions answered HTTP 401: Incorrect API key provided: ***");
   CHECK(e.find(kKey) == std::string::npos);
@@ -104,7 +104,7 @@ TEST_CASE("x-should-retry: false stops the retries a 500 would get", "[llm][open
   MockLlmServer server;
   server.enqueue({500, R"({"error": {"message": "do not retry"}})", {{"x-should-retry", "false"}}, 0});
   OpenAiLlm llm(config_for(server));
-  CHECK(error_of(llm, request()).find("answered HTTP 500: do not retry") != std::string::npos);
+  CHECK(openai_error(llm, openai_request()).find("answered HTTP 500: do not retry") != std::string::npos);
   CHECK(server.requests().size() == 1);
 }
 
@@ -113,7 +113,7 @@ TEST_CASE("retries give up after max_retries with the last error", "[llm][openai
   for (int i = 0; i < 3; ++i) server.enqueue({502, "bad gateway", {}, 0});
   OpenAiLlm llm(config_for(server));
   std::string kind;
-  std::string e = error_of(llm, request(), &kind);
+  std::string e = openai_error(llm, openai_request(), &kind);
   CHECK(kind == "llm.unavailable");
   CHECK(e == "openai: no answer from " + server.base_url() +
                  "/chat/completions after 3 attempts; the last: HTTP 502: 'bad gateway'");
@@ -125,9 +125,9 @@ TEST_CASE("a malformed answer is a clear error", "[llm][openai]") {
   server.enqueue({200, R"({"choices": []})", {}, 0});
   OpenAiLlm llm(config_for(server));
   std::string kind;
-  CHECK(error_of(llm, request(), &kind) == "openai: the server's answer is not JSON: '{not json'");
+  CHECK(openai_error(llm, openai_request(), &kind) == "openai: the server's answer is not JSON: '{not json'");
   CHECK(kind == "llm.bad_response");
-  CHECK(error_of(llm, request()) == "openai: the server's answer has no choices: '{\"choices\": []}'");
+  CHECK(openai_error(llm, openai_request()) == "openai: the server's answer has no choices: '{\"choices\": []}'");
 }
 
 TEST_CASE("a stall longer than the timeout is retried, then reported", "[llm][openai]") {
@@ -137,7 +137,7 @@ TEST_CASE("a stall longer than the timeout is retried, then reported", "[llm][op
   c.timeouts.total = std::chrono::milliseconds(100);
   c.retry.max_retries = 1;
   OpenAiLlm llm(c);
-  std::string e = error_of(llm, request());
+  std::string e = openai_error(llm, openai_request());
   CHECK(e.rfind("openai: no answer from " + server.base_url() + "/chat/completions after 2 attempts; the last: ", 0) == 0);
   CHECK(e.find("imed out") != std::string::npos);
 }
@@ -149,7 +149,7 @@ TEST_CASE("nothing listening: connection errors are retried, then reported", "[l
     c = config_for(gone);
   }  // the port is closed now
   OpenAiLlm llm(c);
-  std::string e = error_of(llm, request());
+  std::string e = openai_error(llm, openai_request());
   CHECK(e.find("after 3 attempts; the last: ") != std::string::npos);
   CHECK(e.find("onnect") != std::string::npos);
 }
@@ -159,7 +159,7 @@ TEST_CASE("a missing key for OpenAI is reported before any request", "[llm][open
   OpenAiConfig c = config_for(server);
   c.api_key_env = "ENGINE_TEST_UNSET_KEY";
   unsetenv("ENGINE_TEST_UNSET_KEY");
-  CHECK(error_of(OpenAiLlm(c), request()) ==
+  CHECK(openai_error(OpenAiLlm(c), openai_request()) ==
         "openai: the environment variable ENGINE_TEST_UNSET_KEY is not set (the API key is read from it)");
   CHECK(server.requests().empty());
 }
@@ -169,11 +169,11 @@ TEST_CASE("a 404 without an API error says to check the base_url, a model's 404 
   OpenAiConfig c = config_for(server);
   c.base_url = server.base_url().substr(0, server.base_url().size() - 3);  // without /v1, as users often write it
   std::string kind;
-  std::string e = error_of(OpenAiLlm(c), request(), &kind);
+  std::string e = openai_error(OpenAiLlm(c), openai_request(), &kind);
   CHECK(kind == "llm.http_error");
   CHECK(e == "openai: " + c.base_url + "/chat/completions answered HTTP 404: '' (no such endpoint: check the base_url; "
              "OpenAI-compatible servers usually serve under /v1)");
   server.enqueue({404, R"({"error": {"message": "The model `gpt-9` does not exist", "type": "invalid_request_error"}})"});
-  CHECK(error_of(OpenAiLlm(config_for(server)), request()) ==
+  CHECK(openai_error(OpenAiLlm(config_for(server)), openai_request()) ==
         "openai: " + server.base_url() + "/chat/completions answered HTTP 404: The model `gpt-9` does not exist");
 }

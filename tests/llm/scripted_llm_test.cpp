@@ -6,7 +6,7 @@
 using namespace engine::llm;
 
 namespace {
-LlmRequest request(int call, std::vector<std::string> stop = {}, std::optional<int> max_tokens = std::nullopt) {
+LlmRequest scripted_request(int call, std::vector<std::string> stop = {}, std::optional<int> max_tokens = std::nullopt) {
   LlmRequest r;
   r.prompt = "Question: hi\nThought:";
   r.call_index = call;
@@ -18,10 +18,10 @@ LlmRequest request(int call, std::vector<std::string> stop = {}, std::optional<i
 
 TEST_CASE("replies come in order, one per call", "[llm]") {
   ScriptedLlm llm(ScriptedScript{{"first", "second"}});
-  CHECK(llm.complete(request(0)).text == "first");
-  CHECK(llm.complete(request(1)).text == "second");
+  CHECK(llm.complete(scripted_request(0)).text == "first");
+  CHECK(llm.complete(scripted_request(1)).text == "second");
   try {
-    llm.complete(request(2));
+    llm.complete(scripted_request(2));
     FAIL("no error");
   } catch (const engine::Error& e) {
     CHECK(e.kind() == "llm.script_exhausted");
@@ -31,14 +31,14 @@ TEST_CASE("replies come in order, one per call", "[llm]") {
 
 TEST_CASE("stop sequences cut at the earliest one, which is not returned", "[llm]") {
   ScriptedLlm llm(ScriptedScript{{"Action: calc\nAction Input: 1\nObservation: 2\nThought: x"}});
-  auto r = llm.complete(request(0, {"\nThought:", "\nObservation:"}));
+  auto r = llm.complete(scripted_request(0, {"\nThought:", "\nObservation:"}));
   CHECK(r.text == "Action: calc\nAction Input: 1");
   CHECK(r.finish_reason == "stop");
 }
 
 TEST_CASE("max_tokens cuts the text and reports length", "[llm]") {
   ScriptedLlm llm(ScriptedScript{{std::string(100, 'a')}});
-  auto r = llm.complete(request(0, {}, 5));
+  auto r = llm.complete(scripted_request(0, {}, 5));
   CHECK(r.text.size() == 20);
   CHECK(r.finish_reason == "length");
   CHECK(r.usage.completion_tokens == 5);
@@ -51,14 +51,14 @@ TEST_CASE("rules: the first that accepts the prompt replies", "[llm]") {
   s.rules.push_back({"never", [](const std::string&) -> std::optional<std::string> { return std::nullopt; }});
   s.rules.push_back({"echo", [](const std::string& p) -> std::optional<std::string> { return "saw " + p.substr(0, 8); }});
   ScriptedLlm llm(std::move(s));
-  CHECK(llm.complete(request(0)).text == "saw Question");
+  CHECK(llm.complete(scripted_request(0)).text == "saw Question");
 }
 
 TEST_CASE("no rule matching is a clear error", "[llm]") {
   ScriptedScript s;
   s.rules.push_back({"never", [](const std::string&) -> std::optional<std::string> { return std::nullopt; }});
   try {
-    ScriptedLlm(std::move(s)).complete(request(0));
+    ScriptedLlm(std::move(s)).complete(scripted_request(0));
     FAIL("no error");
   } catch (const engine::Error& e) {
     CHECK(e.kind() == "llm.no_rule");

@@ -10,19 +10,19 @@ using engine::llm::TextStream;
 
 namespace {
 
-struct Streamed {
+struct TextStreamed {
   std::vector<std::string> shown;
   std::string text;
   bool stopped = false;
 };
 
-Streamed stream(const std::vector<std::string>& deltas, const std::vector<std::string>& stop) {
+TextStreamed stream(const std::vector<std::string>& deltas, const std::vector<std::string>& stop) {
   test::EventLog log;
   TextStream s(stop, &log);
   for (const auto& d : deltas)
     if (!s.add(d)) break;
   s.finish();
-  Streamed out{{}, s.text(), s.stopped()};
+  TextStreamed out{{}, s.text(), s.stopped()};
   for (const auto& e : log.events) out.shown.push_back(e.data["text"]);
   return out;
 }

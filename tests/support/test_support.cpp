@@ -1,5 +1,7 @@
 #include "support/test_support.h"
 
+#include "engine/core/redact.h"
+
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -27,6 +29,12 @@ std::filesystem::path TempDir::write(const std::string& relative, const std::str
   std::filesystem::create_directories(p.parent_path());
   std::ofstream(p, std::ios::binary) << content;
   return p;
+}
+
+bool holds_piece_of_key(const std::string& text, const std::string& key) {
+  for (size_t i = 0; i + kMinSecretFragment <= key.size(); ++i)
+    if (text.find(key.substr(i, kMinSecretFragment)) != std::string::npos) return true;
+  return false;
 }
 
 std::string shell_quote(const std::string& s) {

@@ -40,6 +40,8 @@ std::string source_path(const std::string& relative);
 // an example workflow through the library passes as LoadOptions::search_path.
 std::vector<std::filesystem::path> shipped_search_path();
 std::string shell_quote(const std::string& s);
+// Whether `text` holds `key` or any run of kMinSecretFragment of its bytes: what redaction must prevent.
+bool holds_piece_of_key(const std::string& text, const std::string& key);
 
 // Records events for assertions.
 class EventLog : public EventSink {

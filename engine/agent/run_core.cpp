@@ -107,7 +107,7 @@ llm::LlmResponse RunCore::call_llm(llm::LlmRequest& req) {
   return resp;
 }
 
-bool RunCore::run_tool(const parse::AgentAction& action, Observation& observation) {
+bool RunCore::run_tool(parse::AgentAction& action, Observation& observation) {
   const AgentTool* entry = nullptr;
   for (const auto& t : tools_)
     if (t.tool->name() == action.tool) entry = &t;
@@ -119,6 +119,15 @@ bool RunCore::run_tool(const parse::AgentAction& action, Observation& observatio
     observation.output = observation.text;
     events_.emit({"tool_end", Value{{"tool", action.tool}, {"observation", observation.output},
                                     {"error", "tool.unknown"}, {"observation_prefix", limits_.observation_prefix},
+                                    {"llm_prefix", limits_.llm_prefix}}});
+    return true;
+  }
+  // Arguments that do not fit the tool's parameters go back to the model; the tool is not run.
+  if (std::string refused = tools::prepare_arguments(*entry->tool, action.tool_input); !refused.empty()) {
+    observation.text = refused;
+    observation.output = std::move(refused);
+    events_.emit({"tool_end", Value{{"tool", action.tool}, {"observation", observation.output},
+                                    {"error", "tool.invalid_arguments"}, {"observation_prefix", limits_.observation_prefix},
                                     {"llm_prefix", limits_.llm_prefix}}});
     return true;
   }

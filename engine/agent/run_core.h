@@ -72,9 +72,11 @@ class RunCore {
   llm::LlmResponse call_llm(llm::LlmRequest& request);
 
   // Runs the action's tool on the run's instance of it (LangChain's invalid-tool observation for a name that is not
-  // one), emitting tool_start and tool_end. Returns false when the run is over: a return_direct tool answered, or a
-  // tool with on_error: fail failed. The caller records the step.
-  bool run_tool(const parse::AgentAction& action, Observation& observation);
+  // one), emitting tool_start and tool_end. A tool with parameters gets its input as a JSON object (text is parsed,
+  // and the action's input becomes the object), validated first: arguments that do not fit are the observation and
+  // the tool does not run. Returns false when the run is over: a return_direct tool answered, or a tool with
+  // on_error: fail failed. The caller records the step.
+  bool run_tool(parse::AgentAction& action, Observation& observation);
 
   void record_step(parse::AgentAction action, Value observation);
   void emit_action(const parse::AgentAction& action);

@@ -6,8 +6,9 @@
 namespace engine::agent {
 namespace {
 
-// Tools take one text input, as LangChain's single-input tools do; the schema says so.
+// A tool's declared parameters; a tool of one text input takes it as `input`, as LangChain's single-input tools do.
 llm::ToolSchema schema_of(const tools::Tool& tool) {
+  if (!tool.parameters().is_null()) return {tool.name(), tool.description(), tool.parameters()};
   return {tool.name(), tool.description(),
           Value{{"type", "object"},
                 {"properties", {{"input", {{"type", "string"}, {"description", "the input to the tool"}}}}},
@@ -37,6 +38,7 @@ class ToolCallingRun {
     if (req.messages.empty()) req.messages.push_back({"user", std::move(req.prompt)});
     req.prompt.clear();
     req.tools = agent_.schemas();
+    req.tool_choice = cfg_.tool_choice;
     req.stop = cfg_.stop;
     int iterations = 0;
     const char* limit = nullptr;
@@ -47,7 +49,7 @@ class ToolCallingRun {
       req.messages.push_back({"assistant", resp.text, resp.tool_calls, ""});
       for (size_t i = 0; i < resp.tool_calls.size(); ++i) {
         const llm::ToolCall& call = resp.tool_calls[i];
-        parse::AgentAction action{call.name, tool_input_of(call.arguments), call_log(i == 0 ? resp.text : "", call)};
+        parse::AgentAction action{call.name, input_of(call), call_log(i == 0 ? resp.text : "", call)};
         core_.emit_action(action);
         Observation observation;
         bool go_on = core_.run_tool(action, observation);
@@ -60,6 +62,17 @@ class ToolCallingRun {
     if (!core_.stop_early(limit)) return;
     req.tool_choice = "none";  // early_stopping: generate: one last answer, without tools
     core_.result().output = core_.call_llm(req).text;
+  }
+
+  // Arguments as the tool takes them: the object for a tool with parameters (text that is not JSON stays text, for
+  // the run to report), the `input` string for a tool of one text input.
+  Value input_of(const llm::ToolCall& call) const {
+    for (const auto& t : cfg_.tools)
+      if (t.tool->name() == call.name && !t.tool->parameters().is_null()) {
+        Value args = parse_json(call.arguments);
+        return args.is_discarded() ? Value(call.arguments) : args;
+      }
+    return tool_input_of(call.arguments);
   }
 
   const ToolCallingAgent& agent_;

@@ -16,6 +16,7 @@ struct ToolCallingAgentConfig {
   Prompt prompt;  // messages (a text prompt is sent as one user message)
   std::vector<std::string> stop;
   std::vector<AgentTool> tools;
+  std::string tool_choice;  // "" (the provider's default), auto, none, required, any, or a tool's name
   RunLimits limits;
 };
 

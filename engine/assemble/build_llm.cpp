@@ -112,7 +112,6 @@ std::shared_ptr<const llm::LlmClient> build_openai_compatible(const spec::LlmSpe
   c.max_tokens_field = l.max_tokens_field;
   c.seed = l.seed;
   c.response_format = l.response_format;
-  c.tool_choice = l.tool_choice;
   c.parallel_tool_calls = l.parallel_tool_calls;
   http_timeouts_and_retry(l, c.timeouts, c.retry);
   c.extra = l.extra;
@@ -127,7 +126,6 @@ std::shared_ptr<const llm::LlmClient> build_anthropic(const spec::LlmSpec& l) {
   c.version = l.anthropic_version;
   c.temperature = l.temperature;
   if (l.max_tokens) c.max_tokens = *l.max_tokens;
-  c.tool_choice = l.tool_choice;
   c.parallel_tool_calls = l.parallel_tool_calls;
   http_timeouts_and_retry(l, c.timeouts, c.retry);
   c.extra = l.extra;

@@ -4,15 +4,28 @@
 
 #include "engine/assemble/spec_errors.h"
 #include "engine/core/text.h"
+#include "engine/parse/schema_patterns.h"
 #include "engine/tools/builtin_tools.h"
 #include "engine/tools/lua/lua_tool.h"
 
 namespace engine::assemble {
 namespace {
 
+// A schema checked by spec/ can still fail here: its patterns are compiled now.
+Error parameters_error(const Error& e, const spec::ToolSpec& t, const spec::WorkflowSpec& s) {
+  return Error(e.kind(), "tools: parameters of '" + t.name.value + "': " + e.message(), t.parameters_loc,
+               quoted_line(s, t.parameters_loc));
+}
+
 std::shared_ptr<const tools::Tool> load_tool(const spec::ToolSpec& t, const spec::WorkflowSpec& s) {
+  schema::SchemaOptions schema_options{parse::schema_patterns()};
   if (!t.builtin.value.empty()) {
-    auto tool = tools::make_builtin_tool(t.builtin.value, t.name.value, t.description);
+    std::shared_ptr<const tools::Tool> tool;
+    try {
+      tool = tools::make_builtin_tool(t.builtin.value, t.name.value, t.description, t.parameters, schema_options);
+    } catch (const Error& e) {
+      throw parameters_error(e, t, s);
+    }
     if (!tool)
       throw Error("spec.unknown_builtin",
                   "unknown builtin tool '" + t.builtin.value + "'" +
@@ -26,6 +39,8 @@ std::shared_ptr<const tools::Tool> load_tool(const spec::ToolSpec& t, const spec
   cfg.display_path = (std::filesystem::path(s.display_path).parent_path() / t.lua.value).lexically_normal().string();
   cfg.name = t.name.value;
   cfg.description = t.description;
+  cfg.parameters = t.parameters;
+  cfg.schema_options = schema_options;
   cfg.limits.instructions = static_cast<uint64_t>(t.instructions);
   cfg.limits.memory_bytes = static_cast<size_t>(t.memory_mb) << 20;
   cfg.limits.timeout = std::chrono::milliseconds(t.timeout_ms);
@@ -33,6 +48,7 @@ std::shared_ptr<const tools::Tool> load_tool(const spec::ToolSpec& t, const spec
     return tools::lua::LuaTool::load(cfg);
   } catch (const Error& e) {
     if (e.loc().line > 0) throw;  // a syntax error already points into the script
+    if (e.kind() == "schema.invalid" && !t.parameters.is_null()) throw parameters_error(e, t, s);
     throw Error(e.kind(), "tool '" + (t.name.value.empty() ? t.lua.value : t.name.value) + "': " + e.message(),
                 t.lua.loc, quoted_line(s, t.lua.loc));
   }

@@ -155,6 +155,19 @@ std::unique_ptr<agent::Agent> build_react_agent(const spec::WorkflowSpec& s, con
   return std::make_unique<agent::ReactAgent>(std::move(cfg), std::move(*parser), std::move(llm));
 }
 
+// llm.tool_choice, checked against the agent's tools: it is part of every request (and of a recording's key).
+std::string tool_choice(const spec::WorkflowSpec& s, const std::vector<agent::AgentTool>& tools) {
+  const auto& choice = s.llm.tool_choice;
+  std::vector<std::string> allowed = {"auto", "none", "required", "any"};
+  for (const auto& t : tools) allowed.push_back(t.tool->name());
+  if (!choice.value.empty() && std::find(allowed.begin(), allowed.end(), choice.value) == allowed.end())
+    throw Error("spec.bad_value",
+                "llm.tool_choice '" + choice.value + "' is neither auto, none, required, any nor one of the agent's tools" +
+                    did_you_mean(choice.value, allowed),
+                choice.loc, quoted_line(s, choice.loc));
+  return choice.value;
+}
+
 // Tool calls need a chat API: the model's own chat template and the text completions endpoint have no place for
 // them.
 std::unique_ptr<agent::Agent> build_tool_calling_agent(const spec::WorkflowSpec& s, const tools::ToolRegistry& registry,
@@ -172,6 +185,7 @@ std::unique_ptr<agent::Agent> build_tool_calling_agent(const spec::WorkflowSpec&
   check_prompt_names(cfg.prompt, kToolCallingContext, s);
   cfg.stop = a.stop;
   cfg.tools = agent_tools(s, registry);
+  cfg.tool_choice = tool_choice(s, cfg.tools);
   cfg.limits = run_limits(s);
   return std::make_unique<agent::ToolCallingAgent>(std::move(cfg), std::move(llm));
 }

@@ -35,8 +35,10 @@ int run_tool(const ToolOptions& o) {
                                           did_you_mean(o.name, executor->tools().names()) + " (tools: " +
                                           join(executor->tools().names(), ", ") + ")");
   trace::ConsolePrinter logs(std::cerr, false);
-  auto instance = tool->instantiate(&logs);
-  tools::ToolResult r = instance->invoke(Value(o.input));
+  Value input(o.input);
+  std::string refused = tools::prepare_arguments(*tool, input);
+  tools::ToolResult r = refused.empty() ? tool->instantiate(&logs)->invoke(input)
+                                        : tools::ToolResult::failure("tool.invalid_arguments", refused);
   if (o.json) {
     Value v{{"tool", o.name}, {"ok", r.ok()}, {"observation", r.output}};
     if (!r.ok()) v["error"] = r.error_kind;
@@ -63,7 +65,7 @@ void add_tools_commands(CLI::App& app, int& exit_code) {
   CLI::App* one = app.add_subcommand("tool", "Run one tool of a workflow with an input");
   one->add_option("workflow", o->workflow, "The workflow YAML file")->required();
   one->add_option("name", o->name, "The tool's name")->required();
-  one->add_option("-i,--input", o->input, "The tool's input text");
+  one->add_option("-i,--input", o->input, "The tool's input: text, or a JSON object for a tool with parameters");
   one->add_flag("--json", o->json, "Print {tool, ok, observation, error} as JSON");
   one->callback([o, &exit_code] { exit_code = guarded([&] { return run_tool(*o); }); });
 }

@@ -189,12 +189,12 @@ Value AnthropicLlm::request_body(const LlmRequest& request) const {
     for (const auto& t : request.tools)
       tools.push_back(Value{{"name", t.name}, {"description", t.description}, {"input_schema", t.parameters}});
     body["tools"] = std::move(tools);
-    std::string choice = request.tool_choice.empty() ? cfg_.tool_choice : request.tool_choice;
+    const std::string& choice = request.tool_choice;
     if (!choice.empty() || cfg_.parallel_tool_calls) {
       Value c;
       if (choice.empty() || choice == "auto") c = {{"type", "auto"}};
       else if (choice == "none") c = {{"type", "none"}};
-      else if (choice == "required") c = {{"type", "any"}};
+      else if (choice == "required" || choice == "any") c = {{"type", "any"}};
       else c = {{"type", "tool"}, {"name", choice}};
       if (cfg_.parallel_tool_calls && choice != "none") c["disable_parallel_tool_use"] = !*cfg_.parallel_tool_calls;
       body["tool_choice"] = std::move(c);

@@ -18,7 +18,6 @@ struct AnthropicConfig {
   std::string version = "2023-06-01";  // the anthropic-version header
   std::optional<double> temperature;
   int max_tokens = 4096;  // the API requires one
-  std::string tool_choice;  // auto, none, required (Anthropic's "any"), or a tool's name
   std::optional<bool> parallel_tool_calls;
   RetryPolicy retry;
   http::HttpTimeouts timeouts;

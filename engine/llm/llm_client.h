@@ -40,7 +40,7 @@ struct LlmRequest {
   std::optional<double> temperature;
   std::optional<int> max_tokens;
   std::vector<ToolSchema> tools;
-  std::string tool_choice;  // "", "auto", "none", "required", or a tool's name
+  std::string tool_choice;  // "" (the server's default), "auto", "none", "required" ("any"), or a tool's name
   int call_index = 0;  // which call of the run this is, from 0; lets stateless providers script a conversation
   bool stream = false;  // report the text as it arrives, as "llm_token" events
   EventSink* events = nullptr;  // where a provider reports retries and tokens; may be null

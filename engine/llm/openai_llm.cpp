@@ -30,6 +30,7 @@ Value message_json(const ChatMessage& m) {
 
 Value tool_choice_json(const std::string& choice) {
   if (choice == "auto" || choice == "none" || choice == "required") return choice;
+  if (choice == "any") return "required";  // Anthropic's word for it
   return Value{{"type", "function"}, {"function", {{"name", choice}}}};
 }
 
@@ -217,8 +218,7 @@ Value OpenAiLlm::request_body(const LlmRequest& request) const {
       tools.push_back(Value{{"type", "function"},
                             {"function", {{"name", t.name}, {"description", t.description}, {"parameters", t.parameters}}}});
     body["tools"] = std::move(tools);
-    const std::string& choice = request.tool_choice.empty() ? cfg_.tool_choice : request.tool_choice;
-    if (!choice.empty()) body["tool_choice"] = tool_choice_json(choice);
+    if (!request.tool_choice.empty()) body["tool_choice"] = tool_choice_json(request.tool_choice);
     if (cfg_.parallel_tool_calls) body["parallel_tool_calls"] = *cfg_.parallel_tool_calls;
   }
   if (request.stream) {

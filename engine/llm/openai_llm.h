@@ -24,7 +24,6 @@ struct OpenAiConfig {
   std::string max_tokens_field = "max_tokens";  // OpenAI's newer models want max_completion_tokens
   std::optional<long long> seed;
   Value response_format;                 // null, or {type: json_object} / {type: json_schema, json_schema: ...}
-  std::string tool_choice;               // default for requests that name none: auto, none, required, a tool
   std::optional<bool> parallel_tool_calls;
   RetryPolicy retry;
   http::HttpTimeouts timeouts;

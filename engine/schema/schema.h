@@ -18,6 +18,10 @@ struct Violation {
   std::string message;
 };
 
+// One step of a JSON pointer, with RFC 6901's escapes ("a/b" is "a~1b", "~" is "~0"), and back.
+std::string pointer_token(std::string_view name);
+std::string unescape_pointer_token(std::string_view token);
+
 // "at /email: ...; at /age: ..." (the whole value reads "at the top"), for an observation or an error message.
 std::string describe(const std::vector<Violation>& violations);
 

@@ -378,6 +378,19 @@ std::string pointer_token(std::string_view name) {
   return out;
 }
 
+std::string unescape_pointer_token(std::string_view token) {
+  std::string out;
+  for (size_t i = 0; i < token.size(); ++i) {
+    if (token[i] == '~' && i + 1 < token.size() && (token[i + 1] == '0' || token[i + 1] == '1')) {
+      out += token[i + 1] == '0' ? '~' : '/';
+      ++i;
+    } else {
+      out += token[i];
+    }
+  }
+  return out;
+}
+
 CheckedSchema check_and_rewrite(const Value& schema, const SchemaOptions& options) {
   return Checker(options).run(schema);
 }

@@ -25,7 +25,5 @@ CheckedSchema check_and_rewrite(const Value& schema, const SchemaOptions& option
 // "a string", "an integer", "null" ... for messages.
 const char* json_type_name(const Value& v);
 
-// "/a~1b/0" for the path a/b, 0: RFC 6901's escapes.
-std::string pointer_token(std::string_view name);
 
 }  // namespace engine::schema

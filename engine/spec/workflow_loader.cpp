@@ -6,6 +6,7 @@
 #include "engine/core/file_scope.h"
 #include "engine/core/json_text.h"
 #include "engine/core/text.h"
+#include "engine/schema/schema.h"
 #include "engine/spec/default_react.h"
 #include "engine/spec/workflow_spec.h"
 #include "engine/spec/yaml_reader.h"
@@ -27,7 +28,7 @@ const std::vector<std::string> kScriptedKeys = {"replies", "rules", "latency_ms"
 const std::vector<std::string> kRuleKeys = {"match", "reply", "tool_calls"};
 const std::vector<std::string> kReplyKeys = {"content", "tool_calls"};
 const std::vector<std::string> kToolCallKeys = {"name", "arguments"};
-const std::vector<std::string> kToolKeys = {"name", "description", "lua", "builtin", "limits", "on_error"};
+const std::vector<std::string> kToolKeys = {"name", "description", "lua", "builtin", "parameters", "limits", "on_error"};
 const std::vector<std::string> kLimitKeys = {"instructions", "memory_mb", "timeout_ms"};
 const std::vector<std::string> kAgentKeys = {
     "kind",           "prompt",          "scratchpad",  "stop",          "parser",
@@ -141,7 +142,7 @@ class Loader {
     if (n["endpoint"]) l.endpoint = one_of(n["endpoint"], "llm.endpoint", {"chat", "completions"});
     if (n["seed"]) l.seed = r_.integer(n["seed"], "llm.seed", -(1LL << 53), 1LL << 53);
     if (n["response_format"]) l.response_format = response_format(n["response_format"]);
-    if (n["tool_choice"]) l.tool_choice = r_.str(n["tool_choice"], "llm.tool_choice");
+    if (n["tool_choice"]) l.tool_choice = r_.located_str(n["tool_choice"], "llm.tool_choice");
     if (n["parallel_tool_calls"]) l.parallel_tool_calls = r_.boolean(n["parallel_tool_calls"], "llm.parallel_tool_calls");
     if (n["anthropic_version"]) l.anthropic_version = r_.str(n["anthropic_version"], "llm.anthropic_version");
     if (n["recording"]) {
@@ -226,6 +227,39 @@ class Loader {
     return out;
   }
 
+  // A JSON Schema written in the file, checked here with its first problem located at its node. Its patterns are
+  // compiled when the workflow is built: spec/ has no regex engine.
+  Value json_schema(const YAML::Node& n, const std::string& path) {
+    if (!n.IsMap()) r_.fail("spec.wrong_type", path + " must be a JSON Schema: a mapping such as {type: object, properties: ...}", n);
+    Value v = r_.value(n, path);
+    schema::SchemaOptions syntax_only{
+        [](const std::string&) { return schema::Matcher([](std::string_view) { return true; }); }};
+    auto problems = schema::check_schema(v, syntax_only);
+    if (problems.empty()) return v;
+    // Walk the pointer down the YAML to the node the problem is at, naming the way as a key path.
+    YAML::Node at = n;
+    std::string where = path;
+    std::string_view rest = problems[0].pointer;
+    while (!rest.empty()) {
+      rest.remove_prefix(1);
+      size_t slash = rest.find('/');
+      std::string token = schema::unescape_pointer_token(rest.substr(0, slash));
+      rest = slash == std::string_view::npos ? std::string_view() : rest.substr(slash);
+      YAML::Node next;
+      if (at.IsMap()) {
+        next = at[token];
+        where += "." + token;
+      } else if (at.IsSequence()) {
+        size_t i = static_cast<size_t>(std::strtoul(token.c_str(), nullptr, 10));
+        if (i < at.size()) next = at[i];
+        where += "[" + token + "]";
+      }
+      if (!next.IsDefined()) break;
+      at = next;
+    }
+    r_.fail("schema.invalid", where + ": " + problems[0].message, at);
+  }
+
   // `json_object` or `text` as shorthand for {type: ...}, or the whole object as the API takes it.
   Value response_format(const YAML::Node& n) {
     if (n.IsScalar()) {
@@ -269,6 +303,10 @@ class Loader {
         check_name(s.name.value, "tool", t["name"]);
       }
       if (t["description"]) s.description = r_.str(t["description"], path + ".description");
+      if (t["parameters"]) {
+        s.parameters = json_schema(t["parameters"], path + ".parameters");
+        s.parameters_loc = r_.loc(t["parameters"]);
+      }
       if (t["lua"] && t["builtin"]) r_.fail("spec.conflict", path + " has both lua and builtin; give one", t);
       if (t["lua"]) {
         s.lua = r_.located_str(t["lua"], path + ".lua");

@@ -110,7 +110,7 @@ struct LlmSpec {
   Located<std::string> endpoint{"chat", {}};  // chat or completions (OpenAI-compatible only)
   std::optional<long long> seed;
   Value response_format;  // null, or the object sent as response_format
-  std::string tool_choice;  // auto, none, required, or a tool's name
+  Located<std::string> tool_choice;  // auto, none, required, any, or a tool's name (checked when built)
   std::optional<bool> parallel_tool_calls;
   std::string anthropic_version = "2023-06-01";
   Value extra = Value::object();
@@ -131,6 +131,8 @@ struct ToolSpec {
   Located<std::string> lua;      // the path as written
   std::filesystem::path lua_file;  // resolved against the workflow's folder
   Located<std::string> builtin;
+  Value parameters;  // a JSON Schema of the tool's arguments, or null (checked, not yet compiled)
+  SourceLoc parameters_loc;
   long long instructions = 10'000'000;
   long long memory_mb = 32;
   long long timeout_ms = 2000;

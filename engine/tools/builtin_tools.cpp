@@ -10,9 +10,13 @@ namespace {
 class FunctionTool : public Tool, public ToolInstance {
  public:
   using Fn = ToolResult (*)(const Value&);
-  FunctionTool(std::string builtin, std::string name, std::string description, Fn fn)
-      : Tool(std::move(name), std::move(description)), builtin_(std::move(builtin)), fn_(fn) {}
+  FunctionTool(std::string builtin, std::string name, std::string description, Fn fn, Value parameters = nullptr,
+               const schema::SchemaOptions& options = {})
+      : Tool(std::move(name), std::move(description), std::move(parameters), options),
+        builtin_(std::move(builtin)),
+        fn_(fn) {}
   std::string kind() const override { return "builtin:" + builtin_; }
+  // The instance only calls the function: the parameters stay with the shared tool.
   std::unique_ptr<ToolInstance> instantiate(EventSink*) const override {
     return std::make_unique<FunctionTool>(builtin_, name(), description(), fn_);
   }
@@ -46,11 +50,13 @@ const Builtin kBuiltins[] = {
 
 }  // namespace
 
-std::shared_ptr<const Tool> make_builtin_tool(const std::string& builtin, std::string name, std::string description) {
+std::shared_ptr<const Tool> make_builtin_tool(const std::string& builtin, std::string name, std::string description,
+                                              Value parameters, const schema::SchemaOptions& options) {
   for (const auto& b : kBuiltins)
     if (builtin == b.name)
       return std::make_shared<FunctionTool>(builtin, name.empty() ? builtin : std::move(name),
-                                            description.empty() ? b.description : std::move(description), b.fn);
+                                            description.empty() ? b.description : std::move(description), b.fn,
+                                            std::move(parameters), options);
   return nullptr;
 }
 

@@ -8,8 +8,10 @@
 
 namespace engine::tools {
 
-// nullptr when there is no such built-in.
-std::shared_ptr<const Tool> make_builtin_tool(const std::string& builtin, std::string name, std::string description);
+// nullptr when there is no such built-in. `parameters` (a JSON Schema, or null) declares arguments for a built-in
+// that takes any input (echo); throws Error "schema.invalid" when it is not a schema.
+std::shared_ptr<const Tool> make_builtin_tool(const std::string& builtin, std::string name, std::string description,
+                                              Value parameters = nullptr, const schema::SchemaOptions& options = {});
 const std::vector<std::string>& builtin_tool_names();
 
 }  // namespace engine::tools

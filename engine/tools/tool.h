@@ -2,10 +2,12 @@
 // A tool is immutable and shared by every run of an executor; what a run needs of its own (a Lua state, say)
 // lives in the ToolInstance the run creates from it.
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "engine/core/event.h"
 #include "engine/core/value.h"
+#include "engine/schema/schema.h"
 
 namespace engine::tools {
 
@@ -34,11 +36,17 @@ class ToolInstance {
 
 class Tool {
  public:
-  Tool(std::string name, std::string description) : name_(std::move(name)), description_(std::move(description)) {}
+  // `parameters` is the JSON Schema of the tool's arguments, or null for a tool of one text input. It is compiled
+  // here with `schema_options`; throws Error "schema.invalid" when it is not a schema the engine can check.
+  Tool(std::string name, std::string description, Value parameters = nullptr,
+       const schema::SchemaOptions& schema_options = {});
   virtual ~Tool() = default;
 
   const std::string& name() const { return name_; }
   const std::string& description() const { return description_; }
+  const Value& parameters() const { return parameters_; }
+  // The compiled parameters; null for a tool of one text input.
+  const schema::Schema* parameters_schema() const { return schema_ ? &*schema_ : nullptr; }
   virtual std::string kind() const = 0;  // "lua", "builtin:echo", ... for listings
 
   // `events` receives the tool's log lines for the run; it may be null.
@@ -47,6 +55,13 @@ class Tool {
  private:
   std::string name_;
   std::string description_;
+  Value parameters_;
+  std::optional<schema::Schema> schema_;
 };
+
+// Makes `input` the arguments `tool` takes: for a tool with parameters, text is read as a JSON object and the
+// object validated. Returns "" when the tool may run (with `input` replaced by the object), else why it may not, in
+// words for the model, which gets it back as the call's observation (as LangChain's StructuredTool does).
+std::string prepare_arguments(const Tool& tool, Value& input);
 
 }  // namespace engine::tools

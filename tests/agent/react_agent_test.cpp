@@ -321,3 +321,21 @@ TEST_CASE("out of memory, or an unexpected exception, fails the run with a docum
     CHECK(log.types().back() == "chain_end");
   }
 }
+
+TEST_CASE("a ReAct action input for a tool with parameters is read as JSON and validated", "[agent][parameters]") {
+  ReactSetup s;
+  Value params = Value::parse(R"({"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]})");
+  s.cfg.tools.push_back(AgentTool{tools::make_builtin_tool("echo", "lookup", "", params), false, false});
+  s.script.replies = {"Action: lookup\nAction Input: Oslo", "Action: lookup\nAction Input: {\"town\": \"Oslo\"}",
+                      "Action: lookup\nAction Input: {\"city\": \"Oslo\"}", "Final Answer: ok"};
+  test::EventLog log;
+  RunResult r = s.run(log);
+  CHECK(r.output == "ok");
+  REQUIRE(r.intermediate_steps.size() == 3);
+  CHECK(r.intermediate_steps[0].observation.get<std::string>().rfind(
+            "tool 'lookup' was not run: its input must be a JSON object of its arguments (", 0) == 0);
+  CHECK(r.intermediate_steps[1].observation ==
+        "tool 'lookup' was not run: its arguments do not match its parameters: at /city: is required");
+  CHECK(r.intermediate_steps[2].action.tool_input == Value{{"city", "Oslo"}});
+  CHECK(r.intermediate_steps[2].observation == Value{{"city", "Oslo"}});
+}

@@ -154,3 +154,80 @@ TEST_CASE("tool calling: a tool's input is the input argument, or else the argum
   CHECK(tool_input_of(R"({"a": 1, "b": 2})") == R"({"a": 1, "b": 2})");
   CHECK(tool_input_of("12 * 7") == "12 * 7");
 }
+
+namespace {
+
+// add(x: number, y: number), as the function-calling reference agent declares it.
+std::shared_ptr<const tools::Tool> add_tool() {
+  Value params = Value::parse(R"({"type": "object", "properties": {"x": {"type": "number"}, "y": {"type": "number"}},
+                                  "required": ["x", "y"], "additionalProperties": false})");
+  return tools::make_builtin_tool("echo", "add", "Adds x and y.", params);
+}
+
+}  // namespace
+
+TEST_CASE("tool calling: a tool's parameters are its function schema and its input is the arguments object",
+          "[agent][tool_calling][parameters]") {
+  ToolCallingSetup s;
+  s.cfg.tools = {AgentTool{add_tool(), false, false}};
+  s.cfg.tool_choice = "required";
+  s.script.replies = {llm::ScriptedReply("", {call("add", R"({"x": 2, "y": 3.5})")}), "5.5"};
+  test::EventLog log;
+  RunResult r = s.run(log);
+  CHECK(r.output == "5.5");
+  CHECK(s.llm->requests[0].tools[0].parameters == add_tool()->parameters());
+  CHECK(s.llm->requests[0].tool_choice == "required");
+  CHECK(s.llm->requests[1].tool_choice == "required");
+  REQUIRE(r.intermediate_steps.size() == 1);
+  CHECK(r.intermediate_steps[0].action.tool_input == Value{{"x", 2}, {"y", 3.5}});
+  CHECK(r.intermediate_steps[0].observation == Value{{"x", 2}, {"y", 3.5}});  // echo returns its arguments
+  CHECK(s.llm->requests[1].messages.back().content == R"({"x":2,"y":3.5})");
+}
+
+TEST_CASE("tool calling: arguments that break the schema go back to the model, which then fixes them",
+          "[agent][tool_calling][parameters]") {
+  ToolCallingSetup s;
+  s.cfg.tools = {AgentTool{add_tool(), false, false}};
+  s.script.replies = {llm::ScriptedReply("", {call("add", R"({"x": "two", "z": 1})"), call("add", "{not json")}),
+                      llm::ScriptedReply("", {call("add", R"({"x": 2, "y": 3})")}), "5"};
+  test::EventLog log;
+  RunResult r = s.run(log);
+  CHECK(r.output == "5");
+  REQUIRE(r.intermediate_steps.size() == 3);
+  CHECK(r.intermediate_steps[0].observation ==
+        "tool 'add' was not run: its arguments do not match its parameters: at /x: has a type the schema does not "
+        "allow (a string); at /z: is not allowed here; at /y: is required");
+  CHECK(r.intermediate_steps[1].observation.get<std::string>().rfind(
+            "tool 'add' was not run: its input must be a JSON object of its arguments (", 0) == 0);
+  // Both answers reach the model by their call ids; the tool ran only for the good arguments.
+  const auto& messages = s.llm->requests[1].messages;
+  CHECK(messages[messages.size() - 2].content == r.intermediate_steps[0].observation.get<std::string>());
+  CHECK(messages.back().tool_call_id == "call_1_2");
+  CHECK(r.intermediate_steps[2].observation == Value{{"x", 2}, {"y", 3}});
+  int failed = 0, ran = 0;
+  for (const auto& e : log.events) {
+    if (e.type == "tool_end" && e.data.value("error", "") == "tool.invalid_arguments") ++failed;
+    if (e.type == "tool_start") ++ran;
+  }
+  CHECK(failed == 2);
+  CHECK(ran == 1);
+}
+
+TEST_CASE("tool calling: three calls at once, one failing, each answered by its own id",
+          "[agent][tool_calling][parameters]") {
+  ToolCallingSetup s;
+  s.cfg.tools = {AgentTool{add_tool(), false, false}};
+  s.script.replies = {llm::ScriptedReply("", {call("add", R"({"x": 1, "y": 1})"), call("add", R"({"x": 1})"),
+                                               call("add", R"({"x": 3, "y": 3})")}),
+                      "done"};
+  test::EventLog log;
+  RunResult r = s.run(log);
+  const auto& messages = s.llm->requests[1].messages;
+  REQUIRE(messages.size() == 6);
+  CHECK(messages[3].tool_call_id == "call_1_1");
+  CHECK(messages[3].content == R"({"x":1,"y":1})");
+  CHECK(messages[4].tool_call_id == "call_1_2");
+  CHECK(messages[4].content == "tool 'add' was not run: its arguments do not match its parameters: at /y: is required");
+  CHECK(messages[5].tool_call_id == "call_1_3");
+  CHECK(messages[5].content == R"({"x":3,"y":3})");
+}

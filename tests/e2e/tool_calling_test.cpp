@@ -2,6 +2,7 @@
 // tool_calls (whole and streamed) and Anthropic's tool_use, including a tool name the workflow does not have.
 #include <catch2/catch.hpp>
 
+#include "engine/core/file.h"
 #include "support/mock_llm_server.h"
 #include "support/test_support.h"
 
@@ -107,4 +108,84 @@ TEST_CASE("tool_use blocks from Anthropic run the tool, answered with tool_resul
   CHECK(sent[0].body["tools"][0]["input_schema"]["required"] == Value::array({"input"}));
   CHECK(sent[1].body["messages"][2] == Value::parse(R"({"role": "user", "content": [{"type": "tool_result",
       "tool_use_id": "toolu_1", "content": "87"}]})"));
+}
+
+namespace {
+
+// A tool-calling agent with a typed Lua tool: the scripted model first breaks the schema, reads the error, then
+// calls the tool right.
+const char* const kTypedWorkflow = R"(inputs:
+  input: what to add
+llm:
+  provider: scripted
+  tool_choice: required
+  scripted:
+    rules:
+      - match: "(?s)tool: \\{\"sum\":(?P<sum>\\d+)\\}\n$"
+        reply: "{{ sum }}"
+      - match: "(?s)tool: tool 'add' was not run: [^\n]*\n$"
+        tool_calls:
+          - name: add
+            arguments: '{"x": 2, "y": 40}'
+      - match: "(?s).*"
+        tool_calls:
+          - name: add
+            arguments: '{"x": "two"}'
+tools:
+  - lua: add.lua
+    parameters:
+      type: object
+      properties:
+        x: {type: number, description: the first number}
+        y: {type: number}
+      required: [x, y]
+agent:
+  kind: tool_calling
+  prompt: "{{ input }}"
+)";
+
+}  // namespace
+
+TEST_CASE("a typed tool: arguments checked against its parameters, the violation fed back, then fixed",
+          "[e2e][tool_calling][parameters]") {
+  test::TempDir dir;
+  dir.write("add.lua", "return function(a) return { sum = a.x + a.y } end");
+  auto workflow = dir.write("typed.yaml", kTypedWorkflow);
+  auto recording = dir.path() / "typed.jsonl";
+  auto r = run_engine("run " + test::shell_quote(workflow.string()) + " --json -q --input 'add them' --record " +
+                      test::shell_quote(recording.string()));
+  REQUIRE(r.exit_code == 0);
+  Value result = Value::parse(r.out);
+  CHECK(result["output"] == "42");
+  REQUIRE(result["intermediate_steps"].size() == 2);
+  CHECK(result["intermediate_steps"][0]["action"]["tool_input"] == Value{{"x", "two"}});
+  CHECK(result["intermediate_steps"][0]["observation"] ==
+        "tool 'add' was not run: its arguments do not match its parameters: at /x: has a type the schema does not "
+        "allow (a string); at /y: is required");
+  CHECK(result["intermediate_steps"][1]["action"]["tool_input"] == Value{{"x", 2}, {"y", 40}});
+  CHECK(result["intermediate_steps"][1]["observation"] == Value{{"sum", 42}});
+  // tool_choice is part of every recorded request, so a replay with another tool_choice does not match.
+  std::string recorded = read_file(recording);
+  CHECK(recorded.find("\"tool_choice\":\"required\"") != std::string::npos);
+  CHECK(recorded.find("\"parameters\":{\"type\":\"object\",\"properties\":{\"x\":{\"type\":\"number\"") !=
+        std::string::npos);
+
+  auto tool = run_engine("tool " + test::shell_quote(workflow.string()) + " add --input '{\"x\": 1, \"y\": 2}' --json");
+  CHECK(tool.exit_code == 0);
+  CHECK(tool.out == "{\"tool\":\"add\",\"ok\":true,\"observation\":{\"sum\":3}}\n");
+  auto bad = run_engine("tool " + test::shell_quote(workflow.string()) + " add --input 'x=1'");
+  CHECK(bad.exit_code == 1);
+  CHECK(bad.err.find("tool 'add' was not run: its input must be a JSON object of its arguments") != std::string::npos);
+}
+
+TEST_CASE("llm.tool_choice must be auto, none, required, any or one of the agent's tools", "[e2e][tool_calling]") {
+  test::TempDir dir;
+  dir.write("add.lua", "return function(a) return 1 end");
+  std::string yaml = kTypedWorkflow;
+  yaml.replace(yaml.find("tool_choice: required"), 21, "tool_choice: ad");
+  auto workflow = dir.write("typed.yaml", yaml);
+  auto r = run_engine("validate " + test::shell_quote(workflow.string()));
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("typed.yaml:5:16: llm.tool_choice 'ad' is neither auto, none, required, any nor one of the "
+                   "agent's tools (did you mean 'add'?)") != std::string::npos);
 }

@@ -258,9 +258,9 @@ TEST_CASE("response_format, seed, parallel_tool_calls and tool messages are sent
   c.seed = 7;
   c.response_format = Value{{"type", "json_object"}};
   c.parallel_tool_calls = false;
-  c.tool_choice = "required";
   OpenAiLlm llm(c);
   LlmRequest r;
+  r.tool_choice = "any";  // Anthropic's word, sent as OpenAI's
   r.messages = {{"system", "Be brief."},
                 {"user", "2+2?"},
                 {"assistant", "", {{"call_1", "calculator", "{\"expression\":\"2+2\"}"}}},

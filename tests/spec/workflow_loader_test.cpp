@@ -103,7 +103,7 @@ TEST_CASE("HTTP provider keys are read and checked", "[spec]") {
   CHECK(nulls.llm.extra == Value{{"stream_options", nullptr}, {"seed", nullptr}});
   CHECK(a.llm.seed == 3);
   CHECK(a.llm.response_format == Value{{"type", "json_object"}});
-  CHECK(a.llm.tool_choice == "required");
+  CHECK(a.llm.tool_choice.value == "required");
   CHECK(a.llm.parallel_tool_calls == false);
   CHECK(a.llm.read_timeout_s == 5);
   REQUIRE(a.llm.prices.size() == 1);
@@ -255,4 +255,25 @@ TEST_CASE("scripted replies and rules may call tools", "[spec][tool_calling]") {
             .rfind("w.yaml:4:9: missing required key 'reply' in llm.scripted.rules[0]", 0) == 0);
   CHECK(load_error("llm:\n  scripted:\n    replies:\n      - {tool_calls: []}\nagent: {}\n")
             .find("llm.scripted.replies[0].tool_calls must be a list of {name, arguments}") != std::string::npos);
+}
+
+TEST_CASE("tool parameters are a JSON Schema checked at load, a problem located at its node with its key path",
+          "[spec][parameters]") {
+  std::string tools = "tools:\n  - builtin: echo\n    name: add\n    parameters:\n      type: object\n"
+                      "      properties:\n        x: {type: number}\n        y: {type: nummber}\n      requried: [x]\n";
+  CHECK(load_error(kLlm + tools) ==
+        "w.yaml:12:19: tools[0].parameters.properties.y.type: 'type' must be one of null, boolean, object, array, "
+        "number, string, integer, or an array of them\n"
+        "          y: {type: nummber}\n"
+        "                    ^");
+  std::string good = "tools:\n  - builtin: echo\n    name: add\n    parameters:\n      type: object\n"
+                     "      properties:\n        x: {type: number, minimum: 0}\n      required: [x]\n";
+  auto w = spec::parse_workflow(kLlm + good + "agent:\n  kind: react\n", "w.yaml", ".");
+  CHECK(w.tools[0].parameters == Value::parse(R"({"type": "object", "properties": {"x": {"type": "number",
+                                                  "minimum": 0}}, "required": ["x"]})"));
+  CHECK(load_error(kLlm + "tools:\n  - builtin: echo\n    parameters: [x]\n")
+            .rfind("w.yaml:7:17: tools[0].parameters must be a JSON Schema", 0) == 0);
+  CHECK(load_error(kLlm + "tools:\n  - builtin: echo\n    parameters: {requried: [x]}\n")
+            .rfind("w.yaml:7:28: tools[0].parameters.requried: unknown keyword 'requried' (did you mean 'required'?)",
+                   0) == 0);
 }

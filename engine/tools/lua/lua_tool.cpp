@@ -32,13 +32,29 @@ Error syntax_error(const std::string& lua_message, const std::string& display_pa
   return Error("lua.syntax", "lua syntax error: " + lua_message, SourceLoc{display_path});
 }
 
+// What a script's table says of its tool besides `run`.
+struct Declared {
+  std::string name, description;
+  Value parameters;
+};
+
 // Pushes the script's run function; fails when the chunk returned neither a function nor a table with `run`.
-bool push_run_function(lua_State* L, std::string& name, std::string& description) {
+// With `read_parameters`, `parameters` becomes a Value (lua.convert errors propagate); a run's instance skips it.
+bool push_run_function(lua_State* L, Declared& declared, bool read_parameters) {
   if (lua_isfunction(L, -1)) return true;
   if (!lua_istable(L, -1)) return false;
-  if (lua_getfield(L, -1, "name") == LUA_TSTRING) name = lua_tostring(L, -1);
+  if (lua_getfield(L, -1, "name") == LUA_TSTRING) declared.name = lua_tostring(L, -1);
   lua_pop(L, 1);
-  if (lua_getfield(L, -1, "description") == LUA_TSTRING) description = lua_tostring(L, -1);
+  if (lua_getfield(L, -1, "description") == LUA_TSTRING) declared.description = lua_tostring(L, -1);
+  lua_pop(L, 1);
+  if (lua_getfield(L, -1, "parameters") != LUA_TNIL && read_parameters) {
+    try {
+      declared.parameters = to_value(L, -1);
+    } catch (...) {
+      lua_pop(L, 1);
+      throw;
+    }
+  }
   lua_pop(L, 1);
   lua_getfield(L, -1, "run");
   lua_remove(L, -2);
@@ -60,9 +76,9 @@ class LuaToolInstance : public ToolInstance {
       return;
     }
     auto outcome = sandbox_.call(0, 1);
-    std::string name, description;
+    Declared declared;
     if (!outcome.ok) load_error_ = outcome.message;
-    else if (!push_run_function(L, name, description)) load_error_ = "the script no longer returns a tool";
+    else if (!push_run_function(L, declared, false)) load_error_ = "the script no longer returns a tool";
     else run_ref_ = luaL_ref(L, LUA_REGISTRYINDEX);
     if (!outcome.ok) load_kind_ = outcome.error_kind;
   }
@@ -143,16 +159,28 @@ std::shared_ptr<const LuaTool> LuaTool::load(const LuaToolConfig& config) {
   auto outcome = sandbox.call(0, 1);
   if (!outcome.ok)
     throw Error("lua.load", "loading the tool script failed: " + outcome.message, SourceLoc{config.display_path});
-  std::string name, description;
-  if (!push_run_function(L, name, description))
+  Declared declared;
+  bool is_tool = false;
+  try {
+    is_tool = push_run_function(L, declared, true);
+  } catch (const Error& e) {
+    throw Error("lua.load", "the tool's parameters are not JSON: " + e.message(), SourceLoc{config.display_path});
+  }
+  if (!is_tool)
     throw Error("lua.load",
                 "the tool script must return a function or a table with a 'run' function, got " +
                     std::string(luaL_typename(L, -1)),
                 SourceLoc{config.display_path});
-  if (!config.name.empty()) name = config.name;
-  if (!config.description.empty()) description = config.description;
-  if (name.empty()) name = config.file.stem().string();
-  return std::make_shared<LuaTool>(name, description, config, std::move(bytecode));
+  if (!config.name.empty()) declared.name = config.name;
+  if (!config.description.empty()) declared.description = config.description;
+  if (!config.parameters.is_null()) declared.parameters = config.parameters;
+  if (declared.name.empty()) declared.name = config.file.stem().string();
+  try {
+    return std::make_shared<LuaTool>(declared.name, declared.description, std::move(declared.parameters), config,
+                                     std::move(bytecode));
+  } catch (const Error& e) {
+    throw Error(e.kind(), "the tool's parameters: " + e.message(), SourceLoc{config.display_path});
+  }
 }
 
 std::unique_ptr<ToolInstance> LuaTool::instantiate(EventSink* events) const {

@@ -1,5 +1,6 @@
 #pragma once
-// A tool written in Lua. The file returns a function(input) or a table {name=, description=, run=function(input)}.
+// A tool written in Lua. The file returns a function(input) or a table {name=, description=, parameters=,
+// run=function(input)}; `parameters` is the JSON Schema of its arguments, as a table.
 #include <filesystem>
 #include <memory>
 #include <string>
@@ -14,20 +15,25 @@ struct LuaToolConfig {
   std::string display_path;    // the path as the user wrote it, for messages
   std::string name;            // overrides the script's own name when not empty
   std::string description;     // likewise
+  Value parameters;            // likewise (a JSON Schema), when not null
+  schema::SchemaOptions schema_options;
   LuaLimits limits;
 };
 
 class LuaTool : public Tool {
  public:
-  // Reads and compiles the script and runs it once to learn its name and description. Throws Error "lua.syntax"
-  // (located at the script's line), "lua.load" (the script does not return a tool) or "io.read_failed".
+  // Reads and compiles the script and runs it once to learn its name, description and parameters. Throws Error
+  // "lua.syntax" (located at the script's line), "lua.load" (the script does not return a tool, or its parameters
+  // are not a schema) or "io.read_failed".
   static std::shared_ptr<const LuaTool> load(const LuaToolConfig& config);
 
   std::string kind() const override { return "lua"; }
   std::unique_ptr<ToolInstance> instantiate(EventSink* events) const override;
 
-  LuaTool(std::string name, std::string description, LuaToolConfig config, std::string bytecode)
-      : Tool(std::move(name), std::move(description)), config_(std::move(config)), bytecode_(std::move(bytecode)) {}
+  LuaTool(std::string name, std::string description, Value parameters, LuaToolConfig config, std::string bytecode)
+      : Tool(std::move(name), std::move(description), std::move(parameters), config.schema_options),
+        config_(std::move(config)),
+        bytecode_(std::move(bytecode)) {}
 
  private:
   LuaToolConfig config_;

@@ -365,3 +365,35 @@ TEST_CASE("engine.json.decode refuses JSON nested past its bound", "[lua]") {
         "false engine.json.decode: JSON nested deeper than 128 levels");
   CHECK(s.call("100").text().rfind("true engine.json.array: ", 0) == 0);  // arrays carry their mark
 }
+
+TEST_CASE("a Lua tool declares its parameters in its table, and the workflow may override them", "[lua][parameters]") {
+  TempDir dir;
+  lua::LuaToolConfig cfg;
+  cfg.file = dir.write("plugins/add.lua", R"(return {
+    name = 'add',
+    parameters = { type = 'object', properties = { x = { type = 'number' }, y = { type = 'number' } },
+                   required = { 'x', 'y' } },
+    run = function(args) return args.x + args.y end,
+  })");
+  cfg.display_path = "plugins/add.lua";
+  auto tool = lua::LuaTool::load(cfg);
+  CHECK(tool->parameters() ==
+        Value::parse(R"({"properties": {"x": {"type": "number"}, "y": {"type": "number"}}, "required": ["x", "y"],
+                         "type": "object"})"));
+  Value args = "{\"x\": 2, \"y\": 40}";
+  CHECK(tools::prepare_arguments(*tool, args).empty());
+  CHECK(tool->instantiate(nullptr)->invoke(args).output == 42);
+  Value bad = Value{{"x", 2}};
+  CHECK(tools::prepare_arguments(*tool, bad) ==
+        "tool 'add' was not run: its arguments do not match its parameters: at /y: is required");
+
+  cfg.parameters = Value{{"type", "object"}, {"properties", {{"x", {{"type", "integer"}}}}}};
+  CHECK(lua::LuaTool::load(cfg)->parameters() == cfg.parameters);
+
+  cfg.parameters = nullptr;
+  cfg.file = dir.write("plugins/bad.lua", "return { parameters = { type = 'objekt' }, run = function() end }");
+  cfg.display_path = "plugins/bad.lua";
+  CHECK_THROWS_WITH(lua::LuaTool::load(cfg),
+                    "plugins/bad.lua: the tool's parameters: invalid schema: at /type: 'type' must be one of null, "
+                    "boolean, object, array, number, string, integer, or an array of them");
+}

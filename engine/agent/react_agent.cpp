@@ -38,19 +38,16 @@ class ReactRun {
       auto& action = std::get<parse::AgentAction>(parsed);
       core_.emit_action(action);
       Observation observation;
-      bool go = core_.run_tool(action, observation);
+      RunCore::ToolOutcome outcome = core_.run_tool(action, observation);
+      if (outcome == RunCore::ToolOutcome::ReturnDirect) core_.return_direct(observation);
       add_step(action, std::move(observation));
-      if (!go) return;
+      if (outcome != RunCore::ToolOutcome::Continue) return;
     }
     if (!core_.stop_early(limit)) return;
     std::string text = call_llm(kGenerateSuffix);
     parse::ParsedOutput parsed = agent_.parser().parse(text);
-    if (auto* finish = std::get_if<parse::AgentFinish>(&parsed)) {
-      core_.events().emit({"agent_finish", Value{{"output", finish->output}, {"log", finish->log}}});
-      core_.result().output = finish->output;
-    } else {
-      core_.result().output = text;  // LangChain returns the whole text when it is not a final answer
-    }
+    if (auto* finish = std::get_if<parse::AgentFinish>(&parsed)) core_.finish_after_stop(finish->output, finish->log);
+    else core_.finish_after_stop(text, text);  // LangChain returns the whole text when it is not a final answer
   }
 
   // The scratchpad shows the model the text of each observation.

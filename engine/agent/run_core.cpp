@@ -68,7 +68,19 @@ bool RunCore::stop_early(const char* reason) {
   bool budget = spent_budget() != nullptr;
   if (limits_.early_stopping == EarlyStopping::Generate && !budget) return true;
   result_.output = budget ? kBudgetStopMessage : kForceStopMessage;
+  events_.emit({"agent_finish", Value{{"output", result_.output}, {"log", ""}}});
   return false;
+}
+
+void RunCore::finish_after_stop(std::string output, const std::string& log) {
+  events_.emit({"agent_finish", Value{{"output", output}, {"log", log}}});
+  result_.output = std::move(output);
+}
+
+void RunCore::return_direct(const Observation& observation) {
+  result_.output = observation.text;
+  result_.stopped_reason = "return_direct";
+  events_.emit({"agent_finish", Value{{"output", result_.output}, {"log", ""}}});
 }
 
 llm::LlmResponse RunCore::call_llm(llm::LlmRequest& req) {
@@ -107,7 +119,7 @@ llm::LlmResponse RunCore::call_llm(llm::LlmRequest& req) {
   return resp;
 }
 
-bool RunCore::run_tool(parse::AgentAction& action, Observation& observation) {
+RunCore::ToolOutcome RunCore::run_tool(parse::AgentAction& action, Observation& observation) {
   const AgentTool* entry = nullptr;
   for (const auto& t : tools_)
     if (t.tool->name() == action.tool) entry = &t;
@@ -120,7 +132,7 @@ bool RunCore::run_tool(parse::AgentAction& action, Observation& observation) {
     events_.emit({"tool_end", Value{{"tool", action.tool}, {"observation", observation.output},
                                     {"error", "tool.unknown"}, {"observation_prefix", limits_.observation_prefix},
                                     {"llm_prefix", limits_.llm_prefix}}});
-    return true;
+    return ToolOutcome::Continue;
   }
   // Arguments that do not fit the tool's parameters go back to the model; the tool is not run.
   if (std::string refused = tools::prepare_arguments(*entry->tool, action.tool_input); !refused.empty()) {
@@ -129,28 +141,24 @@ bool RunCore::run_tool(parse::AgentAction& action, Observation& observation) {
     events_.emit({"tool_end", Value{{"tool", action.tool}, {"observation", observation.output},
                                     {"error", "tool.invalid_arguments"}, {"observation_prefix", limits_.observation_prefix},
                                     {"llm_prefix", limits_.llm_prefix}}});
-    return true;
+    return ToolOutcome::Continue;
   }
   events_.emit({"tool_start", Value{{"tool", action.tool}, {"input", action.tool_input}}});
   auto& instance = instances_[entry->tool.get()];
   if (!instance) instance = entry->tool->instantiate(&events_);
   tools::ToolResult r = instance->invoke(action.tool_input);
+  // After a return_direct tool the model is not asked again, so LangChain's console shows no "Thought:" after it.
   Value ev{{"tool", action.tool}, {"observation", r.output}, {"observation_prefix", limits_.observation_prefix},
-           {"llm_prefix", limits_.llm_prefix}};
+           {"llm_prefix", entry->return_direct ? std::string() : limits_.llm_prefix}};
   if (!r.ok()) ev["error"] = r.error_kind;
   events_.emit({"tool_end", std::move(ev)});
   observation.text = tools::observation_text(r.output);
   observation.output = std::move(r.output);
   if (!r.ok() && entry->fail_run_on_error) {
     fail(r.error_kind, observation.text);
-    return false;
+    return ToolOutcome::Failed;
   }
-  if (entry->return_direct && r.ok()) {
-    result_.output = observation.text;
-    result_.stopped_reason = "return_direct";
-    return false;
-  }
-  return true;
+  return entry->return_direct && r.ok() ? ToolOutcome::ReturnDirect : ToolOutcome::Continue;
 }
 
 void RunCore::record_step(parse::AgentAction action, Value observation) {

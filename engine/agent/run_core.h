@@ -64,8 +64,10 @@ class RunCore {
   // "max_cost"), or null when it may.
   const char* stop_reason(int iterations) const;
   // Records an early stop; returns true when the agent should make its one last call (early_stopping: generate,
-  // and no budget spent), having set the output otherwise.
+  // and no budget spent), having set the output (and emitted agent_finish) otherwise.
   bool stop_early(const char* reason);
+  // The one last call's answer (early_stopping: generate) ends the run, as LangChain's AgentFinish does.
+  void finish_after_stop(std::string output, const std::string& log);
 
   // Sends the request (with the limits' temperature and max_tokens, the call's index, streaming) and accounts for
   // the answer: llm_start and llm_end events, usage, cost.
@@ -76,7 +78,14 @@ class RunCore {
   // and the action's input becomes the object), validated first: arguments that do not fit are the observation and
   // the tool does not run. Returns false when the run is over: a return_direct tool answered, or a tool with
   // on_error: fail failed. The caller records the step.
-  bool run_tool(parse::AgentAction& action, Observation& observation);
+  enum class ToolOutcome {
+    Continue,      // the observation goes back to the model
+    ReturnDirect,  // a return_direct tool answered: its observation is the answer if it was its step's only call
+    Failed,        // a tool with on_error: fail failed; the run is over
+  };
+  ToolOutcome run_tool(parse::AgentAction& action, Observation& observation);
+  // Ends the run with a return_direct tool's observation as the answer.
+  void return_direct(const Observation& observation);
 
   void record_step(parse::AgentAction action, Value observation);
   void emit_action(const parse::AgentAction& action);

@@ -47,21 +47,29 @@ class ToolCallingRun {
       llm::LlmResponse resp = core_.call_llm(req);
       if (resp.tool_calls.empty()) return core_.finish(resp.text, resp.text);
       req.messages.push_back({"assistant", resp.text, resp.tool_calls, ""});
+      // Every call of the answer runs; a return_direct tool ends the run only as the answer's one call (LangChain).
+      std::optional<Observation> direct;
       for (size_t i = 0; i < resp.tool_calls.size(); ++i) {
         const llm::ToolCall& call = resp.tool_calls[i];
         parse::AgentAction action{call.name, input_of(call), call_log(i == 0 ? resp.text : "", call)};
         core_.emit_action(action);
         Observation observation;
-        bool go_on = core_.run_tool(action, observation);
+        RunCore::ToolOutcome outcome = core_.run_tool(action, observation);
+        if (outcome == RunCore::ToolOutcome::Failed) {
+          core_.record_step(std::move(action), std::move(observation.output));
+          return;
+        }
+        if (outcome == RunCore::ToolOutcome::ReturnDirect && resp.tool_calls.size() == 1) direct = observation;
         // Each result answers its call by id, so calls made together may be answered in any order.
         req.messages.push_back({"tool", std::move(observation.text), {}, call.id});
         core_.record_step(std::move(action), std::move(observation.output));
-        if (!go_on) return;
       }
+      if (direct) return core_.return_direct(*direct);
     }
     if (!core_.stop_early(limit)) return;
     req.tool_choice = "none";  // early_stopping: generate: one last answer, without tools
-    core_.result().output = core_.call_llm(req).text;
+    std::string text = core_.call_llm(req).text;
+    core_.finish_after_stop(text, text);
   }
 
   // Arguments as the tool takes them: the object for a tool with parameters (text that is not JSON stays text, for

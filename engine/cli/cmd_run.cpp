@@ -37,7 +37,7 @@ int run(const RunOptions& o) {
   Value inputs = collect_inputs(*executor, o.inputs);
 
   EventFanout events;
-  trace::ConsolePrinter console(std::cerr, stderr_wants_color(o.no_color));
+  trace::ConsolePrinter console(std::cerr, stderr_wants_color(o.no_color), executor->tools().names());
   if (!o.quiet) events.add(&console);
   std::ofstream trace_out;
   std::optional<trace::JsonlWriter> jsonl;

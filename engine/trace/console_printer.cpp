@@ -1,14 +1,17 @@
 #include "engine/trace/console_printer.h"
 
+#include <iterator>
+
 #include "engine/core/json_text.h"
 #include "engine/core/text.h"
 
 namespace engine::trace {
 namespace {
 
-const char* const kBlue = "\033[36;1m";
 const char* const kGreen = "\033[32;1m";
 const char* const kRed = "\033[31;1m";
+// LangChain's colours for tools, green and red left out (they are the model's and the errors').
+const char* const kToolColors[] = {"\033[36;1m", "\033[33;1m", "\033[38;5;200m"};
 const char* const kBold = "\033[1m";
 const char* const kReset = "\033[0m";
 
@@ -25,6 +28,12 @@ std::string text_or_json(const Value& data, const char* key) {
 }
 
 }  // namespace
+
+const char* ConsolePrinter::tool_color(const std::string& tool) const {
+  for (size_t i = 0; i < tool_names_.size(); ++i)
+    if (tool_names_[i] == tool) return kToolColors[i % std::size(kToolColors)];
+  return nullptr;
+}
 
 // Everything shown passes here: text from the model, tools and servers may hold escape sequences.
 void ConsolePrinter::write(const std::string& text, const char* color) {
@@ -50,7 +59,7 @@ void ConsolePrinter::emit(const Event& e) {
     streamed_text_.clear();
   } else if (e.type == "llm_token") {
     std::string text = str(d, "text");
-    write(text, kBlue);
+    write(text, kGreen);
     streamed_text_ += text;
   } else if (e.type == "llm_retry") {
     out_ << "\n";
@@ -61,15 +70,15 @@ void ConsolePrinter::emit(const Event& e) {
     write(note, kRed);
     out_ << "\n";
   } else if (e.type == "agent_action") {
-    write_log(str(d, "log"), kBlue);
+    write_log(str(d, "log"), kGreen);
   } else if (e.type == "tool_end") {
     out_ << "\n";
     write(str(d, "observation_prefix"), nullptr);
-    write(text_or_json(d, "observation"), d.contains("error") ? kRed : nullptr);
+    write(text_or_json(d, "observation"), d.contains("error") ? kRed : tool_color(str(d, "tool")));
     out_ << "\n";
     write(str(d, "llm_prefix"), nullptr);
   } else if (e.type == "parse_error") {
-    write_log(str(d, "text"), kBlue);
+    write_log(str(d, "text"), kGreen);
     out_ << "\n";
     write("Parse error: " + str(d, "message"), kRed);
     out_ << "\n";
@@ -81,13 +90,13 @@ void ConsolePrinter::emit(const Event& e) {
   } else if (e.type == "early_stop") {
     out_ << "\n";
     write("Stopped: " + str(d, "reason"), kRed);
-  } else if (e.type == "error") {
-    out_ << "\n";
-    write("Error: " + str(d, "message"), kRed);
   } else if (e.type == "chain_end") {
-    out_ << "\n\n";
-    write("> Finished chain.", kBold);
     out_ << "\n";
+    if (!d.contains("error")) {
+      out_ << "\n";
+      write("> Finished chain.", kBold);
+      out_ << "\n";
+    }
   }
   out_.flush();
 }

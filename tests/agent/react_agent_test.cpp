@@ -172,6 +172,23 @@ TEST_CASE("a return_direct tool's observation is the answer", "[agent]") {
   CHECK(r.output == "direct answer");
   CHECK(r.stopped_reason == "return_direct");
   CHECK(r.llm_calls == 1);
+  // As LangChain: the tool's observation without a "Thought:" after it, then agent_finish.
+  CHECK(log.types() == std::vector<std::string>{"chain_start", "llm_start", "llm_end", "agent_action", "tool_start",
+                                                "tool_end", "agent_finish", "chain_end"});
+  CHECK(log.events[5].data["llm_prefix"] == "");
+  CHECK(log.events[6].data == Value{{"output", "direct answer"}, {"log", ""}});
+}
+
+TEST_CASE("a forced stop emits agent_finish with LangChain's message", "[agent]") {
+  ReactSetup s;
+  s.cfg.limits.max_iterations = 1;
+  s.script.replies = {"Action: echo\nAction Input: again", "Action: echo\nAction Input: again"};
+  test::EventLog log;
+  RunResult r = s.run(log);
+  CHECK(log.types().back() == "chain_end");
+  CHECK(log.events[log.events.size() - 2].type == "agent_finish");
+  CHECK(log.events[log.events.size() - 2].data ==
+        Value{{"output", "Agent stopped due to iteration limit or time limit."}, {"log", ""}});
 }
 
 TEST_CASE("an LLM failure ends the run with its error", "[agent]") {

@@ -145,6 +145,41 @@ TEST_CASE("tool calling: a return_direct tool's result is the answer", "[agent][
   CHECK(r.output == "direct");
   CHECK(r.stopped_reason == "return_direct");
   CHECK(r.llm_calls == 1);
+  CHECK(log.types().back() == "chain_end");
+  CHECK(log.events[log.events.size() - 2].type == "agent_finish");
+  CHECK(log.events[log.events.size() - 2].data == Value{{"output", "direct"}, {"log", ""}});
+  CHECK(log.events[log.events.size() - 3].data["llm_prefix"] == "");  // the tool_end: no "Thought:" follows
+}
+
+TEST_CASE("tool calling: a return_direct tool ends the run only as its answer's one call, as LangChain",
+          "[agent][tool_calling]") {
+  ToolCallingSetup s;
+  s.cfg.tools[0].return_direct = true;
+  s.script.replies = {llm::ScriptedReply("", {call("echo", R"({"input": "a"})"), call("echo", R"({"input": "b"})")}),
+                      "both ran"};
+  test::EventLog log;
+  RunResult r = s.run(log);
+  CHECK(r.output == "both ran");
+  CHECK(r.stopped_reason == "finish");
+  CHECK(r.intermediate_steps.size() == 2);  // the second call ran too
+  CHECK(r.llm_calls == 2);
+}
+
+TEST_CASE("tool calling: every run that ends emits agent_finish, forced stops and generate included",
+          "[agent][tool_calling]") {
+  ToolCallingSetup s;
+  s.cfg.limits.max_iterations = 1;
+  s.script.replies = {llm::ScriptedReply("", {call("echo", R"({"input": "1"})")}), "late"};
+  test::EventLog log;
+  RunResult r = s.run(log);
+  CHECK(r.stopped_reason == "max_iterations");
+  CHECK(log.events[log.events.size() - 2].type == "agent_finish");
+  CHECK(log.events[log.events.size() - 2].data["output"] == "Agent stopped due to iteration limit or time limit.");
+  s.cfg.limits.early_stopping = EarlyStopping::Generate;
+  test::EventLog generated;
+  r = s.run(generated);
+  CHECK(r.output == "late");
+  CHECK(generated.events[generated.events.size() - 2].data == Value{{"output", "late"}, {"log", "late"}});
 }
 
 TEST_CASE("tool calling: a tool's input is the input argument, or else the arguments' text",

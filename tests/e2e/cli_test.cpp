@@ -268,3 +268,14 @@ TEST_CASE("run --llm with an unknown provider is a usage error", "[e2e]") {
                  "replay (did you mean 'openai'?), got 'opnai:x'\n");
   CHECK(run_engine("run workflows/calculator.yaml --llm scripted:x").exit_code == 2);  // --llm is for real models
 }
+
+TEST_CASE("a failed run shows its steps, then its error once, and no Finished chain", "[e2e]") {
+  test::TempDir dir;
+  auto w = dir.write("fail.yaml", "inputs:\n  input: q\nllm:\n  provider: scripted\n  scripted:\n"
+                                  "    replies: [\"Action: echo\\nAction Input: x\"]\ntools:\n  - builtin: echo\n"
+                                  "agent:\n  kind: react\n");
+  auto r = run_engine("run " + shell_quote(w.string()) + " --input hi");
+  CHECK(r.exit_code == 1);
+  CHECK(r.err == "\n> Entering new AgentExecutor chain...\nAction: echo\nAction Input: x\nObservation: x\nThought: \n"
+                 "engine: error: the scripted provider has 1 replies, and call 2 asked for one more\n");
+}

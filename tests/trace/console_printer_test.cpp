@@ -35,12 +35,37 @@ TEST_CASE("a structured observation is shown as the JSON text the model read", "
   CHECK(out.str() == "\nObservation: {\"celsius\":21,\"alerts\":[]}\nThought: ");
 }
 
-TEST_CASE("colour: blue steps, green answer, only when asked", "[trace]") {
+TEST_CASE("colour as LangChain's: the model's text green, each tool's observations its own colour, only when asked",
+          "[trace]") {
   std::ostringstream out;
-  trace::ConsolePrinter printer(out, true);
+  trace::ConsolePrinter printer(out, true, {"search", "calc", "lookup", "fourth"});
   replay(printer);
-  CHECK(out.str().find("\033[36;1m I should add.") != std::string::npos);
+  CHECK(out.str().find("\033[32;1m I should add.") != std::string::npos);
   CHECK(out.str().find("\033[32;1mI know.") != std::string::npos);
+  auto observed = [&](const std::string& tool, const char* observation) {
+    std::ostringstream o;
+    trace::ConsolePrinter p(o, true, {"search", "calc", "lookup", "fourth"});
+    p.emit({"tool_end", Value{{"tool", tool}, {"observation", observation}}});
+    return o.str();
+  };
+  CHECK(observed("search", "x") == "\n\033[36;1mx\033[0m\n");       // blue
+  CHECK(observed("calc", "x") == "\n\033[33;1mx\033[0m\n");         // yellow
+  CHECK(observed("lookup", "x") == "\n\033[38;5;200mx\033[0m\n");   // pink
+  CHECK(observed("fourth", "x") == "\n\033[36;1mx\033[0m\n");       // and round again
+  CHECK(observed("nope", "x") == "\nx\n");
+  std::ostringstream plain;
+  trace::ConsolePrinter p(plain, false, {"calc"});
+  replay(p);
+  CHECK(plain.str().find('\033') == std::string::npos);
+}
+
+TEST_CASE("a failed run ends without Finished chain, and its error is left to the caller to print once", "[trace]") {
+  std::ostringstream out;
+  trace::ConsolePrinter printer(out, false);
+  printer.emit({"chain_start", Value{{"name", "AgentExecutor"}}});
+  printer.emit({"error", Value{{"kind", "llm.http"}, {"message", "the server said no"}}});
+  printer.emit({"chain_end", Value{{"error", {{"kind", "llm.http"}, {"message", "the server said no"}}}}});
+  CHECK(out.str() == "\n> Entering new AgentExecutor chain...\n\n");
 }
 
 TEST_CASE("the JSONL trace writes one parseable line per event", "[trace]") {
@@ -87,11 +112,11 @@ TEST_CASE("escape sequences from the model, a tool or a server are shown escaped
   printer.emit({"tool_end", Value{{"observation", "\x1b[2J\rcleared"}, {"observation_prefix", "Observation: "},
                                   {"llm_prefix", "Thought: "}}});
   printer.emit({"tool_log", Value{{"tool", "t"}, {"message", "title \x1b]0;pwned\x07 \xc2\x9b" "31m"}}});
-  printer.emit({"error", Value{{"message", "server said \x1b[5m"}}});
+  printer.emit({"parse_error", Value{{"message", "server said \x1b[5m"}, {"text", ""}}});
   std::string s = out.str();
   // the only ESC bytes left are the printer's own colours
   std::string without_colours = s;
-  for (const char* c : {"\033[36;1m", "\033[31;1m", "\033[0m"})
+  for (const char* c : {"\033[32;1m", "\033[31;1m", "\033[0m"})
     for (size_t at; (at = without_colours.find(c)) != std::string::npos;) without_colours.erase(at, std::strlen(c));
   CHECK(without_colours.find('\x1b') == std::string::npos);
   CHECK(without_colours.find('\x07') == std::string::npos);
@@ -99,5 +124,5 @@ TEST_CASE("escape sequences from the model, a tool or a server are shown escaped
   CHECK(s.find("Thought: \\x1b]52;c;cHduZWQ=\\x07 clipboard") != std::string::npos);
   CHECK(s.find("\\x1b[2J\\x0dcleared") != std::string::npos);
   CHECK(s.find("[t] title \\x1b]0;pwned\\x07 \\x9b31m") != std::string::npos);
-  CHECK(s.find("Error: server said \\x1b[5m") != std::string::npos);
+  CHECK(s.find("Parse error: server said \\x1b[5m") != std::string::npos);
 }

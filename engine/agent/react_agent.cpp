@@ -26,7 +26,17 @@ class ReactRun {
       ++iterations;
       std::string text = call_llm("");
       parse::ParsedOutput parsed = agent_.parser().parse(text);
-      if (auto* finish = std::get_if<parse::AgentFinish>(&parsed)) return core_.finish(finish->output, finish->log);
+      if (auto* finish = std::get_if<parse::AgentFinish>(&parsed)) {
+        if (!cfg_.output) return core_.finish(finish->output, finish->log);
+        Value answer;
+        std::string wrong = read_answer(*cfg_.output, finish->output, answer);
+        if (wrong.empty()) return core_.finish(std::move(answer), finish->log);
+        // An answer that does not match the output schema goes back to the model, whatever on_parse_error says:
+        // the model can fix it, within max_iterations.
+        core_.events().emit({"parse_error", Value{{"message", wrong}, {"text", text}}});
+        add_step(parse::AgentAction{"_Exception", "Invalid final answer", text}, Observation{wrong, wrong});
+        continue;
+      }
       if (auto* failure = std::get_if<parse::ParseFailure>(&parsed)) {
         core_.events().emit({"parse_error", Value{{"message", failure->message}, {"text", text}}});
         if (cfg_.on_parse_error == ParseErrorPolicy::Fail) return core_.fail("parse.failed", failure->message);
@@ -43,6 +53,7 @@ class ReactRun {
       add_step(action, std::move(observation));
       if (outcome != RunCore::ToolOutcome::Continue) return;
     }
+    if (cfg_.output) return core_.fail_without_answer(limit);
     if (!core_.stop_early(limit)) return;
     std::string text = call_llm(kGenerateSuffix);
     parse::ParsedOutput parsed = agent_.parser().parse(text);

@@ -1,11 +1,13 @@
 #pragma once
 // LangChain's AgentExecutor for a ReAct agent: render prompt -> LLM (stop sequences) -> parse -> tool -> observation,
 // until a final answer or a limit.
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "engine/agent/agent.h"
 #include "engine/agent/prompt.h"
+#include "engine/agent/structured_answer.h"
 #include "engine/llm/llm_client.h"
 #include "engine/parse/react_parser.h"
 #include "engine/template/template.h"
@@ -21,6 +23,7 @@ struct ReactAgentConfig {
   std::vector<AgentTool> tools;  // the tools this agent may call, in declaration order
   RunLimits limits;
   ParseErrorPolicy on_parse_error = ParseErrorPolicy::Fail;
+  std::optional<OutputSchema> output;  // the final answer is JSON matching it
 };
 
 class ReactAgent : public Agent {

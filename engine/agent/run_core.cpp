@@ -72,7 +72,13 @@ bool RunCore::stop_early(const char* reason) {
   return false;
 }
 
-void RunCore::finish_after_stop(std::string output, const std::string& log) {
+void RunCore::fail_without_answer(const char* limit) {
+  events_.emit({"early_stop", Value{{"reason", limit}}});
+  fail("output.missing", std::string("the run reached ") + limit + " before an answer that matches the output schema");
+  result_.stopped_reason = limit;
+}
+
+void RunCore::finish_after_stop(Value output, const std::string& log) {
   events_.emit({"agent_finish", Value{{"output", output}, {"log", log}}});
   result_.output = std::move(output);
 }
@@ -167,7 +173,7 @@ void RunCore::record_step(parse::AgentAction action, Value observation) {
 
 void RunCore::emit_action(const parse::AgentAction& action) { events_.emit({"agent_action", action_json(action)}); }
 
-void RunCore::finish(std::string output, const std::string& log) {
+void RunCore::finish(Value output, const std::string& log) {
   events_.emit({"agent_finish", Value{{"output", output}, {"log", log}}});
   result_.output = std::move(output);
   result_.stopped_reason = "finish";

@@ -66,8 +66,10 @@ class RunCore {
   // Records an early stop; returns true when the agent should make its one last call (early_stopping: generate,
   // and no budget spent), having set the output (and emitted agent_finish) otherwise.
   bool stop_early(const char* reason);
+  // A run with an output schema that reaches a limit has no answer to give: it fails ("output.missing").
+  void fail_without_answer(const char* limit);
   // The one last call's answer (early_stopping: generate) ends the run, as LangChain's AgentFinish does.
-  void finish_after_stop(std::string output, const std::string& log);
+  void finish_after_stop(Value output, const std::string& log);
 
   // Sends the request (with the limits' temperature and max_tokens, the call's index, streaming) and accounts for
   // the answer: llm_start and llm_end events, usage, cost.
@@ -89,7 +91,7 @@ class RunCore {
 
   void record_step(parse::AgentAction action, Value observation);
   void emit_action(const parse::AgentAction& action);
-  void finish(std::string output, const std::string& log);
+  void finish(Value output, const std::string& log);
   void fail(const std::string& kind, const std::string& message);
 
   EventSink& events() { return events_; }

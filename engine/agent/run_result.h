@@ -21,7 +21,7 @@ struct RunError {
 };
 
 struct RunResult {
-  std::string output;
+  Value output = "";  // the answer: text (a string), or the structured answer of an agent with an output schema
   Value outputs = Value::object();  // the workflow's declared outputs, rendered
   std::vector<AgentStep> intermediate_steps;
   llm::TokenUsage usage;

@@ -45,13 +45,39 @@ class ToolCallingRun {
     while (!(limit = core_.stop_reason(iterations))) {
       ++iterations;
       llm::LlmResponse resp = core_.call_llm(req);
-      if (resp.tool_calls.empty()) return core_.finish(resp.text, resp.text);
+      if (resp.tool_calls.empty()) {
+        if (!cfg_.output) return core_.finish(resp.text, resp.text);
+        Value answer;
+        std::string wrong = read_answer(*cfg_.output, resp.text, answer);
+        if (wrong.empty()) return core_.finish(std::move(answer), resp.text);
+        // A text answer where a structured one is due: the model is told how to give it, and asked again.
+        core_.events().emit({"parse_error", Value{{"message", wrong}, {"text", resp.text}}});
+        req.messages.push_back({"assistant", resp.text, {}, ""});
+        req.messages.push_back({"user", "Give the final answer by calling " + cfg_.output->tool_name +
+                                            " with arguments that match its parameters: " + wrong, {}, ""});
+        continue;
+      }
       req.messages.push_back({"assistant", resp.text, resp.tool_calls, ""});
       // Every call of the answer runs; a return_direct tool ends the run only as the answer's one call (LangChain).
       std::optional<Observation> direct;
       for (size_t i = 0; i < resp.tool_calls.size(); ++i) {
         const llm::ToolCall& call = resp.tool_calls[i];
         parse::AgentAction action{call.name, input_of(call), call_log(i == 0 ? resp.text : "", call)};
+        if (cfg_.output && call.name == cfg_.output->tool_name) {
+          // The final-answer tool: its arguments, if they match, are the run's answer (calls after it are not run).
+          std::string wrong = action.tool_input.is_string()
+                                  ? "its arguments are not a JSON object"
+                                  : check_answer(*cfg_.output, action.tool_input);
+          if (wrong.empty()) return core_.finish(std::move(action.tool_input), action.log);
+          core_.emit_action(action);
+          std::string text = cfg_.output->tool_name + " was not accepted: " + wrong;
+          core_.events().emit({"tool_end", Value{{"tool", call.name}, {"observation", text},
+                                                 {"error", "output.invalid"}, {"observation_prefix", ""},
+                                                 {"llm_prefix", ""}}});
+          req.messages.push_back({"tool", text, {}, call.id});
+          core_.record_step(std::move(action), std::move(text));
+          continue;
+        }
         core_.emit_action(action);
         Observation observation;
         RunCore::ToolOutcome outcome = core_.run_tool(action, observation);
@@ -66,6 +92,7 @@ class ToolCallingRun {
       }
       if (direct) return core_.return_direct(*direct);
     }
+    if (cfg_.output) return core_.fail_without_answer(limit);
     if (!core_.stop_early(limit)) return;
     req.tool_choice = "none";  // early_stopping: generate: one last answer, without tools
     std::string text = core_.call_llm(req).text;
@@ -75,6 +102,10 @@ class ToolCallingRun {
   // Arguments as the tool takes them: the object for a tool with parameters (text that is not JSON stays text, for
   // the run to report), the `input` string for a tool of one text input.
   Value input_of(const llm::ToolCall& call) const {
+    if (cfg_.output && call.name == cfg_.output->tool_name) {
+      Value args = parse_json(call.arguments);
+      return args.is_discarded() ? Value(call.arguments) : args;
+    }
     for (const auto& t : cfg_.tools)
       if (t.tool->name() == call.name && !t.tool->parameters().is_null()) {
         Value args = parse_json(call.arguments);
@@ -101,6 +132,10 @@ Value tool_input_of(const std::string& arguments) {
 ToolCallingAgent::ToolCallingAgent(ToolCallingAgentConfig config, std::shared_ptr<const llm::LlmClient> llm)
     : config_(std::move(config)), llm_(std::move(llm)), context_(config_.tools) {
   for (const auto& t : config_.tools) schemas_.push_back(schema_of(*t.tool));
+  if (config_.output)
+    schemas_.push_back({config_.output->tool_name,
+                        "Gives the final answer. Call it once you have the answer; its arguments are the answer.",
+                        config_.output->schema.json()});
 }
 
 Value ToolCallingAgent::initial_context(const Value& inputs) const { return context_.initial(inputs); }

@@ -3,11 +3,13 @@
 // function schemas, the model answers with tool calls (several at once, each answered by its id) or with the final
 // answer as plain text. The conversation grows with the assistant's calls and the tools' results.
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "engine/agent/agent.h"
 #include "engine/agent/prompt.h"
+#include "engine/agent/structured_answer.h"
 #include "engine/llm/llm_client.h"
 
 namespace engine::agent {
@@ -18,6 +20,7 @@ struct ToolCallingAgentConfig {
   std::vector<AgentTool> tools;
   std::string tool_choice;  // "" (the provider's default), auto, none, required, any, or a tool's name
   RunLimits limits;
+  std::optional<OutputSchema> output;  // the run ends through a final-answer tool whose arguments match it
 };
 
 class ToolCallingAgent : public Agent {

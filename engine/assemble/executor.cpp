@@ -9,6 +9,7 @@
 #include "engine/assemble/spec_errors.h"
 #include "engine/core/error.h"
 #include "engine/core/text.h"
+#include "engine/parse/schema_patterns.h"
 
 namespace engine::assemble {
 namespace {
@@ -120,6 +121,25 @@ agent::RunLimits run_limits(const spec::WorkflowSpec& s) {
   return limits;
 }
 
+// agent.output_schema, compiled with the engine's regexes; a tool-calling agent ends through its final_answer tool,
+// which no tool of the workflow may be named.
+std::optional<agent::OutputSchema> output_schema(const spec::WorkflowSpec& s, const std::vector<agent::AgentTool>& tools) {
+  const spec::AgentSpec& a = s.agent;
+  if (a.output_schema.is_null()) return std::nullopt;
+  std::optional<agent::OutputSchema> out;
+  try {
+    out = agent::OutputSchema{schema::Schema::compile(a.output_schema, {parse::schema_patterns()})};
+  } catch (const Error& e) {
+    throw Error(e.kind(), "agent.output_schema: " + e.message(), a.output_schema_loc, quoted_line(s, a.output_schema_loc));
+  }
+  for (const auto& t : tools)
+    if (t.tool->name() == out->tool_name)
+      throw Error("spec.conflict", "a tool is named '" + out->tool_name + "', the name of the tool through which an "
+                  "agent with an output_schema gives its answer; rename the tool", a.output_schema_loc,
+                  quoted_line(s, a.output_schema_loc));
+  return out;
+}
+
 std::unique_ptr<agent::Agent> build_react_agent(const spec::WorkflowSpec& s, const tools::ToolRegistry& registry,
                                                 std::shared_ptr<const llm::LlmClient> llm) {
   const spec::AgentSpec& a = s.agent;
@@ -129,6 +149,7 @@ std::unique_ptr<agent::Agent> build_react_agent(const spec::WorkflowSpec& s, con
   cfg.stop = a.stop;
   cfg.tools = agent_tools(s, registry);
   cfg.limits = run_limits(s);
+  cfg.output = output_schema(s, cfg.tools);
   cfg.on_parse_error = a.on_parse_error.value == "retry" ? agent::ParseErrorPolicy::Retry : agent::ParseErrorPolicy::Fail;
   if (s.llm.endpoint.value == "completions" && !a.messages.empty() && !s.llm.chat_template.given)
     throw Error("spec.conflict",
@@ -160,6 +181,7 @@ std::string tool_choice(const spec::WorkflowSpec& s, const std::vector<agent::Ag
   const auto& choice = s.llm.tool_choice;
   std::vector<std::string> allowed = {"auto", "none", "required", "any"};
   for (const auto& t : tools) allowed.push_back(t.tool->name());
+  if (!s.agent.output_schema.is_null()) allowed.push_back("final_answer");
   if (!choice.value.empty() && std::find(allowed.begin(), allowed.end(), choice.value) == allowed.end())
     throw Error("spec.bad_value",
                 "llm.tool_choice '" + choice.value + "' is neither auto, none, required, any nor one of the agent's tools" +
@@ -187,6 +209,7 @@ std::unique_ptr<agent::Agent> build_tool_calling_agent(const spec::WorkflowSpec&
   cfg.tools = agent_tools(s, registry);
   cfg.tool_choice = tool_choice(s, cfg.tools);
   cfg.limits = run_limits(s);
+  cfg.output = output_schema(s, cfg.tools);
   return std::make_unique<agent::ToolCallingAgent>(std::move(cfg), std::move(llm));
 }
 

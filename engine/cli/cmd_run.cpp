@@ -7,6 +7,7 @@
 #include "engine/cli/cli_support.h"
 #include "engine/cli/commands.h"
 #include "engine/core/error.h"
+#include "engine/core/json_text.h"
 #include "engine/core/redact.h"
 #include "engine/core/text.h"
 #include "engine/trace/console_printer.h"
@@ -62,7 +63,8 @@ int run(const RunOptions& o) {
     std::cout << doc.dump(2, ' ', false, Value::error_handler_t::replace) << std::endl;
   } else if (result.ok()) {
     // Into a pipe the answer goes byte for byte; on a terminal its control bytes are escaped like the steps'.
-    std::string answer = redactor.redact(result.output);
+    std::string answer = redactor.redact(result.output.is_string() ? result.output.get<std::string>()
+                                                                    : to_json_text(result.output));
     std::cout << (isatty(STDOUT_FILENO) ? terminal_safe(answer) : answer) << std::endl;
   }
   if (!result.ok()) {

@@ -34,7 +34,7 @@ const std::vector<std::string> kAgentKeys = {
     "kind",           "prompt",          "scratchpad",  "stop",          "parser",
     "max_iterations", "max_execution_time", "early_stopping", "on_parse_error", "tools",
     "return_direct",  "observation_prefix", "llm_prefix", "temperature", "max_tokens",
-    "template_options", "max_tokens_total", "max_cost"};
+    "template_options", "max_tokens_total", "max_cost", "output_schema"};
 const std::vector<std::string> kParserKeys = {"final_answer", "action", "dotall", "strip_quotes"};
 const std::vector<std::string> kTemplateOptionKeys = {"strict_undefined", "trim_blocks", "lstrip_blocks"};
 const std::vector<std::string> kTemplateFileKeys = {"file", "text", "strict_undefined", "trim_blocks", "lstrip_blocks"};
@@ -346,6 +346,10 @@ class Loader {
     if (n["prompt"] && n["prompt"].IsSequence()) a.messages = messages(n["prompt"], "agent.prompt");
     else a.prompt = template_source(n["prompt"], "agent.prompt");
     a.scratchpad = template_source(n["scratchpad"], "agent.scratchpad");
+    if (n["output_schema"]) {
+      a.output_schema = json_schema(n["output_schema"], "agent.output_schema");
+      a.output_schema_loc = r_.loc(n["output_schema"]);
+    }
     if (n["stop"]) {
       for (auto& s : r_.str_list(n["stop"], "agent.stop")) a.stop.push_back(std::move(s.value));
       a.stop_given = true;

@@ -151,6 +151,8 @@ struct AgentSpec {
   Located<std::string> kind{"react", {}};
   TemplateSource prompt;
   std::vector<MessageSpec> messages;  // when the prompt is a list of messages
+  Value output_schema;  // a JSON Schema the answer must match, or null (checked, not yet compiled)
+  SourceLoc output_schema_loc;
   TemplateSource scratchpad;
   std::vector<std::string> stop;
   bool stop_given = false;

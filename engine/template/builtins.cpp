@@ -5,6 +5,7 @@
 #include <cmath>
 #include <map>
 
+#include "engine/core/json_parse.h"
 #include "engine/template/integer.h"
 #include "engine/template/py_value.h"
 
@@ -273,6 +274,14 @@ Value f_indent(const Value& v, const CallArgs& a) {
 Value f_tojson(const Value& v, const CallArgs& a) {
   const Value* ind = a.get(0, "indent");
   return tojson(v, ind && !ind->is_null() ? static_cast<int>(need_width(ind, 0, "tojson")) : -1);
+}
+// The reverse of tojson, for a model's or a tool's JSON text: read with the engine's depth bound.
+Value f_fromjson(const Value& v, const CallArgs&) {
+  if (!v.is_string()) fail("expects a string, got " + type_name(v));
+  JsonError why;
+  Value parsed = parse_json(v.get<std::string>(), &why);
+  if (parsed.is_discarded()) fail("the text is not JSON: " + why.message);
+  return parsed;
 }
 Value f_reverse(const Value& v, const CallArgs&) {
   if (v.is_string()) {
@@ -748,7 +757,7 @@ const std::map<std::string, FilterFn, std::less<>>& filters() {
       {"lower", f_lower},     {"map", f_map},           {"max", f_max},           {"min", f_min},
       {"reject", f_reject},   {"rejectattr", f_rejectattr}, {"replace", f_replace}, {"reverse", f_reverse},
       {"round", f_round},     {"select", f_select},     {"selectattr", f_selectattr}, {"sort", f_sort},
-      {"string", f_string},   {"sum", f_sum},           {"title", f_title},       {"tojson", f_tojson},
+      {"string", f_string},   {"sum", f_sum},           {"title", f_title},       {"tojson", f_tojson},    {"fromjson", f_fromjson},
       {"trim", f_trim},       {"truncate", f_truncate}, {"unique", f_unique},     {"upper", f_upper},
       {"wordcount", f_wordcount},
   };

@@ -2,6 +2,7 @@
 #include <catch2/catch.hpp>
 
 #include "engine/agent/react_agent.h"
+#include "engine/schema/schema.h"
 #include "engine/llm/scripted_llm.h"
 #include "engine/spec/default_react.h"
 #include "engine/tools/builtin_tools.h"
@@ -219,7 +220,7 @@ TEST_CASE("a 1 MB model output goes through the loop: as an answer, and as junk 
   s.script.replies = {"Final Answer: " + big};
   test::EventLog log;
   RunResult r = s.run(log);
-  CHECK(r.output.size() == big.size());
+  CHECK(r.output.get<std::string>().size() == big.size());
 
   ReactSetup junk;
   junk.cfg.on_parse_error = ParseErrorPolicy::Retry;
@@ -355,4 +356,22 @@ TEST_CASE("a ReAct action input for a tool with parameters is read as JSON and v
         "tool 'lookup' was not run: its arguments do not match its parameters: at /city: is required");
   CHECK(r.intermediate_steps[2].action.tool_input == Value{{"city", "Oslo"}});
   CHECK(r.intermediate_steps[2].observation == Value{{"city", "Oslo"}});
+}
+
+TEST_CASE("a ReAct final answer under an output schema is JSON, fenced or bare, fed back until it matches",
+          "[agent][structured]") {
+  ReactSetup s;
+  s.cfg.output = agent::OutputSchema{schema::Schema::compile(
+      Value::parse(R"({"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]})"))};
+  s.script.replies = {"Final Answer: Oslo", "Final Answer: {\"town\": \"Oslo\"}",
+                      "Final Answer: ```json\n{\"city\": \"Oslo\"}\n```"};
+  test::EventLog log;
+  RunResult r = s.run(log);
+  CHECK(r.ok());
+  CHECK(r.output == Value{{"city", "Oslo"}});
+  REQUIRE(r.intermediate_steps.size() == 2);
+  CHECK(r.intermediate_steps[0].observation.get<std::string>().rfind(
+            "the answer must be JSON that matches the output schema (", 0) == 0);
+  CHECK(r.intermediate_steps[1].observation == "the answer does not match the output schema: at /city: is required");
+  CHECK(r.intermediate_steps[1].action.tool == "_Exception");
 }

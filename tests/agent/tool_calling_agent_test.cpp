@@ -5,6 +5,7 @@
 #include <mutex>
 
 #include "engine/agent/tool_calling_agent.h"
+#include "engine/schema/schema.h"
 #include "engine/llm/scripted_llm.h"
 #include "engine/tools/builtin_tools.h"
 #include "support/test_support.h"
@@ -265,4 +266,66 @@ TEST_CASE("tool calling: three calls at once, one failing, each answered by its 
   CHECK(messages[4].content == "tool 'add' was not run: its arguments do not match its parameters: at /y: is required");
   CHECK(messages[5].tool_call_id == "call_1_3");
   CHECK(messages[5].content == R"({"x":3,"y":3})");
+}
+
+namespace {
+
+agent::OutputSchema answer_schema() {
+  return {schema::Schema::compile(Value::parse(R"({"type": "object", "properties": {"answer": {"type": "number"},
+      "tools_used": {"type": "array", "items": {"type": "string"}}}, "required": ["answer", "tools_used"]})"))};
+}
+
+}  // namespace
+
+TEST_CASE("tool calling: an output schema is a final_answer tool whose matching arguments are the answer",
+          "[agent][tool_calling][structured]") {
+  ToolCallingSetup s;
+  s.cfg.output = answer_schema();
+  s.script.replies = {llm::ScriptedReply("", {call("final_answer", R"({"answer": "five"})")}),
+                      llm::ScriptedReply("", {call("final_answer", R"({"answer": 5, "tools_used": ["add"]})")})};
+  test::EventLog log;
+  RunResult r = s.run(log);
+  CHECK(r.ok());
+  CHECK(r.stopped_reason == "finish");
+  CHECK(r.output == Value{{"answer", 5}, {"tools_used", {"add"}}});
+  CHECK(r.to_json()["output"] == r.output);
+  REQUIRE(s.llm->requests.size() == 2);
+  REQUIRE(s.llm->requests[0].tools.size() == 2);
+  CHECK(s.llm->requests[0].tools[1].name == "final_answer");
+  CHECK(s.llm->requests[0].tools[1].parameters == answer_schema().schema.json());
+  CHECK(s.llm->requests[1].messages.back().content ==
+        "final_answer was not accepted: the answer does not match the output schema: at /answer: has a type the "
+        "schema does not allow (a string); at /tools_used: is required");
+  CHECK(log.events[log.events.size() - 2].type == "agent_finish");
+}
+
+TEST_CASE("tool calling: a text answer where a structured one is due is sent back, then given through the tool",
+          "[agent][tool_calling][structured]") {
+  ToolCallingSetup s;
+  s.cfg.output = answer_schema();
+  s.script.replies = {"It is 5.", llm::ScriptedReply("", {call("final_answer", R"({"answer": 5, "tools_used": []})")})};
+  test::EventLog log;
+  RunResult r = s.run(log);
+  CHECK(r.output == Value{{"answer", 5}, {"tools_used", Value::array()}});
+  const auto& messages = s.llm->requests[1].messages;
+  CHECK(messages[messages.size() - 2].content == "It is 5.");
+  CHECK(messages.back().role == "user");
+  CHECK(messages.back().content.rfind("Give the final answer by calling final_answer with arguments that match its "
+                                      "parameters: the answer must be JSON that matches the output schema (",
+                                      0) == 0);
+}
+
+TEST_CASE("tool calling: a run with an output schema that reaches its limit fails without an answer",
+          "[agent][tool_calling][structured]") {
+  ToolCallingSetup s;
+  s.cfg.output = answer_schema();
+  s.cfg.limits.max_iterations = 2;
+  s.script.replies = {"no", "still no", "never asked"};
+  test::EventLog log;
+  RunResult r = s.run(log);
+  CHECK_FALSE(r.ok());
+  CHECK(r.error->kind == "output.missing");
+  CHECK(r.error->message == "the run reached max_iterations before an answer that matches the output schema");
+  CHECK(r.stopped_reason == "max_iterations");
+  CHECK(r.llm_calls == 2);
 }

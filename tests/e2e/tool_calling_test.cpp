@@ -189,3 +189,50 @@ TEST_CASE("llm.tool_choice must be auto, none, required, any or one of the agent
   CHECK(r.err.find("typed.yaml:5:16: llm.tool_choice 'ad' is neither auto, none, required, any nor one of the "
                    "agent's tools (did you mean 'add'?)") != std::string::npos);
 }
+
+TEST_CASE("an output schema: the answer is the final_answer tool's arguments, --json prints it, outputs pick fields",
+          "[e2e][tool_calling][structured]") {
+  test::TempDir dir;
+  auto workflow = dir.write("structured.yaml", R"(inputs:
+  input: a question
+outputs:
+  answer:
+    value: "{{ output.answer }}"
+llm:
+  provider: scripted
+  tool_choice: required
+  scripted:
+    rules:
+      - match: "(?s)not accepted"
+        tool_calls:
+          - name: final_answer
+            arguments: '{"answer": 4, "tools_used": []}'
+      - match: "(?s).*"
+        tool_calls:
+          - name: final_answer
+            arguments: '{"answer": "four"}'
+agent:
+  kind: tool_calling
+  prompt: "{{ input }}"
+  output_schema:
+    type: object
+    properties:
+      answer: {type: number}
+      tools_used: {type: array, items: {type: string}}
+    required: [answer, tools_used]
+)");
+  auto r = run_engine("run " + test::shell_quote(workflow.string()) + " --json -q --input '2+2?'");
+  REQUIRE(r.exit_code == 0);
+  Value result = Value::parse(r.out);
+  CHECK(result["output"] == Value{{"answer", 4}, {"tools_used", Value::array()}});
+  CHECK(result["outputs"]["answer"] == "4");
+  auto plain = run_engine("run " + test::shell_quote(workflow.string()) + " -q --input '2+2?'");
+  CHECK(plain.out == "{\"answer\":4,\"tools_used\":[]}\n");
+
+  auto bad = dir.write("bad.yaml", "inputs:\n  input: q\nllm:\n  provider: scripted\n  scripted:\n    replies: [x]\n"
+                                   "agent:\n  kind: react\n  output_schema:\n    type: object\n    propertys: {}\n");
+  auto v = run_engine("validate " + test::shell_quote(bad.string()));
+  CHECK(v.exit_code == 2);
+  CHECK(v.err.find("bad.yaml:11:16: agent.output_schema.propertys: unknown keyword 'propertys' (did you mean "
+                   "'properties'?)") != std::string::npos);
+}

@@ -214,3 +214,13 @@ TEST_CASE("a compiled template renders many times and reports its free names", "
   CHECK(t.render({{"q", "b"}, {"steps", Value::array()}}) == "b1");
   CHECK(t.free_names() == std::vector<std::string>{"q", "steps"});
 }
+
+TEST_CASE("fromjson reads JSON text back into values, with the engine's depth bound", "[template]") {
+  Value v{{"t", R"({"answer": 4, "tags": ["a", "b"]})"}};
+  CHECK(render("{% set o = t | fromjson %}{{ o.answer }} {{ o.tags | join(',') }} {{ o | tojson }}", v) ==
+        "4 a,b {\"answer\": 4, \"tags\": [\"a\", \"b\"]}");
+  CHECK(error_of("{{ 'nope' | fromjson }}").rfind("t.j2:1:11: fromjson: the text is not JSON: ", 0) == 0);
+  CHECK(error_of("{{ 3 | fromjson }}").rfind("t.j2:1:6: fromjson: expects a string, got int", 0) == 0);
+  std::string deep = std::string(200, '[') + std::string(200, ']');
+  CHECK(error_of("{{ d | fromjson }}", {{"d", deep}}).find("nested deeper than 128 levels") != std::string::npos);
+}

@@ -1,0 +1,36 @@
+#include "engine/agent/structured_answer.h"
+
+#include "engine/core/json_parse.h"
+#include "engine/core/text.h"
+
+namespace engine::agent {
+namespace {
+
+// The inside of the first ``` fence (a language tag such as json dropped), or the whole text when there is none.
+std::string_view unfenced(std::string_view text) {
+  size_t open = text.find("```");
+  if (open == std::string_view::npos) return trim(text);
+  size_t body = text.find('\n', open);
+  if (body == std::string_view::npos) return trim(text);
+  size_t close = text.find("```", body);
+  return trim(text.substr(body + 1, close == std::string_view::npos ? std::string_view::npos : close - body - 1));
+}
+
+}  // namespace
+
+std::string check_answer(const OutputSchema& output, const Value& answer) {
+  auto violations = output.schema.validate(answer);
+  if (violations.empty()) return "";
+  return "the answer does not match the output schema: " + schema::describe(violations);
+}
+
+std::string read_answer(const OutputSchema& output, std::string_view text, Value& answer) {
+  JsonError why;
+  Value parsed = parse_json(unfenced(text), &why);
+  if (parsed.is_discarded()) return "the answer must be JSON that matches the output schema (" + why.message + ")";
+  if (std::string wrong = check_answer(output, parsed); !wrong.empty()) return wrong;
+  answer = std::move(parsed);
+  return "";
+}
+
+}  // namespace engine::agent

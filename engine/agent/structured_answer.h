@@ -11,7 +11,8 @@ namespace engine::agent {
 
 struct OutputSchema {
   schema::Schema schema;
-  std::string tool_name = "final_answer";  // the tool a tool-calling agent ends through
+  std::string tool_name = "final_answer";  // the tool a tool-calling agent ends through...
+  bool as_tool = true;  // ...unless the schema is the response format's, which the model answers in as text
 };
 
 // The answer in a model's text: JSON, bare or in a ```json fence, checked against the schema. Returns "" with

@@ -53,8 +53,11 @@ class ToolCallingRun {
         // A text answer where a structured one is due: the model is told how to give it, and asked again.
         core_.events().emit({"parse_error", Value{{"message", wrong}, {"text", resp.text}}});
         req.messages.push_back({"assistant", resp.text, {}, ""});
-        req.messages.push_back({"user", "Give the final answer by calling " + cfg_.output->tool_name +
-                                            " with arguments that match its parameters: " + wrong, {}, ""});
+        req.messages.push_back({"user", cfg_.output->as_tool
+                                            ? "Give the final answer by calling " + cfg_.output->tool_name +
+                                                  " with arguments that match its parameters: " + wrong
+                                            : "Answer again with JSON that matches the response format: " + wrong,
+                                {}, ""});
         continue;
       }
       req.messages.push_back({"assistant", resp.text, resp.tool_calls, ""});
@@ -63,7 +66,7 @@ class ToolCallingRun {
       for (size_t i = 0; i < resp.tool_calls.size(); ++i) {
         const llm::ToolCall& call = resp.tool_calls[i];
         parse::AgentAction action{call.name, input_of(call), call_log(i == 0 ? resp.text : "", call)};
-        if (cfg_.output && call.name == cfg_.output->tool_name) {
+        if (cfg_.output && cfg_.output->as_tool && call.name == cfg_.output->tool_name) {
           // The final-answer tool: its arguments, if they match, are the run's answer (calls after it are not run).
           std::string wrong = action.tool_input.is_string()
                                   ? "its arguments are not a JSON object"
@@ -102,7 +105,7 @@ class ToolCallingRun {
   // Arguments as the tool takes them: the object for a tool with parameters (text that is not JSON stays text, for
   // the run to report), the `input` string for a tool of one text input.
   Value input_of(const llm::ToolCall& call) const {
-    if (cfg_.output && call.name == cfg_.output->tool_name) {
+    if (cfg_.output && cfg_.output->as_tool && call.name == cfg_.output->tool_name) {
       Value args = parse_json(call.arguments);
       return args.is_discarded() ? Value(call.arguments) : args;
     }
@@ -132,7 +135,7 @@ Value tool_input_of(const std::string& arguments) {
 ToolCallingAgent::ToolCallingAgent(ToolCallingAgentConfig config, std::shared_ptr<const llm::LlmClient> llm)
     : config_(std::move(config)), llm_(std::move(llm)), context_(config_.tools) {
   for (const auto& t : config_.tools) schemas_.push_back(schema_of(*t.tool));
-  if (config_.output)
+  if (config_.output && config_.output->as_tool)
     schemas_.push_back({config_.output->tool_name,
                         "Gives the final answer. Call it once you have the answer; its arguments are the answer.",
                         config_.output->schema.json()});

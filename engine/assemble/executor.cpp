@@ -125,6 +125,17 @@ agent::RunLimits run_limits(const spec::WorkflowSpec& s) {
 // which no tool of the workflow may be named.
 std::optional<agent::OutputSchema> output_schema(const spec::WorkflowSpec& s, const std::vector<agent::AgentTool>& tools) {
   const spec::AgentSpec& a = s.agent;
+  const Value& format = s.llm.response_format;
+  if (a.output_schema.is_null() && format.is_object() && format.value("type", "") == "json_schema") {
+    // The provider is asked for JSON in this schema; what it sends is checked all the same.
+    try {
+      return agent::OutputSchema{schema::Schema::compile(format["json_schema"]["schema"], {parse::schema_patterns()}),
+                                 "", false};
+    } catch (const Error& e) {
+      throw Error(e.kind(), "llm.response_format: " + e.message(), s.llm.response_format_loc,
+                  quoted_line(s, s.llm.response_format_loc));
+    }
+  }
   if (a.output_schema.is_null()) return std::nullopt;
   std::optional<agent::OutputSchema> out;
   try {

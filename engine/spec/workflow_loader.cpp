@@ -141,7 +141,10 @@ class Loader {
     if (n["read_timeout"]) l.read_timeout_s = r_.number(n["read_timeout"], "llm.read_timeout", 0.001);
     if (n["endpoint"]) l.endpoint = one_of(n["endpoint"], "llm.endpoint", {"chat", "completions"});
     if (n["seed"]) l.seed = r_.integer(n["seed"], "llm.seed", -(1LL << 53), 1LL << 53);
-    if (n["response_format"]) l.response_format = response_format(n["response_format"]);
+    if (n["response_format"]) {
+      l.response_format = response_format(n["response_format"]);
+      l.response_format_loc = r_.loc(n["response_format"]);
+    }
     if (n["tool_choice"]) l.tool_choice = r_.located_str(n["tool_choice"], "llm.tool_choice");
     if (n["parallel_tool_calls"]) l.parallel_tool_calls = r_.boolean(n["parallel_tool_calls"], "llm.parallel_tool_calls");
     if (n["anthropic_version"]) l.anthropic_version = r_.str(n["anthropic_version"], "llm.anthropic_version");
@@ -270,6 +273,14 @@ class Loader {
     Value v = r_.value(n, "llm.response_format");
     if (!v.contains("type") || !v["type"].is_string())
       r_.fail("spec.missing_key", "llm.response_format needs a type (json_object, json_schema or text)", n);
+    // OpenAI's {type: json_schema, json_schema: {name, schema, strict}}: the schema is checked as any other, and the
+    // replies are validated against it (assemble/).
+    if (v["type"] == "json_schema") {
+      const YAML::Node& spec = n["json_schema"];
+      if (!spec || !spec.IsMap() || !spec["schema"])
+        r_.fail("spec.missing_key", "llm.response_format of type json_schema needs json_schema: {name, schema}", n);
+      json_schema(spec["schema"], "llm.response_format.json_schema.schema");
+    }
     return v;
   }
 

@@ -110,6 +110,7 @@ struct LlmSpec {
   Located<std::string> endpoint{"chat", {}};  // chat or completions (OpenAI-compatible only)
   std::optional<long long> seed;
   Value response_format;  // null, or the object sent as response_format
+  SourceLoc response_format_loc;
   Located<std::string> tool_choice;  // auto, none, required, any, or a tool's name (checked when built)
   std::optional<bool> parallel_tool_calls;
   std::string anthropic_version = "2023-06-01";

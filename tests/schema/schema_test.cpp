@@ -170,3 +170,9 @@ TEST_CASE("violations are in plain words, bounds as written", "[schema]") {
   CHECK(violations(Value{{"type", "integer"}}, Value(nullptr)) == "at the top: has a type the schema does not allow (null)");
   CHECK(violations(Value{{"propertyNames", {{"maxLength", 2}}}}, Value{{"abc", 1}}) == "at the top: does not match the schema");
 }
+
+TEST_CASE("a pattern checked against text that is not UTF-8 is a violation, not a crash", "[schema][hostile]") {
+  // The engine's regexes read invalid UTF-8 as bytes that match nothing but themselves.
+  CHECK(violations(Value{{"pattern", "^a"}}, std::string("a\xff\xfe", 3)).empty());
+  CHECK(violations(Value{{"pattern", "^a"}}, std::string("b\xff", 2)) == "at the top: does not match the pattern '^a'");
+}

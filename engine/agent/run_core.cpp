@@ -125,6 +125,14 @@ llm::LlmResponse RunCore::call_llm(llm::LlmRequest& req) {
   return resp;
 }
 
+void RunCore::refuse_call(const std::string& tool, std::string why, const char* kind, Observation& observation) {
+  observation.text = why;
+  observation.output = std::move(why);
+  events_.emit({"tool_end", Value{{"tool", tool}, {"observation", observation.output}, {"error", kind},
+                                  {"observation_prefix", limits_.observation_prefix},
+                                  {"llm_prefix", limits_.llm_prefix}}});
+}
+
 RunCore::ToolOutcome RunCore::run_tool(parse::AgentAction& action, Observation& observation) {
   const AgentTool* entry = nullptr;
   for (const auto& t : tools_)
@@ -133,20 +141,13 @@ RunCore::ToolOutcome RunCore::run_tool(parse::AgentAction& action, Observation& 
     std::vector<std::string> names;
     for (const auto& t : tools_) names.push_back(t.tool->name());
     // LangChain's InvalidTool observation, so the model can correct itself.
-    observation.text = action.tool + " is not a valid tool, try one of [" + join(names, ", ") + "].";
-    observation.output = observation.text;
-    events_.emit({"tool_end", Value{{"tool", action.tool}, {"observation", observation.output},
-                                    {"error", "tool.unknown"}, {"observation_prefix", limits_.observation_prefix},
-                                    {"llm_prefix", limits_.llm_prefix}}});
+    refuse_call(action.tool, action.tool + " is not a valid tool, try one of [" + join(names, ", ") + "].",
+                "tool.unknown", observation);
     return ToolOutcome::Continue;
   }
   // Arguments that do not fit the tool's parameters go back to the model; the tool is not run.
   if (std::string refused = tools::prepare_arguments(*entry->tool, action.tool_input); !refused.empty()) {
-    observation.text = refused;
-    observation.output = std::move(refused);
-    events_.emit({"tool_end", Value{{"tool", action.tool}, {"observation", observation.output},
-                                    {"error", "tool.invalid_arguments"}, {"observation_prefix", limits_.observation_prefix},
-                                    {"llm_prefix", limits_.llm_prefix}}});
+    refuse_call(action.tool, std::move(refused), "tool.invalid_arguments", observation);
     return ToolOutcome::Continue;
   }
   events_.emit({"tool_start", Value{{"tool", action.tool}, {"input", action.tool_input}}});

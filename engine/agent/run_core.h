@@ -86,6 +86,9 @@ class RunCore {
     Failed,        // a tool with on_error: fail failed; the run is over
   };
   ToolOutcome run_tool(parse::AgentAction& action, Observation& observation);
+  // A call that is answered without running a tool (an unknown tool, arguments that do not fit, a final answer
+  // that does not match): `why` is the observation, `kind` the tool_end's error.
+  void refuse_call(const std::string& tool, std::string why, const char* kind, Observation& observation);
   // Ends the run with a return_direct tool's observation as the answer.
   void return_direct(const Observation& observation);
 

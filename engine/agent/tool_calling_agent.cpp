@@ -73,12 +73,10 @@ class ToolCallingRun {
                                   : check_answer(*cfg_.output, action.tool_input);
           if (wrong.empty()) return core_.finish(std::move(action.tool_input), action.log);
           core_.emit_action(action);
-          std::string text = cfg_.output->tool_name + " was not accepted: " + wrong;
-          core_.events().emit({"tool_end", Value{{"tool", call.name}, {"observation", text},
-                                                 {"error", "output.invalid"}, {"observation_prefix", ""},
-                                                 {"llm_prefix", ""}}});
-          req.messages.push_back({"tool", text, {}, call.id});
-          core_.record_step(std::move(action), std::move(text));
+          Observation refused;
+          core_.refuse_call(call.name, cfg_.output->tool_name + " was not accepted: " + wrong, "output.invalid", refused);
+          req.messages.push_back({"tool", std::move(refused.text), {}, call.id});
+          core_.record_step(std::move(action), std::move(refused.output));
           continue;
         }
         core_.emit_action(action);

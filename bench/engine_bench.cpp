@@ -42,7 +42,7 @@ int main() {
   // The pieces of one iteration, built from the demo workflow's own files.
   auto prompt = tmpl::Template::compile(spec.agent.prompt.text, "react.j2");
   auto scratchpad = tmpl::Template::compile(spec.agent.scratchpad.text, "scratchpad");
-  parse::ReactParser parser({spec.agent.parser.final_answer.value, spec.agent.parser.action.value});
+  parse::ReactParser parser({spec.agent.parsers[0].final_answer.value, spec.agent.parsers[0].action.value});
   tools::lua::LuaToolConfig cfg;
   cfg.file = root + "/plugins/calculator.lua";
   cfg.display_path = "plugins/calculator.lua";

@@ -6,7 +6,7 @@
 #include "engine/agent/run_core.h"
 #include "engine/agent/run_result.h"
 #include "engine/core/event.h"
-#include "engine/parse/react_parser.h"
+#include "engine/parse/output_parser.h"
 
 namespace engine::agent {
 
@@ -19,7 +19,7 @@ class Agent {
   // The first prompt for these inputs, as `engine render` shows it.
   virtual std::string render_first_prompt(const Value& inputs) const = 0;
   // The parser of the model's text, for `engine parse`; null for an agent that reads tool calls instead.
-  virtual const parse::ReactParser* text_parser() const { return nullptr; }
+  virtual const parse::OutputParser* text_parser() const { return nullptr; }
 };
 
 }  // namespace engine::agent

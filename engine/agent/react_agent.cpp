@@ -86,7 +86,8 @@ class ReactRun {
 
 }  // namespace
 
-ReactAgent::ReactAgent(ReactAgentConfig config, parse::ReactParser parser, std::shared_ptr<const llm::LlmClient> llm)
+ReactAgent::ReactAgent(ReactAgentConfig config, std::shared_ptr<const parse::OutputParser> parser,
+                       std::shared_ptr<const llm::LlmClient> llm)
     : config_(std::move(config)), parser_(std::move(parser)), llm_(std::move(llm)), context_(config_.tools) {}
 
 Value ReactAgent::initial_context(const Value& inputs) const {

@@ -9,7 +9,7 @@
 #include "engine/agent/prompt.h"
 #include "engine/agent/structured_answer.h"
 #include "engine/llm/llm_client.h"
-#include "engine/parse/react_parser.h"
+#include "engine/parse/output_parser.h"
 #include "engine/template/template.h"
 
 namespace engine::agent {
@@ -28,20 +28,21 @@ struct ReactAgentConfig {
 
 class ReactAgent : public Agent {
  public:
-  ReactAgent(ReactAgentConfig config, parse::ReactParser parser, std::shared_ptr<const llm::LlmClient> llm);
+  ReactAgent(ReactAgentConfig config, std::shared_ptr<const parse::OutputParser> parser,
+             std::shared_ptr<const llm::LlmClient> llm);
 
   RunResult run(const Value& inputs, EventSink& events, const RunOptions& options = {}) const override;
   std::string render_first_prompt(const Value& inputs) const override;
-  const parse::ReactParser* text_parser() const override { return &parser_; }
+  const parse::OutputParser* text_parser() const override { return parser_.get(); }
 
   const ReactAgentConfig& config() const { return config_; }
-  const parse::ReactParser& parser() const { return parser_; }
+  const parse::OutputParser& parser() const { return *parser_; }
   // The context the prompt template sees before the first step: the inputs, tools, tool_names, ...
   Value initial_context(const Value& inputs) const;
 
  private:
   ReactAgentConfig config_;
-  parse::ReactParser parser_;
+  std::shared_ptr<const parse::OutputParser> parser_;
   std::shared_ptr<const llm::LlmClient> llm_;
   PromptContext context_;
 };

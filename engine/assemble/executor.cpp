@@ -9,6 +9,8 @@
 #include "engine/assemble/spec_errors.h"
 #include "engine/core/error.h"
 #include "engine/core/text.h"
+#include "engine/parse/json_blob_parser.h"
+#include "engine/parse/react_parser.h"
 #include "engine/parse/schema_patterns.h"
 
 namespace engine::assemble {
@@ -121,6 +123,29 @@ agent::RunLimits run_limits(const spec::WorkflowSpec& s) {
   return limits;
 }
 
+// One parser of agent.parser. Each regex is compiled here, so an error can name its own key and line.
+std::unique_ptr<const parse::OutputParser> build_parser(const spec::ParserSpec& p, const spec::WorkflowSpec& s) {
+  if (p.kind.value == "json_blob")
+    return std::make_unique<parse::JsonBlobParser>(parse::JsonBlobOptions{p.action_key, p.input_key, p.final_action});
+  auto compile_regex = [&](const spec::Located<std::string>& pattern, const std::string& key) {
+    try {
+      return parse::Regex::compile(pattern.value, parse::ReactParser::regex_options(p.dotall));
+    } catch (const Error& e) {
+      throw at_key(e, key, pattern.loc, s);
+    }
+  };
+  parse::Regex final_answer = compile_regex(p.final_answer, p.path + ".final_answer");
+  parse::Regex action = compile_regex(p.action, p.path + ".action");
+  parse::BothVerdicts both = p.both == "final_answer" ? parse::BothVerdicts::FinalAnswer
+                             : p.both == "action"     ? parse::BothVerdicts::Action
+                                                      : parse::BothVerdicts::Error;
+  try {
+    return std::make_unique<parse::ReactParser>(std::move(final_answer), std::move(action), p.strip_quotes, both);
+  } catch (const Error& e) {
+    throw at_key(e, p.path + ".action", p.action.loc, s);
+  }
+}
+
 // agent.output_schema, compiled with the engine's regexes; a tool-calling agent ends through its final_answer tool,
 // which no tool of the workflow may be named.
 std::optional<agent::OutputSchema> output_schema(const spec::WorkflowSpec& s, const std::vector<agent::AgentTool>& tools) {
@@ -168,23 +193,12 @@ std::unique_ptr<agent::Agent> build_react_agent(const spec::WorkflowSpec& s, con
                 "llm.chat_template to render them, or use endpoint: chat",
                 s.llm.endpoint.loc, quoted_line(s, s.llm.endpoint.loc));
 
-  // Each regex is compiled here, so an error can name its own key and line.
-  auto compile_regex = [&](const spec::Located<std::string>& pattern, const std::string& key) {
-    try {
-      return parse::Regex::compile(pattern.value, parse::ReactParser::regex_options(a.parser.dotall));
-    } catch (const Error& e) {
-      throw at_key(e, key, pattern.loc, s);
-    }
-  };
-  parse::Regex final_answer = compile_regex(a.parser.final_answer, "agent.parser.final_answer");
-  parse::Regex action = compile_regex(a.parser.action, "agent.parser.action");
-  std::optional<parse::ReactParser> parser;
-  try {
-    parser.emplace(std::move(final_answer), std::move(action), a.parser.strip_quotes);
-  } catch (const Error& e) {
-    throw at_key(e, "agent.parser.action", a.parser.action.loc, s);
-  }
-  return std::make_unique<agent::ReactAgent>(std::move(cfg), std::move(*parser), std::move(llm));
+  std::vector<std::unique_ptr<const parse::OutputParser>> parsers;
+  for (const auto& p : a.parsers) parsers.push_back(build_parser(p, s));
+  std::shared_ptr<const parse::OutputParser> parser;
+  if (parsers.size() == 1) parser = std::move(parsers[0]);
+  else parser = std::make_shared<parse::ParserChain>(std::move(parsers));
+  return std::make_unique<agent::ReactAgent>(std::move(cfg), std::move(parser), std::move(llm));
 }
 
 // llm.tool_choice, checked against the agent's tools: it is part of every request (and of a recording's key).
@@ -285,7 +299,7 @@ agent::RunResult Executor::run(const Value& inputs, EventSink& events, const age
 }
 
 parse::ParsedOutput Executor::parse_output(std::string_view text) const {
-  const parse::ReactParser* parser = agent_->text_parser();
+  const parse::OutputParser* parser = agent_->text_parser();
   if (!parser)
     throw Error("usage", "this workflow's agent reads the model's tool calls, not its text: engine parse is for react agents");
   return parser->parse(text);

@@ -35,10 +35,10 @@ const std::initializer_list<std::string_view> kInputNames = {"input", "tool_inpu
 
 ReactParser::ReactParser(const ReactPatterns& p)
     : ReactParser(compile_named(p.final_answer, "final_answer", p.dotall), compile_named(p.action, "action", p.dotall),
-                  p.strip_quotes) {}
+                  p.strip_quotes, p.both) {}
 
-ReactParser::ReactParser(Regex final_answer, Regex action, bool strip_quotes)
-    : final_answer_(std::move(final_answer)), action_(std::move(action)), strip_quotes_(strip_quotes) {
+ReactParser::ReactParser(Regex final_answer, Regex action, bool strip_quotes, BothVerdicts both)
+    : final_answer_(std::move(final_answer)), action_(std::move(action)), strip_quotes_(strip_quotes), both_(both) {
   size_t groups = action_.group_names().size() - 1;
   bool named = has_any_group(action_, kToolNames) && has_any_group(action_, kInputNames);
   if (!named && groups < 2)
@@ -54,9 +54,13 @@ ParsedOutput ReactParser::parse(std::string_view text) const {
   } catch (const Error& e) {
     return ParseFailure{"could not parse LLM output: " + e.message()};
   }
-  if (action && finish)
-    return ParseFailure{"could not parse LLM output: it has both a final answer and an action: " +
-                        quote_excerpt(text, 200)};
+  if (action && finish) {
+    if (both_ == BothVerdicts::Error)
+      return ParseFailure{"could not parse LLM output: it has both a final answer and an action: " +
+                          quote_excerpt(text, 200)};
+    if (both_ == BothVerdicts::FinalAnswer) action.reset();
+    else finish.reset();
+  }
   if (action) {
     std::string tool(trim(group_or(*action, kToolNames, 1)));
     std::string_view input = group_or(*action, kInputNames, 2);

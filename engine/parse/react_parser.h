@@ -1,6 +1,7 @@
 #pragma once
 // The ReAct output parser: a final-answer regex and an action regex, as LangChain's ReAct parsers.
 #include "engine/parse/agent_output.h"
+#include "engine/parse/output_parser.h"
 #include "engine/parse/regex.h"
 
 namespace engine::parse {
@@ -10,24 +11,26 @@ struct ReactPatterns {
   std::string action;        // groups named `tool` and `input` (or the first two groups)
   bool dotall = true;        // LangChain compiles its ReAct regexes with re.DOTALL
   bool strip_quotes = true;  // LangChain strips spaces and double quotes around the tool input
+  BothVerdicts both = BothVerdicts::Error;
 };
 
-class ReactParser {
+class ReactParser : public OutputParser {
  public:
   // Throws Error "regex.missing_group" when the action regex cannot yield a tool name and an input.
-  ReactParser(Regex final_answer, Regex action, bool strip_quotes = true);
+  ReactParser(Regex final_answer, Regex action, bool strip_quotes = true, BothVerdicts both = BothVerdicts::Error);
   // Compiles the patterns too; a bad one throws Error "regex.invalid" whose message starts with its name.
   explicit ReactParser(const ReactPatterns& patterns);
 
   static RegexOptions regex_options(bool dotall) { return RegexOptions{.dotall = dotall}; }
 
   // Never throws for bad LLM output: a text that is not a step is a ParseFailure, as is a regex that gives up.
-  ParsedOutput parse(std::string_view text) const;
+  ParsedOutput parse(std::string_view text) const override;
 
  private:
   Regex final_answer_;
   Regex action_;
   bool strip_quotes_;
+  BothVerdicts both_;
 };
 
 }  // namespace engine::parse

@@ -35,7 +35,8 @@ const std::vector<std::string> kAgentKeys = {
     "max_iterations", "max_execution_time", "early_stopping", "on_parse_error", "tools",
     "return_direct",  "observation_prefix", "llm_prefix", "temperature", "max_tokens",
     "template_options", "max_tokens_total", "max_cost", "output_schema"};
-const std::vector<std::string> kParserKeys = {"final_answer", "action", "dotall", "strip_quotes"};
+const std::vector<std::string> kParserKeys = {"kind", "final_answer", "action", "dotall", "strip_quotes", "both"};
+const std::vector<std::string> kJsonBlobKeys = {"kind", "action_key", "input_key", "final_action"};
 const std::vector<std::string> kTemplateOptionKeys = {"strict_undefined", "trim_blocks", "lstrip_blocks"};
 const std::vector<std::string> kTemplateFileKeys = {"file", "text", "strict_undefined", "trim_blocks", "lstrip_blocks"};
 
@@ -342,6 +343,27 @@ class Loader {
     return out;
   }
 
+  // One parser; a missing node is the default regex parser (LangChain's ReAct format).
+  ParserSpec parser(const YAML::Node& p, const std::string& path, const SourceLoc& agent_loc) {
+    ParserSpec s;
+    s.path = path;
+    if (p) {
+      if (p.IsMap() && p["kind"]) s.kind = one_of(p["kind"], path + ".kind", {"regex", "json_blob"});
+      r_.expect_map(p, path, s.kind.value == "json_blob" ? kJsonBlobKeys : kParserKeys);
+      if (p["final_answer"]) s.final_answer = r_.located_raw(p["final_answer"], path + ".final_answer");
+      if (p["action"]) s.action = r_.located_raw(p["action"], path + ".action");
+      if (p["dotall"]) s.dotall = r_.boolean(p["dotall"], path + ".dotall");
+      if (p["strip_quotes"]) s.strip_quotes = r_.boolean(p["strip_quotes"], path + ".strip_quotes");
+      if (p["both"]) s.both = one_of(p["both"], path + ".both", {"error", "final_answer", "action"}).value;
+      if (p["action_key"]) s.action_key = r_.str(p["action_key"], path + ".action_key");
+      if (p["input_key"]) s.input_key = r_.str(p["input_key"], path + ".input_key");
+      if (p["final_action"]) s.final_action = r_.str(p["final_action"], path + ".final_action");
+    }
+    if (s.final_answer.value.empty()) s.final_answer = {kDefaultFinalAnswerRegex, agent_loc};
+    if (s.action.value.empty()) s.action = {kDefaultActionRegex, agent_loc};
+    return s;
+  }
+
   AgentSpec agent(const YAML::Node& n) {
     AgentSpec a;
     a.loc = r_.loc(n);
@@ -365,16 +387,14 @@ class Loader {
       for (auto& s : r_.str_list(n["stop"], "agent.stop")) a.stop.push_back(std::move(s.value));
       a.stop_given = true;
     }
-    if (n["parser"]) {
-      const YAML::Node& p = n["parser"];
-      r_.expect_map(p, "agent.parser", kParserKeys);
-      if (p["final_answer"]) a.parser.final_answer = r_.located_raw(p["final_answer"], "agent.parser.final_answer");
-      if (p["action"]) a.parser.action = r_.located_raw(p["action"], "agent.parser.action");
-      if (p["dotall"]) a.parser.dotall = r_.boolean(p["dotall"], "agent.parser.dotall");
-      if (p["strip_quotes"]) a.parser.strip_quotes = r_.boolean(p["strip_quotes"], "agent.parser.strip_quotes");
+    const YAML::Node& parsers = n["parser"];
+    if (parsers && parsers.IsSequence()) {
+      if (parsers.size() == 0) r_.fail("spec.wrong_type", "agent.parser is an empty list; give at least one parser", parsers);
+      for (size_t i = 0; i < parsers.size(); ++i)
+        a.parsers.push_back(parser(parsers[i], "agent.parser[" + std::to_string(i) + "]", a.loc));
+    } else {
+      a.parsers.push_back(parser(parsers, "agent.parser", a.loc));
     }
-    if (a.parser.final_answer.value.empty()) a.parser.final_answer = {kDefaultFinalAnswerRegex, a.loc};
-    if (a.parser.action.value.empty()) a.parser.action = {kDefaultActionRegex, a.loc};
     if (n["max_iterations"])
       a.max_iterations = static_cast<int>(r_.integer(n["max_iterations"], "agent.max_iterations", 1, 10000));
     if (n["max_execution_time"])

@@ -141,11 +141,20 @@ struct ToolSpec {
   SourceLoc loc;
 };
 
+// One parser of agent.parser (a map, or each map of a list tried in order).
 struct ParserSpec {
+  std::string path = "agent.parser";  // for messages: agent.parser, or agent.parser[1]
+  Located<std::string> kind{"regex", {}};  // regex | json_blob
+  // regex
   Located<std::string> final_answer;
   Located<std::string> action;
   bool dotall = true;
   bool strip_quotes = true;
+  std::string both = "error";  // a text with both verdicts: error | final_answer | action
+  // json_blob
+  std::string action_key = "action";
+  std::string input_key = "action_input";
+  std::string final_action = "Final Answer";
 };
 
 struct AgentSpec {
@@ -157,7 +166,7 @@ struct AgentSpec {
   TemplateSource scratchpad;
   std::vector<std::string> stop;
   bool stop_given = false;
-  ParserSpec parser;
+  std::vector<ParserSpec> parsers;  // at least one
   int max_iterations = 15;
   std::optional<double> max_execution_time;  // seconds
   std::optional<long> max_tokens_total;       // a run's budget of prompt + completion tokens

@@ -4,6 +4,7 @@
 #include "engine/agent/react_agent.h"
 #include "engine/schema/schema.h"
 #include "engine/llm/scripted_llm.h"
+#include "engine/parse/react_parser.h"
 #include "engine/spec/default_react.h"
 #include "engine/tools/builtin_tools.h"
 #include "support/test_support.h"
@@ -27,7 +28,7 @@ struct ReactSetup {
   RunResult run(test::EventLog& log, const RunOptions& options = {}) {
     cfg.tools[0].return_direct = return_direct;
     cfg.tools[0].fail_run_on_error = fail_on_error;
-    ReactAgent agent(cfg, parse::ReactParser({spec::kDefaultFinalAnswerRegex, spec::kDefaultActionRegex}),
+    ReactAgent agent(cfg, std::make_shared<parse::ReactParser>(parse::ReactPatterns{spec::kDefaultFinalAnswerRegex, spec::kDefaultActionRegex}),
                      std::make_shared<llm::ScriptedLlm>(script));
     return agent.run(Value{{"input", "hi"}}, log, options);
   }
@@ -329,7 +330,7 @@ class ThrowingLlm : public llm::LlmClient {
 TEST_CASE("out of memory, or an unexpected exception, fails the run with a documented kind", "[agent]") {
   ReactSetup s;
   for (bool oom : {true, false}) {
-    ReactAgent agent(s.cfg, parse::ReactParser({spec::kDefaultFinalAnswerRegex, spec::kDefaultActionRegex}),
+    ReactAgent agent(s.cfg, std::make_shared<parse::ReactParser>(parse::ReactPatterns{spec::kDefaultFinalAnswerRegex, spec::kDefaultActionRegex}),
                      std::make_shared<ThrowingLlm>(oom));
     test::EventLog log;
     RunResult r = agent.run(Value{{"input", "hi"}}, log, {});

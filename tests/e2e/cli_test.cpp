@@ -279,3 +279,31 @@ TEST_CASE("a failed run shows its steps, then its error once, and no Finished ch
   CHECK(r.err == "\n> Entering new AgentExecutor chain...\nAction: echo\nAction Input: x\nObservation: x\nThought: \n"
                  "engine: error: the scripted provider has 1 replies, and call 2 asked for one more\n");
 }
+
+TEST_CASE("agent.parser as a chain: the ReAct regexes first, then LangChain's JSON blob", "[e2e][parse]") {
+  test::TempDir dir;
+  auto w = dir.write("chain.yaml", R"(inputs:
+  input: q
+llm:
+  provider: scripted
+  scripted:
+    replies:
+      - "I should echo.\n```json\n{\"action\": \"echo\", \"action_input\": \"ping\"}\n```"
+      - "Action: echo\nAction Input: pong\nFinal Answer: both"
+tools:
+  - builtin: echo
+agent:
+  kind: react
+  parser:
+    - kind: regex
+      both: final_answer
+    - kind: json_blob
+)");
+  auto r = run_engine("run " + shell_quote(w.string()) + " --json -q --input hi");
+  CHECK(r.exit_code == 0);
+  Value j = Value::parse(r.out);
+  CHECK(j["output"] == "both");
+  CHECK(j["intermediate_steps"][0]["action"]["tool_input"] == "ping");
+  auto parsed = run_engine("parse " + shell_quote(w.string()), "{\"action\": \"echo\", \"action_input\": {\"a\": 1}}");
+  CHECK(Value::parse(parsed.out) == Value{{"type", "action"}, {"tool", "echo"}, {"tool_input", {{"a", 1}}}});
+}

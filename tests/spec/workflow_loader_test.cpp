@@ -51,7 +51,11 @@ TEST_CASE("a wrong type names the key path and what was found", "[spec]") {
   CHECK(load_error(kLlm + "agent:\n  max_iterations: ten\n") ==
         "w.yaml:6:19: agent.max_iterations must be an integer, got 'ten'\n    max_iterations: ten\n                    ^");
   CHECK(load_error(kLlm + "agent:\n  parser: [a, b]\n") ==
-        "w.yaml:6:11: agent.parser must be a mapping, got a list\n    parser: [a, b]\n            ^");
+        "w.yaml:6:12: agent.parser[0] must be a mapping, got 'a'\n    parser: [a, b]\n             ^");
+  CHECK(load_error(kLlm + "agent:\n  parser: {kind: json_blob, final_answer: x}\n") ==
+        "w.yaml:6:29: unknown key 'final_answer' in agent.parser\n"
+        "    parser: {kind: json_blob, final_answer: x}\n"
+        "                              ^");
   CHECK(load_error(kLlm + "agent:\n  max_iterations: 0\n").find("agent.max_iterations must be between 1 and 10000, got 0") !=
         std::string::npos);
   CHECK(load_error(kLlm + "agent:\n  early_stopping: generat\n")
@@ -163,7 +167,7 @@ TEST_CASE("environment variables are interpolated, with defaults", "[spec]") {
   auto raw = spec::parse_workflow(kLlm + "agent:\n  prompt: 'cost: ${PRICE}'\n  parser: {final_answer: 'A\\$\\{x}(.*)'}\n",
                                   "w.yaml", ".");
   CHECK(raw.agent.prompt.text == "cost: ${PRICE}");  // templates and regexes are taken as written
-  CHECK(raw.agent.parser.final_answer.value == "A\\$\\{x}(.*)");
+  CHECK(raw.agent.parsers[0].final_answer.value == "A\\$\\{x}(.*)");
   CHECK(load_error("name: ${ENGINE_TEST_UNSET}\n" + kLlm + "agent: {}\n") ==
         "w.yaml:1:7: environment variable 'ENGINE_TEST_UNSET' is not set (use ${ENGINE_TEST_UNSET:-default}) in "
         "name\n  name: ${ENGINE_TEST_UNSET}\n        ^");

@@ -1,0 +1,94 @@
+// LangChain's chat-agent format: a JSON blob, fenced or bare, and parser chains that fall through to it.
+#include <catch2/catch.hpp>
+
+#include "engine/parse/json_blob_parser.h"
+#include "engine/parse/react_parser.h"
+
+using namespace engine;
+using namespace engine::parse;
+
+namespace {
+
+const AgentAction& action_of(const ParsedOutput& p) {
+  REQUIRE(std::holds_alternative<AgentAction>(p));
+  return std::get<AgentAction>(p);
+}
+
+std::string failure_of(const ParsedOutput& p) {
+  REQUIRE(std::holds_alternative<ParseFailure>(p));
+  return std::get<ParseFailure>(p).message;
+}
+
+}  // namespace
+
+TEST_CASE("json_blob: a fenced blob, with or without the json tag, or a bare one", "[parse][json_blob]") {
+  JsonBlobParser p;
+  auto fenced = p.parse("Thought: search it\n```json\n{\"action\": \"search\", \"action_input\": \"Oslo weather\"}\n```");
+  CHECK(action_of(fenced).tool == "search");
+  CHECK(action_of(fenced).tool_input == "Oslo weather");
+  CHECK(action_of(fenced).log.rfind("Thought: search it\n```json", 0) == 0);
+  CHECK(action_of(p.parse("```\n{\"action\": \"search\", \"action_input\": \"x\"}\n```")).tool == "search");
+  auto bare = p.parse("I will look. {\"action\": \"lookup\", \"action_input\": {\"city\": \"Oslo\", \"note\": \"a } in text\"}} done");
+  CHECK(action_of(bare).tool == "lookup");
+  CHECK(action_of(bare).tool_input == Value{{"city", "Oslo"}, {"note", "a } in text"}});
+}
+
+TEST_CASE("json_blob: Final Answer ends the run, escapes are decoded, a structured answer is JSON text",
+          "[parse][json_blob]") {
+  JsonBlobParser p;
+  auto finish = p.parse("```json\n{\"action\": \"Final Answer\", \"action_input\": \"line one\\nline \\\"two\\\" \\u00e9\"}\n```");
+  REQUIRE(std::holds_alternative<AgentFinish>(finish));
+  CHECK(std::get<AgentFinish>(finish).output == "line one\nline \"two\" é");
+  auto structured = p.parse("{\"action\": \"Final Answer\", \"action_input\": {\"answer\": 4}}");
+  CHECK(std::get<AgentFinish>(structured).output == "{\"answer\":4}");
+  JsonBlobParser custom({"tool", "args", "finish"});
+  CHECK(action_of(custom.parse("{\"tool\": \"calc\", \"args\": \"1+1\"}")).tool_input == "1+1");
+  CHECK(std::holds_alternative<AgentFinish>(custom.parse("{\"tool\": \"finish\", \"args\": \"2\"}")));
+}
+
+TEST_CASE("json_blob: malformed, keyless and missing blobs are parse failures that say why", "[parse][json_blob]") {
+  JsonBlobParser p;
+  CHECK(failure_of(p.parse("```json\n{\"action\": \"search\", \"action_input\": }\n```"))
+            .rfind("could not parse LLM output: the JSON blob is not valid JSON (", 0) == 0);
+  CHECK(failure_of(p.parse("{\"tool\": \"search\"}")) ==
+        "could not parse LLM output: the JSON blob has no \"action\" string with an \"action\" key: "
+        "'{\"tool\": \"search\"}'");
+  CHECK(failure_of(p.parse("I just know it is 4.")) ==
+        "could not parse LLM output: no JSON blob in the text with an \"action\" key: 'I just know it is 4.'");
+  CHECK(failure_of(p.parse("{\"action\": \"search\", \"action_input\": \"unclosed")).find("no JSON blob") !=
+        std::string::npos);
+}
+
+TEST_CASE("json_blob: hostile text is read in one pass and bounded in depth", "[parse][json_blob][hostile]") {
+  JsonBlobParser p;
+  std::string braces(1'000'000, '{');
+  CHECK(failure_of(p.parse(braces)).find("no JSON blob") != std::string::npos);
+  std::string deep = "{\"action\": \"x\", \"action_input\": " + std::string(100000, '[') + std::string(100000, ']') + "}";
+  CHECK(failure_of(p.parse(deep)).find("nested deeper than 128 levels") != std::string::npos);
+  std::string fences;
+  for (int i = 0; i < 10000; ++i) fences += "```\n{}\n```";
+  CHECK(failure_of(p.parse(fences)).find("no \"action\" string") != std::string::npos);
+}
+
+TEST_CASE("a parser chain falls through to the next parser and reports every failure when none fits",
+          "[parse][chain]") {
+  std::vector<std::unique_ptr<const OutputParser>> parsers;
+  parsers.push_back(std::make_unique<ReactParser>(ReactPatterns{R"(Final Answer:\s*(.*))", R"(Action:\s*(.*?)\nAction Input:\s*(.*))"}));
+  parsers.push_back(std::make_unique<JsonBlobParser>());
+  ParserChain chain(std::move(parsers));
+  CHECK(action_of(chain.parse("Action: search\nAction Input: x")).tool == "search");
+  CHECK(action_of(chain.parse("```json\n{\"action\": \"lookup\", \"action_input\": \"y\"}\n```")).tool == "lookup");
+  std::string none = failure_of(chain.parse("hmm"));
+  CHECK(none.rfind("could not parse LLM output: it matches neither the final-answer nor the action pattern", 0) == 0);
+  CHECK(none.find("; then could not parse LLM output: no JSON blob in the text") != std::string::npos);
+}
+
+TEST_CASE("both a final answer and an action: an error, the answer or the action, as set", "[parse][chain]") {
+  const std::string text = "Action: search\nAction Input: x\nFinal Answer: 4";
+  ReactPatterns patterns{R"(Final Answer:\s*(.*))", R"(Action:\s*(.*?)\nAction Input:\s*(.*?)\n)"};
+  CHECK(failure_of(ReactParser(patterns).parse(text)).find("both a final answer and an action") != std::string::npos);
+  patterns.both = BothVerdicts::FinalAnswer;
+  CHECK(std::get<AgentFinish>(ReactParser(patterns).parse(text)).output == "4");
+  patterns.both = BothVerdicts::Action;
+  CHECK(action_of(ReactParser(patterns).parse(text)).tool_input == "x");
+}

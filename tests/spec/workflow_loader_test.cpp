@@ -14,7 +14,7 @@ namespace {
 
 const std::string kLlm = "llm:\n  provider: scripted\n  scripted:\n    replies: ['Final Answer: x']\n";
 
-std::string load_error(const std::string& yaml) {
+std::string workflow_error(const std::string& yaml) {
   try {
     spec::parse_workflow(yaml, "w.yaml", ".");
   } catch (const Error& e) {
@@ -35,66 +35,66 @@ TEST_CASE("a minimal workflow loads with LangChain's defaults", "[spec]") {
 }
 
 TEST_CASE("malformed YAML names the line and column", "[spec]") {
-  std::string e = load_error("name: x\n  bad indent: [\n");
+  std::string e = workflow_error("name: x\n  bad indent: [\n");
   CHECK(e.rfind("w.yaml:", 0) == 0);
   CHECK(e.find("invalid YAML") != std::string::npos);
 }
 
 TEST_CASE("an unknown key suggests the close one", "[spec]") {
-  CHECK(load_error(kLlm + "agent:\n  stopp: ['x']\n") ==
+  CHECK(workflow_error(kLlm + "agent:\n  stopp: ['x']\n") ==
         "w.yaml:6:3: unknown key 'stopp' in agent (did you mean 'stop'?)\n    stopp: ['x']\n    ^");
-  CHECK(load_error("nmae: x\n" + kLlm + "agent: {}\n") ==
+  CHECK(workflow_error("nmae: x\n" + kLlm + "agent: {}\n") ==
         "w.yaml:1:1: unknown key 'nmae' in the workflow (did you mean 'name'?)\n  nmae: x\n  ^");
 }
 
 TEST_CASE("a wrong type names the key path and what was found", "[spec]") {
-  CHECK(load_error(kLlm + "agent:\n  max_iterations: ten\n") ==
+  CHECK(workflow_error(kLlm + "agent:\n  max_iterations: ten\n") ==
         "w.yaml:6:19: agent.max_iterations must be an integer, got 'ten'\n    max_iterations: ten\n                    ^");
-  CHECK(load_error(kLlm + "agent:\n  parser: [a, b]\n") ==
+  CHECK(workflow_error(kLlm + "agent:\n  parser: [a, b]\n") ==
         "w.yaml:6:12: agent.parser[0] must be a mapping, got 'a'\n    parser: [a, b]\n             ^");
-  CHECK(load_error(kLlm + "agent:\n  parser: {kind: json_blob, final_answer: x}\n") ==
+  CHECK(workflow_error(kLlm + "agent:\n  parser: {kind: json_blob, final_answer: x}\n") ==
         "w.yaml:6:29: unknown key 'final_answer' in agent.parser\n"
         "    parser: {kind: json_blob, final_answer: x}\n"
         "                              ^");
-  CHECK(load_error(kLlm + "agent:\n  max_iterations: 0\n").find("agent.max_iterations must be between 1 and 10000, got 0") !=
+  CHECK(workflow_error(kLlm + "agent:\n  max_iterations: 0\n").find("agent.max_iterations must be between 1 and 10000, got 0") !=
         std::string::npos);
-  CHECK(load_error(kLlm + "agent:\n  early_stopping: generat\n")
+  CHECK(workflow_error(kLlm + "agent:\n  early_stopping: generat\n")
             .find("agent.early_stopping must be one of 'force', 'generate', got 'generat' (did you mean 'generate'?)") !=
         std::string::npos);
 }
 
 TEST_CASE("a missing required key is named at its parent", "[spec]") {
-  CHECK(load_error(kLlm) == "w.yaml:1:1: missing required key 'agent' in the workflow\n  llm:\n  ^");
-  CHECK(load_error("llm:\n  provider: scripted\nagent: {}\n")
+  CHECK(workflow_error(kLlm) == "w.yaml:1:1: missing required key 'agent' in the workflow\n  llm:\n  ^");
+  CHECK(workflow_error("llm:\n  provider: scripted\nagent: {}\n")
             .rfind("w.yaml:2:3: the scripted provider needs llm.scripted.replies or llm.scripted.rules", 0) == 0);
 }
 
 TEST_CASE("a duplicate key is an error, not a silent override", "[spec]") {
-  CHECK(load_error(kLlm + "agent:\n  max_iterations: 1\n  max_iterations: 2\n")
+  CHECK(workflow_error(kLlm + "agent:\n  max_iterations: 1\n  max_iterations: 2\n")
             .rfind("w.yaml:7:3: duplicate key 'max_iterations' in agent", 0) == 0);
 }
 
 TEST_CASE("references to undeclared tools are errors", "[spec]") {
   std::string tools = "tools:\n  - builtin: echo\n";
-  CHECK(load_error(kLlm + tools + "agent:\n  tools: [ecko]\n") ==
+  CHECK(workflow_error(kLlm + tools + "agent:\n  tools: [ecko]\n") ==
         "w.yaml:8:11: unknown tool 'ecko' in agent.tools (did you mean 'echo'?)\n    tools: [ecko]\n            ^");
-  CHECK(load_error(kLlm + tools + "agent:\n  return_direct: search\n").rfind(
+  CHECK(workflow_error(kLlm + tools + "agent:\n  return_direct: search\n").rfind(
             "w.yaml:8:18: unknown tool 'search' in agent.return_direct", 0) == 0);
 }
 
 TEST_CASE("HTTP provider keys are read and checked", "[spec]") {
-  CHECK(load_error("llm:\n  provider: replay\nagent: {}\n")
+  CHECK(workflow_error("llm:\n  provider: replay\nagent: {}\n")
             .rfind("w.yaml:2:3: the replay provider needs llm.recording: FILE (a file written by --record)", 0) == 0);
-  CHECK(load_error("llm:\n  provider: openai\n  endpoint: completion\nagent: {}\n")
+  CHECK(workflow_error("llm:\n  provider: openai\n  endpoint: completion\nagent: {}\n")
             .rfind("w.yaml:3:13: llm.endpoint must be one of 'chat', 'completions', got 'completion' (did you mean "
                    "'completions'?)", 0) == 0);
-  CHECK(load_error("llm:\n  provider: openai\n  response_format: json\nagent: {}\n")
+  CHECK(workflow_error("llm:\n  provider: openai\n  response_format: json\nagent: {}\n")
             .rfind("w.yaml:3:20: llm.response_format must be one of 'text', 'json_object', got 'json'", 0) == 0);
-  CHECK(load_error("llm:\n  provider: openai\n  response_format: {json_schema: {}}\nagent: {}\n")
+  CHECK(workflow_error("llm:\n  provider: openai\n  response_format: {json_schema: {}}\nagent: {}\n")
             .rfind("w.yaml:3:20: llm.response_format needs a type", 0) == 0);
-  CHECK(load_error("llm:\n  provider: openai\n  prices: {gpt-x: {prompt: 1}}\nagent: {}\n")
+  CHECK(workflow_error("llm:\n  provider: openai\n  prices: {gpt-x: {prompt: 1}}\nagent: {}\n")
             .rfind("w.yaml:3:19: missing required key 'completion' in llm.prices.gpt-x", 0) == 0);
-  CHECK(load_error("llm:\n  provider: openai\n  prices: {gpt-x: {prompt: 1, completion: 2, cached: 3}}\nagent: {}\n")
+  CHECK(workflow_error("llm:\n  provider: openai\n  prices: {gpt-x: {prompt: 1, completion: 2, cached: 3}}\nagent: {}\n")
             .find("unknown key 'cached' in llm.prices.gpt-x") != std::string::npos);
   auto a = spec::parse_workflow(
       "llm:\n  provider: anthropic\n  model: claude\n  seed: 3\n  response_format: json_object\n"
@@ -114,24 +114,24 @@ TEST_CASE("HTTP provider keys are read and checked", "[spec]") {
   CHECK(a.llm.prices[0].second.completion == 4);
   CHECK(a.agent.max_tokens_total == 900);
   CHECK(a.agent.max_cost == 0.01);
-  CHECK(load_error("llm:\n  provider: scriptd\nagent: {}\n").find("(did you mean 'scripted'?)") != std::string::npos);
+  CHECK(workflow_error("llm:\n  provider: scriptd\nagent: {}\n").find("(did you mean 'scripted'?)") != std::string::npos);
   auto w = spec::parse_workflow("llm:\n  provider: ollama\n  model: llama3.2\n  max_retries: 5\n  timeout: 30\n"
                                 "  extra: {seed: 7}\nagent: {}\n",
                                 "w.yaml", ".");
   CHECK(w.llm.max_retries == 5);
   CHECK(w.llm.extra == Value{{"seed", 7}});
-  CHECK(load_error("llm:\n  provider: ollama\n  extra: [1]\nagent: {}\n").rfind("w.yaml:3:10: llm.extra must be a mapping", 0) == 0);
+  CHECK(workflow_error("llm:\n  provider: ollama\n  extra: [1]\nagent: {}\n").rfind("w.yaml:3:10: llm.extra must be a mapping", 0) == 0);
 }
 
 TEST_CASE("a binary file is refused before parsing", "[spec]") {
-  CHECK(load_error(std::string("\x7f" "ELF\x02\x01\x01\0\0\0", 10)) ==
+  CHECK(workflow_error(std::string("\x7f" "ELF\x02\x01\x01\0\0\0", 10)) ==
         "w.yaml:1:8: not a YAML text file: NUL byte (is it a binary file?)");
-  CHECK(load_error("name: caf\xe9\n") == "w.yaml:1:10: not a YAML text file: invalid UTF-8 byte 0xe9 (is it a binary file?)");
+  CHECK(workflow_error("name: caf\xe9\n") == "w.yaml:1:10: not a YAML text file: invalid UTF-8 byte 0xe9 (is it a binary file?)");
 }
 
 TEST_CASE("deeply nested YAML is refused", "[spec]") {
   std::string deep = "name: " + std::string(100000, '[') + std::string(100000, ']') + "\n";
-  CHECK(load_error(deep).find("YAML nested too deeply") != std::string::npos);
+  CHECK(workflow_error(deep).find("YAML nested too deeply") != std::string::npos);
 }
 
 TEST_CASE("an alias bomb and a self-referencing alias are refused", "[spec]") {
@@ -148,9 +148,9 @@ TEST_CASE("an alias bomb and a self-referencing alias are refused", "[spec]") {
   std::istringstream lines(bomb);
   std::string line;
   while (std::getline(lines, line)) nested += "      " + line + "\n";
-  CHECK(load_error(nested + kLlm + "agent: {}\n").find("expands to more than 100000 values (an alias bomb?)") !=
+  CHECK(workflow_error(nested + kLlm + "agent: {}\n").find("expands to more than 100000 values (an alias bomb?)") !=
         std::string::npos);
-  CHECK(load_error("inputs:\n  x:\n    default: &a [1, *a]\n" + kLlm + "agent: {}\n")
+  CHECK(workflow_error("inputs:\n  x:\n    default: &a [1, *a]\n" + kLlm + "agent: {}\n")
             .find("(a self-referencing alias?)") != std::string::npos);
 }
 
@@ -168,17 +168,17 @@ TEST_CASE("environment variables are interpolated, with defaults", "[spec]") {
                                   "w.yaml", ".");
   CHECK(raw.agent.prompt.text == "cost: ${PRICE}");  // templates and regexes are taken as written
   CHECK(raw.agent.parsers[0].final_answer.value == "A\\$\\{x}(.*)");
-  CHECK(load_error("name: ${ENGINE_TEST_UNSET}\n" + kLlm + "agent: {}\n") ==
+  CHECK(workflow_error("name: ${ENGINE_TEST_UNSET}\n" + kLlm + "agent: {}\n") ==
         "w.yaml:1:7: environment variable 'ENGINE_TEST_UNSET' is not set (use ${ENGINE_TEST_UNSET:-default}) in "
         "name\n  name: ${ENGINE_TEST_UNSET}\n        ^");
 }
 
 TEST_CASE("a missing template file is named with its key", "[spec]") {
-  CHECK(load_error(kLlm + "agent:\n  prompt: {file: nope.j2}\n").rfind("w.yaml:6:18: agent.prompt.file: cannot read", 0) == 0);
+  CHECK(workflow_error(kLlm + "agent:\n  prompt: {file: nope.j2}\n").rfind("w.yaml:6:18: agent.prompt.file: cannot read", 0) == 0);
 }
 
 TEST_CASE("an empty file and a missing file are clear errors", "[spec]") {
-  CHECK(load_error("") == "w.yaml: the workflow file is empty");
+  CHECK(workflow_error("") == "w.yaml: the workflow file is empty");
   try {
     spec::load_workflow("/nonexistent/w.yaml");
     FAIL("no error");
@@ -190,15 +190,15 @@ TEST_CASE("an empty file and a missing file are clear errors", "[spec]") {
 TEST_CASE("a workflow names files only in its folder and the search path", "[spec]") {
   namespace fs = std::filesystem;
   std::string here = fs::canonical(".").string(), up = fs::canonical("..").string();
-  CHECK(load_error(kLlm + "tools:\n  - lua: ../x.lua\nagent: {}\n") ==
+  CHECK(workflow_error(kLlm + "tools:\n  - lua: ../x.lua\nagent: {}\n") ==
         "w.yaml:6:10: tools[0].lua: '../x.lua' resolves to '" + up + "/x.lua', outside the folders a workflow may "
         "read (" + here + ")\n    - lua: ../x.lua\n           ^");
-  std::string environ = load_error(kLlm + "tools:\n  - lua: /proc/self/environ\nagent: {}\n");
+  std::string environ = workflow_error(kLlm + "tools:\n  - lua: /proc/self/environ\nagent: {}\n");
   CHECK(environ.rfind("w.yaml:6:10: tools[0].lua: '/proc/self/environ' resolves to '/proc/", 0) == 0);
   CHECK(environ.find("', a system folder no workflow may read\n") != std::string::npos);
-  CHECK(load_error(kLlm + "agent:\n  prompt: {file: /etc/hostname}\n").rfind(
+  CHECK(workflow_error(kLlm + "agent:\n  prompt: {file: /etc/hostname}\n").rfind(
             "w.yaml:6:18: agent.prompt.file: '/etc/hostname' resolves to '/etc/hostname', outside the folders", 0) == 0);
-  CHECK(load_error("llm:\n  provider: replay\n  recording: /dev/stdin\nagent: {}\n").find(
+  CHECK(workflow_error("llm:\n  provider: replay\n  recording: /dev/stdin\nagent: {}\n").find(
             "w.yaml:3:14: llm.recording: '/dev/stdin' resolves to") == 0);
 }
 
@@ -219,10 +219,10 @@ TEST_CASE("a prompt may be a list of messages, roles are checked", "[spec]") {
   CHECK(w.agent.messages[1].role.value == "user");
   CHECK(w.agent.messages[1].content.text == "{{ input }}");
   CHECK(w.agent.messages[1].content.origin == "w.yaml (agent.prompt[1].content)");
-  CHECK(load_error(kLlm + "agent:\n  prompt:\n    - {role: usr, content: x}\n") ==
+  CHECK(workflow_error(kLlm + "agent:\n  prompt:\n    - {role: usr, content: x}\n") ==
         "w.yaml:7:14: agent.prompt[0].role must be one of 'system', 'user', 'assistant', got 'usr' (did you mean "
         "'user'?)\n      - {role: usr, content: x}\n               ^");
-  CHECK(load_error(kLlm + "agent:\n  prompt:\n    - {role: user}\n")
+  CHECK(workflow_error(kLlm + "agent:\n  prompt:\n    - {role: user}\n")
             .rfind("w.yaml:7:7: missing required key 'content' in agent.prompt[0]", 0) == 0);
 }
 
@@ -233,10 +233,10 @@ TEST_CASE("a tool_calling agent: its defaults, and react keys refused", "[spec][
   CHECK(w.agent.messages[1].content.text == "{{ input }}");
   CHECK(w.agent.stop.empty());
   CHECK(w.agent.observation_prefix.empty());
-  CHECK(load_error("llm:\n  provider: openai\nagent:\n  kind: tool_calling\n  parser: {final_answer: x}\n")
+  CHECK(workflow_error("llm:\n  provider: openai\nagent:\n  kind: tool_calling\n  parser: {final_answer: x}\n")
             .rfind("w.yaml:5:11: agent.parser is for react agents; a tool_calling agent reads the model's tool calls, "
                    "not its text", 0) == 0);
-  CHECK(load_error("llm:\n  provider: openai\nagent:\n  kind: toolcalling\n").find("(did you mean 'tool_calling'?)") !=
+  CHECK(workflow_error("llm:\n  provider: openai\nagent:\n  kind: toolcalling\n").find("(did you mean 'tool_calling'?)") !=
         std::string::npos);
 }
 
@@ -255,9 +255,9 @@ TEST_CASE("scripted replies and rules may call tools", "[spec][tool_calling]") {
       "agent: {kind: tool_calling}\n",
       "w.yaml", ".");
   CHECK(rules.llm.rules[0].tool_calls[0].arguments.value == "{\"input\": {{ x | tojson }}}");
-  CHECK(load_error("llm:\n  scripted:\n    rules:\n      - {match: x}\nagent: {}\n")
+  CHECK(workflow_error("llm:\n  scripted:\n    rules:\n      - {match: x}\nagent: {}\n")
             .rfind("w.yaml:4:9: missing required key 'reply' in llm.scripted.rules[0]", 0) == 0);
-  CHECK(load_error("llm:\n  scripted:\n    replies:\n      - {tool_calls: []}\nagent: {}\n")
+  CHECK(workflow_error("llm:\n  scripted:\n    replies:\n      - {tool_calls: []}\nagent: {}\n")
             .find("llm.scripted.replies[0].tool_calls must be a list of {name, arguments}") != std::string::npos);
 }
 
@@ -265,7 +265,7 @@ TEST_CASE("tool parameters are a JSON Schema checked at load, a problem located 
           "[spec][parameters]") {
   std::string tools = "tools:\n  - builtin: echo\n    name: add\n    parameters:\n      type: object\n"
                       "      properties:\n        x: {type: number}\n        y: {type: nummber}\n      requried: [x]\n";
-  CHECK(load_error(kLlm + tools) ==
+  CHECK(workflow_error(kLlm + tools) ==
         "w.yaml:12:19: tools[0].parameters.properties.y.type: 'type' must be one of null, boolean, object, array, "
         "number, string, integer, or an array of them\n"
         "          y: {type: nummber}\n"
@@ -275,9 +275,9 @@ TEST_CASE("tool parameters are a JSON Schema checked at load, a problem located 
   auto w = spec::parse_workflow(kLlm + good + "agent:\n  kind: react\n", "w.yaml", ".");
   CHECK(w.tools[0].parameters == Value::parse(R"({"type": "object", "properties": {"x": {"type": "number",
                                                   "minimum": 0}}, "required": ["x"]})"));
-  CHECK(load_error(kLlm + "tools:\n  - builtin: echo\n    parameters: [x]\n")
+  CHECK(workflow_error(kLlm + "tools:\n  - builtin: echo\n    parameters: [x]\n")
             .rfind("w.yaml:7:17: tools[0].parameters must be a JSON Schema", 0) == 0);
-  CHECK(load_error(kLlm + "tools:\n  - builtin: echo\n    parameters: {requried: [x]}\n")
+  CHECK(workflow_error(kLlm + "tools:\n  - builtin: echo\n    parameters: {requried: [x]}\n")
             .rfind("w.yaml:7:28: tools[0].parameters.requried: unknown keyword 'requried' (did you mean 'required'?)",
                    0) == 0);
 }

@@ -2,6 +2,7 @@
 
 #include <cstdlib>
 
+#include "engine/assemble/match_context.h"
 #include "engine/assemble/spec_errors.h"
 #include "engine/core/error.h"
 #include "engine/core/json_parse.h"
@@ -55,15 +56,7 @@ llm::ScriptedRule make_rule(const spec::ScriptedRuleSpec& r, size_t index, const
                                               -> std::optional<llm::ScriptedReply> {
                              auto m = regex.search(prompt);
                              if (!m) return std::nullopt;
-                             Value ctx = Value::object();
-                             Value groups = Value::array();
-                             const auto& names = regex.group_names();
-                             for (size_t i = 0; i < m->groups.size(); ++i) {
-                               Value g = m->groups[i] ? Value(std::string(*m->groups[i])) : Value();
-                               if (!names[i].empty()) ctx[names[i]] = g;
-                               groups.push_back(std::move(g));
-                             }
-                             ctx["groups"] = std::move(groups);
+                             Value ctx = match_context(*m, regex.group_names());
                              ctx["prompt"] = prompt;
                              llm::ScriptedReply out{reply.render(ctx), {}};
                              for (const auto& c : calls) out.tool_calls.push_back({"", c.name, c.arguments.render(ctx)});

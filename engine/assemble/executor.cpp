@@ -4,12 +4,14 @@
 
 #include "engine/assemble/build_llm.h"
 #include "engine/assemble/build_tools.h"
+#include "engine/assemble/match_context.h"
 #include "engine/agent/react_agent.h"
 #include "engine/agent/tool_calling_agent.h"
 #include "engine/assemble/spec_errors.h"
 #include "engine/core/error.h"
 #include "engine/core/text.h"
 #include "engine/parse/json_blob_parser.h"
+#include "engine/parse/keyword_parser.h"
 #include "engine/parse/react_parser.h"
 #include "engine/parse/schema_patterns.h"
 
@@ -123,10 +125,46 @@ agent::RunLimits run_limits(const spec::WorkflowSpec& s) {
   return limits;
 }
 
+// Keyword rules: each names one of the agent's tools; its input template sees the match's named groups, `groups`
+// (by number) and `text`.
+std::unique_ptr<const parse::OutputParser> build_keyword_parser(const spec::ParserSpec& p, const spec::WorkflowSpec& s,
+                                                                const std::vector<agent::AgentTool>& tools) {
+  std::vector<std::string> names;
+  for (const auto& t : tools) names.push_back(t.tool->name());
+  std::vector<parse::KeywordRule> rules;
+  for (size_t i = 0; i < p.keyword_rules.size(); ++i) {
+    const auto& r = p.keyword_rules[i];
+    std::string path = p.path + ".rules[" + std::to_string(i) + "]";
+    if (std::find(names.begin(), names.end(), r.tool.value) == names.end())
+      throw Error("spec.unknown_tool", "unknown tool '" + r.tool.value + "' in " + path + ".tool" +
+                                           did_you_mean(r.tool.value, names),
+                  r.tool.loc, quoted_line(s, r.tool.loc));
+    std::optional<parse::Regex> regex;
+    try {
+      regex = parse::Regex::compile(r.match.value);
+    } catch (const Error& e) {
+      throw at_key(e, path + ".match", r.match.loc, s);
+    }
+    parse::KeywordRule rule{std::move(*regex), r.tool.value, nullptr};
+    if (!r.input.value.empty()) {
+      tmpl::Template input = tmpl::Template::compile(r.input.value, s.display_path + " (" + path + ".input)");
+      rule.input = [input, names = rule.match.group_names()](const parse::RegexMatch& m, std::string_view text) {
+        Value ctx = match_context(m, names);
+        ctx["text"] = std::string(text);
+        return Value(input.render(ctx));
+      };
+    }
+    rules.push_back(std::move(rule));
+  }
+  return std::make_unique<parse::KeywordParser>(std::move(rules));
+}
+
 // One parser of agent.parser. Each regex is compiled here, so an error can name its own key and line.
-std::unique_ptr<const parse::OutputParser> build_parser(const spec::ParserSpec& p, const spec::WorkflowSpec& s) {
+std::unique_ptr<const parse::OutputParser> build_parser(const spec::ParserSpec& p, const spec::WorkflowSpec& s,
+                                                        const std::vector<agent::AgentTool>& tools) {
   if (p.kind.value == "json_blob")
     return std::make_unique<parse::JsonBlobParser>(parse::JsonBlobOptions{p.action_key, p.input_key, p.final_action});
+  if (p.kind.value == "keyword") return build_keyword_parser(p, s, tools);
   auto compile_regex = [&](const spec::Located<std::string>& pattern, const std::string& key) {
     try {
       return parse::Regex::compile(pattern.value, parse::ReactParser::regex_options(p.dotall));
@@ -194,7 +232,7 @@ std::unique_ptr<agent::Agent> build_react_agent(const spec::WorkflowSpec& s, con
                 s.llm.endpoint.loc, quoted_line(s, s.llm.endpoint.loc));
 
   std::vector<std::unique_ptr<const parse::OutputParser>> parsers;
-  for (const auto& p : a.parsers) parsers.push_back(build_parser(p, s));
+  for (const auto& p : a.parsers) parsers.push_back(build_parser(p, s, cfg.tools));
   std::shared_ptr<const parse::OutputParser> parser;
   if (parsers.size() == 1) parser = std::move(parsers[0]);
   else parser = std::make_shared<parse::ParserChain>(std::move(parsers));

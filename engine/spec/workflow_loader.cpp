@@ -37,6 +37,8 @@ const std::vector<std::string> kAgentKeys = {
     "template_options", "max_tokens_total", "max_cost", "output_schema"};
 const std::vector<std::string> kParserKeys = {"kind", "final_answer", "action", "dotall", "strip_quotes", "both"};
 const std::vector<std::string> kJsonBlobKeys = {"kind", "action_key", "input_key", "final_action"};
+const std::vector<std::string> kKeywordKeys = {"kind", "rules"};
+const std::vector<std::string> kKeywordRuleKeys = {"match", "tool", "input"};
 const std::vector<std::string> kTemplateOptionKeys = {"strict_undefined", "trim_blocks", "lstrip_blocks"};
 const std::vector<std::string> kTemplateFileKeys = {"file", "text", "strict_undefined", "trim_blocks", "lstrip_blocks"};
 
@@ -348,8 +350,26 @@ class Loader {
     ParserSpec s;
     s.path = path;
     if (p) {
-      if (p.IsMap() && p["kind"]) s.kind = one_of(p["kind"], path + ".kind", {"regex", "json_blob"});
-      r_.expect_map(p, path, s.kind.value == "json_blob" ? kJsonBlobKeys : kParserKeys);
+      if (p.IsMap() && p["kind"]) s.kind = one_of(p["kind"], path + ".kind", {"regex", "json_blob", "keyword"});
+      r_.expect_map(p, path, s.kind.value == "json_blob" ? kJsonBlobKeys
+                             : s.kind.value == "keyword" ? kKeywordKeys
+                                                         : kParserKeys);
+      if (s.kind.value == "keyword") {
+        r_.expect_present(p, "rules", path);
+        const YAML::Node& rules = p["rules"];
+        if (!rules.IsSequence() || rules.size() == 0)
+          r_.fail("spec.wrong_type", path + ".rules must be a list of {match, tool, input}", rules);
+        for (size_t i = 0; i < rules.size(); ++i) {
+          std::string at = path + ".rules[" + std::to_string(i) + "]";
+          r_.expect_map(rules[i], at, kKeywordRuleKeys);
+          r_.expect_present(rules[i], "match", at);
+          r_.expect_present(rules[i], "tool", at);
+          KeywordRuleSpec rule{r_.located_raw(rules[i]["match"], at + ".match"),
+                               r_.located_str(rules[i]["tool"], at + ".tool"), {}};
+          if (rules[i]["input"]) rule.input = r_.located_raw(rules[i]["input"], at + ".input");
+          s.keyword_rules.push_back(std::move(rule));
+        }
+      }
       if (p["final_answer"]) s.final_answer = r_.located_raw(p["final_answer"], path + ".final_answer");
       if (p["action"]) s.action = r_.located_raw(p["action"], path + ".action");
       if (p["dotall"]) s.dotall = r_.boolean(p["dotall"], path + ".dotall");

@@ -141,6 +141,12 @@ struct ToolSpec {
   SourceLoc loc;
 };
 
+struct KeywordRuleSpec {
+  Located<std::string> match;  // a regex searched in the model's text
+  Located<std::string> tool;
+  Located<std::string> input;  // a template over the match's groups and the text; default: the whole match
+};
+
 // One parser of agent.parser (a map, or each map of a list tried in order).
 struct ParserSpec {
   std::string path = "agent.parser";  // for messages: agent.parser, or agent.parser[1]
@@ -155,6 +161,8 @@ struct ParserSpec {
   std::string action_key = "action";
   std::string input_key = "action_input";
   std::string final_action = "Final Answer";
+  // keyword
+  std::vector<KeywordRuleSpec> keyword_rules;
 };
 
 struct AgentSpec {

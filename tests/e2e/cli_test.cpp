@@ -282,13 +282,14 @@ TEST_CASE("a failed run shows its steps, then its error once, and no Finished ch
 
 TEST_CASE("agent.parser as a chain: the ReAct regexes first, then LangChain's JSON blob", "[e2e][parse]") {
   test::TempDir dir;
-  auto w = dir.write("chain.yaml", R"(inputs:
+  auto w = dir.write("chain.yaml", R"yaml(inputs:
   input: q
 llm:
   provider: scripted
   scripted:
     replies:
       - "I should echo.\n```json\n{\"action\": \"echo\", \"action_input\": \"ping\"}\n```"
+      - "I will just echo hello, no JSON."
       - "Action: echo\nAction Input: pong\nFinal Answer: both"
 tools:
   - builtin: echo
@@ -298,12 +299,26 @@ agent:
     - kind: regex
       both: final_answer
     - kind: json_blob
-)");
+    - kind: keyword
+      rules:
+        - match: "echo (?P<word>\\w+)"
+          tool: echo
+          input: "{{ word | upper }}"
+)yaml");
   auto r = run_engine("run " + shell_quote(w.string()) + " --json -q --input hi");
   CHECK(r.exit_code == 0);
   Value j = Value::parse(r.out);
   CHECK(j["output"] == "both");
   CHECK(j["intermediate_steps"][0]["action"]["tool_input"] == "ping");
+  CHECK(j["intermediate_steps"][1]["action"]["tool_input"] == "HELLO");
+
+  auto bad = dir.write("bad.yaml", "inputs:\n  input: q\nllm:\n  provider: scripted\n  scripted:\n    replies: [x]\n"
+                                   "tools:\n  - builtin: echo\nagent:\n  kind: react\n  parser:\n    kind: keyword\n"
+                                   "    rules:\n      - {match: x, tool: ecko}\n");
+  auto v = run_engine("validate " + shell_quote(bad.string()));
+  CHECK(v.exit_code == 2);
+  CHECK(v.err.find("bad.yaml:14:26: unknown tool 'ecko' in agent.parser.rules[0].tool (did you mean 'echo'?)") !=
+        std::string::npos);
   auto parsed = run_engine("parse " + shell_quote(w.string()), "{\"action\": \"echo\", \"action_input\": {\"a\": 1}}");
   CHECK(Value::parse(parsed.out) == Value{{"type", "action"}, {"tool", "echo"}, {"tool_input", {{"a", 1}}}});
 }

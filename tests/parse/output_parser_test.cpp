@@ -1,7 +1,9 @@
-// LangChain's chat-agent format: a JSON blob, fenced or bare, and parser chains that fall through to it.
+// The parsers besides the ReAct regexes: LangChain's JSON blob, keyword rules, and chains that fall through them.
 #include <catch2/catch.hpp>
 
+#include "engine/core/error.h"
 #include "engine/parse/json_blob_parser.h"
+#include "engine/parse/keyword_parser.h"
 #include "engine/parse/react_parser.h"
 
 using namespace engine;
@@ -91,4 +93,23 @@ TEST_CASE("both a final answer and an action: an error, the answer or the action
   CHECK(std::get<AgentFinish>(ReactParser(patterns).parse(text)).output == "4");
   patterns.both = BothVerdicts::Action;
   CHECK(action_of(ReactParser(patterns).parse(text)).tool_input == "x");
+}
+
+TEST_CASE("keyword rules: the first rule found in the text names the tool, its input made from the match",
+          "[parse][keyword]") {
+  std::vector<KeywordRule> rules;
+  rules.push_back({Regex::compile(R"((?i)weather in (?P<city>\w+))"), "weather",
+                   [](const RegexMatch& m, std::string_view) { return Value(std::string(*m.group("city"))); }});
+  rules.push_back({Regex::compile(R"((?i)\bsearch\b)"), "search", nullptr});
+  rules.push_back({Regex::compile("fail"), "broken",
+                   [](const RegexMatch&, std::string_view) -> Value { throw Error("template.undefined", "no x"); }});
+  KeywordParser p(std::move(rules));
+  auto weather = p.parse("I'd check the Weather in Oslo first.");
+  CHECK(action_of(weather).tool == "weather");
+  CHECK(action_of(weather).tool_input == "Oslo");
+  CHECK(action_of(weather).log == "I'd check the Weather in Oslo first.");
+  CHECK(action_of(p.parse("let me SEARCH for it")).tool_input == "SEARCH");
+  CHECK(failure_of(p.parse("nothing here")) == "could not parse LLM output: no keyword rule matches: 'nothing here'");
+  CHECK(failure_of(p.parse("this will fail")) ==
+        "could not parse LLM output: the keyword rule for 'broken' failed: no x");
 }

@@ -322,3 +322,13 @@ agent:
   auto parsed = run_engine("parse " + shell_quote(w.string()), "{\"action\": \"echo\", \"action_input\": {\"a\": 1}}");
   CHECK(Value::parse(parsed.out) == Value{{"type", "action"}, {"tool", "echo"}, {"tool_input", {{"a", 1}}}});
 }
+
+TEST_CASE("the pirate example's parser behaves as LangChain's CustomOutputParser: the last final answer wins",
+          "[e2e][parse]") {
+  auto both = run_engine("parse workflows/pirate_search.yaml",
+                         "Action: Search\nAction Input: x\nFinal Answer: Arr, first\nFinal Answer: Arr, the last one");
+  CHECK(both.exit_code == 0);
+  CHECK(Value::parse(both.out) == Value{{"type", "finish"}, {"output", "Arr, the last one"}});
+  auto action = run_engine("parse workflows/pirate_search.yaml", "Action 1: Search\nAction 1 Input: \"canada\"");
+  CHECK(Value::parse(action.out) == Value{{"type", "action"}, {"tool", "Search"}, {"tool_input", "canada"}});
+}

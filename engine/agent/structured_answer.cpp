@@ -6,14 +6,10 @@
 namespace engine::agent {
 namespace {
 
-// The inside of the first ``` fence (a language tag such as json dropped), or the whole text when there is none.
+// The inside of the first ``` fence, or the whole text when there is none.
 std::string_view unfenced(std::string_view text) {
-  size_t open = text.find("```");
-  if (open == std::string_view::npos) return trim(text);
-  size_t body = text.find('\n', open);
-  if (body == std::string_view::npos) return trim(text);
-  size_t close = text.find("```", body);
-  return trim(text.substr(body + 1, close == std::string_view::npos ? std::string_view::npos : close - body - 1));
+  auto blocks = fenced_blocks(text);
+  return blocks.empty() ? trim(text) : blocks[0];
 }
 
 }  // namespace

@@ -129,6 +129,22 @@ std::string terminal_safe(std::string_view s) {
   return out;
 }
 
+std::vector<std::string_view> fenced_blocks(std::string_view text) {
+  std::vector<std::string_view> out;
+  size_t pos = 0;
+  while (pos < text.size()) {
+    size_t open = text.find("```", pos);
+    if (open == std::string_view::npos) break;
+    size_t body = text.find('\n', open + 3);
+    if (body == std::string_view::npos) break;
+    size_t close = text.find("```", body);
+    if (close == std::string_view::npos) close = text.size();
+    out.push_back(trim(text.substr(body + 1, close - body - 1)));
+    pos = close + 3;
+  }
+  return out;
+}
+
 std::string join(const std::vector<std::string>& parts, std::string_view sep) {
   std::string out;
   for (size_t i = 0; i < parts.size(); ++i) {

@@ -28,21 +28,9 @@ std::string_view balanced_object(std::string_view text, size_t open) {
   return {};
 }
 
-// The candidates, in order: each fenced block's text, then the first object outside any fence.
+// The candidates, in order: each fenced block's text, else the first object in the text.
 std::vector<std::string_view> candidates(std::string_view text) {
-  std::vector<std::string_view> out;
-  size_t pos = 0;
-  while (true) {
-    size_t open = text.find("```", pos);
-    if (open == std::string_view::npos) break;
-    size_t body = text.find('\n', open + 3);
-    if (body == std::string_view::npos) break;
-    size_t close = text.find("```", body);
-    if (close == std::string_view::npos) close = text.size();
-    out.push_back(trim(text.substr(body + 1, close - body - 1)));
-    pos = close + 3;
-    if (pos >= text.size()) break;
-  }
+  std::vector<std::string_view> out = fenced_blocks(text);
   if (out.empty())
     if (size_t brace = text.find('{'); brace != std::string_view::npos)
       if (auto blob = balanced_object(text, brace); !blob.empty()) out.push_back(blob);

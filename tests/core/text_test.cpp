@@ -47,3 +47,14 @@ TEST_CASE("terminal_safe escapes control bytes but newlines and tabs, and leaves
   CHECK(terminal_safe("csi \xc2\x9b" "2J, nbsp \xc2\xa0 kept") == "csi \\x9b2J, nbsp \xc2\xa0 kept");
   CHECK(terminal_safe("") == "");
 }
+
+TEST_CASE("fenced_blocks: the insides of ``` fences, tag line dropped, an unclosed one to the end", "[core]") {
+  using V = std::vector<std::string_view>;
+  CHECK(fenced_blocks("a\n```json\n{\"x\": 1}\n```\nb\n```\nplain\n```") == V{"{\"x\": 1}", "plain"});
+  CHECK(fenced_blocks("```\nunclosed {") == V{"unclosed {"});
+  CHECK(fenced_blocks("no fences, ``` only a tag").empty());
+  CHECK(fenced_blocks("").empty());
+  std::string many;
+  for (int i = 0; i < 100000; ++i) many += "```\n{}\n```";
+  CHECK(fenced_blocks(many).size() == 100000);
+}

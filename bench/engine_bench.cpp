@@ -13,6 +13,7 @@
 #include "engine/schema/schema.h"
 #include "engine/spec/default_react.h"
 #include "engine/template/template.h"
+#include "engine/tools/lua/lua_function.h"
 #include "engine/tools/lua/lua_tool.h"
 
 using namespace engine;
@@ -71,6 +72,10 @@ int main() {
   double parse_ns = median_ns(15, 20000, [&] { (void)parser.parse(llm_text); });
   double tool_ns = median_ns(15, 20000, [&] { (void)calculator->invoke("12 * 7 + 3"); });
   double echo_ns = median_ns(15, 20000, [&] { (void)echo->invoke("12 * 7 + 3"); });
+  // A Lua parser gets a fresh sandbox per text (docs/architecture.md): this is its whole cost.
+  auto plain_answer = tools::lua::LuaFunction::load(
+      {root + "/plugins/parsers/plain_answer.lua", "plugins/parsers/plain_answer.lua", "parse", {}});
+  double lua_parse_ns = median_ns(15, 2000, [&] { (void)plain_answer->call(Value(llm_text)); });
   double iteration_ns = median_ns(15, 20000, [&] {
     ctx["agent_scratchpad"] = scratchpad.render(ctx);
     out = prompt.render(ctx);
@@ -122,6 +127,7 @@ int main() {
   std::printf("  render prompt + scratchpad (%zu-byte prompt)  %8.2f us\n", out.size(), render_ns / 1000);
   std::printf("  parse LLM output (PCRE2, JIT)                %8.2f us\n", parse_ns / 1000);
   std::printf("  Lua tool call, engine side (echo script)     %8.2f us\n", echo_ns / 1000);
+  std::printf("  Lua parser, per text (a fresh sandbox each)  %8.2f us\n", lua_parse_ns / 1000);
   std::printf("  Lua calculator tool call (script included)   %8.2f us\n", tool_ns / 1000);
   std::printf("  one iteration (render + parse + tool)        %8.2f us   (target < 20 us)\n", iteration_ns / 1000);
   std::printf("whole runs in process (2 LLM calls, 1 tool call; scripted model included):\n");

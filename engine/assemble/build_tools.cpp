@@ -36,14 +36,12 @@ std::shared_ptr<const tools::Tool> load_tool(const spec::ToolSpec& t, const spec
   }
   tools::lua::LuaToolConfig cfg;
   cfg.file = t.lua_file;
-  cfg.display_path = (std::filesystem::path(s.display_path).parent_path() / t.lua.value).lexically_normal().string();
+  cfg.display_path = script_display_path(s, t.lua.value);
   cfg.name = t.name.value;
   cfg.description = t.description;
   cfg.parameters = t.parameters;
   cfg.schema_options = schema_options;
-  cfg.limits.instructions = static_cast<uint64_t>(t.instructions);
-  cfg.limits.memory_bytes = static_cast<size_t>(t.memory_mb) << 20;
-  cfg.limits.timeout = std::chrono::milliseconds(t.timeout_ms);
+  cfg.limits = lua_limits(t.limits);
   try {
     return tools::lua::LuaTool::load(cfg);
   } catch (const Error& e) {
@@ -55,6 +53,18 @@ std::shared_ptr<const tools::Tool> load_tool(const spec::ToolSpec& t, const spec
 }
 
 }  // namespace
+
+tools::lua::LuaLimits lua_limits(const spec::LuaLimitsSpec& l) {
+  tools::lua::LuaLimits limits;
+  limits.instructions = static_cast<uint64_t>(l.instructions);
+  limits.memory_bytes = static_cast<size_t>(l.memory_mb) << 20;
+  limits.timeout = std::chrono::milliseconds(l.timeout_ms);
+  return limits;
+}
+
+std::string script_display_path(const spec::WorkflowSpec& s, const std::string& written) {
+  return (std::filesystem::path(s.display_path).parent_path() / written).lexically_normal().string();
+}
 
 tools::ToolRegistry build_tools(const spec::WorkflowSpec& s) {
   tools::ToolRegistry registry;

@@ -1,14 +1,20 @@
 #pragma once
 // Loads the workflow's tools (Lua scripts and built-ins) and works out which ones the agent may call.
+#include <string>
 #include <vector>
 
 #include "engine/agent/run_core.h"
 #include "engine/spec/workflow_spec.h"
+#include "engine/tools/lua/lua_sandbox.h"
 #include "engine/tools/tool_registry.h"
 
 namespace engine::assemble {
 
 tools::ToolRegistry build_tools(const spec::WorkflowSpec& spec);
 std::vector<agent::AgentTool> agent_tools(const spec::WorkflowSpec& spec, const tools::ToolRegistry& registry);
+
+tools::lua::LuaLimits lua_limits(const spec::LuaLimitsSpec& limits);
+// A script's path as messages show it: as written, from the workflow's own display path.
+std::string script_display_path(const spec::WorkflowSpec& spec, const std::string& written);
 
 }  // namespace engine::assemble

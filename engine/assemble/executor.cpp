@@ -3,16 +3,13 @@
 #include <algorithm>
 
 #include "engine/assemble/build_llm.h"
+#include "engine/assemble/build_parser.h"
 #include "engine/assemble/build_tools.h"
-#include "engine/assemble/match_context.h"
 #include "engine/agent/react_agent.h"
 #include "engine/agent/tool_calling_agent.h"
 #include "engine/assemble/spec_errors.h"
 #include "engine/core/error.h"
 #include "engine/core/text.h"
-#include "engine/parse/json_blob_parser.h"
-#include "engine/parse/keyword_parser.h"
-#include "engine/parse/react_parser.h"
 #include "engine/parse/schema_patterns.h"
 
 namespace engine::assemble {
@@ -125,65 +122,6 @@ agent::RunLimits run_limits(const spec::WorkflowSpec& s) {
   return limits;
 }
 
-// Keyword rules: each names one of the agent's tools; its input template sees the match's named groups, `groups`
-// (by number) and `text`.
-std::unique_ptr<const parse::OutputParser> build_keyword_parser(const spec::ParserSpec& p, const spec::WorkflowSpec& s,
-                                                                const std::vector<agent::AgentTool>& tools) {
-  std::vector<std::string> names;
-  for (const auto& t : tools) names.push_back(t.tool->name());
-  std::vector<parse::KeywordRule> rules;
-  for (size_t i = 0; i < p.keyword_rules.size(); ++i) {
-    const auto& r = p.keyword_rules[i];
-    std::string path = p.path + ".rules[" + std::to_string(i) + "]";
-    if (std::find(names.begin(), names.end(), r.tool.value) == names.end())
-      throw Error("spec.unknown_tool", "unknown tool '" + r.tool.value + "' in " + path + ".tool" +
-                                           did_you_mean(r.tool.value, names),
-                  r.tool.loc, quoted_line(s, r.tool.loc));
-    std::optional<parse::Regex> regex;
-    try {
-      regex = parse::Regex::compile(r.match.value);
-    } catch (const Error& e) {
-      throw at_key(e, path + ".match", r.match.loc, s);
-    }
-    parse::KeywordRule rule{std::move(*regex), r.tool.value, nullptr};
-    if (!r.input.value.empty()) {
-      tmpl::Template input = tmpl::Template::compile(r.input.value, s.display_path + " (" + path + ".input)");
-      rule.input = [input, names = rule.match.group_names()](const parse::RegexMatch& m, std::string_view text) {
-        Value ctx = match_context(m, names);
-        ctx["text"] = std::string(text);
-        return Value(input.render(ctx));
-      };
-    }
-    rules.push_back(std::move(rule));
-  }
-  return std::make_unique<parse::KeywordParser>(std::move(rules));
-}
-
-// One parser of agent.parser. Each regex is compiled here, so an error can name its own key and line.
-std::unique_ptr<const parse::OutputParser> build_parser(const spec::ParserSpec& p, const spec::WorkflowSpec& s,
-                                                        const std::vector<agent::AgentTool>& tools) {
-  if (p.kind.value == "json_blob")
-    return std::make_unique<parse::JsonBlobParser>(parse::JsonBlobOptions{p.action_key, p.input_key, p.final_action});
-  if (p.kind.value == "keyword") return build_keyword_parser(p, s, tools);
-  auto compile_regex = [&](const spec::Located<std::string>& pattern, const std::string& key) {
-    try {
-      return parse::Regex::compile(pattern.value, parse::ReactParser::regex_options(p.dotall));
-    } catch (const Error& e) {
-      throw at_key(e, key, pattern.loc, s);
-    }
-  };
-  parse::Regex final_answer = compile_regex(p.final_answer, p.path + ".final_answer");
-  parse::Regex action = compile_regex(p.action, p.path + ".action");
-  parse::BothVerdicts both = p.both == "final_answer" ? parse::BothVerdicts::FinalAnswer
-                             : p.both == "action"     ? parse::BothVerdicts::Action
-                                                      : parse::BothVerdicts::Error;
-  try {
-    return std::make_unique<parse::ReactParser>(std::move(final_answer), std::move(action), p.strip_quotes, both);
-  } catch (const Error& e) {
-    throw at_key(e, p.path + ".action", p.action.loc, s);
-  }
-}
-
 // agent.output_schema, compiled with the engine's regexes; a tool-calling agent ends through its final_answer tool,
 // which no tool of the workflow may be named.
 std::optional<agent::OutputSchema> output_schema(const spec::WorkflowSpec& s, const std::vector<agent::AgentTool>& tools) {
@@ -231,11 +169,7 @@ std::unique_ptr<agent::Agent> build_react_agent(const spec::WorkflowSpec& s, con
                 "llm.chat_template to render them, or use endpoint: chat",
                 s.llm.endpoint.loc, quoted_line(s, s.llm.endpoint.loc));
 
-  std::vector<std::unique_ptr<const parse::OutputParser>> parsers;
-  for (const auto& p : a.parsers) parsers.push_back(build_parser(p, s, cfg.tools));
-  std::shared_ptr<const parse::OutputParser> parser;
-  if (parsers.size() == 1) parser = std::move(parsers[0]);
-  else parser = std::make_shared<parse::ParserChain>(std::move(parsers));
+  auto parser = build_parser(s, cfg.tools);
   return std::make_unique<agent::ReactAgent>(std::move(cfg), std::move(parser), std::move(llm));
 }
 

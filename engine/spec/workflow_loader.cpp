@@ -38,6 +38,7 @@ const std::vector<std::string> kAgentKeys = {
 const std::vector<std::string> kParserKeys = {"kind", "final_answer", "action", "dotall", "strip_quotes", "both"};
 const std::vector<std::string> kJsonBlobKeys = {"kind", "action_key", "input_key", "final_action"};
 const std::vector<std::string> kKeywordKeys = {"kind", "rules"};
+const std::vector<std::string> kLuaParserKeys = {"kind", "script", "function", "limits"};
 const std::vector<std::string> kKeywordRuleKeys = {"match", "tool", "input"};
 const std::vector<std::string> kTemplateOptionKeys = {"strict_undefined", "trim_blocks", "lstrip_blocks"};
 const std::vector<std::string> kTemplateFileKeys = {"file", "text", "strict_undefined", "trim_blocks", "lstrip_blocks"};
@@ -303,6 +304,15 @@ class Loader {
     return out;
   }
 
+  LuaLimitsSpec lua_limits(const YAML::Node& lim, const std::string& path) {
+    LuaLimitsSpec s;
+    r_.expect_map(lim, path, kLimitKeys);
+    if (lim["instructions"]) s.instructions = r_.integer(lim["instructions"], path + ".instructions", 1000, 100'000'000'000LL);
+    if (lim["memory_mb"]) s.memory_mb = r_.integer(lim["memory_mb"], path + ".memory_mb", 1, 4096);
+    if (lim["timeout_ms"]) s.timeout_ms = r_.integer(lim["timeout_ms"], path + ".timeout_ms", 1, 3'600'000);
+    return s;
+  }
+
   std::vector<ToolSpec> tools(const YAML::Node& n) {
     std::vector<ToolSpec> out;
     if (!n.IsSequence()) r_.fail("spec.wrong_type", "tools must be a list", n);
@@ -331,14 +341,7 @@ class Loader {
         r_.fail("spec.missing_key", path + " needs an implementation: lua: FILE or builtin: NAME", t);
       }
       if (!t["name"] && !s.builtin.value.empty()) s.name = {s.builtin.value, s.builtin.loc};
-      if (t["limits"]) {
-        const YAML::Node& lim = t["limits"];
-        r_.expect_map(lim, path + ".limits", kLimitKeys);
-        if (lim["instructions"])
-          s.instructions = r_.integer(lim["instructions"], path + ".limits.instructions", 1000, 100'000'000'000LL);
-        if (lim["memory_mb"]) s.memory_mb = r_.integer(lim["memory_mb"], path + ".limits.memory_mb", 1, 4096);
-        if (lim["timeout_ms"]) s.timeout_ms = r_.integer(lim["timeout_ms"], path + ".limits.timeout_ms", 1, 3'600'000);
-      }
+      if (t["limits"]) s.limits = lua_limits(t["limits"], path + ".limits");
       if (t["on_error"]) s.on_error = one_of(t["on_error"], path + ".on_error", {"observation", "fail"});
       out.push_back(std::move(s));
     }
@@ -350,10 +353,18 @@ class Loader {
     ParserSpec s;
     s.path = path;
     if (p) {
-      if (p.IsMap() && p["kind"]) s.kind = one_of(p["kind"], path + ".kind", {"regex", "json_blob", "keyword"});
+      if (p.IsMap() && p["kind"]) s.kind = one_of(p["kind"], path + ".kind", {"regex", "json_blob", "keyword", "lua"});
       r_.expect_map(p, path, s.kind.value == "json_blob" ? kJsonBlobKeys
                              : s.kind.value == "keyword" ? kKeywordKeys
+                             : s.kind.value == "lua"     ? kLuaParserKeys
                                                          : kParserKeys);
+      if (s.kind.value == "lua") {
+        r_.expect_present(p, "script", path);
+        s.script = r_.located_str(p["script"], path + ".script");
+        s.script_file = within_scope(s.script.value, path + ".script", p["script"]);
+        if (p["function"]) s.function = r_.str(p["function"], path + ".function");
+        if (p["limits"]) s.limits = lua_limits(p["limits"], path + ".limits");
+      }
       if (s.kind.value == "keyword") {
         r_.expect_present(p, "rules", path);
         const YAML::Node& rules = p["rules"];

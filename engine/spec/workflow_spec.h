@@ -126,6 +126,13 @@ struct LlmSpec {
   SourceLoc loc;
 };
 
+// The sandbox limits of a Lua script (a tool, a parser).
+struct LuaLimitsSpec {
+  long long instructions = 10'000'000;
+  long long memory_mb = 32;
+  long long timeout_ms = 2000;
+};
+
 struct ToolSpec {
   Located<std::string> name;
   std::string description;
@@ -134,9 +141,7 @@ struct ToolSpec {
   Located<std::string> builtin;
   Value parameters;  // a JSON Schema of the tool's arguments, or null (checked, not yet compiled)
   SourceLoc parameters_loc;
-  long long instructions = 10'000'000;
-  long long memory_mb = 32;
-  long long timeout_ms = 2000;
+  LuaLimitsSpec limits;
   Located<std::string> on_error{"observation", {}};  // "observation" or "fail"
   SourceLoc loc;
 };
@@ -150,7 +155,7 @@ struct KeywordRuleSpec {
 // One parser of agent.parser (a map, or each map of a list tried in order).
 struct ParserSpec {
   std::string path = "agent.parser";  // for messages: agent.parser, or agent.parser[1]
-  Located<std::string> kind{"regex", {}};  // regex | json_blob
+  Located<std::string> kind{"regex", {}};  // regex | json_blob | keyword | lua
   // regex
   Located<std::string> final_answer;
   Located<std::string> action;
@@ -163,6 +168,11 @@ struct ParserSpec {
   std::string final_action = "Final Answer";
   // keyword
   std::vector<KeywordRuleSpec> keyword_rules;
+  // lua
+  Located<std::string> script;          // the path as written
+  std::filesystem::path script_file;    // resolved against the workflow's folder
+  std::string function = "parse";      // the function's name when the script returns a table
+  LuaLimitsSpec limits;
 };
 
 struct AgentSpec {

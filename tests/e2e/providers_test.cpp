@@ -26,6 +26,7 @@ const Example kExamples[] = {
     {"workflows/chat_template.yaml", "What is 6 * 7?"},
     {"workflows/invoice.yaml", "顧客A、B、Cの請求額の合計は？"},
     {"workflows/pirate_search.yaml", "Who wrote Treasure Island?"},
+    {"workflows/research_chat.yaml", "Who introduced BERT?"},
 };
 
 // The model's answers of a recorded run, in order.

@@ -5,6 +5,7 @@
 #include "engine/parse/json_blob_parser.h"
 #include "engine/parse/keyword_parser.h"
 #include "engine/parse/react_parser.h"
+#include "engine/parse/script_parser.h"
 
 using namespace engine;
 using namespace engine::parse;
@@ -112,4 +113,56 @@ TEST_CASE("keyword rules: the first rule found in the text names the tool, its i
   CHECK(failure_of(p.parse("nothing here")) == "could not parse LLM output: no keyword rule matches: 'nothing here'");
   CHECK(failure_of(p.parse("this will fail")) ==
         "could not parse LLM output: the keyword rule for 'broken' failed: no x");
+}
+
+TEST_CASE("script parser: the script's table is an action, a final answer, or no verdict", "[parse][script]") {
+  auto parser_of = [](Value verdict) {
+    return ScriptParser("parsers/p.lua", [verdict](std::string_view) { return verdict; });
+  };
+  auto action = parser_of(Value{{"tool", "search"}, {"input", "Oslo"}}).parse("look up Oslo");
+  CHECK(action_of(action).tool == "search");
+  CHECK(action_of(action).tool_input == "Oslo");
+  CHECK(action_of(action).log == "look up Oslo");
+  CHECK(action_of(parser_of(Value{{"tool", "add"}, {"input", {{"x", 1}}}}).parse("t")).tool_input == Value{{"x", 1}});
+  CHECK(action_of(parser_of(Value{{"tool", "now"}}).parse("t")).tool_input == "");
+  auto finish = parser_of(Value{{"output", "42"}}).parse("The answer: 42");
+  REQUIRE(std::holds_alternative<AgentFinish>(finish));
+  CHECK(std::get<AgentFinish>(finish).output == "42");
+  CHECK(std::get<AgentFinish>(finish).log == "The answer: 42");
+  CHECK(std::get<AgentFinish>(parser_of(Value{{"output", {{"a", 1}}}}).parse("t")).output == R"({"a":1})");
+  CHECK(failure_of(parser_of(nullptr).parse("hello")) ==
+        "could not parse LLM output: the parser parsers/p.lua found no step in: 'hello'");
+}
+
+TEST_CASE("script parser: a script that fails or returns nonsense is a parse failure saying so", "[parse][script]") {
+  ScriptParser raising("parsers/p.lua", [](std::string_view) -> Value { throw Error("lua.error", "p.lua:3: no JSON"); });
+  CHECK(failure_of(raising.parse("t")) == "could not parse LLM output: the parser parsers/p.lua failed: p.lua:3: no JSON");
+  auto returned = [](Value v) {
+    return failure_of(ScriptParser("p.lua", [v](std::string_view) { return v; }).parse("t"));
+  };
+  CHECK(returned("text").find("returned string; it must return {tool=, input=}, {output=} or nil") != std::string::npos);
+  CHECK(returned(Value::object()).find("neither 'tool' nor 'output'") != std::string::npos);
+  CHECK(returned(Value{{"tool", "a"}, {"output", "b"}}).find("both 'tool' and 'output'") != std::string::npos);
+  CHECK(returned(Value{{"tool", 3}}).find("'tool' that is not a tool's name") != std::string::npos);
+  CHECK(returned(Value{{"tool", ""}}).find("'tool' that is not a tool's name") != std::string::npos);
+  CHECK(returned(Value{{"tool", "a"}, {"input", Value::array({1})}}).find("'input' that is array") != std::string::npos);
+}
+
+TEST_CASE("a chain falls through keyword rules to a script parser", "[parse][chain][script]") {
+  std::vector<std::unique_ptr<const OutputParser>> parsers;
+  parsers.push_back(std::make_unique<JsonBlobParser>());
+  std::vector<KeywordRule> rules;
+  rules.push_back({Regex::compile(R"((?i)\bweather\b)"), "weather", nullptr});
+  parsers.push_back(std::make_unique<KeywordParser>(std::move(rules)));
+  parsers.push_back(std::make_unique<ScriptParser>("p.lua", [](std::string_view text) -> Value {
+    if (text.find("ask") != std::string_view::npos) return Value{{"tool", "human"}, {"input", std::string(text)}};
+    return nullptr;
+  }));
+  ParserChain chain(std::move(parsers));
+  CHECK(action_of(chain.parse(R"({"action": "search", "action_input": "x"})")).tool == "search");
+  CHECK(action_of(chain.parse("the weather, then")).tool == "weather");
+  CHECK(action_of(chain.parse("I should ask")).tool == "human");
+  std::string all = failure_of(chain.parse("nothing"));
+  CHECK(all.find("no keyword rule matches") != std::string::npos);
+  CHECK(all.find("the parser p.lua found no step") != std::string::npos);
 }

@@ -202,6 +202,30 @@ TEST_CASE("a workflow names files only in its folder and the search path", "[spe
             "w.yaml:3:14: llm.recording: '/dev/stdin' resolves to") == 0);
 }
 
+TEST_CASE("a Lua parser names its script, inside the workflow's reach, and its limits", "[spec][parse]") {
+  auto w = spec::parse_workflow(kLlm + "agent:\n  parser:\n    - kind: json_blob\n    - kind: lua\n"
+                                       "      script: plugins/p.lua\n      function: read\n"
+                                       "      limits: {instructions: 5000, timeout_ms: 50}\n",
+                                "w.yaml", ".");
+  REQUIRE(w.agent.parsers.size() == 2);
+  const auto& lua = w.agent.parsers[1];
+  CHECK(lua.kind.value == "lua");
+  CHECK(lua.path == "agent.parser[1]");
+  CHECK(lua.script_file == std::filesystem::absolute("plugins/p.lua").lexically_normal());
+  CHECK(lua.function == "read");
+  CHECK(lua.limits.instructions == 5000);
+  CHECK(lua.limits.timeout_ms == 50);
+  CHECK(lua.limits.memory_mb == 32);
+  CHECK(workflow_error(kLlm + "agent:\n  parser: {kind: lua}\n") ==
+        "w.yaml:6:11: missing required key 'script' in agent.parser\n    parser: {kind: lua}\n            ^");
+  CHECK(workflow_error(kLlm + "agent:\n  parser: {kind: lua, script: p.lua, action: x}\n")
+            .rfind("w.yaml:6:38: unknown key 'action' in agent.parser", 0) == 0);
+  CHECK(workflow_error(kLlm + "agent:\n  parser: {kind: lua, script: /etc/passwd}\n")
+            .rfind("w.yaml:6:31: agent.parser.script: '/etc/passwd' resolves to '/etc/passwd', outside the folders", 0) == 0);
+  CHECK(workflow_error(kLlm + "agent:\n  parser: {kind: lua, script: p.lua, limits: {memory_mb: 0}}\n")
+            .find("agent.parser.limits.memory_mb must be between 1 and 4096, got 0") != std::string::npos);
+}
+
 TEST_CASE("the search path widens what a workflow may name", "[spec]") {
   namespace fs = std::filesystem;
   std::string yaml = kLlm + "tools:\n  - lua: ../plugins/calculator.lua\nagent: {}\n";

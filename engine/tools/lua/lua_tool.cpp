@@ -4,33 +4,11 @@
 
 #include "engine/core/error.h"
 #include "engine/core/file.h"
+#include "engine/tools/lua/lua_chunk.h"
 #include "engine/tools/lua/lua_json.h"
 
 namespace engine::tools::lua {
 namespace {
-
-int write_chunk(lua_State*, const void* p, size_t sz, void* ud) {
-  static_cast<std::string*>(ud)->append(static_cast<const char*>(p), sz);
-  return 0;
-}
-
-// "plugins/calc.lua:12: unexpected symbol near 'x'" -> a located Error.
-Error syntax_error(const std::string& lua_message, const std::string& display_path, const std::string& source) {
-  std::string prefix = display_path + ":";
-  if (lua_message.rfind(prefix, 0) == 0) {
-    size_t colon = lua_message.find(':', prefix.size());
-    if (colon != std::string::npos) {
-      try {
-        int line = std::stoi(lua_message.substr(prefix.size(), colon - prefix.size()));
-        std::string msg = lua_message.substr(colon + 1);
-        while (!msg.empty() && msg.front() == ' ') msg.erase(0, 1);
-        return located_error("lua.syntax", "lua syntax error: " + msg, SourceText(display_path, source), line, 0);
-      } catch (const std::exception&) {
-      }
-    }
-  }
-  return Error("lua.syntax", "lua syntax error: " + lua_message, SourceLoc{display_path});
-}
 
 // What a script's table says of its tool besides `run`.
 struct Declared {
@@ -68,14 +46,7 @@ class LuaToolInstance : public ToolInstance {
         sandbox_(config.limits, config.file.parent_path(), [this](const std::string& line) { log(line); }),
         events_(events) {
     lua_State* L = sandbox_.state();
-    std::string chunk = "@" + config.display_path;
-    // Host-made bytecode from the same Lua build; scripts themselves can load text only.
-    if (luaL_loadbufferx(L, bytecode.data(), bytecode.size(), chunk.c_str(), "b") != LUA_OK) {
-      load_error_ = lua_tostring(L, -1);
-      lua_pop(L, 1);
-      return;
-    }
-    auto outcome = sandbox_.call(0, 1);
+    auto outcome = run_chunk(sandbox_, bytecode, config.display_path);
     Declared declared;
     if (!outcome.ok) load_error_ = outcome.message;
     else if (!push_run_function(L, declared, false)) load_error_ = "the script no longer returns a tool";
@@ -145,18 +116,10 @@ class LuaToolInstance : public ToolInstance {
 }  // namespace
 
 std::shared_ptr<const LuaTool> LuaTool::load(const LuaToolConfig& config) {
-  std::string source = read_file(config.file);
+  std::string bytecode = compile_chunk(read_file(config.file), config.display_path);
   LuaSandbox sandbox(config.limits, config.file.parent_path(), nullptr);
   lua_State* L = sandbox.state();
-  std::string chunk = "@" + config.display_path;
-  if (luaL_loadbufferx(L, source.data(), source.size(), chunk.c_str(), "t") != LUA_OK) {
-    std::string msg = lua_tostring(L, -1);
-    lua_pop(L, 1);
-    throw syntax_error(msg, config.display_path, source);
-  }
-  std::string bytecode;
-  lua_dump(L, write_chunk, &bytecode, 0);
-  auto outcome = sandbox.call(0, 1);
+  auto outcome = run_chunk(sandbox, bytecode, config.display_path);
   if (!outcome.ok)
     throw Error("lua.load", "loading the tool script failed: " + outcome.message, SourceLoc{config.display_path});
   Declared declared;

@@ -1,0 +1,86 @@
+// Lua functions that keep nothing between calls (the host of Lua parsers): loading, calls, failures, limits.
+#include <catch2/catch.hpp>
+
+#include "engine/core/error.h"
+#include "engine/tools/lua/lua_function.h"
+#include "support/test_support.h"
+
+using namespace engine;
+using namespace engine::tools::lua;
+using engine::test::TempDir;
+
+namespace {
+
+struct FunctionScript {
+  TempDir dir;
+  std::shared_ptr<const LuaFunction> function;
+
+  explicit FunctionScript(const std::string& code, uint64_t instructions = 2'000'000) {
+    LuaFunctionConfig cfg{dir.write("parsers/p.lua", code), "parsers/p.lua", "parse", {}};
+    cfg.limits.instructions = instructions;
+    cfg.limits.memory_bytes = 8u << 20;
+    function = LuaFunction::load(cfg);
+  }
+};
+
+Error function_load_error(const std::string& code) {
+  try {
+    FunctionScript s(code);
+  } catch (const Error& e) {
+    return e;
+  }
+  FAIL("the script loaded");
+  throw;
+}
+
+Error call_error(const FunctionScript& s, const Value& argument) {
+  try {
+    s.function->call(argument);
+  } catch (const Error& e) {
+    return e;
+  }
+  FAIL("the call succeeded");
+  throw;
+}
+
+}  // namespace
+
+TEST_CASE("a Lua function: the script returns it, or a table holding it by name", "[lua][function]") {
+  FunctionScript bare("return function(text) return { tool = 'search', input = text:upper() } end");
+  Value verdict = bare.function->call("oslo");
+  CHECK(verdict["tool"] == "search");
+  CHECK(verdict["input"] == "OSLO");
+  FunctionScript table("return { helper = 1, parse = function(t) return { output = #t } end }");
+  CHECK(table.function->call("four") == Value{{"output", 4}});
+  FunctionScript nothing("return function() end");
+  CHECK(nothing.function->call("x").is_null());
+}
+
+TEST_CASE("a Lua function keeps nothing from one call to the next", "[lua][function]") {
+  FunctionScript s("calls = (calls or 0)\nreturn function() calls = calls + 1; return calls end");
+  CHECK(s.function->call("a") == 1);
+  CHECK(s.function->call("b") == 1);
+}
+
+TEST_CASE("a Lua function that cannot load is refused when the workflow is built", "[lua][function]") {
+  Error syntax = function_load_error("return function(t)\n  return t +\nend");
+  CHECK(syntax.kind() == "lua.syntax");
+  CHECK(syntax.loc().line == 3);
+  Error missing = function_load_error("return { run = function() end }");
+  CHECK(missing.kind() == "lua.load");
+  CHECK(std::string(missing.what()).find("a table with a 'parse' function; it returned a table without one") != std::string::npos);
+  CHECK(function_load_error("error('broken at load')").kind() == "lua.load");
+}
+
+TEST_CASE("a Lua function's errors and limits come back as Errors of their kind", "[lua][function][hostile]") {
+  FunctionScript raising("return function(t) error('no step in ' .. t, 0) end");
+  Error raised = call_error(raising, "text");
+  CHECK(raised.kind() == "lua.error");
+  CHECK(raised.message() == "no step in text");
+  FunctionScript looping("return function() while true do end end", 100'000);
+  CHECK(call_error(looping, "x").kind() == "lua.instruction_limit");
+  FunctionScript greedy("return function() local t = {} for i = 1, 1e8 do t[i] = ('x'):rep(100) .. i end end", 1'000'000'000);
+  CHECK(call_error(greedy, "x").kind() == "lua.memory_limit");
+  FunctionScript nonjson("return function() return { f = print } end");
+  CHECK(call_error(nonjson, "x").kind() == "lua.convert");
+}

@@ -1,11 +1,12 @@
 #include "engine/agent/prompt.h"
 
 #include "engine/agent/run_core.h"
+#include "engine/core/error.h"
 #include "engine/core/text.h"
 
 namespace engine::agent {
 
-PromptContext::PromptContext(const std::vector<AgentTool>& tools) {
+PromptContext::PromptContext(const std::vector<AgentTool>& tools, Memory memory) : memory_(std::move(memory)) {
   std::vector<std::string> names, lines;
   for (const auto& t : tools) {
     tools_.push_back(Value{{"name", t.tool->name()}, {"description", t.tool->description()}});
@@ -16,8 +17,11 @@ PromptContext::PromptContext(const std::vector<AgentTool>& tools) {
   tool_descriptions_ = join(lines, "\n");
 }
 
-Value PromptContext::initial(const Value& inputs) const {
+Value PromptContext::initial(const Value& inputs, std::span<const Exchange> history) const {
   Value ctx = inputs.is_object() ? inputs : Value::object();
+  auto remembered = memory_.remembered(history);
+  ctx["history"] = Memory::messages(remembered);
+  ctx["history_text"] = memory_.buffer_text(remembered);
   ctx["inputs"] = inputs;
   ctx["tools"] = tools_;
   ctx["tool_names"] = tool_names_;
@@ -35,9 +39,35 @@ Prompt Prompt::chat(std::vector<PromptMessage> messages, std::optional<tmpl::Tem
   return p;
 }
 
+namespace {
+
+// The messages a placeholder stands for, checked: the variable may be an input, which is anyone's data.
+void append_placeholder(const std::string& variable, const Value& ctx, Value& out) {
+  auto it = ctx.find(variable);
+  if (it == ctx.end() || it->is_null()) return;  // an absent list is no messages, as an optional placeholder
+  if (!it->is_array())
+    throw Error("prompt.placeholder", "the placeholder '" + variable + "' needs a list of {role, content} messages, got " +
+                                          std::string(it->type_name()));
+  for (size_t i = 0; i < it->size(); ++i) {
+    const Value& m = (*it)[i];
+    std::string at = variable + "[" + std::to_string(i) + "]";
+    if (!m.is_object() || !m.contains("role") || !m.contains("content") || !m["content"].is_string())
+      throw Error("prompt.placeholder", at + " must be {role, content} with text content");
+    const Value& role = m["role"];
+    if (role != "system" && role != "user" && role != "assistant")
+      throw Error("prompt.placeholder", at + ".role must be system, user or assistant, got " + role.dump());
+    out.push_back(Value{{"role", role}, {"content", m["content"]}});
+  }
+}
+
+}  // namespace
+
 Value Prompt::render_messages(const Value& ctx) const {
   Value out = Value::array();
-  for (const auto& m : messages_) out.push_back(Value{{"role", m.role}, {"content", m.content.render(ctx)}});
+  for (const auto& m : messages_) {
+    if (m.content) out.push_back(Value{{"role", m.role}, {"content", m.content->render(ctx)}});
+    else append_placeholder(m.placeholder, ctx, out);
+  }
   return out;
 }
 
@@ -68,7 +98,15 @@ std::string Prompt::preview(const Value& ctx) const {
 std::vector<const tmpl::Template*> Prompt::templates() const {
   std::vector<const tmpl::Template*> out;
   if (text_) out.push_back(&*text_);
-  for (const auto& m : messages_) out.push_back(&m.content);
+  for (const auto& m : messages_)
+    if (m.content) out.push_back(&*m.content);
+  return out;
+}
+
+std::vector<std::string> Prompt::placeholders() const {
+  std::vector<std::string> out;
+  for (const auto& m : messages_)
+    if (!m.content) out.push_back(m.placeholder);
   return out;
 }
 

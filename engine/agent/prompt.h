@@ -5,26 +5,37 @@
 #include <string>
 #include <vector>
 
+#include "engine/agent/memory.h"
 #include "engine/llm/llm_client.h"
 #include "engine/template/template.h"
 
 namespace engine::agent {
 
+// One message of a chat prompt: a role and its template, or a placeholder (LangChain's MessagesPlaceholder) that
+// stands for a list of {role, content} messages in the context, such as `history`.
 struct PromptMessage {
   std::string role;  // system, user or assistant
-  tmpl::Template content;
+  std::optional<tmpl::Template> content;
+  std::string placeholder;  // the context variable, when this is a placeholder
+
+  static PromptMessage of(std::string role, tmpl::Template content) { return {std::move(role), std::move(content), ""}; }
+  static PromptMessage placeholder_for(std::string variable) { return {"", std::nullopt, std::move(variable)}; }
 };
 
 struct AgentTool;
 
 // What a prompt template sees besides the run's inputs: `inputs`, `tools` [{name, description}], `tool_names`
-// ("a, b"), `tool_descriptions` (LangChain's render_text_description) and `intermediate_steps`. Built once per agent.
+// ("a, b"), `tool_descriptions` (LangChain's render_text_description), `intermediate_steps`, and the session's
+// `history` (messages) and `history_text` as the memory remembers them. Built once per agent.
 class PromptContext {
  public:
-  explicit PromptContext(const std::vector<AgentTool>& tools);
-  Value initial(const Value& inputs) const;
+  PromptContext(const std::vector<AgentTool>& tools, Memory memory);
+  // `history` is the session's exchanges so far; the memory picks what the prompt sees.
+  Value initial(const Value& inputs, std::span<const Exchange> history) const;
+  const Memory& memory() const { return memory_; }
 
  private:
+  Memory memory_;
   Value tools_ = Value::array();
   std::string tool_names_;
   std::string tool_descriptions_;
@@ -44,6 +55,8 @@ class Prompt {
 
   // Every template the prompt renders, for build-time checks.
   std::vector<const tmpl::Template*> templates() const;
+  // The context variables the prompt's placeholders stand for.
+  std::vector<std::string> placeholders() const;
 
  private:
   explicit Prompt(std::optional<tmpl::Template> text) : text_(std::move(text)) {}

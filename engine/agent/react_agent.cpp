@@ -14,7 +14,7 @@ class ReactRun {
       : agent_(agent),
         cfg_(agent.config()),
         core_(llm, events, options, cfg_.limits, cfg_.tools),
-        ctx_(agent.initial_context(inputs)) {}
+        ctx_(agent.initial_context(inputs, options.history)) {}
 
   RunResult execute() { return core_.execute(ctx_["inputs"], [this] { loop(); }); }
 
@@ -88,10 +88,10 @@ class ReactRun {
 
 ReactAgent::ReactAgent(ReactAgentConfig config, std::shared_ptr<const parse::OutputParser> parser,
                        std::shared_ptr<const llm::LlmClient> llm)
-    : config_(std::move(config)), parser_(std::move(parser)), llm_(std::move(llm)), context_(config_.tools) {}
+    : config_(std::move(config)), parser_(std::move(parser)), llm_(std::move(llm)), context_(config_.tools, config_.memory) {}
 
-Value ReactAgent::initial_context(const Value& inputs) const {
-  Value ctx = context_.initial(inputs);
+Value ReactAgent::initial_context(const Value& inputs, std::span<const Exchange> history) const {
+  Value ctx = context_.initial(inputs, history);
   ctx["agent_scratchpad"] = "";
   return ctx;
 }

@@ -24,6 +24,7 @@ struct ReactAgentConfig {
   RunLimits limits;
   ParseErrorPolicy on_parse_error = ParseErrorPolicy::Fail;
   std::optional<OutputSchema> output;  // the final answer is JSON matching it
+  Memory memory;  // what the prompt sees of the session's past exchanges
 };
 
 class ReactAgent : public Agent {
@@ -38,7 +39,7 @@ class ReactAgent : public Agent {
   const ReactAgentConfig& config() const { return config_; }
   const parse::OutputParser& parser() const { return *parser_; }
   // The context the prompt template sees before the first step: the inputs, tools, tool_names, ...
-  Value initial_context(const Value& inputs) const;
+  Value initial_context(const Value& inputs, std::span<const Exchange> history = {}) const;
 
  private:
   ReactAgentConfig config_;

@@ -6,10 +6,12 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <unordered_map>
 #include <vector>
 
+#include "engine/agent/memory.h"
 #include "engine/agent/run_result.h"
 #include "engine/core/event.h"
 #include "engine/llm/llm_client.h"
@@ -50,6 +52,9 @@ struct RunLimits {
 
 struct RunOptions {
   bool stream = false;  // the model's text as it arrives, as "llm_token" events
+  // The session's exchanges so far (after its last reset), oldest first; the agent's memory picks what the prompt
+  // sees. The caller owns them: the session, not the agent, remembers.
+  std::span<const Exchange> history;
 };
 
 class RunCore {

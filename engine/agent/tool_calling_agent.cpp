@@ -27,7 +27,7 @@ class ToolCallingRun {
       : agent_(agent),
         cfg_(agent.config()),
         core_(llm, events, options, cfg_.limits, cfg_.tools),
-        ctx_(agent.initial_context(inputs)) {}
+        ctx_(agent.initial_context(inputs, options.history)) {}
 
   RunResult execute() { return core_.execute(ctx_["inputs"], [this] { loop(); }); }
 
@@ -131,7 +131,7 @@ Value tool_input_of(const std::string& arguments) {
 }
 
 ToolCallingAgent::ToolCallingAgent(ToolCallingAgentConfig config, std::shared_ptr<const llm::LlmClient> llm)
-    : config_(std::move(config)), llm_(std::move(llm)), context_(config_.tools) {
+    : config_(std::move(config)), llm_(std::move(llm)), context_(config_.tools, config_.memory) {
   for (const auto& t : config_.tools) schemas_.push_back(schema_of(*t.tool));
   if (config_.output && config_.output->as_tool)
     schemas_.push_back({config_.output->tool_name,
@@ -139,7 +139,9 @@ ToolCallingAgent::ToolCallingAgent(ToolCallingAgentConfig config, std::shared_pt
                         config_.output->schema.json()});
 }
 
-Value ToolCallingAgent::initial_context(const Value& inputs) const { return context_.initial(inputs); }
+Value ToolCallingAgent::initial_context(const Value& inputs, std::span<const Exchange> history) const {
+  return context_.initial(inputs, history);
+}
 
 std::string ToolCallingAgent::render_first_prompt(const Value& inputs) const {
   return config_.prompt.preview(initial_context(inputs));

@@ -21,6 +21,7 @@ struct ToolCallingAgentConfig {
   std::string tool_choice;  // "" (the provider's default), auto, none, required, any, or a tool's name
   RunLimits limits;
   std::optional<OutputSchema> output;  // the run ends through a final-answer tool whose arguments match it
+  Memory memory;  // what the prompt sees of the session's past exchanges
 };
 
 class ToolCallingAgent : public Agent {
@@ -32,7 +33,7 @@ class ToolCallingAgent : public Agent {
 
   const ToolCallingAgentConfig& config() const { return config_; }
   const std::vector<llm::ToolSchema>& schemas() const { return schemas_; }
-  Value initial_context(const Value& inputs) const;
+  Value initial_context(const Value& inputs, std::span<const Exchange> history = {}) const;
 
  private:
   ToolCallingAgentConfig config_;

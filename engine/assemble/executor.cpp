@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "engine/assemble/build_llm.h"
+#include "engine/assemble/build_memory.h"
 #include "engine/assemble/build_parser.h"
 #include "engine/assemble/build_tools.h"
 #include "engine/agent/react_agent.h"
@@ -17,9 +18,9 @@ namespace {
 
 // What the agent puts in every prompt context besides the inputs.
 const std::vector<std::string> kAgentContext = {"inputs", "tools", "tool_names", "tool_descriptions",
-                                                "intermediate_steps", "agent_scratchpad"};
+                                                "intermediate_steps", "agent_scratchpad", "history", "history_text"};
 const std::vector<std::string> kToolCallingContext = {"inputs", "tools", "tool_names", "tool_descriptions",
-                                                       "intermediate_steps"};
+                                                       "intermediate_steps", "history", "history_text"};
 const std::vector<std::string> kOutputContext = {"output", "inputs", "intermediate_steps", "stopped_reason"};
 
 tmpl::TemplateOptions template_options(const spec::TemplateFlags& f) {
@@ -73,7 +74,10 @@ agent::Prompt build_prompt(const spec::WorkflowSpec& s) {
                 s.llm.chat_template.loc, quoted_line(s, s.llm.chat_template.loc));
   if (a.messages.empty()) return agent::Prompt::text(compile_template(a.prompt, a.template_flags, s));
   std::vector<agent::PromptMessage> messages;
-  for (const auto& m : a.messages) messages.push_back({m.role.value, compile_template(m.content, a.template_flags, s)});
+  for (const auto& m : a.messages)
+    messages.push_back(m.placeholder.value.empty()
+                           ? agent::PromptMessage::of(m.role.value, compile_template(m.content, a.template_flags, s))
+                           : agent::PromptMessage::placeholder_for(m.placeholder.value));
   std::optional<tmpl::Template> chat;
   if (s.llm.chat_template.given) chat = tmpl::Template::compile_chat(s.llm.chat_template.text, s.llm.chat_template.origin);
   return agent::Prompt::chat(std::move(messages), std::move(chat),
@@ -95,9 +99,25 @@ void check_prompt_names(const agent::Prompt& prompt, const std::vector<std::stri
     check_free_names(*prompt.templates()[0], inputs, provided, "agent.prompt", a.prompt.loc, s);
     return;
   }
+  size_t t = 0;  // the prompt's templates are its messages' contents, placeholders skipped
   for (size_t i = 0; i < a.messages.size(); ++i)
-    check_free_names(*prompt.templates()[i], inputs, provided, "agent.prompt[" + std::to_string(i) + "].content",
-                     a.messages[i].content.loc, s);
+    if (a.messages[i].placeholder.value.empty())
+      check_free_names(*prompt.templates()[t++], inputs, provided, "agent.prompt[" + std::to_string(i) + "].content",
+                       a.messages[i].content.loc, s);
+}
+
+// Where each of the prompt's templates was written, the scratchpad's (when there is one) last.
+std::vector<PromptPart> prompt_parts(const agent::Prompt& prompt, const tmpl::Template* scratchpad,
+                                     const spec::WorkflowSpec& s) {
+  const spec::AgentSpec& a = s.agent;
+  std::vector<PromptPart> parts;
+  auto templates = prompt.templates();
+  if (a.messages.empty()) parts.push_back({templates[0], a.prompt.loc});
+  size_t t = 0;
+  for (const auto& m : a.messages)
+    if (m.placeholder.value.empty()) parts.push_back({templates[t++], m.content.loc});
+  if (scratchpad) parts.push_back({scratchpad, a.scratchpad.loc});
+  return parts;
 }
 
 agent::RunLimits run_limits(const spec::WorkflowSpec& s) {
@@ -163,6 +183,7 @@ std::unique_ptr<agent::Agent> build_react_agent(const spec::WorkflowSpec& s, con
   cfg.limits = run_limits(s);
   cfg.output = output_schema(s, cfg.tools);
   cfg.on_parse_error = a.on_parse_error.value == "retry" ? agent::ParseErrorPolicy::Retry : agent::ParseErrorPolicy::Fail;
+  cfg.memory = build_memory(s, cfg.prompt, prompt_parts(cfg.prompt, &cfg.scratchpad, s));
   if (s.llm.endpoint.value == "completions" && !a.messages.empty() && !s.llm.chat_template.given)
     throw Error("spec.conflict",
                 "llm.endpoint completions takes a text prompt, and agent.prompt is a list of messages; give "
@@ -207,6 +228,7 @@ std::unique_ptr<agent::Agent> build_tool_calling_agent(const spec::WorkflowSpec&
   cfg.tool_choice = tool_choice(s, cfg.tools);
   cfg.limits = run_limits(s);
   cfg.output = output_schema(s, cfg.tools);
+  cfg.memory = build_memory(s, cfg.prompt, prompt_parts(cfg.prompt, nullptr, s));
   return std::make_unique<agent::ToolCallingAgent>(std::move(cfg), std::move(llm));
 }
 
@@ -227,6 +249,7 @@ std::shared_ptr<const Executor> Executor::build(const spec::WorkflowSpec& s, con
   }
   auto executor =
       std::make_shared<Executor>(s.name, s.inputs, std::move(registry), std::move(agent), std::move(outputs));
+  executor->chat_input_ = assemble::chat_input(s);
   executor->redactor_ = Redactor(llm_secrets(s.llm));
   return executor;
 }

@@ -35,6 +35,9 @@ class Executor {
   const std::string& name() const { return name_; }
   const std::vector<spec::InputSpec>& inputs() const { return inputs_; }
   const tools::ToolRegistry& tools() const { return tools_; }
+  // The input that holds the human's message in a chat (engine chat, sessions); empty when the workflow has several
+  // inputs and agent.memory.input_key names none.
+  const std::string& chat_input() const { return chat_input_; }
   // Masks the keys the workflow's provider reads (core/redact.h): front ends put it before every output.
   const Redactor& redactor() const { return redactor_; }
 
@@ -53,6 +56,7 @@ class Executor {
   std::unique_ptr<agent::Agent> agent_;
   std::vector<OutputTemplate> outputs_;
   Redactor redactor_;
+  std::string chat_input_;
 };
 
 }  // namespace engine::assemble

@@ -23,7 +23,8 @@ const std::vector<std::string> kLlmKeys = {
     "connect_timeout", "read_timeout", "max_tokens_field", "extra", "endpoint", "seed", "response_format",
     "tool_choice", "parallel_tool_calls", "anthropic_version", "recording", "prices"};
 const std::vector<std::string> kPriceKeys = {"prompt", "completion"};
-const std::vector<std::string> kMessageKeys = {"role", "content"};
+const std::vector<std::string> kMessageKeys = {"role", "content", "placeholder"};
+const std::vector<std::string> kMemoryKeys = {"kind", "k", "max_tokens", "human_prefix", "ai_prefix", "input_key"};
 const std::vector<std::string> kScriptedKeys = {"replies", "rules", "latency_ms"};
 const std::vector<std::string> kRuleKeys = {"match", "reply", "tool_calls"};
 const std::vector<std::string> kReplyKeys = {"content", "tool_calls"};
@@ -34,7 +35,7 @@ const std::vector<std::string> kAgentKeys = {
     "kind",           "prompt",          "scratchpad",  "stop",          "parser",
     "max_iterations", "max_execution_time", "early_stopping", "on_parse_error", "tools",
     "return_direct",  "observation_prefix", "llm_prefix", "temperature", "max_tokens",
-    "template_options", "max_tokens_total", "max_cost", "output_schema"};
+    "template_options", "max_tokens_total", "max_cost", "output_schema", "memory"};
 const std::vector<std::string> kParserKeys = {"kind", "final_answer", "action", "dotall", "strip_quotes", "both"};
 const std::vector<std::string> kJsonBlobKeys = {"kind", "action_key", "input_key", "final_action"};
 const std::vector<std::string> kKeywordKeys = {"kind", "rules"};
@@ -437,6 +438,7 @@ class Loader {
       a.max_cost_loc = r_.loc(n["max_cost"]);
     }
     if (n["early_stopping"]) a.early_stopping = one_of(n["early_stopping"], "agent.early_stopping", {"force", "generate"});
+    if (n["memory"]) a.memory = memory(n["memory"]);
     if (n["on_parse_error"]) a.on_parse_error = one_of(n["on_parse_error"], "agent.on_parse_error", {"fail", "retry"});
     if (n["tools"]) {
       a.tools = r_.str_list(n["tools"], "agent.tools");
@@ -467,13 +469,37 @@ class Loader {
     return a;
   }
 
-  // LangChain's hub prompt for tool-calling agents (hwchase17/openai-tools-agent): a system line and the input.
+  // LangChain's hub prompt for tool-calling agents (hwchase17/openai-tools-agent): a system line, the chat history
+  // (an optional placeholder there, here the memory's messages: none without a memory) and the input.
   std::vector<MessageSpec> default_tool_calling_messages(const SourceLoc& loc) {
     auto message = [&](const char* role, const char* text, const char* what) {
-      return MessageSpec{{role, loc}, TemplateSource{text, what, dir_, loc, false, {}}};
+      return MessageSpec{{role, loc}, TemplateSource{text, what, dir_, loc, false, {}}, {}};
     };
-    return {message("system", "You are a helpful assistant.", "built-in tool_calling prompt (system)"),
+    MessageSpec history;
+    history.placeholder = {"history", loc};
+    return {message("system", "You are a helpful assistant.", "built-in tool_calling prompt (system)"), history,
             message("user", "{{ input }}", "built-in tool_calling prompt (user)")};
+  }
+
+  // agent.memory: {kind: window, k: 2}, {kind: token_limit, max_tokens: N} or {kind: full}.
+  MemorySpec memory(const YAML::Node& n) {
+    MemorySpec m;
+    m.loc = r_.loc(n);
+    r_.expect_map(n, "agent.memory", kMemoryKeys);
+    r_.expect_present(n, "kind", "agent.memory");
+    m.kind = one_of(n["kind"], "agent.memory.kind", {"none", "full", "window", "token_limit"});
+    auto only_for = [&](const char* key, const char* kind) {
+      if (n[key] && m.kind.value != kind)
+        r_.fail("spec.conflict", std::string("agent.memory.") + key + " is for kind: " + kind, n[key]);
+    };
+    only_for("k", "window");
+    only_for("max_tokens", "token_limit");
+    if (n["k"]) m.k = static_cast<int>(r_.integer(n["k"], "agent.memory.k", 1, 100000));
+    if (n["max_tokens"]) m.max_tokens = static_cast<long>(r_.integer(n["max_tokens"], "agent.memory.max_tokens", 1, 1LL << 30));
+    if (n["human_prefix"]) m.human_prefix = r_.str(n["human_prefix"], "agent.memory.human_prefix");
+    if (n["ai_prefix"]) m.ai_prefix = r_.str(n["ai_prefix"], "agent.memory.ai_prefix");
+    if (n["input_key"]) m.input_key = r_.located_str(n["input_key"], "agent.memory.input_key");
+    return m;
   }
 
   // A chat prompt: a list of {role, content}, each content a template (inline or {file: PATH}).
@@ -483,6 +509,17 @@ class Loader {
     for (size_t i = 0; i < n.size(); ++i) {
       std::string item = path + "[" + std::to_string(i) + "]";
       r_.expect_map(n[i], item, kMessageKeys);
+      if (n[i]["placeholder"]) {
+        for (const char* key : {"role", "content"})
+          if (n[i][key])
+            r_.fail("spec.conflict", item + " is a placeholder; it takes no " + key + " (the messages it stands for have theirs)",
+                    n[i][key]);
+        MessageSpec m;
+        m.placeholder = r_.located_str(n[i]["placeholder"], item + ".placeholder");
+        check_name(m.placeholder.value, "placeholder", n[i]["placeholder"]);
+        out.push_back(std::move(m));
+        continue;
+      }
       r_.expect_present(n[i], "role", item);
       r_.expect_present(n[i], "content", item);
       out.push_back({one_of(n[i]["role"], item + ".role", {"system", "user", "assistant"}),

@@ -66,6 +66,18 @@ struct TemplateSource {
 struct MessageSpec {
   Located<std::string> role;  // system, user or assistant
   TemplateSource content;
+  Located<std::string> placeholder;  // {placeholder: NAME}: the messages in that variable (history, or an input)
+};
+
+// agent.memory: what the prompt sees of a chat session's past exchanges.
+struct MemorySpec {
+  Located<std::string> kind{"none", {}};  // none | full | window | token_limit
+  int k = 5;
+  long max_tokens = 2000;
+  std::string human_prefix = "Human";
+  std::string ai_prefix = "AI";
+  Located<std::string> input_key;  // the input holding the human's message; default: `input`, or the only input
+  SourceLoc loc;
 };
 
 // A tool call a scripted reply makes. In a rule, `arguments` is a template that renders JSON text.
@@ -179,6 +191,7 @@ struct AgentSpec {
   Located<std::string> kind{"react", {}};
   TemplateSource prompt;
   std::vector<MessageSpec> messages;  // when the prompt is a list of messages
+  MemorySpec memory;
   Value output_schema;  // a JSON Schema the answer must match, or null (checked, not yet compiled)
   SourceLoc output_schema_loc;
   TemplateSource scratchpad;

@@ -139,3 +139,54 @@ TEST_CASE("a tool_calling agent needs a chat API: no chat template, no completio
                     "tools: [{builtin: echo}]\nagent:\n  kind: tool_calling\n")
             .rfind("w.yaml:3:53: llm.scripted.replies[0].tool_calls[0].arguments: the arguments are not JSON: '{oops'", 0) == 0);
 }
+
+TEST_CASE("memory: a memory nothing reads, a history read without one, and placeholders are checked at build",
+          "[assemble][memory]") {
+  const std::string head = "inputs:\n  input: q\nllm:\n  provider: scripted\n  scripted:\n    replies: ['Final Answer: x']\n";
+  CHECK(build_error(head + "agent:\n  prompt: 'Q: {{ input }}'\n  memory: {kind: window, k: 2}\n") ==
+        "w.yaml:9:11: agent.memory is set, but the prompt reads neither history nor history_text, and has no "
+        "{placeholder: history}: the model would never see the conversation\n"
+        "    memory: {kind: window, k: 2}\n            ^");
+  CHECK(build_error(head + "agent:\n  prompt:\n    - {role: system, content: 'Be brief.'}\n"
+                           "    - {role: user, content: '{{ history_text }} {{ input }}'}\n") ==
+        "w.yaml:10:29: the prompt reads 'history_text', but the agent has no memory, so it would always be empty; add "
+        "agent.memory (for instance {kind: window, k: 5})\n"
+        "      - {role: user, content: '{{ history_text }} {{ input }}'}\n                              ^");
+  CHECK(build_error(head + "agent:\n  prompt:\n    - {placeholder: histroy}\n    - {role: user, content: '{{ input }}'}\n")
+            .rfind("w.yaml:9:21: the placeholder 'histroy' names neither history nor a declared input (did you mean "
+                   "'history'?)", 0) == 0);
+  CHECK(build_error(head + "agent:\n  prompt:\n    - {placeholder: history}\n    - {role: user, content: '{{ input }}'}\n"
+                           "  memory: {kind: full}\n") == "no error");
+  CHECK(build_error(head + "agent:\n  prompt: '{{ history_text }}{{ input }}'\n  memory: {kind: token_limit, max_tokens: 50}\n") ==
+        "no error");
+  // The human's message: `input`, the only input, or input_key.
+  const std::string two = "inputs:\n  a: x\n  b: y\nllm:\n  provider: scripted\n  scripted:\n    replies: ['Final Answer: x']\n";
+  CHECK(build_error(two + "agent:\n  prompt: '{{ history_text }}{{ a }}{{ b }}'\n  memory: {kind: full}\n")
+            .rfind("w.yaml:10:11: agent.memory needs input_key: which input holds the human's message (declared "
+                   "inputs: a, b)", 0) == 0);
+  CHECK(build_error(two + "agent:\n  prompt: '{{ history_text }}{{ a }}{{ b }}'\n  memory: {kind: full, input_key: c}\n")
+            .find("agent.memory.input_key 'c' is not a declared input (did you mean 'a'?)") != std::string::npos);
+  auto chat = assemble::Executor::build(spec::parse_workflow(
+      two + "agent:\n  prompt: '{{ history_text }}{{ a }}{{ b }}'\n  memory: {kind: full, input_key: b}\n", "w.yaml", "."));
+  CHECK(chat->chat_input() == "b");
+  auto single = assemble::Executor::build(spec::parse_workflow(kHead + "agent:\n  prompt: '{{ question }}'\n", "w.yaml", "."));
+  CHECK(single->chat_input() == "question");
+}
+
+TEST_CASE("memory: a run sees the session's history through its memory, and the executor keeps none of it",
+          "[assemble][memory]") {
+  auto executor = assemble::Executor::build(spec::parse_workflow(
+      "inputs:\n  input: q\nllm:\n  provider: scripted\n  scripted:\n    rules:\n"
+      "      - {match: '(?s).*', reply: \"Final Answer: {{ groups[0] | length }}\"}\n"
+      "agent:\n  prompt: \"{{ history_text }}|{{ history | length }}|{{ input }}\"\n  memory: {kind: window, k: 2}\n",
+      "w.yaml", "."));
+  std::vector<agent::Exchange> history = {{"one", "1"}, {"two", "2"}, {"three", "3"}};
+  CHECK(executor->render_first_prompt(executor->resolve_inputs({{"input", "four"}})) == "|0|four");
+  test::EventLog log;
+  auto r = executor->run(executor->resolve_inputs({{"input", "four"}}), log, agent::RunOptions{.history = history});
+  REQUIRE(r.ok());
+  REQUIRE(log.events[1].type == "llm_start");
+  CHECK(log.events[1].data["prompt"] == "Human: two\nAI: 2\nHuman: three\nAI: 3|4|four");
+  auto again = executor->run(executor->resolve_inputs({{"input", "four"}}), log);
+  CHECK(again.output != r.output);  // no history given, none seen: nothing stayed behind in the executor
+}

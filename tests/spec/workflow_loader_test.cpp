@@ -252,9 +252,10 @@ TEST_CASE("a prompt may be a list of messages, roles are checked", "[spec]") {
 
 TEST_CASE("a tool_calling agent: its defaults, and react keys refused", "[spec][tool_calling]") {
   auto w = spec::parse_workflow("llm:\n  provider: openai\nagent:\n  kind: tool_calling\n", "w.yaml", ".");
-  REQUIRE(w.agent.messages.size() == 2);
+  REQUIRE(w.agent.messages.size() == 3);
   CHECK(w.agent.messages[0].role.value == "system");
-  CHECK(w.agent.messages[1].content.text == "{{ input }}");
+  CHECK(w.agent.messages[1].placeholder.value == "history");  // as the hub prompt's optional chat_history
+  CHECK(w.agent.messages[2].content.text == "{{ input }}");
   CHECK(w.agent.stop.empty());
   CHECK(w.agent.observation_prefix.empty());
   CHECK(workflow_error("llm:\n  provider: openai\nagent:\n  kind: tool_calling\n  parser: {final_answer: x}\n")
@@ -304,4 +305,28 @@ TEST_CASE("tool parameters are a JSON Schema checked at load, a problem located 
   CHECK(workflow_error(kLlm + "tools:\n  - builtin: echo\n    parameters: {requried: [x]}\n")
             .rfind("w.yaml:7:28: tools[0].parameters.requried: unknown keyword 'requried' (did you mean 'required'?)",
                    0) == 0);
+}
+
+TEST_CASE("agent.memory: its kind, the keys each kind takes, and prompt placeholders", "[spec][memory]") {
+  auto w = spec::parse_workflow(kLlm + "agent:\n  memory: {kind: window, k: 2, human_prefix: User, ai_prefix: Bot}\n"
+                                       "  prompt:\n    - {role: system, content: hi}\n    - {placeholder: history}\n",
+                                "w.yaml", ".");
+  CHECK(w.agent.memory.kind.value == "window");
+  CHECK(w.agent.memory.k == 2);
+  CHECK(w.agent.memory.human_prefix == "User");
+  CHECK(w.agent.memory.ai_prefix == "Bot");
+  REQUIRE(w.agent.messages.size() == 2);
+  CHECK(w.agent.messages[1].placeholder.value == "history");
+  CHECK(workflow_error(kLlm + "agent:\n  memory: {kind: full, k: 2}\n").rfind(
+            "w.yaml:6:27: agent.memory.k is for kind: window", 0) == 0);
+  CHECK(workflow_error(kLlm + "agent:\n  memory: {kind: window, max_tokens: 2}\n").rfind(
+            "w.yaml:6:38: agent.memory.max_tokens is for kind: token_limit", 0) == 0);
+  CHECK(workflow_error(kLlm + "agent:\n  memory: {k: 2}\n").rfind(
+            "w.yaml:6:11: missing required key 'kind' in agent.memory", 0) == 0);
+  CHECK(workflow_error(kLlm + "agent:\n  memory: {kind: buffer}\n").find(
+            "agent.memory.kind must be one of 'none', 'full', 'window', 'token_limit', got 'buffer'") != std::string::npos);
+  CHECK(workflow_error(kLlm + "agent:\n  memory: {kind: window, k: 0}\n").find(
+            "agent.memory.k must be between 1 and 100000, got 0") != std::string::npos);
+  CHECK(workflow_error(kLlm + "agent:\n  prompt:\n    - {placeholder: history, role: user}\n").rfind(
+            "w.yaml:7:36: agent.prompt[0] is a placeholder; it takes no role", 0) == 0);
 }

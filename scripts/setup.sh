@@ -7,7 +7,7 @@ packages=(
   cmake g++ make pkg-config
   libyaml-cpp-dev nlohmann-json3-dev liblua5.4-dev catch2
   libpcre2-dev libcurl4-openssl-dev libcli11-dev libcpp-httplib-dev
-  libvalijson-dev json-schema-test-suite
+  libvalijson-dev json-schema-test-suite libedit-dev
 )
 [ "${1:-}" = fuzz ] && packages+=(clang libclang-rt-14-dev)
 

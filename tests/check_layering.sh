@@ -18,7 +18,8 @@ declare -A allowed=(
   [workflow]="core schema template llm parse tools agent workflow"
   [trace]="core trace"
   [assemble]="core schema spec template llm parse tools agent workflow trace assemble"
-  [cli]="core schema spec template llm parse tools agent workflow trace assemble cli"
+  [app]="core schema spec template llm parse tools agent workflow trace assemble app"
+  [cli]="core schema spec template llm parse tools agent workflow trace assemble app cli"
 )
 
 for module in "${!allowed[@]}"; do
@@ -47,6 +48,8 @@ check_only_in "pcre2" "parse/"
 check_only_in "lua" "tools/lua/"
 check_only_in "curl/" "llm/http/"
 check_only_in "valijson" "schema/"
+check_only_in "editline/" "cli/"
+check_only_in "histedit" "cli/"
 
 # Nothing below cli/ prints to the terminal.
 hits=$(grep -rlE 'std::cout|std::cerr|(^|[^a-z])printf\(|fprintf\(std|(^|[^a-z_])puts\(' --include=*.cpp --include=*.h . | grep -v '^./cli/' || true)

@@ -11,6 +11,7 @@
 #include "engine/core/error.h"
 #include "engine/core/file.h"
 #include "engine/core/json_parse.h"
+#include "engine/core/json_text.h"
 #include "engine/core/redact.h"
 #include "engine/core/text.h"
 #include "engine/spec/search_path.h"
@@ -47,6 +48,24 @@ std::shared_ptr<const assemble::Executor> build_executor(const std::string& path
 }
 
 Value collect_inputs(const assemble::Executor& executor, const InputOptions& o) {
+  return executor.resolve_inputs(given_inputs(executor, o));
+}
+
+void require_chat_input(const assemble::Executor& executor) {
+  if (!executor.chat_input().empty()) return;
+  std::vector<std::string> names;
+  for (const auto& i : executor.inputs()) names.push_back(i.name);
+  throw Error("usage", "a chat needs to know which input holds the human's message, and this workflow has " +
+                           (names.empty() ? std::string("no inputs") : "the inputs " + join(names, ", ")) +
+                           ": declare an input named 'input', or set agent.memory.input_key");
+}
+
+std::string chat_message(const assemble::Executor& executor, const Value& inputs) {
+  const Value& message = inputs[executor.chat_input()];
+  return message.is_string() ? message.get<std::string>() : to_json_text(message);
+}
+
+Value given_inputs(const assemble::Executor& executor, const InputOptions& o) {
   Value given = Value::object();
   if (!o.file.empty()) {
     std::string text = read_file(o.file, kMaxFileBytes, Pipes::Allowed);
@@ -76,7 +95,7 @@ Value collect_inputs(const assemble::Executor& executor, const InputOptions& o) 
                                          " inputs; write --input NAME=VALUE (inputs: " + join(names, ", ") + ")");
     given[candidates[0]] = pair;
   }
-  return executor.resolve_inputs(given);
+  return given;
 }
 
 // The usual key variables are masked in every error, even one raised before a workflow names its own.

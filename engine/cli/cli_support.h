@@ -24,8 +24,16 @@ void add_input_options(CLI::App& cmd, InputOptions& options);
 std::shared_ptr<const assemble::Executor> build_executor(const std::string& workflow_path,
                                                          const std::string& llm_override = "",
                                                          const assemble::BuildOptions& options = {});
+// The inputs the options give, not yet checked against the workflow's (an input may still be missing).
+Value given_inputs(const assemble::Executor& executor, const InputOptions& options);
 // The run's inputs from the options, checked against the workflow's declared inputs; throws Error "input.*".
 Value collect_inputs(const assemble::Executor& executor, const InputOptions& options);
+
+// Chats and sessions need to know which input is the human's message; throws Error "usage" when the workflow
+// cannot tell.
+void require_chat_input(const assemble::Executor& executor);
+// The human's message of a run's resolved inputs, as a session records it (text, or a value's JSON text).
+std::string chat_message(const assemble::Executor& executor, const Value& inputs);
 
 // Runs `body`, turning an Error into "engine: error: ..." on stderr and exit code 2 (bad input).
 int guarded(const std::function<int()>& body);

@@ -9,6 +9,7 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   int exit_code = engine::cli::kOk;
   engine::cli::add_run_command(app, exit_code);
+  engine::cli::add_chat_command(app, exit_code);
   engine::cli::add_validate_command(app, exit_code);
   engine::cli::add_render_command(app, exit_code);
   engine::cli::add_parse_command(app, exit_code);

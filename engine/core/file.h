@@ -4,12 +4,38 @@
 #include <cstddef>
 #include <filesystem>
 #include <string>
+#include <string_view>
 
 namespace engine {
 
 // Workflows, templates, Lua scripts, --inputs and --vars files are kilobytes; this bound keeps /dev/zero or a
 // mistaken gigabyte file from exhausting memory.
 inline constexpr size_t kMaxFileBytes = size_t{16} << 20;
+
+// An open file descriptor, closed when it goes (RAII); movable, not copyable.
+class FileDescriptor {
+ public:
+  explicit FileDescriptor(int fd = -1) : fd_(fd) {}
+  ~FileDescriptor();
+  FileDescriptor(FileDescriptor&& o) noexcept : fd_(o.release()) {}
+  FileDescriptor& operator=(FileDescriptor&& o) noexcept;
+  FileDescriptor(const FileDescriptor&) = delete;
+  FileDescriptor& operator=(const FileDescriptor&) = delete;
+
+  int get() const { return fd_; }
+  bool valid() const { return fd_ >= 0; }
+  int release() {
+    int fd = fd_;
+    fd_ = -1;
+    return fd;
+  }
+
+ private:
+  int fd_;
+};
+
+// Writes all of `text` (retrying short writes and EINTR); false on an error, with errno set.
+bool write_fully(int fd, std::string_view text);
 
 enum class Pipes { Refused, Allowed };
 

@@ -1,0 +1,122 @@
+#include "engine/app/session.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <ctime>
+
+#include "engine/core/error.h"
+#include "engine/core/file.h"
+#include "engine/core/json_parse.h"
+#include "engine/core/json_text.h"
+
+namespace engine::app {
+namespace {
+
+std::string utc_now() {
+  std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+std::string remembered_text(const Value& output) {
+  return output.is_string() ? output.get<std::string>() : to_json_text(output);
+}
+
+// The column nlohmann names in "... at line 1, column 12: ...", or 0.
+int column_of(const std::string& message) {
+  size_t at = message.find("column ");
+  return at == std::string::npos ? 0 : std::atoi(message.c_str() + at + 7);
+}
+
+Error io_error(const char* kind, const std::string& what, const std::filesystem::path& file) {
+  return Error(kind, what + " '" + file.string() + "': " + std::strerror(errno));
+}
+
+}  // namespace
+
+Session Session::open(const std::filesystem::path& file) {
+  Session s;
+  s.file_ = file;
+  std::string text;
+  std::error_code ec;
+  if (std::filesystem::exists(file, ec)) text = read_file(file, kMaxSessionBytes);
+  auto fail = [&](const char* kind, int line, int col, const std::string& message) {
+    throw Error(kind, message, SourceLoc{file.string(), line, col});
+  };
+  int line_no = 0;
+  for (size_t start = 0; start < text.size();) {
+    ++line_no;
+    size_t end = text.find('\n', start);
+    if (end == std::string::npos)
+      fail("session.torn", line_no, 1,
+           "the session's last line is cut short (was the process stopped while writing it?); the " +
+               std::to_string(s.turns_) + " lines before it are whole: remove line " + std::to_string(line_no) +
+               " to resume from them");
+    std::string_view line(text.data() + start, end - start);
+    start = end + 1;
+    if (line.empty()) continue;
+    JsonError error;
+    Value v = parse_json(line, &error);
+    if (v.is_discarded()) fail("session.invalid", line_no, column_of(error.message), "not a session line: " + error.message);
+    std::string type = v.is_object() ? v.value("type", "") : "";
+    if (type == "reset") {
+      s.exchanges_.clear();
+      s.outputs_.clear();
+    } else if (type == "turn") {
+      if (!v.contains("input") || !v["input"].is_string() || !v.contains("output"))
+        fail("session.invalid", line_no, 1, "a turn needs a text 'input' and an 'output'");
+      s.exchanges_.push_back({v["input"].get<std::string>(), remembered_text(v["output"])});
+      s.outputs_.push_back(std::move(v["output"]));
+    } else {
+      fail("session.invalid", line_no, 1, "not a session line: its type must be \"turn\" or \"reset\"");
+    }
+    ++s.turns_;
+  }
+  s.fd_ = FileDescriptor(::open(file.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600));
+  if (!s.fd_.valid()) throw io_error("io.write_failed", "cannot open the session file", file);
+  return s;
+}
+
+void Session::append_line(const Value& line) {
+  if (!fd_.valid()) return;
+  std::string text = to_json_text(line);
+  text += '\n';
+  // One write of the whole line (O_APPEND places it at the end), then to the disk, before the turn counts.
+  if (!write_fully(fd_.get(), text) || ::fsync(fd_.get()) != 0) throw io_error("io.write_failed", "cannot write the session file", *file_);
+}
+
+void Session::add_turn(const std::string& input, const Value& output) {
+  append_line(Value{{"type", "turn"}, {"input", input}, {"output", output}, {"time", utc_now()}});
+  exchanges_.push_back({input, remembered_text(output)});
+  outputs_.push_back(output);
+  ++turns_;
+}
+
+void Session::reset() {
+  append_line(Value{{"type", "reset"}, {"time", utc_now()}});
+  exchanges_.clear();
+  outputs_.clear();
+  ++turns_;
+}
+
+void Session::save_as(const std::filesystem::path& path) const {
+  std::string text;
+  for (size_t i = 0; i < exchanges_.size(); ++i) {
+    append_json_text(text, Value{{"type", "turn"}, {"input", exchanges_[i].input}, {"output", outputs_[i]}});
+    text += '\n';
+  }
+  FileDescriptor fd(::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600));
+  if (!fd.valid()) {
+    if (errno == EEXIST) throw Error("io.exists", "'" + path.string() + "' exists; give a new file name");
+    throw io_error("io.write_failed", "cannot write", path);
+  }
+  if (!write_fully(fd.get(), text) || ::fsync(fd.get()) != 0) throw io_error("io.write_failed", "cannot write", path);
+}
+
+}  // namespace engine::app

@@ -1,0 +1,133 @@
+// engine chat WORKFLOW [--session FILE]: a conversation with the workflow's agent. Each line is a message (the
+// workflow's chat input); the answer goes to stdout and the steps to stderr, as `engine run` shows them. The agent's
+// memory sees the session's past exchanges; --session keeps them in a file that a later chat or run resumes.
+#include <iostream>
+
+#include "engine/app/session.h"
+#include "engine/cli/cli_support.h"
+#include "engine/cli/commands.h"
+#include "engine/cli/line_reader.h"
+#include "engine/cli/run_output.h"
+#include "engine/core/error.h"
+#include "engine/core/text.h"
+
+namespace engine::cli {
+namespace {
+
+struct ChatOptions {
+  std::string workflow;
+  std::string llm;
+  std::string session_file;
+  InputOptions inputs;  // the other inputs, the same for every message
+  OutputOptions output;
+};
+
+const char* const kCommands = "/reset, /history, /save FILE, /exit";
+
+class Chat {
+ public:
+  explicit Chat(const ChatOptions& o)
+      : executor_(build_executor(o.workflow, o.llm)),
+        given_(given_inputs(*executor_, o.inputs)),
+        session_(o.session_file.empty() ? app::Session() : app::Session::open(o.session_file)),
+        out_(o.output, executor_->redactor(), executor_->tools().names()) {
+    require_chat_input(*executor_);
+    // The other inputs are checked once, before the first message, with a stand-in for it.
+    Value probe = given_;
+    probe[executor_->chat_input()] = "";
+    executor_->resolve_inputs(probe);
+  }
+
+  int loop() {
+    LineReader reader;
+    if (session_.turns() > 0)
+      std::cerr << "resumed " << session_.exchanges().size() << " exchanges from " << session_.file()->string() << "\n";
+    if (reader.interactive()) std::cerr << "chatting with " << executor_->name() << "; " << kCommands << "\n";
+    std::string line;
+    while (reader.next(line)) {
+      std::string_view message = trim(line);
+      if (message.empty()) continue;
+      if (message.front() == '/') {
+        if (!command(message)) break;
+        continue;
+      }
+      turn(std::string(message));
+    }
+    return failed_ > 0 ? kRunFailed : kOk;
+  }
+
+ private:
+  void turn(const std::string& message) {
+    Value given = given_;
+    given[executor_->chat_input()] = message;
+    agent::RunOptions options{.stream = out_.stream(), .history = session_.exchanges()};
+    agent::RunResult result = executor_->run(executor_->resolve_inputs(given), out_.sink(), options);
+    if (!result.ok()) {
+      // A failed turn is not an exchange: the conversation goes on without it.
+      print_error(executor_->redactor().redact(result.error->message));
+      ++failed_;
+      return;
+    }
+    print_answer(result.output, executor_->redactor());
+    session_.add_turn(message, result.output);
+  }
+
+  // False when the chat should end.
+  bool command(std::string_view line) {
+    size_t space = line.find(' ');
+    std::string_view name = line.substr(0, space);
+    std::string arg(space == std::string_view::npos ? "" : trim(line.substr(space + 1)));
+    if (name == "/exit" || name == "/quit") return false;
+    if (name == "/reset") {
+      session_.reset();
+      std::cerr << "the conversation starts again"
+                << (session_.file() ? " (its file keeps what was said)" : "") << "\n";
+    } else if (name == "/history") {
+      for (const auto& e : session_.exchanges()) std::cout << "Human: " << e.input << "\nAI: " << e.output << "\n";
+      std::cout.flush();
+    } else if (name == "/save") {
+      save(arg);
+    } else {
+      std::cerr << "unknown command '" << std::string(name) << "'; the commands are " << kCommands << "\n";
+    }
+    return true;
+  }
+
+  void save(const std::string& file) {
+    if (file.empty()) {
+      if (session_.file()) std::cerr << "every turn is saved to " << session_.file()->string() << " as it ends\n";
+      else std::cerr << "/save needs a file name: /save FILE\n";
+      return;
+    }
+    try {
+      session_.save_as(file);
+      std::cerr << "saved " << session_.exchanges().size() << " exchanges to " << file
+                << "; resume them with --session " << file << "\n";
+    } catch (const Error& e) {
+      print_error(e.formatted());
+    }
+  }
+
+  std::shared_ptr<const assemble::Executor> executor_;
+  Value given_;
+  app::Session session_;
+  RunOutput out_;
+  int failed_ = 0;
+};
+
+}  // namespace
+
+void add_chat_command(CLI::App& app, int& exit_code) {
+  auto o = std::make_shared<ChatOptions>();
+  CLI::App* cmd = app.add_subcommand("chat", "Chat with a workflow's agent: one message per line, the answers on "
+                                             "stdout, the steps on stderr");
+  cmd->add_option("workflow", o->workflow, "The workflow YAML file")->required();
+  cmd->add_option("--session", o->session_file, "Keep the conversation in FILE (JSON lines, created if absent) and "
+                  "resume it from there");
+  add_input_options(*cmd, o->inputs);
+  cmd->add_option("--llm", o->llm, "Use another model than the workflow's: PROVIDER:MODEL (as engine run)");
+  add_output_options(*cmd, o->output);
+  cmd->callback([o, &exit_code] { exit_code = guarded([&] { return Chat(*o).loop(); }); });
+}
+
+}  // namespace engine::cli

@@ -1,0 +1,41 @@
+#include "engine/cli/run_output.h"
+
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <iostream>
+
+#include "engine/cli/cli_support.h"
+#include "engine/core/error.h"
+#include "engine/core/json_text.h"
+#include "engine/core/text.h"
+
+namespace engine::cli {
+
+void add_output_options(CLI::App& cmd, OutputOptions& o) {
+  auto* stream = cmd.add_flag("--stream", o.stream, "Show the model's text as it arrives (the default on a terminal)");
+  cmd.add_flag("--no-stream", o.no_stream, "Show the model's text only once each answer is complete")->excludes(stream);
+  cmd.add_option("--trace", o.trace_file, "Write every event to FILE as JSON lines");
+  cmd.add_flag("-q,--quiet", o.quiet, "Do not show the steps on stderr");
+  cmd.add_flag("--no-color", o.no_color, "Never colour the steps (NO_COLOR does the same)");
+}
+
+RunOutput::RunOutput(const OutputOptions& o, const Redactor& redactor, std::vector<std::string> tool_names)
+    : console_(std::cerr, stderr_wants_color(o.no_color), std::move(tool_names)),
+      redacted_(events_, redactor),
+      stream_(o.stream || (!o.no_stream && !o.quiet && stderr_is_terminal())) {
+  if (!o.quiet) events_.add(&console_);
+  if (!o.trace_file.empty()) {
+    trace_out_.open(o.trace_file, std::ios::trunc);
+    if (!trace_out_) throw Error("io.write_failed", "cannot write the trace file '" + o.trace_file + "'");
+    jsonl_.emplace(trace_out_);
+    events_.add(&*jsonl_);
+  }
+}
+
+void print_answer(const Value& output, const Redactor& redactor) {
+  std::string answer = redactor.redact(output.is_string() ? output.get<std::string>() : to_json_text(output));
+  std::cout << (isatty(STDOUT_FILENO) ? terminal_safe(answer) : answer) << std::endl;
+}
+
+}  // namespace engine::cli

@@ -1,0 +1,119 @@
+// Chat sessions in files: appended a whole line per turn, resumed, reset, saved; torn and foreign files refused
+// with their place, and nothing before the damage lost.
+#include <catch2/catch.hpp>
+
+#include <sys/stat.h>
+
+#include "engine/app/session.h"
+#include "engine/core/error.h"
+#include "engine/core/file.h"
+#include "support/test_support.h"
+
+using namespace engine;
+using engine::app::Session;
+
+namespace {
+
+std::string session_error(const std::filesystem::path& file) {
+  try {
+    Session::open(file);
+  } catch (const Error& e) {
+    return e.formatted();
+  }
+  return "no error";
+}
+
+}  // namespace
+
+TEST_CASE("a session file gets one whole JSON line per turn, and is resumed from them", "[app][session]") {
+  test::TempDir dir;
+  auto file = dir.path() / "chat.jsonl";
+  {
+    Session s = Session::open(file);
+    CHECK(s.turns() == 0);
+    s.add_turn("hi", "Hello!");
+    s.add_turn("contact?", Value{{"name", "Ada"}});
+    std::string text = read_file(file);
+    CHECK(std::count(text.begin(), text.end(), '\n') == 2);
+    CHECK(text.back() == '\n');
+    CHECK(Value::parse(text.substr(0, text.find('\n')))["input"] == "hi");
+  }
+  struct stat st {};
+  REQUIRE(::stat(file.c_str(), &st) == 0);
+  CHECK((st.st_mode & 0777) == 0600);  // a conversation is private
+  Session resumed = Session::open(file);
+  CHECK(resumed.turns() == 2);
+  REQUIRE(resumed.exchanges().size() == 2);
+  CHECK(resumed.exchanges()[0].output == "Hello!");
+  CHECK(resumed.exchanges()[1].output == R"({"name":"Ada"})");  // a structured answer is remembered as its JSON
+  resumed.add_turn("more", "ok");
+  CHECK(Session::open(file).exchanges().size() == 3);
+}
+
+TEST_CASE("a reset starts the memory again and keeps the turns before it in the file", "[app][session]") {
+  test::TempDir dir;
+  auto file = dir.path() / "chat.jsonl";
+  Session s = Session::open(file);
+  s.add_turn("one", "1");
+  s.reset();
+  CHECK(s.exchanges().empty());
+  s.add_turn("two", "2");
+  Session resumed = Session::open(file);
+  CHECK(resumed.turns() == 3);
+  REQUIRE(resumed.exchanges().size() == 1);
+  CHECK(resumed.exchanges()[0].input == "two");
+  CHECK(read_file(file).find("\"input\":\"one\"") != std::string::npos);
+}
+
+TEST_CASE("a torn last line is refused where it is, and the turns before it are intact", "[app][session][hostile]") {
+  test::TempDir dir;
+  auto file = dir.path() / "chat.jsonl";
+  {
+    Session s = Session::open(file);
+    s.add_turn("one", "1");
+    s.add_turn("two", "2");
+  }
+  std::string whole = read_file(file);
+  // A process killed mid-write leaves a line without its end.
+  std::filesystem::resize_file(file, whole.size() - 9);
+  std::string torn = read_file(file);
+  CHECK(session_error(file) ==
+        file.string() + ":2:1: the session's last line is cut short (was the process stopped while writing it?); the 1 "
+        "lines before it are whole: remove line 2 to resume from them");
+  CHECK(read_file(file) == torn);  // refusing it changed nothing
+  std::filesystem::resize_file(file, whole.find('\n') + 1);
+  CHECK(Session::open(file).exchanges().size() == 1);
+}
+
+TEST_CASE("lines that are not a session's are refused with their place", "[app][session][hostile]") {
+  test::TempDir dir;
+  CHECK(session_error(dir.write("a.jsonl", "{\"type\":\"turn\",\"input\":\"x\",\"output\":\"y\"}\n{\"type\": tur}\n")) ==
+        (dir.path() / "a.jsonl").string() + ":2:11: not a session line: parse error at line 1, column 11: syntax "
+        "error while parsing value - invalid literal");
+  CHECK(session_error(dir.write("b.jsonl", "{\"type\":\"turn\",\"input\":3,\"output\":\"y\"}\n"))
+            .find("b.jsonl:1:1: a turn needs a text 'input' and an 'output'") != std::string::npos);
+  CHECK(session_error(dir.write("c.jsonl", "[1, 2]\n")).find("c.jsonl:1:1: not a session line: its type must be") !=
+        std::string::npos);
+  std::string deep(10000, '[');
+  CHECK(session_error(dir.write("d.jsonl", deep + "\n")).find("d.jsonl:1:") != std::string::npos);
+  CHECK(Session::open(dir.write("e.jsonl", "\n\n")).turns() == 0);  // blank lines are nothing
+}
+
+TEST_CASE("save_as writes the exchanges since the last reset, never over a file", "[app][session]") {
+  test::TempDir dir;
+  Session s;  // in memory: nothing written until saved
+  s.add_turn("one", "1");
+  s.reset();
+  s.add_turn("two", Value{{"n", 2}});
+  auto saved = dir.path() / "saved.jsonl";
+  s.save_as(saved);
+  Session back = Session::open(saved);
+  REQUIRE(back.exchanges().size() == 1);
+  CHECK(back.exchanges()[0].output == R"({"n":2})");
+  try {
+    s.save_as(saved);
+    FAIL("saved over a file");
+  } catch (const Error& e) {
+    CHECK(e.kind() == "io.exists");
+  }
+}

@@ -32,15 +32,25 @@ std::span<const Exchange> Memory::remembered(std::span<const Exchange> all) cons
 
 Value Memory::messages(std::span<const Exchange> exchanges) {
   Value out = Value::array();
+  // Built field by field: nlohmann's initializer lists build and copy a temporary per pair.
+  auto message = [&](const char* role, const std::string& content) {
+    Value m = Value::object();
+    m["role"] = role;
+    m["content"] = content;
+    out.push_back(std::move(m));
+  };
   for (const auto& e : exchanges) {
-    out.push_back(Value{{"role", "user"}, {"content", e.input}});
-    out.push_back(Value{{"role", "assistant"}, {"content", e.output}});
+    message("user", e.input);
+    message("assistant", e.output);
   }
   return out;
 }
 
 std::string Memory::buffer_text(std::span<const Exchange> exchanges) const {
   std::string out;
+  size_t bytes = 0;
+  for (const auto& e : exchanges) bytes += human_prefix.size() + ai_prefix.size() + e.input.size() + e.output.size() + 6;
+  out.reserve(bytes);
   for (const auto& e : exchanges) {
     if (!out.empty()) out += '\n';
     out += human_prefix + ": " + e.input + "\n" + ai_prefix + ": " + e.output;

@@ -24,6 +24,9 @@ struct Memory {
   long max_tokens = 2000;    // token_limit: the newest exchanges whose text fits (LangChain's default)
   std::string human_prefix = "Human";
   std::string ai_prefix = "AI";
+  // What the agent's prompt reads, so a turn builds only that: `history` (or a placeholder), `history_text`.
+  bool messages_read = true;
+  bool text_read = true;
 
   // The exchanges the prompt sees: a suffix of `all` (none without memory).
   std::span<const Exchange> remembered(std::span<const Exchange> all) const;

@@ -19,9 +19,11 @@ PromptContext::PromptContext(const std::vector<AgentTool>& tools, Memory memory)
 
 Value PromptContext::initial(const Value& inputs, std::span<const Exchange> history) const {
   Value ctx = inputs.is_object() ? inputs : Value::object();
-  auto remembered = memory_.remembered(history);
-  ctx["history"] = Memory::messages(remembered);
-  ctx["history_text"] = memory_.buffer_text(remembered);
+  if (memory_.kind != Memory::Kind::None) {
+    auto remembered = memory_.remembered(history);
+    if (memory_.messages_read) ctx["history"] = Memory::messages(remembered);
+    if (memory_.text_read) ctx["history_text"] = memory_.buffer_text(remembered);
+  }
   ctx["inputs"] = inputs;
   ctx["tools"] = tools_;
   ctx["tool_names"] = tool_names_;

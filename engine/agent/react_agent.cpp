@@ -63,15 +63,22 @@ class ReactRun {
 
   // The scratchpad shows the model the text of each observation.
   void add_step(parse::AgentAction action, Observation observation) {
+    if (!cfg_.scratchpad) append_step(scratchpad(), action.log, observation.text, cfg_.limits);
     ctx_["intermediate_steps"].push_back(
         Value{{"action", action_json(action)}, {"observation", std::move(observation.text)}});
     core_.record_step(std::move(action), std::move(observation.output));
   }
 
+  std::string& scratchpad() { return ctx_["agent_scratchpad"].get_ref<std::string&>(); }
+
   std::string call_llm(std::string_view scratchpad_suffix) {
-    std::string pad = cfg_.scratchpad.render(ctx_);
-    pad += scratchpad_suffix;
-    ctx_["agent_scratchpad"] = std::move(pad);
+    if (cfg_.scratchpad) {
+      std::string pad = cfg_.scratchpad->render(ctx_);
+      pad += scratchpad_suffix;
+      ctx_["agent_scratchpad"] = std::move(pad);
+    } else {
+      scratchpad() += scratchpad_suffix;  // only the one last call (early_stopping: generate) has a suffix
+    }
     llm::LlmRequest req;
     cfg_.prompt.render(ctx_, req);
     req.stop = cfg_.stop;
@@ -98,8 +105,18 @@ Value ReactAgent::initial_context(const Value& inputs, std::span<const Exchange>
 
 std::string ReactAgent::render_first_prompt(const Value& inputs) const {
   Value ctx = initial_context(inputs);
-  ctx["agent_scratchpad"] = config_.scratchpad.render(ctx);
+  if (config_.scratchpad) ctx["agent_scratchpad"] = config_.scratchpad->render(ctx);
   return config_.prompt.preview(ctx);
+}
+
+void append_step(std::string& scratchpad, const std::string& log, const std::string& observation,
+                 const RunLimits& limits) {
+  scratchpad += log;
+  scratchpad += '\n';
+  scratchpad += limits.observation_prefix;
+  scratchpad += observation;
+  scratchpad += '\n';
+  scratchpad += limits.llm_prefix;
 }
 
 RunResult ReactAgent::run(const Value& inputs, EventSink& events, const RunOptions& options) const {

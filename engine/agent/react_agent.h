@@ -18,7 +18,10 @@ enum class ParseErrorPolicy { Fail, Retry };
 
 struct ReactAgentConfig {
   Prompt prompt;
-  tmpl::Template scratchpad;  // renders intermediate_steps into the prompt's agent_scratchpad
+  // A workflow's own scratchpad template, rendered from every step before each call. Without one, LangChain's
+  // format_log_to_str is written a step at a time (the step's log, the observation prefix and text, the llm prefix
+  // of `limits`) and appended: no step is formatted twice, however long the run.
+  std::optional<tmpl::Template> scratchpad;
   std::vector<std::string> stop;
   std::vector<AgentTool> tools;  // the tools this agent may call, in declaration order
   RunLimits limits;
@@ -47,5 +50,9 @@ class ReactAgent : public Agent {
   std::shared_ptr<const llm::LlmClient> llm_;
   PromptContext context_;
 };
+
+// LangChain's format_log_to_str for one step, appended to `scratchpad`.
+void append_step(std::string& scratchpad, const std::string& log, const std::string& observation,
+                 const RunLimits& limits);
 
 }  // namespace engine::agent

@@ -89,12 +89,7 @@ void RunCore::return_direct(const Observation& observation) {
   events_.emit({"agent_finish", Value{{"output", result_.output}, {"log", ""}}});
 }
 
-llm::LlmResponse RunCore::call_llm(llm::LlmRequest& req) {
-  req.events = &events_;
-  req.temperature = limits_.temperature;
-  req.max_tokens = limits_.max_tokens;
-  req.call_index = result_.llm_calls;
-  req.stream = options_.stream;
+Value RunCore::start_event(const llm::LlmRequest& req) const {
   Value start{{"prompt", req.prompt}, {"call", req.call_index}, {"llm", llm_.describe()}};
   if (req.stream) start["stream"] = true;
   if (!req.messages.empty()) {
@@ -107,18 +102,27 @@ llm::LlmResponse RunCore::call_llm(llm::LlmRequest& req) {
     }
     start["messages"] = std::move(messages);
   }
-  events_.emit({"llm_start", std::move(start)});
+  return start;
+}
+
+llm::LlmResponse RunCore::call_llm(llm::LlmRequest& req) {
+  req.events = &events_;
+  req.temperature = limits_.temperature;
+  req.max_tokens = limits_.max_tokens;
+  req.call_index = result_.llm_calls;
+  req.stream = options_.stream;
+  bool watched = events_.enabled();
+  if (watched) events_.emit({"llm_start", start_event(req)});
   llm::LlmResponse resp = llm_.complete(req);
   ++result_.llm_calls;
   result_.usage += resp.usage;
+  double cost = limits_.price ? limits_.price->cost(resp.usage) : 0;
+  if (limits_.price) *result_.cost_usd += cost;
+  if (!watched) return resp;
   Value usage{{"prompt_tokens", resp.usage.prompt_tokens},
               {"completion_tokens", resp.usage.completion_tokens},
               {"estimated", resp.usage_estimated}};
-  if (limits_.price) {
-    double cost = limits_.price->cost(resp.usage);
-    *result_.cost_usd += cost;
-    usage["cost_usd"] = cost;
-  }
+  if (limits_.price) usage["cost_usd"] = cost;
   Value end{{"text", resp.text}, {"finish_reason", resp.finish_reason}, {"usage", std::move(usage)}};
   if (!resp.tool_calls.empty()) end["tool_calls"] = llm::tool_calls_to_json(resp.tool_calls);
   events_.emit({"llm_end", std::move(end)});

@@ -52,7 +52,7 @@ llm::ScriptedRule make_rule(const spec::ScriptedRuleSpec& r, size_t index, const
     calls.push_back({r.tool_calls[i].name.value,
                      tmpl::Template::compile(r.tool_calls[i].arguments.value,
                                              s.display_path + " (" + path + ".tool_calls[" + std::to_string(i) + "].arguments)")});
-  return llm::ScriptedRule{r.match.value, [regex = std::move(*regex), reply, calls](const std::string& prompt)
+  return llm::ScriptedRule{r.match.value, [regex = std::move(*regex), reply, calls](std::string_view prompt)
                                               -> std::optional<llm::ScriptedReply> {
                              auto m = regex.search(prompt);
                              if (!m) return std::nullopt;

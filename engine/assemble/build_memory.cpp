@@ -40,12 +40,16 @@ agent::Memory build_memory(const spec::WorkflowSpec& s, const agent::Prompt& pro
   const spec::MemorySpec& m = s.agent.memory;
   std::string reads_history;  // the first name of the history the prompt reads, and where
   SourceLoc read_at;
+  bool reads_messages = false, reads_text = false;
   for (const auto& part : parts)
-    for (const auto& name : part.tmpl->free_names())
-      if (reads_history.empty() && (name == "history" || name == "history_text")) {
+    for (const auto& name : part.tmpl->free_names()) {
+      if (name != "history" && name != "history_text") continue;
+      (name == "history" ? reads_messages : reads_text) = true;
+      if (reads_history.empty()) {
         reads_history = name;
         read_at = part.loc;
       }
+    }
   auto placeholders = prompt.placeholders();
   bool has_placeholder = contains(placeholders, "history");
 
@@ -69,6 +73,8 @@ agent::Memory build_memory(const spec::WorkflowSpec& s, const agent::Prompt& pro
   memory.max_tokens = m.max_tokens;
   memory.human_prefix = m.human_prefix;
   memory.ai_prefix = m.ai_prefix;
+  memory.messages_read = reads_messages || has_placeholder;
+  memory.text_read = reads_text;
   return memory;
 }
 

@@ -67,7 +67,7 @@ std::unique_ptr<const parse::OutputParser> build_lua_parser(const spec::ParserSp
 }
 
 // One parser of agent.parser. Each regex is compiled here, so an error can name its own key and line.
-std::unique_ptr<const parse::OutputParser> build_parser(const spec::ParserSpec& p, const spec::WorkflowSpec& s,
+std::unique_ptr<const parse::OutputParser> build_one_parser(const spec::ParserSpec& p, const spec::WorkflowSpec& s,
                                                         const std::vector<agent::AgentTool>& tools) {
   if (p.kind.value == "json_blob")
     return std::make_unique<parse::JsonBlobParser>(parse::JsonBlobOptions{p.action_key, p.input_key, p.final_action});
@@ -97,7 +97,7 @@ std::unique_ptr<const parse::OutputParser> build_parser(const spec::ParserSpec& 
 std::shared_ptr<const parse::OutputParser> build_parser(const spec::WorkflowSpec& s,
                                                         const std::vector<agent::AgentTool>& tools) {
   std::vector<std::unique_ptr<const parse::OutputParser>> parsers;
-  for (const auto& p : s.agent.parsers) parsers.push_back(build_parser(p, s, tools));
+  for (const auto& p : s.agent.parsers) parsers.push_back(build_one_parser(p, s, tools));
   if (parsers.size() == 1) return std::move(parsers[0]);
   return std::make_shared<parse::ParserChain>(std::move(parsers));
 }

@@ -175,15 +175,19 @@ std::optional<agent::OutputSchema> output_schema(const spec::WorkflowSpec& s, co
 std::unique_ptr<agent::Agent> build_react_agent(const spec::WorkflowSpec& s, const tools::ToolRegistry& registry,
                                                 std::shared_ptr<const llm::LlmClient> llm) {
   const spec::AgentSpec& a = s.agent;
-  agent::ReactAgentConfig cfg{.prompt = build_prompt(s), .scratchpad = compile_template(a.scratchpad, a.template_flags, s)};
+  agent::ReactAgentConfig cfg{.prompt = build_prompt(s)};
   check_prompt_names(cfg.prompt, kAgentContext, s);
-  check_free_names(cfg.scratchpad, input_names(s), kAgentContext, "agent.scratchpad", a.scratchpad.loc, s);
+  // The workflow's own scratchpad is rendered whole; the built-in one is written a step at a time by the agent.
+  if (a.scratchpad.given) {
+    cfg.scratchpad = compile_template(a.scratchpad, a.template_flags, s);
+    check_free_names(*cfg.scratchpad, input_names(s), kAgentContext, "agent.scratchpad", a.scratchpad.loc, s);
+  }
   cfg.stop = a.stop;
   cfg.tools = agent_tools(s, registry);
   cfg.limits = run_limits(s);
   cfg.output = output_schema(s, cfg.tools);
   cfg.on_parse_error = a.on_parse_error.value == "retry" ? agent::ParseErrorPolicy::Retry : agent::ParseErrorPolicy::Fail;
-  cfg.memory = build_memory(s, cfg.prompt, prompt_parts(cfg.prompt, &cfg.scratchpad, s));
+  cfg.memory = build_memory(s, cfg.prompt, prompt_parts(cfg.prompt, cfg.scratchpad ? &*cfg.scratchpad : nullptr, s));
   if (s.llm.endpoint.value == "completions" && !a.messages.empty() && !s.llm.chat_template.given)
     throw Error("spec.conflict",
                 "llm.endpoint completions takes a text prompt, and agent.prompt is a list of messages; give "
@@ -276,7 +280,7 @@ Value Executor::resolve_inputs(const Value& given) const {
 
 agent::RunResult Executor::run(const Value& inputs, EventSink& events, const agent::RunOptions& options) const {
   agent::RunResult r = agent_->run(inputs, events, options);
-  if (!r.ok()) return r;
+  if (!r.ok() || outputs_.empty()) return r;
   Value ctx = inputs;
   ctx["inputs"] = inputs;
   ctx["output"] = r.output;

@@ -15,12 +15,16 @@ class EventSink {
  public:
   virtual ~EventSink() = default;
   virtual void emit(const Event& event) = 0;
+  // False when every event would be dropped: emitters then skip building the large ones (a prompt copied into an
+  // event nobody reads costs as much as rendering it).
+  virtual bool enabled() const { return true; }
 };
 
 // Drops every event: for runs nobody watches (benchmarks, quiet batch runs).
 class NullSink : public EventSink {
  public:
   void emit(const Event&) override {}
+  bool enabled() const override { return false; }
 };
 
 // Fans one event out to several sinks.
@@ -31,6 +35,11 @@ class EventFanout : public EventSink {
     for (auto* s : sinks_) s->emit(event);
   }
   bool empty() const { return sinks_.empty(); }
+  bool enabled() const override {
+    for (auto* s : sinks_)
+      if (s->enabled()) return true;
+    return false;
+  }
 
  private:
   std::vector<EventSink*> sinks_;

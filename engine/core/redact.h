@@ -54,6 +54,7 @@ class RedactingSink : public EventSink {
  public:
   RedactingSink(EventSink& inner, const Redactor& redactor) : inner_(inner), redactor_(redactor) {}
   void emit(const Event& event) override;
+  bool enabled() const override { return inner_.enabled(); }
 
  private:
   EventSink& inner_;

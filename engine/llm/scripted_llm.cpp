@@ -8,11 +8,10 @@
 namespace engine::llm {
 namespace {
 
-// What rules match: the text prompt, or each message as "role: content" on its own line (an assistant's tool calls
-// as "assistant calls NAME ARGUMENTS").
-std::string prompt_text(const LlmRequest& r) {
+// What rules match: the text prompt (not copied), or each message as "role: content" on its own line (an
+// assistant's tool calls as "assistant calls NAME ARGUMENTS"), written out into `all`.
+std::string_view prompt_text(const LlmRequest& r, std::string& all) {
   if (!r.prompt.empty() || r.messages.empty()) return r.prompt;
-  std::string all;
   for (const auto& m : r.messages) {
     all += m.role + ": " + m.content + "\n";
     for (const auto& c : m.tool_calls) all += m.role + " calls " + c.name + " " + c.arguments + "\n";
@@ -47,7 +46,8 @@ void stream_words(const std::string& text, EventSink* events) {
 
 LlmResponse ScriptedLlm::complete(const LlmRequest& request) const {
   if (script_.latency.count() > 0) std::this_thread::sleep_for(script_.latency);
-  std::string prompt = prompt_text(request);
+  std::string messages_text;
+  std::string_view prompt = prompt_text(request, messages_text);
   ScriptedReply reply;
   if (!script_.replies.empty()) {
     if (request.call_index < 0 || static_cast<size_t>(request.call_index) >= script_.replies.size())

@@ -24,7 +24,7 @@ struct ScriptedReply {
 struct ScriptedRule {
   std::string label;  // for errors and traces: the rule's pattern
   // Returns the reply when the rule applies to this prompt. Built by assemble/ from a regex and templates.
-  std::function<std::optional<ScriptedReply>(const std::string& prompt)> reply;
+  std::function<std::optional<ScriptedReply>(std::string_view prompt)> reply;
 };
 
 struct ScriptedScript {

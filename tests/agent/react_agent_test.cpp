@@ -376,3 +376,26 @@ TEST_CASE("a ReAct final answer under an output schema is JSON, fenced or bare, 
   CHECK(r.intermediate_steps[1].observation == "the answer does not match the output schema: at /city: is required");
   CHECK(r.intermediate_steps[1].action.tool == "_Exception");
 }
+
+TEST_CASE("the built-in scratchpad, appended a step at a time, is LangChain's format_log_to_str rendered whole",
+          "[agent]") {
+  auto prompts = [](bool template_scratchpad) {
+    ReactSetup s;
+    if (!template_scratchpad) s.cfg.scratchpad.reset();
+    s.cfg.limits.max_iterations = 3;
+    s.cfg.limits.early_stopping = EarlyStopping::Generate;
+    s.script.replies = {" one\nAction: echo\nAction Input: a", " two\nAction: nope\nAction Input: b",
+                        "three\nAction: echo\nAction Input: {\"x\": [1]}", " last\nFinal Answer: done"};
+    test::EventLog log;
+    RunResult r = s.run(log);
+    CHECK(r.output == "done");
+    std::vector<std::string> out;
+    for (const auto& e : log.events)
+      if (e.type == "llm_start") out.push_back(e.data["prompt"]);
+    return out;
+  };
+  auto whole = prompts(true);
+  REQUIRE(whole.size() == 4);
+  CHECK(whole[3].find("I now need to return a final answer based on the previous steps:") != std::string::npos);
+  CHECK(prompts(false) == whole);
+}

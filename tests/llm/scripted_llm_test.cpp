@@ -48,15 +48,15 @@ TEST_CASE("max_tokens cuts the text and reports length", "[llm]") {
 
 TEST_CASE("rules: the first that accepts the prompt replies", "[llm]") {
   ScriptedScript s;
-  s.rules.push_back({"never", [](const std::string&) -> std::optional<std::string> { return std::nullopt; }});
-  s.rules.push_back({"echo", [](const std::string& p) -> std::optional<std::string> { return "saw " + p.substr(0, 8); }});
+  s.rules.push_back({"never", [](std::string_view) -> std::optional<std::string> { return std::nullopt; }});
+  s.rules.push_back({"echo", [](std::string_view p) -> std::optional<std::string> { return "saw " + std::string(p.substr(0, 8)); }});
   ScriptedLlm llm(std::move(s));
   CHECK(llm.complete(scripted_request(0)).text == "saw Question");
 }
 
 TEST_CASE("no rule matching is a clear error", "[llm]") {
   ScriptedScript s;
-  s.rules.push_back({"never", [](const std::string&) -> std::optional<std::string> { return std::nullopt; }});
+  s.rules.push_back({"never", [](std::string_view) -> std::optional<std::string> { return std::nullopt; }});
   try {
     ScriptedLlm(std::move(s)).complete(scripted_request(0));
     FAIL("no error");

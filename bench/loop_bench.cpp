@@ -1,0 +1,99 @@
+// The engine's own cost where runs grow: a chat turn as its history grows, and a ReAct iteration as its scratchpad
+// grows. The model is the scripted provider (its cost included, and small: it answers from a list).
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "engine/assemble/executor.h"
+#include "engine/spec/workflow_spec.h"
+
+using namespace engine;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+// Median microseconds of `fn` over `rounds` calls.
+template <class F>
+double median_us(int rounds, F fn) {
+  std::vector<double> t;
+  for (int r = 0; r < rounds; ++r) {
+    auto t0 = Clock::now();
+    fn();
+    t.push_back(std::chrono::duration<double, std::micro>(Clock::now() - t0).count());
+  }
+  std::sort(t.begin(), t.end());
+  return t[t.size() / 2];
+}
+
+// Counts the bytes of every prompt the run sends (a calibration run; the timed runs use a NullSink).
+class PromptBytes : public EventSink {
+ public:
+  void emit(const Event& e) override {
+    if (e.type == "llm_start") total += e.data["prompt"].get_ref<const std::string&>().size();
+  }
+  size_t total = 0;
+};
+
+void chat_turns() {
+  auto executor = assemble::Executor::build(spec::parse_workflow(R"(
+inputs:
+  input: the message
+llm:
+  provider: scripted
+  scripted:
+    replies: ["Final Answer: Arrr, the spyglass says the population was about 128.5 million in 2023. Arg!"]
+agent:
+  prompt: "You are a pirate.\n\nPrevious conversation history:\n{{ history_text }}\n\nNew question: {{ input }}\n{{ agent_scratchpad }}"
+  memory: {kind: full}
+)", "chat.yaml", "."));
+  Value inputs = executor->resolve_inputs({{"input", "how about in mexico? and in which year was that counted?"}});
+  std::printf("chat turn with its history in the prompt (memory: full; 60-byte messages, 90-byte answers), median of 2000:\n");
+  double base = 0;
+  for (int turns : {0, 10, 50, 200}) {
+    std::vector<agent::Exchange> history;
+    for (int i = 0; i < turns; ++i)
+      history.push_back({"question number " + std::to_string(i) + ": how many people live there, as of 2023?",
+                         "Arrr, the spyglass says the population was about 128.5 million in 2023, matey. Arg! Turn " +
+                             std::to_string(i)});
+    NullSink sink;
+    double us = median_us(2000, [&] { (void)executor->run(inputs, sink, agent::RunOptions{.history = history}); });
+    if (turns == 0) base = us;
+    std::printf("  %3d turns of history   %8.2f us per turn", turns, us);
+    if (turns > 0) std::printf("   (%.3f us per past turn over none)", (us - base) / turns);
+    std::printf("%s\n", turns == 50 ? "   (target < 100 us)" : "");
+  }
+}
+
+void react_iterations() {
+  std::printf("ReAct loop: engine time per iteration per KB of prompt (echo tool, 180-byte steps), one run each:\n");
+  for (int steps : {10, 200, 1000}) {
+    std::string replies;
+    for (int i = 0; i < steps; ++i)
+      replies += "      - \"I should look at item " + std::to_string(i) +
+                 " once more before I answer.\\nAction: echo\\nAction Input: item number " + std::to_string(i) + "\"\n";
+    replies += "      - \"Final Answer: done\"\n";
+    auto executor = assemble::Executor::build(spec::parse_workflow(
+        "inputs:\n  input: q\nllm:\n  provider: scripted\n  scripted:\n    replies:\n" + replies +
+            "tools:\n  - builtin: echo\nagent:\n  max_iterations: 10000\n",
+        "loop.yaml", "."));
+    Value inputs = executor->resolve_inputs({{"input", "Look at every item."}});
+    PromptBytes bytes;
+    if (executor->run(inputs, bytes).output != "done") std::abort();
+    NullSink sink;
+    int rounds = steps >= 1000 ? 3 : steps >= 200 ? 9 : 201;
+    double us = median_us(rounds, [&] { (void)executor->run(inputs, sink); });
+    double kb = bytes.total / 1024.0;
+    std::printf("  %4d steps: %9.1f us per run, %8.1f KB of prompts sent, %6.3f us per KB   (target <= 0.3)\n", steps,
+                us, kb, us / kb);
+  }
+}
+
+}  // namespace
+
+int main() {
+  chat_turns();
+  react_iterations();
+  return 0;
+}

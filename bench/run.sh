@@ -9,6 +9,9 @@ runs="${2:-50}"
 cd "$root"
 
 "$build/bench/engine_bench" | tee "$build/bench/engine_bench.txt"
+# Where runs grow: chat history, long ReAct runs, large inputs.
+"$build/bench/loop_bench"
+"$build/bench/input_memory_bench"
 
 # Jinja2 renders the same template and context, for the ratio (skipped without python3 and jinja2).
 py=""

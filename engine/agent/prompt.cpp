@@ -17,19 +17,19 @@ PromptContext::PromptContext(const std::vector<AgentTool>& tools, Memory memory)
   tool_descriptions_ = join(lines, "\n");
 }
 
-Value PromptContext::initial(const Value& inputs, std::span<const Exchange> history) const {
-  Value ctx = inputs.is_object() ? inputs : Value::object();
+RunVars PromptContext::initial(const Value& inputs, std::span<const Exchange> history) const {
+  RunVars run{Value::object(), &inputs};
+  Value& ctx = run.own;
   if (memory_.kind != Memory::Kind::None) {
     auto remembered = memory_.remembered(history);
     if (memory_.messages_read) ctx["history"] = Memory::messages(remembered);
     if (memory_.text_read) ctx["history_text"] = memory_.buffer_text(remembered);
   }
-  ctx["inputs"] = inputs;
   ctx["tools"] = tools_;
   ctx["tool_names"] = tool_names_;
   ctx["tool_descriptions"] = tool_descriptions_;
   ctx["intermediate_steps"] = Value::array();
-  return ctx;
+  return run;
 }
 
 Prompt Prompt::chat(std::vector<PromptMessage> messages, std::optional<tmpl::Template> chat_template,
@@ -44,9 +44,9 @@ Prompt Prompt::chat(std::vector<PromptMessage> messages, std::optional<tmpl::Tem
 namespace {
 
 // The messages a placeholder stands for, checked: the variable may be an input, which is anyone's data.
-void append_placeholder(const std::string& variable, const Value& ctx, Value& out) {
-  auto it = ctx.find(variable);
-  if (it == ctx.end() || it->is_null()) return;  // an absent list is no messages, as an optional placeholder
+void append_placeholder(const std::string& variable, const tmpl::Vars& ctx, Value& out) {
+  const Value* it = ctx.find(variable);
+  if (!it || it->is_null()) return;  // an absent list is no messages, as an optional placeholder
   if (!it->is_array())
     throw Error("prompt.placeholder", "the placeholder '" + variable + "' needs a list of {role, content} messages, got " +
                                           std::string(it->type_name()));
@@ -64,7 +64,7 @@ void append_placeholder(const std::string& variable, const Value& ctx, Value& ou
 
 }  // namespace
 
-Value Prompt::render_messages(const Value& ctx) const {
+Value Prompt::render_messages(const tmpl::Vars& ctx) const {
   Value out = Value::array();
   for (const auto& m : messages_) {
     if (m.content) out.push_back(Value{{"role", m.role}, {"content", m.content->render(ctx)}});
@@ -73,7 +73,7 @@ Value Prompt::render_messages(const Value& ctx) const {
   return out;
 }
 
-void Prompt::render(const Value& ctx, llm::LlmRequest& request) const {
+void Prompt::render(const tmpl::Vars& ctx, llm::LlmRequest& request) const {
   if (text_) {
     request.prompt = text_->render(ctx);
     return;
@@ -88,7 +88,7 @@ void Prompt::render(const Value& ctx, llm::LlmRequest& request) const {
     request.messages.push_back({m["role"].get<std::string>(), m["content"].get<std::string>()});
 }
 
-std::string Prompt::preview(const Value& ctx) const {
+std::string Prompt::preview(const tmpl::Vars& ctx) const {
   llm::LlmRequest r;
   render(ctx, r);
   if (r.messages.empty()) return r.prompt;

@@ -24,14 +24,24 @@ struct PromptMessage {
 
 struct AgentTool;
 
+// What an agent's templates read during a run: the run's own variables (tools, history, scratchpad, steps) over its
+// inputs, which stay where the caller holds them and are read by name and as `inputs`, never copied.
+struct RunVars {
+  Value own = Value::object();
+  const Value* inputs = nullptr;
+
+  tmpl::Vars vars() const { return tmpl::Vars::of(own).then_named("inputs", *inputs).then(*inputs); }
+};
+
 // What a prompt template sees besides the run's inputs: `inputs`, `tools` [{name, description}], `tool_names`
 // ("a, b"), `tool_descriptions` (LangChain's render_text_description), `intermediate_steps`, and the session's
 // `history` (messages) and `history_text` as the memory remembers them. Built once per agent.
 class PromptContext {
  public:
   PromptContext(const std::vector<AgentTool>& tools, Memory memory);
-  // `history` is the session's exchanges so far; the memory picks what the prompt sees.
-  Value initial(const Value& inputs, std::span<const Exchange> history) const;
+  // `history` is the session's exchanges so far; the memory picks what the prompt sees. `inputs` must outlive the
+  // result, which borrows them.
+  RunVars initial(const Value& inputs, std::span<const Exchange> history) const;
   const Memory& memory() const { return memory_; }
 
  private:
@@ -49,9 +59,9 @@ class Prompt {
                      Value chat_extra);
 
   // Fills the request's prompt (text, or messages through the chat template) or its messages.
-  void render(const Value& ctx, llm::LlmRequest& request) const;
+  void render(const tmpl::Vars& ctx, llm::LlmRequest& request) const;
   // What `engine render` shows: the text prompt, or each message under its role.
-  std::string preview(const Value& ctx) const;
+  std::string preview(const tmpl::Vars& ctx) const;
 
   // Every template the prompt renders, for build-time checks.
   std::vector<const tmpl::Template*> templates() const;
@@ -60,7 +70,7 @@ class Prompt {
 
  private:
   explicit Prompt(std::optional<tmpl::Template> text) : text_(std::move(text)) {}
-  Value render_messages(const Value& ctx) const;
+  Value render_messages(const tmpl::Vars& ctx) const;
 
   std::optional<tmpl::Template> text_;
   std::vector<PromptMessage> messages_;

@@ -14,9 +14,9 @@ class ReactRun {
       : agent_(agent),
         cfg_(agent.config()),
         core_(llm, events, options, cfg_.limits, cfg_.tools),
-        ctx_(agent.initial_context(inputs, options.history)) {}
+        run_(agent.initial_context(inputs, options.history)) {}
 
-  RunResult execute() { return core_.execute(ctx_["inputs"], [this] { loop(); }); }
+  RunResult execute() { return core_.execute(*run_.inputs, [this] { loop(); }); }
 
  private:
   void loop() {
@@ -64,23 +64,23 @@ class ReactRun {
   // The scratchpad shows the model the text of each observation.
   void add_step(parse::AgentAction action, Observation observation) {
     if (!cfg_.scratchpad) append_step(scratchpad(), action.log, observation.text, cfg_.limits);
-    ctx_["intermediate_steps"].push_back(
+    run_.own["intermediate_steps"].push_back(
         Value{{"action", action_json(action)}, {"observation", std::move(observation.text)}});
     core_.record_step(std::move(action), std::move(observation.output));
   }
 
-  std::string& scratchpad() { return ctx_["agent_scratchpad"].get_ref<std::string&>(); }
+  std::string& scratchpad() { return run_.own["agent_scratchpad"].get_ref<std::string&>(); }
 
   std::string call_llm(std::string_view scratchpad_suffix) {
     if (cfg_.scratchpad) {
-      std::string pad = cfg_.scratchpad->render(ctx_);
+      std::string pad = cfg_.scratchpad->render(run_.vars());
       pad += scratchpad_suffix;
-      ctx_["agent_scratchpad"] = std::move(pad);
+      run_.own["agent_scratchpad"] = std::move(pad);
     } else {
       scratchpad() += scratchpad_suffix;  // only the one last call (early_stopping: generate) has a suffix
     }
     llm::LlmRequest req;
-    cfg_.prompt.render(ctx_, req);
+    cfg_.prompt.render(run_.vars(), req);
     req.stop = cfg_.stop;
     return core_.call_llm(req).text;
   }
@@ -88,7 +88,7 @@ class ReactRun {
   const ReactAgent& agent_;
   const ReactAgentConfig& cfg_;
   RunCore core_;
-  Value ctx_;
+  RunVars run_;
 };
 
 }  // namespace
@@ -97,16 +97,16 @@ ReactAgent::ReactAgent(ReactAgentConfig config, std::shared_ptr<const parse::Out
                        std::shared_ptr<const llm::LlmClient> llm)
     : config_(std::move(config)), parser_(std::move(parser)), llm_(std::move(llm)), context_(config_.tools, config_.memory) {}
 
-Value ReactAgent::initial_context(const Value& inputs, std::span<const Exchange> history) const {
-  Value ctx = context_.initial(inputs, history);
-  ctx["agent_scratchpad"] = "";
-  return ctx;
+RunVars ReactAgent::initial_context(const Value& inputs, std::span<const Exchange> history) const {
+  RunVars run = context_.initial(inputs, history);
+  run.own["agent_scratchpad"] = "";
+  return run;
 }
 
 std::string ReactAgent::render_first_prompt(const Value& inputs) const {
-  Value ctx = initial_context(inputs);
-  if (config_.scratchpad) ctx["agent_scratchpad"] = config_.scratchpad->render(ctx);
-  return config_.prompt.preview(ctx);
+  RunVars run = initial_context(inputs);
+  if (config_.scratchpad) run.own["agent_scratchpad"] = config_.scratchpad->render(run.vars());
+  return config_.prompt.preview(run.vars());
 }
 
 void append_step(std::string& scratchpad, const std::string& log, const std::string& observation,

@@ -42,7 +42,7 @@ class ReactAgent : public Agent {
   const ReactAgentConfig& config() const { return config_; }
   const parse::OutputParser& parser() const { return *parser_; }
   // The context the prompt template sees before the first step: the inputs, tools, tool_names, ...
-  Value initial_context(const Value& inputs, std::span<const Exchange> history = {}) const;
+  RunVars initial_context(const Value& inputs, std::span<const Exchange> history = {}) const;
 
  private:
   ReactAgentConfig config_;

@@ -27,7 +27,11 @@ RunCore::RunCore(const llm::LlmClient& llm, EventSink& events, const RunOptions&
 
 RunResult RunCore::execute(const Value& inputs, const std::function<void()>& loop) {
   start_ = Clock::now();
-  events_.emit({"chain_start", Value{{"name", "AgentExecutor"}, {"inputs", inputs}}});
+  if (events_.detail() != EventDetail::None) {
+    Value start{{"name", "AgentExecutor"}};
+    if (events_.detail() == EventDetail::Full) start["inputs"] = inputs;
+    events_.emit({"chain_start", std::move(start)});
+  }
   try {
     loop();
   } catch (const Error& e) {
@@ -90,8 +94,10 @@ void RunCore::return_direct(const Observation& observation) {
 }
 
 Value RunCore::start_event(const llm::LlmRequest& req) const {
-  Value start{{"prompt", req.prompt}, {"call", req.call_index}, {"llm", llm_.describe()}};
+  Value start{{"call", req.call_index}, {"llm", llm_.describe()}};
   if (req.stream) start["stream"] = true;
+  if (events_.detail() != EventDetail::Full) return start;
+  start["prompt"] = req.prompt;
   if (!req.messages.empty()) {
     Value messages = Value::array();
     for (const auto& m : req.messages) {
@@ -111,7 +117,7 @@ llm::LlmResponse RunCore::call_llm(llm::LlmRequest& req) {
   req.max_tokens = limits_.max_tokens;
   req.call_index = result_.llm_calls;
   req.stream = options_.stream;
-  bool watched = events_.enabled();
+  bool watched = events_.detail() != EventDetail::None;
   if (watched) events_.emit({"llm_start", start_event(req)});
   llm::LlmResponse resp = llm_.complete(req);
   ++result_.llm_calls;

@@ -27,14 +27,14 @@ class ToolCallingRun {
       : agent_(agent),
         cfg_(agent.config()),
         core_(llm, events, options, cfg_.limits, cfg_.tools),
-        ctx_(agent.initial_context(inputs, options.history)) {}
+        run_(agent.initial_context(inputs, options.history)) {}
 
-  RunResult execute() { return core_.execute(ctx_["inputs"], [this] { loop(); }); }
+  RunResult execute() { return core_.execute(*run_.inputs, [this] { loop(); }); }
 
  private:
   void loop() {
     llm::LlmRequest req;
-    cfg_.prompt.render(ctx_, req);
+    cfg_.prompt.render(run_.vars(), req);
     if (req.messages.empty()) req.messages.push_back({"user", std::move(req.prompt)});
     req.prompt.clear();
     req.tools = agent_.schemas();
@@ -118,7 +118,7 @@ class ToolCallingRun {
   const ToolCallingAgent& agent_;
   const ToolCallingAgentConfig& cfg_;
   RunCore core_;
-  Value ctx_;
+  RunVars run_;
 };
 
 }  // namespace
@@ -139,12 +139,12 @@ ToolCallingAgent::ToolCallingAgent(ToolCallingAgentConfig config, std::shared_pt
                         config_.output->schema.json()});
 }
 
-Value ToolCallingAgent::initial_context(const Value& inputs, std::span<const Exchange> history) const {
+RunVars ToolCallingAgent::initial_context(const Value& inputs, std::span<const Exchange> history) const {
   return context_.initial(inputs, history);
 }
 
 std::string ToolCallingAgent::render_first_prompt(const Value& inputs) const {
-  return config_.prompt.preview(initial_context(inputs));
+  return config_.prompt.preview(initial_context(inputs).vars());
 }
 
 RunResult ToolCallingAgent::run(const Value& inputs, EventSink& events, const RunOptions& options) const {

@@ -33,7 +33,7 @@ class ToolCallingAgent : public Agent {
 
   const ToolCallingAgentConfig& config() const { return config_; }
   const std::vector<llm::ToolSchema>& schemas() const { return schemas_; }
-  Value initial_context(const Value& inputs, std::span<const Exchange> history = {}) const;
+  RunVars initial_context(const Value& inputs, std::span<const Exchange> history = {}) const;
 
  private:
   ToolCallingAgentConfig config_;

@@ -258,7 +258,7 @@ std::shared_ptr<const Executor> Executor::build(const spec::WorkflowSpec& s, con
   return executor;
 }
 
-Value Executor::resolve_inputs(const Value& given) const {
+Value Executor::resolve_inputs(Value given) const {
   Value out = Value::object();
   std::vector<std::string> names;
   for (const auto& i : inputs_) names.push_back(i.name);
@@ -270,7 +270,7 @@ Value Executor::resolve_inputs(const Value& given) const {
                                               ? " (declared inputs: " + (names.empty() ? "none" : join(names, ", ")) + ")"
                                               : did_you_mean(k, names)));
   for (const auto& i : inputs_) {
-    if (given.is_object() && given.contains(i.name)) out[i.name] = given[i.name];
+    if (given.is_object() && given.contains(i.name)) out[i.name] = std::move(given[i.name]);
     else if (i.default_value) out[i.name] = *i.default_value;
     else throw Error("input.missing", "missing input '" + i.name + "'" +
                                           (i.description.empty() ? "" : " (" + i.description + ")"));
@@ -281,13 +281,11 @@ Value Executor::resolve_inputs(const Value& given) const {
 agent::RunResult Executor::run(const Value& inputs, EventSink& events, const agent::RunOptions& options) const {
   agent::RunResult r = agent_->run(inputs, events, options);
   if (!r.ok() || outputs_.empty()) return r;
-  Value ctx = inputs;
-  ctx["inputs"] = inputs;
-  ctx["output"] = r.output;
-  ctx["stopped_reason"] = r.stopped_reason;
+  Value own{{"output", r.output}, {"stopped_reason", r.stopped_reason}};
   Value steps = Value::array();
   for (const auto& st : r.intermediate_steps) steps.push_back(agent::step_to_json(st));
-  ctx["intermediate_steps"] = std::move(steps);
+  own["intermediate_steps"] = std::move(steps);
+  auto ctx = tmpl::Vars::of(own).then_named("inputs", inputs).then(inputs);
   try {
     for (const auto& o : outputs_) r.outputs[o.name] = o.value.render(ctx);
   } catch (const Error& e) {

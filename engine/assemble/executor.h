@@ -24,8 +24,9 @@ class Executor {
   // Every static check happens here, before any LLM call. Throws a located Error for anything wrong.
   static std::shared_ptr<const Executor> build(const spec::WorkflowSpec& spec, const BuildOptions& options = {});
 
-  // Applies defaults and checks the given inputs against the declared ones; throws Error "input.*".
-  Value resolve_inputs(const Value& given) const;
+  // Applies defaults and checks the given inputs against the declared ones; throws Error "input.*". The given
+  // values are moved, not copied: pass an rvalue when an input may be large.
+  Value resolve_inputs(Value given) const;
 
   agent::RunResult run(const Value& resolved_inputs, EventSink& events, const agent::RunOptions& options = {}) const;
   std::string render_first_prompt(const Value& resolved_inputs) const;

@@ -68,9 +68,8 @@ std::string chat_message(const assemble::Executor& executor, const Value& inputs
 Value given_inputs(const assemble::Executor& executor, const InputOptions& o) {
   Value given = Value::object();
   if (!o.file.empty()) {
-    std::string text = read_file(o.file, kMaxFileBytes, Pipes::Allowed);
     JsonError why{false, "not an object"};
-    Value v = parse_json(text, &why);
+    Value v = parse_json_file(o.file, kMaxFileBytes, Pipes::Allowed, &why);
     if (v.is_discarded() || !v.is_object())
       throw Error("input.bad_file", "--inputs " + o.file + ": expected a JSON object of inputs (" + why.message + ")");
     given = std::move(v);

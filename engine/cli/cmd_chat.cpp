@@ -61,7 +61,7 @@ class Chat {
     Value given = given_;
     given[executor_->chat_input()] = message;
     agent::RunOptions options{.stream = out_.stream(), .history = session_.exchanges()};
-    agent::RunResult result = executor_->run(executor_->resolve_inputs(given), out_.sink(), options);
+    agent::RunResult result = executor_->run(executor_->resolve_inputs(std::move(given)), out_.sink(), options);
     if (!result.ok()) {
       // A failed turn is not an exchange: the conversation goes on without it.
       print_error(executor_->redactor().redact(result.error->message));

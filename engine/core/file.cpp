@@ -40,35 +40,44 @@ bool write_fully(int fd, std::string_view text) {
   return true;
 }
 
-std::string read_file(const std::filesystem::path& path, size_t max_bytes, Pipes pipes) {
-  auto fail = [&](const std::string& why) { return Error("io.read_failed", "cannot read '" + path.string() + "': " + why); };
+FileReader::FileReader(std::filesystem::path path, size_t max_bytes, Pipes pipes)
+    : path_(std::move(path)), max_bytes_(max_bytes) {
+  auto fail = [&](const std::string& why) { return Error("io.read_failed", "cannot read '" + path_.string() + "': " + why); };
   // O_NONBLOCK: opening a FIFO nobody writes to must not hang; it is cleared once the file proves to be a pipe.
-  FileDescriptor fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK));
-  if (fd.get() < 0) throw fail(std::strerror(errno));
+  fd_ = FileDescriptor(::open(path_.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK));
+  if (fd_.get() < 0) throw fail(std::strerror(errno));
   struct stat st {};
-  if (::fstat(fd.get(), &st) != 0) throw fail(std::strerror(errno));
+  if (::fstat(fd_.get(), &st) != 0) throw fail(std::strerror(errno));
   if (S_ISDIR(st.st_mode)) throw fail("it is a directory");
   if (S_ISFIFO(st.st_mode) && pipes == Pipes::Refused) throw fail("a pipe, where a regular file belongs");
   if (!S_ISREG(st.st_mode) && !S_ISFIFO(st.st_mode)) throw fail("not a regular file (a device or a socket)");
   if (S_ISREG(st.st_mode) && static_cast<unsigned long long>(st.st_size) > max_bytes)
-    throw Error("io.too_large", "cannot read '" + path.string() + "': it is " + size_text(st.st_size) +
+    throw Error("io.too_large", "cannot read '" + path_.string() + "': it is " + size_text(st.st_size) +
                                     ", more than the " + size_text(max_bytes) + " a file may have");
-  ::fcntl(fd.get(), F_SETFL, ::fcntl(fd.get(), F_GETFL) & ~O_NONBLOCK);
-  std::string out;
+  ::fcntl(fd_.get(), F_SETFL, ::fcntl(fd_.get(), F_GETFL) & ~O_NONBLOCK);
   // The size from stat is a hint only (files under /proc report 0, a file may grow while read): the bound is on
   // the bytes actually read.
-  out.reserve(S_ISREG(st.st_mode) ? static_cast<size_t>(st.st_size) : 0);
-  char buf[65536];
+  size_hint_ = S_ISREG(st.st_mode) ? static_cast<size_t>(st.st_size) : 0;
+}
+
+std::string_view FileReader::next() {
   for (;;) {
-    ssize_t n = ::read(fd.get(), buf, sizeof buf);
+    ssize_t n = ::read(fd_.get(), buf_, sizeof buf_);
     if (n < 0 && errno == EINTR) continue;
-    if (n < 0) throw fail(std::strerror(errno));
-    if (n == 0) break;
-    if (out.size() + static_cast<size_t>(n) > max_bytes)
-      throw Error("io.too_large", "cannot read '" + path.string() + "': it holds more than the " +
-                                      size_text(max_bytes) + " a file may have");
-    out.append(buf, static_cast<size_t>(n));
+    if (n < 0) throw Error("io.read_failed", "cannot read '" + path_.string() + "': " + std::strerror(errno));
+    total_ += static_cast<size_t>(n);
+    if (total_ > max_bytes_)
+      throw Error("io.too_large", "cannot read '" + path_.string() + "': it holds more than the " +
+                                      size_text(max_bytes_) + " a file may have");
+    return {buf_, static_cast<size_t>(n)};
   }
+}
+
+std::string read_file(const std::filesystem::path& path, size_t max_bytes, Pipes pipes) {
+  FileReader reader(path, max_bytes, pipes);
+  std::string out;
+  out.reserve(reader.size_hint());
+  for (std::string_view chunk; !(chunk = reader.next()).empty();) out.append(chunk);
   return out;
 }
 

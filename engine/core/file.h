@@ -44,4 +44,23 @@ enum class Pipes { Refused, Allowed };
 // load for ever). Throws Error "io.read_failed" naming the path when it cannot, "io.too_large" past `max_bytes`.
 std::string read_file(const std::filesystem::path& path, size_t max_bytes = kMaxFileBytes, Pipes pipes = Pipes::Refused);
 
+// The same file, with the same checks and bound, read a buffer at a time: for a parser that need not hold the whole
+// text beside what it builds from it (a large --inputs document).
+class FileReader {
+ public:
+  FileReader(std::filesystem::path path, size_t max_bytes = kMaxFileBytes, Pipes pipes = Pipes::Refused);
+  // The next bytes of the file; empty at its end. Throws as read_file does.
+  std::string_view next();
+  // The regular file's size when opened (0 for a pipe): what a caller may reserve.
+  size_t size_hint() const { return size_hint_; }
+
+ private:
+  std::filesystem::path path_;
+  size_t max_bytes_;
+  FileDescriptor fd_;
+  size_t size_hint_ = 0;
+  size_t total_ = 0;
+  char buf_[65536];
+};
+
 }  // namespace engine

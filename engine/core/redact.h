@@ -54,7 +54,7 @@ class RedactingSink : public EventSink {
  public:
   RedactingSink(EventSink& inner, const Redactor& redactor) : inner_(inner), redactor_(redactor) {}
   void emit(const Event& event) override;
-  bool enabled() const override { return inner_.enabled(); }
+  EventDetail detail() const override { return inner_.detail(); }
 
  private:
   EventSink& inner_;

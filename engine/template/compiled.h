@@ -6,6 +6,7 @@
 #include "engine/core/source.h"
 #include "engine/template/ast.h"
 #include "engine/template/options.h"
+#include "engine/template/vars.h"
 
 namespace engine::tmpl {
 
@@ -16,6 +17,6 @@ struct Compiled {
   std::vector<std::string> free_names;
 };
 
-void render_compiled(const Compiled& c, const Value& vars, std::string& out);
+void render_compiled(const Compiled& c, const Vars& vars, std::string& out);
 
 }  // namespace engine::tmpl

@@ -156,7 +156,7 @@ struct RenderBudget {
 
 class Renderer {
  public:
-  Renderer(const Compiled& c, const Value& vars, std::string& out, RenderBudget* budget = nullptr)
+  Renderer(const Compiled& c, const Vars& vars, std::string& out, RenderBudget* budget = nullptr)
       : c_(&c), vars_(vars), out_(out), budget_(budget ? budget : &own_budget_) {
     frames_.push_back(Frame{});
   }
@@ -213,6 +213,15 @@ class Renderer {
            "rendered output exceeds " + std::to_string(c_->options.max_output_bytes) + " bytes", p);
   }
 
+  // A large value (a document given as an input) is given room with a little to spare: the string's own doubling
+  // would, at the next small append, hold the output twice over while it copies, and keep twice its size after.
+  void make_room(size_t more) {
+    constexpr size_t kLarge = 64 << 10;
+    size_t need = out_.size() + more;
+    if (more < kLarge || need <= out_.capacity()) return;
+    out_.reserve(need + std::max(kLarge, need / 16));
+  }
+
   void tick(Pos p) {
     if (++budget_->steps > c_->options.max_render_steps)
       fail("template.render_budget",
@@ -254,7 +263,9 @@ class Renderer {
         } else if (r.is_namespace()) {
           out_ += "<Namespace " + py_repr(r.get()) + ">";
         } else {
-          append_py_str(out_, defined(r));
+          const Value& v = defined(r);
+          if (v.is_string()) make_room(v.get_ref<const std::string&>().size());
+          append_py_str(out_, v);
         }
         return check_size(n.pos);
       }
@@ -367,7 +378,8 @@ class Renderer {
       pop_frame(saved);
       c_ = saved_c;
     } else {
-      Renderer sub(*inc.target, Value::object(), out_, budget_);
+      const Value nothing = Value::object();  // outlives the renderer, which borrows it
+      Renderer sub(*inc.target, Vars::of(nothing), out_, budget_);
       sub.body(inc.target->body);
     }
     --budget_->call_depth;
@@ -375,9 +387,9 @@ class Renderer {
   }
 
   void import(const ImportNode& imp) {
-    Value context = imp.with_context ? vars_ : Value::object();
+    Value context = imp.with_context ? vars_.flatten() : Value::object();
     std::string discard;
-    Renderer sub(*imp.target, context, discard, budget_);
+    Renderer sub(*imp.target, Vars::of(context), discard, budget_);
     sub.body(imp.target->body);
     std::shared_ptr<const Module> m = sub.export_module(*imp.target, std::move(context));
     if (!imp.alias.empty()) {
@@ -518,10 +530,7 @@ class Renderer {
           if (b.is_namespace) return Ref::namespace_of(b.owned);
           return Ref::borrow(b.ptr ? *b.ptr : b.owned);
         }
-    if (vars_.is_object()) {
-      auto it = vars_.find(name);
-      if (it != vars_.end()) return Ref::borrow(*it);
-    }
+    if (const Value* v = vars_.find(name)) return Ref::borrow(*v);
     return Ref::undefined("undefined variable '" + name + "'", p);
   }
 
@@ -987,7 +996,7 @@ class Renderer {
   }
 
   const Compiled* c_;  // the template being rendered: changes inside includes and imported macros
-  const Value& vars_;
+  Vars vars_;  // a few borrowed pointers, copied: a renderer may be built from a temporary
   std::string& out_;
   std::deque<Frame> frames_;
   int current_ = 0;
@@ -998,7 +1007,7 @@ class Renderer {
 Ref Renderer::invoke(const Callable& c, CallArgs args, Pos pos, const Callable* caller) {
   if (!c.home) {  // a macro of an imported template runs in a renderer of that template
     std::string discard;
-    Renderer sub(*c.module->compiled, c.module->context, discard, budget_);
+    Renderer sub(*c.module->compiled, Vars::of(c.module->context), discard, budget_);
     sub.adopt_module(*c.module);
     Callable local = c;
     local.home = &sub;
@@ -1066,6 +1075,6 @@ Ref Renderer::invoke(const Callable& c, CallArgs args, Pos pos, const Callable* 
 
 }  // namespace
 
-void render_compiled(const Compiled& c, const Value& vars, std::string& out) { Renderer(c, vars, out).body(c.body); }
+void render_compiled(const Compiled& c, const Vars& vars, std::string& out) { Renderer(c, vars, out).body(c.body); }
 
 }  // namespace engine::tmpl

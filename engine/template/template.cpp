@@ -284,13 +284,13 @@ Template Template::compile_file(const std::filesystem::path& path, TemplateOptio
   return compile(read_file(path), path.string(), std::move(options));
 }
 
-std::string Template::render(const Value& vars) const {
+std::string Template::render(const Vars& vars) const {
   std::string out;
   render_to(vars, out);
   return out;
 }
 
-void Template::render_to(const Value& vars, std::string& out) const { render_compiled(*compiled_, vars, out); }
+void Template::render_to(const Vars& vars, std::string& out) const { render_compiled(*compiled_, vars, out); }
 
 Template Template::compile_chat(std::string source, std::string name) {
   TemplateOptions o;

@@ -8,6 +8,7 @@
 #include "engine/core/source.h"
 #include "engine/core/value.h"
 #include "engine/template/options.h"
+#include "engine/template/vars.h"
 
 namespace engine::tmpl {
 
@@ -20,9 +21,11 @@ class Template {
   // Reads and compiles a file; includes resolve against its folder unless options say otherwise.
   static Template compile_file(const std::filesystem::path& path, TemplateOptions options = {});
 
-  // `vars` must be an object. Throws a located Error ("template.undefined", "template.render") on failure.
-  std::string render(const Value& vars) const;
-  void render_to(const Value& vars, std::string& out) const;  // appends to `out`
+  // `vars` is an object, or several layered (tmpl::Vars). Throws a located Error ("template.undefined",
+  // "template.render") on failure.
+  std::string render(const Vars& vars) const;
+  std::string render(const Value& vars) const { return render(Vars::of(vars)); }
+  void render_to(const Vars& vars, std::string& out) const;  // appends to `out`
 
   // A Hugging Face chat template (the Jinja string of a tokenizer_config.json), compiled with the options
   // transformers uses: trim_blocks, lstrip_blocks, lenient undefined, plain tojson.

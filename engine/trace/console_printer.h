@@ -16,6 +16,7 @@ class ConsolePrinter : public EventSink {
   ConsolePrinter(std::ostream& out, bool color, std::vector<std::string> tool_names = {})
       : out_(out), color_(color), tool_names_(std::move(tool_names)) {}
   void emit(const Event& event) override;
+  EventDetail detail() const override { return EventDetail::Summary; }  // it shows no prompt and no inputs
 
  private:
   void write(const std::string& text, const char* color);

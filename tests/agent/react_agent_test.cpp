@@ -399,3 +399,25 @@ TEST_CASE("the built-in scratchpad, appended a step at a time, is LangChain's fo
   CHECK(whole[3].find("I now need to return a final answer based on the previous steps:") != std::string::npos);
   CHECK(prompts(false) == whole);
 }
+
+TEST_CASE("a sink that reads a summary gets no prompt and no inputs, one that reads everything gets both",
+          "[agent]") {
+  auto starts = [](EventDetail level) {
+    ReactSetup s;
+    s.script.replies = {" done\nFinal Answer: ok"};
+    test::EventLog log;
+    log.level = level;
+    CHECK(s.run(log).output == "ok");
+    Value out = Value::object();
+    for (const auto& e : log.events)
+      if (e.type == "chain_start" || e.type == "llm_start") out[e.type] = e.data;
+    return out;
+  };
+  Value full = starts(EventDetail::Full);
+  CHECK(full["chain_start"]["inputs"] == Value{{"input", "hi"}});
+  CHECK(full["llm_start"]["prompt"] == "Question: hi\nThought:");
+  Value summary = starts(EventDetail::Summary);
+  CHECK(summary["chain_start"] == Value{{"name", "AgentExecutor"}});
+  CHECK_FALSE(summary["llm_start"].contains("prompt"));
+  CHECK(summary["llm_start"]["call"] == 0);
+}

@@ -3,6 +3,8 @@
 #include <catch2/catch.hpp>
 
 #include "engine/core/json_parse.h"
+#include "support/llm_test_support.h"
+#include "support/test_support.h"
 
 using namespace engine;
 
@@ -64,4 +66,29 @@ TEST_CASE("json: depth is counted without recursion", "[core][json]") {
   CHECK(json_depth(Value(3)) == 0);
   CHECK(json_depth(Value::array()) == 1);
   CHECK(json_depth(Value{{"a", {{"b", Value::array({1})}}}}) == 3);
+}
+
+TEST_CASE("json: a file is parsed as its text is, a buffer at a time, with read_file's checks", "[core][json]") {
+  test::TempDir dir;
+  // strings longer than one read buffer, escapes split across buffers, and a document deep enough to be refused
+  std::string long_text(200'000, 'x');
+  std::string doc = "{\"a\": \"" + long_text + "\\u00e9\", \"b\": [1, 2.5, null, true, {\"c\": \"\\n\"}]}";
+  auto path = dir.write("doc.json", doc);
+  CHECK(parse_json_file(path, kMaxFileBytes, Pipes::Refused) == parse_json(doc));
+  CHECK(parse_json_file(path, kMaxFileBytes, Pipes::Refused)["a"].get_ref<const std::string&>().size() == 200'002);
+  JsonError e;
+  CHECK(parse_json_file(dir.write("deep.json", nested(200'000, '[', ']')), kMaxFileBytes, Pipes::Refused, &e)
+            .is_discarded());
+  CHECK(e.too_deep);
+  CHECK(parse_json_file(dir.write("bad.json", "{\"key\": sk-secret-value}"), kMaxFileBytes, Pipes::Refused, &e)
+            .is_discarded());
+  CHECK(e.message == "parse error at line 1, column 9: syntax error while parsing value - invalid literal");
+  CHECK(parse_json_file(dir.write("empty.json", ""), kMaxFileBytes, Pipes::Refused, &e).is_discarded());
+  CHECK(e.message.find("unexpected end of input") != std::string::npos);
+  std::string kind;
+  CHECK(test::error_of([&] { parse_json_file(path, 1000, Pipes::Refused); }, &kind) ==
+        "cannot read '" + path.string() + "': it is " + std::to_string(doc.size()) + " bytes, more than the 1000 bytes a file may have");
+  CHECK(kind == "io.too_large");
+  CHECK(test::error_of([&] { parse_json_file(dir.path(), kMaxFileBytes, Pipes::Refused); }) ==
+        "cannot read '" + dir.path().string() + "': it is a directory");
 }

@@ -47,8 +47,10 @@ bool holds_piece_of_key(const std::string& text, const std::string& key);
 class EventLog : public EventSink {
  public:
   void emit(const Event& e) override { events.push_back(e); }
+  EventDetail detail() const override { return level; }
   std::vector<std::string> types() const;
   std::vector<Event> events;
+  EventDetail level = EventDetail::Full;
 };
 
 }  // namespace engine::test

@@ -210,8 +210,8 @@ TEST_CASE("limits: nesting depth and output size", "[template]") {
 TEST_CASE("a compiled template renders many times and reports its free names", "[template]") {
   auto t = Template::compile("{% set z = 1 %}{{ q }}{% for s in steps %}{{ s }}{{ loop.index }}{% endfor %}{{ z }}",
                              "t.j2");
-  CHECK(t.render({{"q", "a"}, {"steps", {1, 2}}}) == "a11221");
-  CHECK(t.render({{"q", "b"}, {"steps", Value::array()}}) == "b1");
+  CHECK(t.render(Value{{"q", "a"}, {"steps", {1, 2}}}) == "a11221");
+  CHECK(t.render(Value{{"q", "b"}, {"steps", Value::array()}}) == "b1");
   CHECK(t.free_names() == std::vector<std::string>{"q", "steps"});
 }
 

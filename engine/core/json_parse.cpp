@@ -1,6 +1,7 @@
 #include "engine/core/json_parse.h"
 
 #include <algorithm>
+#include <iterator>
 #include <vector>
 
 namespace engine {

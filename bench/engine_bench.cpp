@@ -5,7 +5,7 @@
 #include <cstdio>
 #include <vector>
 
-#include "engine/assemble/executor.h"
+#include "engine/assemble/build_executor.h"
 #include "engine/spec/search_path.h"
 #include "engine/core/file.h"
 #include "engine/parse/react_parser.h"
@@ -84,8 +84,8 @@ int main() {
   });
 
   // Whole runs in process: executor built once and shared, as batch runs would; the scripted model included.
-  std::shared_ptr<const assemble::Executor> executor;
-  double build_us = median_ns(5, 20, [&] { executor = assemble::Executor::build(spec); }) / 1000;
+  std::shared_ptr<const workflow::Executor> executor;
+  double build_us = median_ns(5, 20, [&] { executor = assemble::build_executor(spec); }) / 1000;
   Value inputs = executor->resolve_inputs({{"input", "What is 12 * 7 + 3?"}});
   NullSink sink;
   double run_ns = median_ns(11, 500, [&] {

@@ -14,7 +14,7 @@
 #include <thread>
 #include <vector>
 
-#include "engine/assemble/executor.h"
+#include "engine/assemble/build_executor.h"
 #include "engine/spec/search_path.h"
 
 using namespace engine;
@@ -135,7 +135,7 @@ class RoundTrips : public EventSink {
   Clock::time_point start_;
 };
 
-void run_engine(const assemble::Executor& executor, const Value& inputs, bool stream, EventSink& sink) {
+void run_engine(const workflow::Executor& executor, const Value& inputs, bool stream, EventSink& sink) {
   auto result = executor.run(inputs, sink, agent::RunOptions{.stream = stream});
   if (result.output != "87" || result.llm_calls != 2) {
     std::fprintf(stderr, "bench: a run went wrong: %s\n", result.error ? result.error->message.c_str() : result.output.c_str());
@@ -186,7 +186,7 @@ int main(int argc, char** argv) {
   spec.llm.model = "bench-model";
   spec.llm.base_url = server.base_url();
   spec.llm.api_key_env = "ENGINE_BENCH_KEY";
-  auto executor = assemble::Executor::build(spec);
+  auto executor = assemble::build_executor(spec);
   Value inputs = executor->resolve_inputs({{"input", "What is 12 * 7 + 3?"}});
 
   NullSink quiet;

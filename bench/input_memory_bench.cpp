@@ -53,7 +53,7 @@ using namespace engine;
 namespace {
 
 // The peak heap of one `engine run --inputs FILE`, its console events included.
-size_t peak_of_run(const std::shared_ptr<const assemble::Executor>& executor, const std::string& file) {
+size_t peak_of_run(const std::shared_ptr<const workflow::Executor>& executor, const std::string& file) {
   peak = live.load();
   size_t before = live.load();
   {
@@ -71,7 +71,7 @@ size_t peak_of_run(const std::shared_ptr<const assemble::Executor>& executor, co
 int main() {
   auto dir = std::filesystem::temp_directory_path() / "engine_input_memory_bench";
   std::filesystem::create_directories(dir);
-  auto executor = assemble::Executor::build(spec::parse_workflow(R"(
+  auto executor = assemble::build_executor(spec::parse_workflow(R"(
 inputs:
   input: the text to summarise
 llm:

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/assemble/executor.h"
+#include "engine/assemble/build_executor.h"
 #include "engine/spec/workflow_spec.h"
 
 using namespace engine;
@@ -37,7 +37,7 @@ class PromptBytes : public EventSink {
 };
 
 void chat_turns() {
-  auto executor = assemble::Executor::build(spec::parse_workflow(R"(
+  auto executor = assemble::build_executor(spec::parse_workflow(R"(
 inputs:
   input: the message
 llm:
@@ -79,7 +79,7 @@ void react_iterations() {
       replies += "      - \"I should look at item " + std::to_string(i) +
                  " once more before I answer.\\nAction: echo\\nAction Input: item number " + std::to_string(i) + "\"\n";
     replies += "      - \"Final Answer: done\"\n";
-    auto executor = assemble::Executor::build(spec::parse_workflow(
+    auto executor = assemble::build_executor(spec::parse_workflow(
         "inputs:\n  input: q\nllm:\n  provider: scripted\n  scripted:\n    replies:\n" + replies +
             "tools:\n  - builtin: echo\nagent:\n  max_iterations: 10000\n",
         "loop.yaml", "."));

@@ -13,7 +13,7 @@
 #include <thread>
 #include <vector>
 
-#include "engine/assemble/executor.h"
+#include "engine/assemble/build_executor.h"
 #include "engine/spec/search_path.h"
 #include "engine/core/error.h"
 #include "engine/core/json_text.h"
@@ -43,7 +43,7 @@ int main(int argc, char** argv) {
   setenv("MOCK_API_KEY", "sk-mock", 1);
   try {
     auto t0 = std::chrono::steady_clock::now();
-    auto executor = assemble::Executor::build(spec::load_workflow(std::string(ENGINE_SOURCE_DIR) +
+    auto executor = assemble::build_executor(spec::load_workflow(std::string(ENGINE_SOURCE_DIR) +
                                                                   "/bench/peer/react_add_multiply.yaml"));
     std::atomic<int> next{0}, ok{0};
     std::string sample;

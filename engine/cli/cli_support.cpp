@@ -23,7 +23,7 @@ void add_input_options(CLI::App& cmd, InputOptions& o) {
   cmd.add_option("--inputs", o.file, "A JSON file with an object of inputs");
 }
 
-std::shared_ptr<const assemble::Executor> build_executor(const std::string& path, const std::string& llm_override,
+std::shared_ptr<const workflow::Executor> build_executor(const std::string& path, const std::string& llm_override,
                                                          const assemble::BuildOptions& options) {
   spec::WorkflowSpec spec = spec::load_workflow(path, {spec::default_search_path()});
   if (!llm_override.empty()) {
@@ -44,14 +44,14 @@ std::shared_ptr<const assemble::Executor> build_executor(const std::string& path
       spec.llm.base_url.clear();  // the preset's, not the workflow's server
     }
   }
-  return assemble::Executor::build(spec, options);
+  return assemble::build_executor(spec, options);
 }
 
-Value collect_inputs(const assemble::Executor& executor, const InputOptions& o) {
+Value collect_inputs(const workflow::Executor& executor, const InputOptions& o) {
   return executor.resolve_inputs(given_inputs(executor, o));
 }
 
-void require_chat_input(const assemble::Executor& executor) {
+void require_chat_input(const workflow::Executor& executor) {
   if (!executor.chat_input().empty()) return;
   std::vector<std::string> names;
   for (const auto& i : executor.inputs()) names.push_back(i.name);
@@ -60,12 +60,12 @@ void require_chat_input(const assemble::Executor& executor) {
                            ": declare an input named 'input', or set agent.memory.input_key");
 }
 
-std::string chat_message(const assemble::Executor& executor, const Value& inputs) {
+std::string chat_message(const workflow::Executor& executor, const Value& inputs) {
   const Value& message = inputs[executor.chat_input()];
   return message.is_string() ? message.get<std::string>() : to_json_text(message);
 }
 
-Value given_inputs(const assemble::Executor& executor, const InputOptions& o) {
+Value given_inputs(const workflow::Executor& executor, const InputOptions& o) {
   Value given = Value::object();
   if (!o.file.empty()) {
     JsonError why{false, "not an object"};

@@ -108,7 +108,7 @@ class Chat {
     }
   }
 
-  std::shared_ptr<const assemble::Executor> executor_;
+  std::shared_ptr<const workflow::Executor> executor_;
   Value given_;
   app::Session session_;
   RunOutput out_;

@@ -1,7 +1,7 @@
 // Build-time checks that need more than the YAML: compiled templates and regexes, loaded scripts.
 #include <catch2/catch.hpp>
 
-#include "engine/assemble/executor.h"
+#include "engine/assemble/build_executor.h"
 #include "engine/core/error.h"
 #include "support/test_support.h"
 
@@ -15,7 +15,7 @@ const std::string kHead =
 std::string build_error(const std::string& yaml, const test::TempDir* dir = nullptr) {
   try {
     auto path = dir ? dir->path() : std::filesystem::path(".");
-    assemble::Executor::build(spec::parse_workflow(yaml, "w.yaml", path));
+    assemble::build_executor(spec::parse_workflow(yaml, "w.yaml", path));
   } catch (const Error& e) {
     return e.formatted();
   }
@@ -71,24 +71,6 @@ TEST_CASE("a Lua syntax error points into the script", "[assemble]") {
             .rfind("w.yaml:8:10: tool 'missing.lua': cannot read", 0) == 0);
 }
 
-TEST_CASE("inputs: defaults apply, unknown and missing ones are errors", "[assemble]") {
-  auto exec = assemble::Executor::build(spec::parse_workflow(
-      "inputs:\n  question: q\n  tone:\n    default: calm\n" + kHead.substr(kHead.find("llm:")) +
-          "agent:\n  prompt: '{{ question }} {{ tone }}'\n",
-      "w.yaml", "."));
-  CHECK(exec->resolve_inputs({{"question", "why"}}) == Value{{"question", "why"}, {"tone", "calm"}});
-  auto error = [&](const Value& v) {
-    try {
-      exec->resolve_inputs(v);
-    } catch (const Error& e) {
-      return std::string(e.what());
-    }
-    return std::string("no error");
-  };
-  CHECK(error(Value::object()) == "missing input 'question' (q)");
-  CHECK(error({{"question", "x"}, {"tonee", "y"}}) == "unknown input 'tonee' (did you mean 'tone'?)");
-}
-
 TEST_CASE("chat prompts: variables are checked per message, a chat template needs messages", "[assemble]") {
   CHECK(build_error(kHead + "agent:\n  prompt:\n    - {role: system, content: ok}\n    - {role: user, content: '{{ qestion }}'}\n")
             .rfind("w.yaml:10:29: agent.prompt[1].content uses 'qestion', which is not a declared input (did you mean "
@@ -100,12 +82,12 @@ TEST_CASE("chat prompts: variables are checked per message, a chat template need
 }
 
 TEST_CASE("a template may set its own options, a lenient one may read absent names", "[assemble]") {
-  auto exec = assemble::Executor::build(spec::parse_workflow(
+  auto exec = assemble::build_executor(spec::parse_workflow(
       kHead + "agent:\n  prompt: {text: '[{{ question }}][{{ maybe }}]', strict_undefined: false}\n", "w.yaml", "."));
   CHECK(exec->render_first_prompt(exec->resolve_inputs({{"question", "q"}})) == "[q][]");
   CHECK(build_error(kHead + "agent:\n  prompt: {text: x, file: y}\n").rfind("w.yaml:8:11: agent.prompt has both text and file", 0) ==
         0);
-  auto trimmed = assemble::Executor::build(spec::parse_workflow(
+  auto trimmed = assemble::build_executor(spec::parse_workflow(
       kHead + "agent:\n  prompt:\n    text: \"{% if true %}\\nyes{% endif %}\"\n    trim_blocks: true\n", "w.yaml", "."));
   CHECK(trimmed->render_first_prompt(trimmed->resolve_inputs({{"question", "q"}})) == "yes");
 }
@@ -166,27 +148,9 @@ TEST_CASE("memory: a memory nothing reads, a history read without one, and place
                    "inputs: a, b)", 0) == 0);
   CHECK(build_error(two + "agent:\n  prompt: '{{ history_text }}{{ a }}{{ b }}'\n  memory: {kind: full, input_key: c}\n")
             .find("agent.memory.input_key 'c' is not a declared input (did you mean 'a'?)") != std::string::npos);
-  auto chat = assemble::Executor::build(spec::parse_workflow(
+  auto chat = assemble::build_executor(spec::parse_workflow(
       two + "agent:\n  prompt: '{{ history_text }}{{ a }}{{ b }}'\n  memory: {kind: full, input_key: b}\n", "w.yaml", "."));
   CHECK(chat->chat_input() == "b");
-  auto single = assemble::Executor::build(spec::parse_workflow(kHead + "agent:\n  prompt: '{{ question }}'\n", "w.yaml", "."));
+  auto single = assemble::build_executor(spec::parse_workflow(kHead + "agent:\n  prompt: '{{ question }}'\n", "w.yaml", "."));
   CHECK(single->chat_input() == "question");
-}
-
-TEST_CASE("memory: a run sees the session's history through its memory, and the executor keeps none of it",
-          "[assemble][memory]") {
-  auto executor = assemble::Executor::build(spec::parse_workflow(
-      "inputs:\n  input: q\nllm:\n  provider: scripted\n  scripted:\n    rules:\n"
-      "      - {match: '(?s).*', reply: \"Final Answer: {{ groups[0] | length }}\"}\n"
-      "agent:\n  prompt: \"{{ history_text }}|{{ history | length }}|{{ input }}\"\n  memory: {kind: window, k: 2}\n",
-      "w.yaml", "."));
-  std::vector<agent::Exchange> history = {{"one", "1"}, {"two", "2"}, {"three", "3"}};
-  CHECK(executor->render_first_prompt(executor->resolve_inputs({{"input", "four"}})) == "|0|four");
-  test::EventLog log;
-  auto r = executor->run(executor->resolve_inputs({{"input", "four"}}), log, agent::RunOptions{.history = history});
-  REQUIRE(r.ok());
-  REQUIRE(log.events[1].type == "llm_start");
-  CHECK(log.events[1].data["prompt"] == "Human: two\nAI: 2\nHuman: three\nAI: 3|4|four");
-  auto again = executor->run(executor->resolve_inputs({{"input", "four"}}), log);
-  CHECK(again.output != r.output);  // no history given, none seen: nothing stayed behind in the executor
 }

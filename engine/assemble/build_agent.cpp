@@ -1,4 +1,4 @@
-#include "engine/assemble/executor.h"
+#include "engine/assemble/build_agent.h"
 
 #include <algorithm>
 
@@ -9,6 +9,7 @@
 #include "engine/agent/react_agent.h"
 #include "engine/agent/tool_calling_agent.h"
 #include "engine/assemble/spec_errors.h"
+#include "engine/assemble/template_checks.h"
 #include "engine/core/error.h"
 #include "engine/core/text.h"
 #include "engine/parse/schema_patterns.h"
@@ -21,48 +22,6 @@ const std::vector<std::string> kAgentContext = {"inputs", "tools", "tool_names",
                                                 "intermediate_steps", "agent_scratchpad", "history", "history_text"};
 const std::vector<std::string> kToolCallingContext = {"inputs", "tools", "tool_names", "tool_descriptions",
                                                        "intermediate_steps", "history", "history_text"};
-const std::vector<std::string> kOutputContext = {"output", "inputs", "intermediate_steps", "stopped_reason"};
-
-tmpl::TemplateOptions template_options(const spec::TemplateFlags& f) {
-  tmpl::TemplateOptions o;
-  o.strict_undefined = f.strict_undefined;
-  o.trim_blocks = f.trim_blocks;
-  o.lstrip_blocks = f.lstrip_blocks;
-  return o;
-}
-
-std::vector<std::string> input_names(const spec::WorkflowSpec& s) {
-  std::vector<std::string> names;
-  for (const auto& i : s.inputs) names.push_back(i.name);
-  return names;
-}
-
-// A template may only read declared inputs and what the engine provides; anything else is a typo that would
-// otherwise surface mid-run. A lenient template (strict_undefined: false) has chosen to read absent names as empty.
-void check_free_names(const tmpl::Template& t, const std::vector<std::string>& inputs,
-                      const std::vector<std::string>& provided, const std::string& what, const SourceLoc& loc,
-                      const spec::WorkflowSpec& s) {
-  if (!t.options().strict_undefined) return;
-  std::vector<std::string> known = inputs;
-  known.insert(known.end(), provided.begin(), provided.end());
-  for (const auto& name : t.free_names()) {
-    if (std::find(known.begin(), known.end(), name) != known.end()) continue;
-    std::string hint = did_you_mean(name, known);
-    std::string declared = inputs.empty() ? "no inputs are declared" : "declared inputs: " + join(inputs, ", ");
-    throw Error("spec.undeclared_variable",
-                what + " uses '" + name + "', which is not a declared input" +
-                    (hint.empty() ? " (" + declared + ")" : hint),
-                loc, quoted_line(s, loc));
-  }
-}
-
-tmpl::Template compile_template(const spec::TemplateSource& src, const spec::TemplateFlags& flags,
-                                const spec::WorkflowSpec& spec) {
-  tmpl::TemplateOptions options = template_options(src.overrides.over(flags));
-  options.include_dir = src.dir;
-  options.scope = spec.scope;
-  return tmpl::Template::compile(src.text, src.origin, options);
-}
 
 // The prompt: one template, or messages, which the model's chat template (when given) renders into text.
 agent::Prompt build_prompt(const spec::WorkflowSpec& s) {
@@ -238,70 +197,10 @@ std::unique_ptr<agent::Agent> build_tool_calling_agent(const spec::WorkflowSpec&
 
 }  // namespace
 
-std::shared_ptr<const Executor> Executor::build(const spec::WorkflowSpec& s, const BuildOptions& options) {
-  auto llm = build_llm(s, options);
-  tools::ToolRegistry registry = build_tools(s);
-  std::unique_ptr<agent::Agent> agent = s.agent.kind.value == "tool_calling"
-                                            ? build_tool_calling_agent(s, registry, std::move(llm))
-                                            : build_react_agent(s, registry, std::move(llm));
-  std::vector<std::string> inputs = input_names(s);
-  std::vector<OutputTemplate> outputs;
-  for (const auto& o : s.outputs) {
-    tmpl::Template t = tmpl::Template::compile(o.value.value, s.display_path + " (outputs." + o.name + ".value)");
-    check_free_names(t, inputs, kOutputContext, "outputs." + o.name + ".value", o.value.loc, s);
-    outputs.push_back({o.name, std::move(t)});
-  }
-  auto executor =
-      std::make_shared<Executor>(s.name, s.inputs, std::move(registry), std::move(agent), std::move(outputs));
-  executor->chat_input_ = assemble::chat_input(s);
-  executor->redactor_ = Redactor(llm_secrets(s.llm));
-  return executor;
+std::unique_ptr<agent::Agent> build_agent(const spec::WorkflowSpec& s, const tools::ToolRegistry& registry,
+                                          std::shared_ptr<const llm::LlmClient> llm) {
+  return s.agent.kind.value == "tool_calling" ? build_tool_calling_agent(s, registry, std::move(llm))
+                                              : build_react_agent(s, registry, std::move(llm));
 }
-
-Value Executor::resolve_inputs(Value given) const {
-  Value out = Value::object();
-  std::vector<std::string> names;
-  for (const auto& i : inputs_) names.push_back(i.name);
-  if (given.is_object())
-    for (const auto& [k, v] : given.items())
-      if (std::find(names.begin(), names.end(), k) == names.end())
-        throw Error("input.unknown", "unknown input '" + k + "'" +
-                                         (did_you_mean(k, names).empty()
-                                              ? " (declared inputs: " + (names.empty() ? "none" : join(names, ", ")) + ")"
-                                              : did_you_mean(k, names)));
-  for (const auto& i : inputs_) {
-    if (given.is_object() && given.contains(i.name)) out[i.name] = std::move(given[i.name]);
-    else if (i.default_value) out[i.name] = *i.default_value;
-    else throw Error("input.missing", "missing input '" + i.name + "'" +
-                                          (i.description.empty() ? "" : " (" + i.description + ")"));
-  }
-  return out;
-}
-
-agent::RunResult Executor::run(const Value& inputs, EventSink& events, const agent::RunOptions& options) const {
-  agent::RunResult r = agent_->run(inputs, events, options);
-  if (!r.ok() || outputs_.empty()) return r;
-  Value own{{"output", r.output}, {"stopped_reason", r.stopped_reason}};
-  Value steps = Value::array();
-  for (const auto& st : r.intermediate_steps) steps.push_back(agent::step_to_json(st));
-  own["intermediate_steps"] = std::move(steps);
-  auto ctx = tmpl::Vars::of(own).then_named("inputs", inputs).then(inputs);
-  try {
-    for (const auto& o : outputs_) r.outputs[o.name] = o.value.render(ctx);
-  } catch (const Error& e) {
-    r.error = agent::RunError{e.kind(), e.what()};
-    r.stopped_reason = "error";
-  }
-  return r;
-}
-
-parse::ParsedOutput Executor::parse_output(std::string_view text) const {
-  const parse::OutputParser* parser = agent_->text_parser();
-  if (!parser)
-    throw Error("usage", "this workflow's agent reads the model's tool calls, not its text: engine parse is for react agents");
-  return parser->parse(text);
-}
-
-std::string Executor::render_first_prompt(const Value& inputs) const { return agent_->render_first_prompt(inputs); }
 
 }  // namespace engine::assemble

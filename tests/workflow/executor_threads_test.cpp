@@ -5,7 +5,7 @@
 #include <atomic>
 #include <thread>
 
-#include "engine/assemble/executor.h"
+#include "engine/assemble/build_executor.h"
 #include "support/mock_llm_server.h"
 #include "support/test_support.h"
 
@@ -21,7 +21,7 @@ TEST_CASE("runs on many threads share one executor and its connections", "[e2e][
   spec.llm.provider.value = "openai";
   spec.llm.base_url = server.base_url();
   spec.llm.api_key_env = "ENGINE_TEST_SHARED_KEY";
-  auto executor = assemble::Executor::build(spec);
+  auto executor = assemble::build_executor(spec);
   Value inputs = executor->resolve_inputs({{"input", "What is 2 + 2?"}});
   std::atomic<int> ok{0};
   std::vector<std::thread> pool;
@@ -39,7 +39,7 @@ TEST_CASE("runs on many threads share one executor and its connections", "[e2e][
 TEST_CASE("chat sessions on many threads share one executor and never see each other's history",
           "[assemble][memory]") {
   // The scripted model answers with the last thing the human said before this message, as the memory shows it.
-  auto executor = assemble::Executor::build(spec::parse_workflow(
+  auto executor = assemble::build_executor(spec::parse_workflow(
       "inputs:\n  input: q\nllm:\n  provider: scripted\n  scripted:\n    rules:\n"
       "      - {match: '(?s).*Human: (?P<said>[^\\n]*)\\nAI: [^\\n]*\\|', reply: 'Final Answer: {{ said }}'}\n"
       "      - {match: '(?s).*', reply: 'Final Answer: nothing yet'}\n"

@@ -1,0 +1,26 @@
+#pragma once
+// Compiling a workflow's templates with their options, and checking that each reads only what it will be given.
+#include <string>
+#include <vector>
+
+#include "engine/spec/workflow_spec.h"
+#include "engine/template/template.h"
+
+namespace engine::assemble {
+
+tmpl::TemplateOptions template_options(const spec::TemplateFlags& flags);
+
+// The names of the workflow's declared inputs, in declaration order.
+std::vector<std::string> input_names(const spec::WorkflowSpec& spec);
+
+// A template may only read declared inputs and what the engine provides; anything else is a typo that would
+// otherwise surface mid-run. Throws "spec.undeclared_variable" located at `loc`, naming `what` (the key path).
+void check_free_names(const tmpl::Template& t, const std::vector<std::string>& inputs,
+                      const std::vector<std::string>& provided, const std::string& what, const SourceLoc& loc,
+                      const spec::WorkflowSpec& spec);
+
+// A template of the workflow, compiled with its flags, its folder for includes and the workflow's file scope.
+tmpl::Template compile_template(const spec::TemplateSource& src, const spec::TemplateFlags& flags,
+                                const spec::WorkflowSpec& spec);
+
+}  // namespace engine::assemble

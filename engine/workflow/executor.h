@@ -1,0 +1,66 @@
+#pragma once
+// A workflow ready to run: built once by assemble/ (templates and regexes compiled, tools loaded, provider chosen),
+// then immutable, so batch runs and chat sessions share it across threads. A run owns all its state.
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine/agent/agent.h"
+#include "engine/core/redact.h"
+#include "engine/template/template.h"
+#include "engine/tools/tool_registry.h"
+
+namespace engine::workflow {
+
+// A declared input: what the workflow asks for, and the value it takes when none is given.
+struct Input {
+  std::string name;
+  std::string description;
+  std::optional<Value> default_value;  // absent: the input is required
+};
+
+// A declared output: a template over the run's inputs, output, intermediate_steps and stopped_reason.
+struct OutputTemplate {
+  std::string name;
+  tmpl::Template value;
+};
+
+class Executor {
+ public:
+  // What assemble/ builds an executor from.
+  struct Parts {
+    std::string name;
+    std::vector<Input> inputs;
+    tools::ToolRegistry tools;
+    std::unique_ptr<agent::Agent> agent;
+    std::vector<OutputTemplate> outputs;
+    Redactor redactor;
+    // The input that holds the human's message in a chat; empty when the workflow cannot tell.
+    std::string chat_input;
+  };
+  explicit Executor(Parts parts) : parts_(std::move(parts)) {}
+
+  // Applies defaults and checks the given inputs against the declared ones; throws Error "input.*". The given
+  // values are moved, not copied: pass an rvalue when an input may be large.
+  Value resolve_inputs(Value given) const;
+
+  agent::RunResult run(const Value& resolved_inputs, EventSink& events, const agent::RunOptions& options = {}) const;
+  std::string render_first_prompt(const Value& resolved_inputs) const;
+  // The agent's parser on a model's text; throws Error "usage" for an agent that reads tool calls, not text.
+  parse::ParsedOutput parse_output(std::string_view text) const;
+
+  const std::string& name() const { return parts_.name; }
+  const std::vector<Input>& inputs() const { return parts_.inputs; }
+  const tools::ToolRegistry& tools() const { return parts_.tools; }
+  // The input that holds the human's message in a chat (engine chat, sessions); empty when the workflow has several
+  // inputs and agent.memory.input_key names none.
+  const std::string& chat_input() const { return parts_.chat_input; }
+  // Masks the keys the workflow's provider reads (core/redact.h): front ends put it before every output.
+  const Redactor& redactor() const { return parts_.redactor; }
+
+ private:
+  Parts parts_;
+};
+
+}  // namespace engine::workflow

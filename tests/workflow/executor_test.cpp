@@ -1,0 +1,64 @@
+// The runtime executor: inputs resolved against the declared ones, runs that keep nothing in the executor, outputs.
+#include <catch2/catch.hpp>
+
+#include "engine/assemble/build_executor.h"
+#include "engine/core/error.h"
+#include "support/test_support.h"
+
+using namespace engine;
+
+namespace {
+
+std::shared_ptr<const workflow::Executor> executor_of(const std::string& yaml) {
+  return assemble::build_executor(spec::parse_workflow(yaml, "w.yaml", "."));
+}
+
+}  // namespace
+
+TEST_CASE("inputs: defaults apply, unknown and missing ones are errors", "[workflow]") {
+  auto exec = executor_of(
+      "inputs:\n  question: q\n  tone:\n    default: calm\nllm:\n  provider: scripted\n  scripted:\n"
+      "    replies: ['Final Answer: x']\nagent:\n  prompt: '{{ question }} {{ tone }}'\n");
+  CHECK(exec->resolve_inputs({{"question", "why"}}) == Value{{"question", "why"}, {"tone", "calm"}});
+  auto error = [&](const Value& v) {
+    try {
+      exec->resolve_inputs(v);
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  CHECK(error(Value::object()) == "missing input 'question' (q)");
+  CHECK(error({{"question", "x"}, {"tonee", "y"}}) == "unknown input 'tonee' (did you mean 'tone'?)");
+}
+
+
+TEST_CASE("memory: a run sees the session's history through its memory, and the executor keeps none of it",
+          "[workflow][memory]") {
+  auto executor = executor_of(
+      "inputs:\n  input: q\nllm:\n  provider: scripted\n  scripted:\n    rules:\n"
+      "      - {match: '(?s).*', reply: \"Final Answer: {{ groups[0] | length }}\"}\n"
+      "agent:\n  prompt: \"{{ history_text }}|{{ history | length }}|{{ input }}\"\n  memory: {kind: window, k: 2}\n");
+  std::vector<agent::Exchange> history = {{"one", "1"}, {"two", "2"}, {"three", "3"}};
+  CHECK(executor->render_first_prompt(executor->resolve_inputs({{"input", "four"}})) == "|0|four");
+  test::EventLog log;
+  auto r = executor->run(executor->resolve_inputs({{"input", "four"}}), log, agent::RunOptions{.history = history});
+  REQUIRE(r.ok());
+  REQUIRE(log.events[1].type == "llm_start");
+  CHECK(log.events[1].data["prompt"] == "Human: two\nAI: 2\nHuman: three\nAI: 3|4|four");
+  auto again = executor->run(executor->resolve_inputs({{"input", "four"}}), log);
+  CHECK(again.output != r.output);  // no history given, none seen: nothing stayed behind in the executor
+}
+
+TEST_CASE("outputs read the run's output and steps over its inputs, by name and as inputs", "[workflow]") {
+  auto executor = executor_of(
+      "inputs:\n  input: q\n  output: a declared input that the run's own output hides\nllm:\n  provider: scripted\n"
+      "  scripted:\n    replies: [\"Action: echo\\nAction Input: hi\", 'Final Answer: done']\ntools:\n  - builtin: echo\n"
+      "agent:\n  prompt: '{{ input }} {{ output }}{{ agent_scratchpad }}'\n"
+      "outputs:\n  summary: {value: '{{ output }}/{{ inputs.output }}/{{ input }}/{{ intermediate_steps | length }}/"
+      "{{ stopped_reason }}'}\n");
+  NullSink sink;
+  auto r = executor->run(executor->resolve_inputs({{"input", "q1"}, {"output", "o1"}}), sink);
+  REQUIRE(r.ok());
+  CHECK(r.outputs == Value{{"summary", "done/o1/q1/1/finish"}});
+}

@@ -138,7 +138,8 @@ class RoundTrips : public EventSink {
 void run_engine(const workflow::Executor& executor, const Value& inputs, bool stream, EventSink& sink) {
   auto result = executor.run(inputs, sink, agent::RunOptions{.stream = stream});
   if (result.output != "87" || result.llm_calls != 2) {
-    std::fprintf(stderr, "bench: a run went wrong: %s\n", result.error ? result.error->message.c_str() : result.output.c_str());
+    std::string why = result.error ? result.error->message : result.output.dump();
+    std::fprintf(stderr, "bench: a run went wrong: %s\n", why.c_str());
     std::exit(1);
   }
 }

@@ -53,7 +53,7 @@ int main(int argc, char** argv) {
         Value inputs = executor->resolve_inputs({{"input", "What is (10 + 10) doubled twice? #" + std::to_string(i)}});
         auto r = executor->run(inputs, sink);
         if (r.ok() && r.output == "80") ++ok;
-        if (i == 0) sample = r.ok() ? r.output : r.error->message;
+        if (i == 0) sample = r.ok() ? (r.output.is_string() ? r.output.get<std::string>() : r.output.dump()) : r.error->message;
       }
     };
     std::vector<std::thread> threads;

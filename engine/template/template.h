@@ -26,6 +26,7 @@ class Template {
   std::string render(const Vars& vars) const;
   std::string render(const Value& vars) const { return render(Vars::of(vars)); }
   void render_to(const Vars& vars, std::string& out) const;  // appends to `out`
+  void render_to(const Value& vars, std::string& out) const { render_to(Vars::of(vars), out); }
 
   // A Hugging Face chat template (the Jinja string of a tokenizer_config.json), compiled with the options
   // transformers uses: trim_blocks, lstrip_blocks, lenient undefined, plain tojson.

@@ -6,6 +6,7 @@
 #include "engine/core/source.h"
 #include "engine/template/ast.h"
 #include "engine/template/options.h"
+#include "engine/template/template.h"
 #include "engine/template/vars.h"
 
 namespace engine::tmpl {
@@ -15,6 +16,7 @@ struct Compiled {
   TemplateOptions options;
   Body body;
   std::vector<std::string> free_names;
+  std::vector<NamePath> free_paths;
 };
 
 void render_compiled(const Compiled& c, const Vars& vars, std::string& out);

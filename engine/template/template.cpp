@@ -27,6 +27,7 @@ class Checker {
     for (const auto& n : b) node(*n);
   }
   std::vector<std::string> free_names;
+  std::vector<NamePath> free_paths;
 
  private:
   void node(const Node& n) {
@@ -79,8 +80,11 @@ class Checker {
       }
       case NodeKind::Include: {
         const auto& i = static_cast<const IncludeNode&>(n);
-        if (i.target && i.with_context)
+        if (i.target && i.with_context) {
           for (const auto& name : i.target->free_names) add_free(name);
+          for (const auto& path : i.target->free_paths)
+            if (!is_bound(path.parts[0])) free_paths.push_back(NamePath{path.parts, i.pos.line, i.pos.col});
+        }
         return;
       }
       case NodeKind::Import: {
@@ -122,13 +126,48 @@ class Checker {
     for (const auto& e : a.positional) expr(e.get());
     for (const auto& [_, e] : a.keyword) expr(e.get());
   }
+  // The attribute path `e` reads from a name (`a.b['c']` -> a, b, c), or false when a part is computed.
+  static bool path_of(const Expr* e, std::vector<std::string>& out, Pos& root) {
+    if (e->kind == ExprKind::Name) {
+      out.push_back(static_cast<const NameExpr*>(e)->name);
+      root = e->pos;
+      return true;
+    }
+    if (e->kind == ExprKind::Attr) {
+      auto* a = static_cast<const AttrExpr*>(e);
+      if (!path_of(a->object.get(), out, root)) return false;
+      out.push_back(a->name);
+      return true;
+    }
+    if (e->kind == ExprKind::Item) {
+      auto* i = static_cast<const ItemExpr*>(e);
+      auto* key = i->index->kind == ExprKind::Literal ? static_cast<const LiteralExpr*>(i->index.get()) : nullptr;
+      if (!key || !key->value.is_string() || !path_of(i->object.get(), out, root)) return false;
+      out.push_back(key->value.get<std::string>());
+      return true;
+    }
+    return false;
+  }
+  // Records the read of a name with the longest path read of it; true when `e` was such a read, wholly handled.
+  bool read_path(const Expr* e) {
+    std::vector<std::string> parts;
+    Pos root;
+    if (!path_of(e, parts, root)) return false;
+    add_free(parts[0]);
+    if (!is_bound(parts[0])) free_paths.push_back(NamePath{std::move(parts), root.line, root.col});
+    return true;
+  }
+
   void expr(const Expr* e) {
     if (!e) return;
     switch (e->kind) {
       case ExprKind::Literal: return;
-      case ExprKind::Name: return add_free(static_cast<const NameExpr&>(*e).name);
-      case ExprKind::Attr: return expr(static_cast<const AttrExpr*>(e)->object.get());
+      case ExprKind::Name: read_path(e); return;
+      case ExprKind::Attr:
+        if (read_path(e)) return;
+        return expr(static_cast<const AttrExpr*>(e)->object.get());
       case ExprKind::Item: {
+        if (read_path(e)) return;
         auto* i = static_cast<const ItemExpr*>(e);
         return expr(i->object.get()), expr(i->index.get());
       }
@@ -270,6 +309,7 @@ std::shared_ptr<const Compiled> compile_source(std::string source, std::string n
   Checker checker(c->source);
   checker.body(c->body);
   c->free_names = std::move(checker.free_names);
+  c->free_paths = std::move(checker.free_paths);
   return c;
 }
 
@@ -312,5 +352,6 @@ std::string Template::render_chat(const Value& messages, bool add_generation_pro
 const std::string& Template::name() const { return compiled_->source.name(); }
 const TemplateOptions& Template::options() const { return compiled_->options; }
 const std::vector<std::string>& Template::free_names() const { return compiled_->free_names; }
+const std::vector<NamePath>& Template::free_paths() const { return compiled_->free_paths; }
 
 }  // namespace engine::tmpl

@@ -14,6 +14,14 @@ namespace engine::tmpl {
 
 struct Compiled;
 
+// A name the template reads from its context, with the attributes it reads of it: `steps.draft.output.text` is
+// {steps, draft, output, text} (a literal subscript, `steps['draft']`, counts as an attribute), at its place.
+struct NamePath {
+  std::vector<std::string> parts;
+  int line = 0;
+  int col = 0;
+};
+
 class Template {
  public:
   // Throws a located Error ("template.syntax", "template.unknown_filter", ...) naming the template's line and column.
@@ -38,6 +46,8 @@ class Template {
   const TemplateOptions& options() const;
   // Names the template reads from its context (not those it binds itself with for/set), in first-use order.
   const std::vector<std::string>& free_names() const;
+  // Every read of a free name, as the longest attribute path read of it, in source order (one entry per read).
+  const std::vector<NamePath>& free_paths() const;
 
  private:
   explicit Template(std::shared_ptr<const Compiled> c) : compiled_(std::move(c)) {}

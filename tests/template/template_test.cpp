@@ -2,6 +2,7 @@
 #include <catch2/catch.hpp>
 
 #include "engine/core/error.h"
+#include "engine/core/text.h"
 #include "engine/template/template.h"
 
 using engine::Error;
@@ -223,4 +224,19 @@ TEST_CASE("fromjson reads JSON text back into values, with the engine's depth bo
   CHECK(error_of("{{ 3 | fromjson }}").rfind("t.j2:1:6: fromjson: expects a string, got int", 0) == 0);
   std::string deep = std::string(200, '[') + std::string(200, ']');
   CHECK(error_of("{{ d | fromjson }}", {{"d", deep}}).find("nested deeper than 128 levels") != std::string::npos);
+}
+
+TEST_CASE("free paths: each read of a free name with the longest attribute path read of it, at its place",
+          "[template]") {
+  auto t = Template::compile(
+      "{{ steps.draft.output.text }} {{ steps['critique'].output }}\n{% for s in steps.list.output %}{{ s.x }}"
+      "{{ inputs.topic[i] }}{% endfor %}{{ plain | upper }}{{ steps.a.output.upper() }}",
+      "t.j2");
+  std::vector<std::string> seen;
+  for (const auto& p : t.free_paths()) seen.push_back(engine::join(p.parts, ".") + "@" + std::to_string(p.line) + ":" +
+                                                       std::to_string(p.col));
+  CHECK(seen == std::vector<std::string>{"steps.draft.output.text@1:4", "steps.critique.output@1:34",
+                                         "steps.list.output@2:13", "inputs.topic@2:45", "i@2:58", "plain@2:78",
+                                         "steps.a.output.upper@2:97"});
+  CHECK(t.free_names() == std::vector<std::string>{"steps", "inputs", "i", "plain"});
 }

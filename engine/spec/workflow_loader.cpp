@@ -14,7 +14,10 @@
 namespace engine::spec {
 namespace {
 
-const std::vector<std::string> kTopKeys = {"version", "name", "description", "inputs", "outputs", "llm", "tools", "agent"};
+const std::vector<std::string> kTopKeys = {"version", "name", "description", "inputs", "outputs",
+                                           "llm",     "tools", "agent",       "steps"};
+const std::vector<std::string> kStepKeys = {"kind", "description", "when", "template", "prompt", "agent", "inputs"};
+const std::vector<std::string> kStepKinds = {"template", "llm", "agent"};
 const std::vector<std::string> kInputKeys = {"description", "default", "required"};
 const std::vector<std::string> kOutputKeys = {"description", "value"};
 const std::vector<std::string> kLlmKeys = {
@@ -66,11 +69,24 @@ class Loader {
     if (root["description"]) w.description = r_.str(root["description"], "description");
     if (root["inputs"]) w.inputs = inputs(root["inputs"]);
     if (root["outputs"]) w.outputs = outputs(root["outputs"]);
-    r_.expect_present(root, "llm", "the workflow");
-    w.llm = llm(root["llm"]);
+    if (root["steps"] && root["agent"])
+      r_.fail("spec.conflict", "a workflow has steps or one agent, not both: make the agent a step (kind: agent)",
+              root["agent"]);
+    if (!root["steps"]) r_.expect_present(root, "llm", "the workflow");
+    if (root["llm"]) w.llm = llm(root["llm"]);
     if (root["tools"]) w.tools = tools(root["tools"]);
-    r_.expect_present(root, "agent", "the workflow");
-    w.agent = agent(root["agent"]);
+    if (root["steps"]) {
+      w.steps = steps(root["steps"]);
+      if (!root["llm"])
+        for (const auto& step : w.steps)
+          if (step.kind.value != "template")
+            r_.fail_at("spec.missing_key", "steps." + step.name + " (kind: " + step.kind.value +
+                                               ") needs a model: add an llm block to the workflow",
+                       step.kind.loc);
+    } else {
+      r_.expect_present(root, "agent", "the workflow");
+      w.agent = agent(root["agent"]);
+    }
     check_references(w);
     return w;
   }
@@ -396,67 +412,68 @@ class Loader {
     return s;
   }
 
-  AgentSpec agent(const YAML::Node& n) {
+  // The agent block at `at` (agent, or a step's steps.NAME.agent), every message naming that key path.
+  AgentSpec agent(const YAML::Node& n, const std::string& at = "agent") {
     AgentSpec a;
     a.loc = r_.loc(n);
-    r_.expect_map(n, "agent", kAgentKeys);
-    if (n["kind"]) a.kind = one_of(n["kind"], "agent.kind", {"react", "tool_calling"});
+    r_.expect_map(n, at, kAgentKeys);
+    if (n["kind"]) a.kind = one_of(n["kind"], at + ".kind", {"react", "tool_calling"});
     bool tool_calling = a.kind.value == "tool_calling";
     if (tool_calling)
       for (const char* key : {"parser", "scratchpad", "on_parse_error"})
         if (n[key])
-          r_.fail("spec.conflict", std::string("agent.") + key +
+          r_.fail("spec.conflict", at + "." + key +
                                        " is for react agents; a tool_calling agent reads the model's tool calls, not its text",
                   n[key]);
-    if (n["prompt"] && n["prompt"].IsSequence()) a.messages = messages(n["prompt"], "agent.prompt");
-    else a.prompt = template_source(n["prompt"], "agent.prompt");
-    a.scratchpad = template_source(n["scratchpad"], "agent.scratchpad");
+    if (n["prompt"] && n["prompt"].IsSequence()) a.messages = messages(n["prompt"], at + ".prompt");
+    else a.prompt = template_source(n["prompt"], at + ".prompt");
+    a.scratchpad = template_source(n["scratchpad"], at + ".scratchpad");
     if (n["output_schema"]) {
-      a.output_schema = json_schema(n["output_schema"], "agent.output_schema");
+      a.output_schema = json_schema(n["output_schema"], at + ".output_schema");
       a.output_schema_loc = r_.loc(n["output_schema"]);
     }
     if (n["stop"]) {
-      for (auto& s : r_.str_list(n["stop"], "agent.stop")) a.stop.push_back(std::move(s.value));
+      for (auto& s : r_.str_list(n["stop"], at + ".stop")) a.stop.push_back(std::move(s.value));
       a.stop_given = true;
     }
     const YAML::Node& parsers = n["parser"];
     if (parsers && parsers.IsSequence()) {
-      if (parsers.size() == 0) r_.fail("spec.wrong_type", "agent.parser is an empty list; give at least one parser", parsers);
+      if (parsers.size() == 0) r_.fail("spec.wrong_type", at + ".parser is an empty list; give at least one parser", parsers);
       for (size_t i = 0; i < parsers.size(); ++i)
-        a.parsers.push_back(parser(parsers[i], "agent.parser[" + std::to_string(i) + "]", a.loc));
+        a.parsers.push_back(parser(parsers[i], at + ".parser[" + std::to_string(i) + "]", a.loc));
     } else {
-      a.parsers.push_back(parser(parsers, "agent.parser", a.loc));
+      a.parsers.push_back(parser(parsers, at + ".parser", a.loc));
     }
     if (n["max_iterations"])
-      a.max_iterations = static_cast<int>(r_.integer(n["max_iterations"], "agent.max_iterations", 1, 10000));
+      a.max_iterations = static_cast<int>(r_.integer(n["max_iterations"], at + ".max_iterations", 1, 10000));
     if (n["max_execution_time"])
-      a.max_execution_time = r_.number(n["max_execution_time"], "agent.max_execution_time", 0);
+      a.max_execution_time = r_.number(n["max_execution_time"], at + ".max_execution_time", 0);
     if (n["max_tokens_total"])
-      a.max_tokens_total = static_cast<long>(r_.integer(n["max_tokens_total"], "agent.max_tokens_total", 1, 1LL << 40));
+      a.max_tokens_total = static_cast<long>(r_.integer(n["max_tokens_total"], at + ".max_tokens_total", 1, 1LL << 40));
     if (n["max_cost"]) {
-      a.max_cost = r_.number(n["max_cost"], "agent.max_cost", 0);
+      a.max_cost = r_.number(n["max_cost"], at + ".max_cost", 0);
       a.max_cost_loc = r_.loc(n["max_cost"]);
     }
-    if (n["early_stopping"]) a.early_stopping = one_of(n["early_stopping"], "agent.early_stopping", {"force", "generate"});
-    if (n["memory"]) a.memory = memory(n["memory"]);
-    if (n["on_parse_error"]) a.on_parse_error = one_of(n["on_parse_error"], "agent.on_parse_error", {"fail", "retry"});
+    if (n["early_stopping"]) a.early_stopping = one_of(n["early_stopping"], at + ".early_stopping", {"force", "generate"});
+    if (n["memory"]) a.memory = memory(n["memory"], at + ".memory");
+    if (n["on_parse_error"]) a.on_parse_error = one_of(n["on_parse_error"], at + ".on_parse_error", {"fail", "retry"});
     if (n["tools"]) {
-      a.tools = r_.str_list(n["tools"], "agent.tools");
+      a.tools = r_.str_list(n["tools"], at + ".tools");
       a.tools_given = true;
     }
-    if (n["return_direct"]) a.return_direct = r_.str_list(n["return_direct"], "agent.return_direct");
-    if (n["observation_prefix"]) a.observation_prefix = r_.str(n["observation_prefix"], "agent.observation_prefix");
-    if (n["llm_prefix"]) a.llm_prefix = r_.str(n["llm_prefix"], "agent.llm_prefix");
-    if (n["temperature"]) a.temperature = r_.number(n["temperature"], "agent.temperature", 0);
-    if (n["max_tokens"]) a.max_tokens = static_cast<int>(r_.integer(n["max_tokens"], "agent.max_tokens", 1, 1 << 24));
+    if (n["return_direct"]) a.return_direct = r_.str_list(n["return_direct"], at + ".return_direct");
+    if (n["observation_prefix"]) a.observation_prefix = r_.str(n["observation_prefix"], at + ".observation_prefix");
+    if (n["llm_prefix"]) a.llm_prefix = r_.str(n["llm_prefix"], at + ".llm_prefix");
+    if (n["temperature"]) a.temperature = r_.number(n["temperature"], at + ".temperature", 0);
+    if (n["max_tokens"]) a.max_tokens = static_cast<int>(r_.integer(n["max_tokens"], at + ".max_tokens", 1, 1 << 24));
     if (n["template_options"]) {
       const YAML::Node& o = n["template_options"];
-      r_.expect_map(o, "agent.template_options", kTemplateOptionKeys);
+      r_.expect_map(o, at + ".template_options", kTemplateOptionKeys);
       if (o["strict_undefined"])
-        a.template_flags.strict_undefined = r_.boolean(o["strict_undefined"], "agent.template_options.strict_undefined");
-      if (o["trim_blocks"]) a.template_flags.trim_blocks = r_.boolean(o["trim_blocks"], "agent.template_options.trim_blocks");
+        a.template_flags.strict_undefined = r_.boolean(o["strict_undefined"], at + ".template_options.strict_undefined");
+      if (o["trim_blocks"]) a.template_flags.trim_blocks = r_.boolean(o["trim_blocks"], at + ".template_options.trim_blocks");
       if (o["lstrip_blocks"])
-        a.template_flags.lstrip_blocks = r_.boolean(o["lstrip_blocks"], "agent.template_options.lstrip_blocks");
+        a.template_flags.lstrip_blocks = r_.boolean(o["lstrip_blocks"], at + ".template_options.lstrip_blocks");
     }
     if (tool_calling && !a.prompt.given && a.messages.empty()) a.messages = default_tool_calling_messages(a.loc);
     // A tool-calling conversation has no ReAct prefixes; the console shows observations bare, as LangChain does.
@@ -467,6 +484,49 @@ class Loader {
                                              "built-in scratchpad", dir_, a.loc, false};
     if (!a.stop_given && !tool_calling) a.stop = {"\n" + std::string(trim(a.observation_prefix))};
     return a;
+  }
+
+  std::vector<StepSpec> steps(const YAML::Node& n) {
+    if (!n.IsMap() || n.size() == 0) r_.fail("spec.wrong_type", "steps must be a mapping of step names", n);
+    std::vector<StepSpec> out;
+    for (const auto& kv : n) {
+      StepSpec st;
+      st.name = r_.str(kv.first, "steps");
+      st.loc = r_.loc(kv.first);
+      check_name(st.name, "step", kv.first);
+      for (const auto& other : out)
+        if (other.name == st.name) r_.fail("spec.duplicate_key", "duplicate step '" + st.name + "'", kv.first);
+      std::string path = "steps." + st.name;
+      const YAML::Node& b = kv.second;
+      r_.expect_map(b, path, kStepKeys);
+      r_.expect_present(b, "kind", path);
+      st.kind = one_of(b["kind"], path + ".kind", kStepKinds);
+      // Each kind takes its own key; another kind's key is a mistake worth naming.
+      const char* own = st.kind.value == "template" ? "template" : st.kind.value == "llm" ? "prompt" : "agent";
+      for (const char* key : {"template", "prompt", "agent", "inputs"}) {
+        bool allowed = std::string(key) == own || (st.kind.value == "agent" && std::string(key) == "inputs");
+        if (b[key] && !allowed)
+          r_.fail("spec.conflict", path + "." + key + " is not for kind: " + st.kind.value + " (it takes " + own + ")",
+                  b[key]);
+      }
+      r_.expect_present(b, own, path);
+      if (st.kind.value == "agent") {
+        st.agent = agent(b["agent"], path + ".agent");
+        if (b["inputs"]) {
+          if (!b["inputs"].IsMap()) r_.fail("spec.wrong_type", path + ".inputs must map the agent's inputs to templates", b["inputs"]);
+          for (const auto& in : b["inputs"]) {
+            std::string name = r_.str(in.first, path + ".inputs");
+            check_name(name, "input", in.first);
+            st.inputs.emplace_back(name, template_source(in.second, path + ".inputs." + name));
+          }
+        }
+      } else {
+        st.text = template_source(b[own], path + "." + own);
+      }
+      if (b["when"]) st.when = r_.located_raw(b["when"], path + ".when");
+      out.push_back(std::move(st));
+    }
+    return out;
   }
 
   // LangChain's hub prompt for tool-calling agents (hwchase17/openai-tools-agent): a system line, the chat history
@@ -482,23 +542,23 @@ class Loader {
   }
 
   // agent.memory: {kind: window, k: 2}, {kind: token_limit, max_tokens: N} or {kind: full}.
-  MemorySpec memory(const YAML::Node& n) {
+  MemorySpec memory(const YAML::Node& n, const std::string& at) {
     MemorySpec m;
     m.loc = r_.loc(n);
-    r_.expect_map(n, "agent.memory", kMemoryKeys);
-    r_.expect_present(n, "kind", "agent.memory");
-    m.kind = one_of(n["kind"], "agent.memory.kind", {"none", "full", "window", "token_limit"});
+    r_.expect_map(n, at, kMemoryKeys);
+    r_.expect_present(n, "kind", at);
+    m.kind = one_of(n["kind"], at + ".kind", {"none", "full", "window", "token_limit"});
     auto only_for = [&](const char* key, const char* kind) {
       if (n[key] && m.kind.value != kind)
-        r_.fail("spec.conflict", std::string("agent.memory.") + key + " is for kind: " + kind, n[key]);
+        r_.fail("spec.conflict", at + "." + key + " is for kind: " + kind, n[key]);
     };
     only_for("k", "window");
     only_for("max_tokens", "token_limit");
-    if (n["k"]) m.k = static_cast<int>(r_.integer(n["k"], "agent.memory.k", 1, 100000));
-    if (n["max_tokens"]) m.max_tokens = static_cast<long>(r_.integer(n["max_tokens"], "agent.memory.max_tokens", 1, 1LL << 30));
-    if (n["human_prefix"]) m.human_prefix = r_.str(n["human_prefix"], "agent.memory.human_prefix");
-    if (n["ai_prefix"]) m.ai_prefix = r_.str(n["ai_prefix"], "agent.memory.ai_prefix");
-    if (n["input_key"]) m.input_key = r_.located_str(n["input_key"], "agent.memory.input_key");
+    if (n["k"]) m.k = static_cast<int>(r_.integer(n["k"], at + ".k", 1, 100000));
+    if (n["max_tokens"]) m.max_tokens = static_cast<long>(r_.integer(n["max_tokens"], at + ".max_tokens", 1, 1LL << 30));
+    if (n["human_prefix"]) m.human_prefix = r_.str(n["human_prefix"], at + ".human_prefix");
+    if (n["ai_prefix"]) m.ai_prefix = r_.str(n["ai_prefix"], at + ".ai_prefix");
+    if (n["input_key"]) m.input_key = r_.located_str(n["input_key"], at + ".input_key");
     return m;
   }
 
@@ -614,6 +674,11 @@ class Loader {
     };
     check(w.agent.tools, "agent.tools");
     check(w.agent.return_direct, "agent.return_direct");
+    for (const auto& step : w.steps)
+      if (step.agent) {
+        check(step.agent->tools, ("steps." + step.name + ".agent.tools").c_str());
+        check(step.agent->return_direct, ("steps." + step.name + ".agent.return_direct").c_str());
+      }
   }
 
   YamlReader r_;

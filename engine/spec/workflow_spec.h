@@ -216,6 +216,19 @@ struct AgentSpec {
   SourceLoc loc;
 };
 
+// One step of a workflow's graph (docs/workflows.md). Its templates read `inputs` (the workflow's, also each by
+// name) and `steps` (each finished step's `output`); those references are the graph's edges.
+struct StepSpec {
+  std::string name;
+  Located<std::string> kind;  // template | llm | agent
+  TemplateSource text;        // template: the text; llm: the prompt
+  std::optional<AgentSpec> agent;  // agent: the agent block
+  // agent: the agent's own inputs, each a template over the workflow's inputs and steps
+  std::vector<std::pair<std::string, TemplateSource>> inputs;
+  Located<std::string> when;  // an expression; the step runs only when it holds (empty: always)
+  SourceLoc loc;
+};
+
 struct WorkflowSpec {
   int version = 1;
   std::string name;
@@ -224,7 +237,8 @@ struct WorkflowSpec {
   std::vector<OutputSpec> outputs;
   LlmSpec llm;
   std::vector<ToolSpec> tools;
-  AgentSpec agent;
+  AgentSpec agent;            // the one agent of a workflow without steps
+  std::vector<StepSpec> steps;  // a workflow of steps; empty: the agent above is the whole workflow
   std::string display_path;     // the path as given on the command line
   std::filesystem::path dir;    // the folder relative paths are resolved against
   std::shared_ptr<const FileScope> scope;  // the files it may read: its folder and the search path

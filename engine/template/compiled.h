@@ -20,5 +20,7 @@ struct Compiled {
 };
 
 void render_compiled(const Compiled& c, const Vars& vars, std::string& out);
+// The value of a template that is one expression (Template::compile_expression).
+Value evaluate_compiled(const Compiled& c, const Vars& vars);
 
 }  // namespace engine::tmpl

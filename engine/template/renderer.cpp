@@ -165,6 +165,13 @@ class Renderer {
     for (const auto& n : b) node(*n);
   }
 
+  // An expression's value, as `{% if %}` would test it; an undefined name is an error in a strict template.
+  Value evaluate(const Expr& e) {
+    Ref r = eval(e);
+    if (!r.is_undefined()) (void)defined(r);  // throws for a loop, a macro or a module: no value
+    return defined_value(r);
+  }
+
   // Runs an imported template's top level and collects what it defines.
   std::shared_ptr<Module> export_module(const Compiled& compiled, Value context) {
     auto m = std::make_shared<Module>();
@@ -1074,6 +1081,12 @@ Ref Renderer::invoke(const Callable& c, CallArgs args, Pos pos, const Callable* 
 
 
 }  // namespace
+
+Value evaluate_compiled(const Compiled& c, const Vars& vars) {
+  std::string discard;
+  Renderer r(c, vars, discard);
+  return r.evaluate(*static_cast<const OutputNode&>(*c.body.at(0)).expr);
+}
 
 void render_compiled(const Compiled& c, const Vars& vars, std::string& out) { Renderer(c, vars, out).body(c.body); }
 

@@ -351,6 +351,16 @@ std::string Template::render_chat(const Value& messages, bool add_generation_pro
 
 const std::string& Template::name() const { return compiled_->source.name(); }
 const TemplateOptions& Template::options() const { return compiled_->options; }
+Template Template::compile_expression(const std::string& expression, std::string name, TemplateOptions options) {
+  // Wrapped as an output so the one lexer and parser read it; a column in an error is then 3 past the expression's.
+  auto c = compile_source("{{ " + expression + " }}", std::move(name), options, 0);
+  if (c->body.size() != 1 || c->body[0]->kind != NodeKind::Output)
+    throw located_error("template.syntax", "expected one expression, got a template", c->source, 1, 1);
+  return Template(std::move(c));
+}
+
+Value Template::evaluate(const Vars& vars) const { return evaluate_compiled(*compiled_, vars); }
+
 const std::vector<std::string>& Template::free_names() const { return compiled_->free_names; }
 const std::vector<NamePath>& Template::free_paths() const { return compiled_->free_paths; }
 

@@ -42,6 +42,12 @@ class Template {
   // Renders `messages` ([{role, content}, ...]) into one prompt; `extra` adds bos_token, eos_token, tools, ...
   std::string render_chat(const Value& messages, bool add_generation_prompt, const Value& extra = Value::object()) const;
 
+  // An expression alone (`steps.classify.output == 'billing'`), as `{% if %}` takes one: compiled once, evaluated
+  // to its value. Throws "template.syntax" for anything that is not exactly one expression.
+  static Template compile_expression(const std::string& expression, std::string name, TemplateOptions options = {});
+  Value evaluate(const Vars& vars) const;
+  Value evaluate(const Value& vars) const { return evaluate(Vars::of(vars)); }
+
   const std::string& name() const;
   const TemplateOptions& options() const;
   // Names the template reads from its context (not those it binds itself with for/set), in first-use order.

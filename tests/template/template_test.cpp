@@ -240,3 +240,19 @@ TEST_CASE("free paths: each read of a free name with the longest attribute path 
                                          "steps.a.output.upper@2:97"});
   CHECK(t.free_names() == std::vector<std::string>{"steps", "inputs", "i", "plain"});
 }
+
+TEST_CASE("an expression alone evaluates to its value, as if tests it", "[template]") {
+  Value steps = Value::parse(R"({"classify": {"output": {"category": "billing", "score": 0.9}}})");
+  auto vars = Value{{"steps", steps}};
+  CHECK(Template::compile_expression("steps.classify.output.category == 'billing'", "when").evaluate(vars) == true);
+  CHECK(Template::compile_expression("steps.classify.output.score > 0.95", "when").evaluate(vars) == false);
+  CHECK(Template::compile_expression("steps.classify.output", "e").evaluate(vars) == steps["classify"]["output"]);
+  CHECK(Template::compile_expression("[1, 2] | length", "e").evaluate(Value::object()) == 2);
+  CHECK(Template::compile_expression("steps.classify.output.category", "e").free_paths()[0].parts ==
+        std::vector<std::string>{"steps", "classify", "output", "category"});
+  CHECK_THROWS_WITH(Template::compile_expression("x }}{{ y", "when"),
+                    Catch::Contains("expected one expression, got a template"));
+  CHECK_THROWS_WITH(Template::compile_expression("missing == 1", "when").evaluate(Value::object()),
+                    Catch::Contains("undefined variable 'missing'"));
+  CHECK_THROWS_WITH(Template::compile_expression("a ==", "when"), Catch::Contains("when:1:"));
+}

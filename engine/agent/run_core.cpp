@@ -2,6 +2,7 @@
 
 #include <new>
 
+#include "engine/agent/llm_call.h"
 #include "engine/core/error.h"
 #include "engine/core/text.h"
 
@@ -93,46 +94,17 @@ void RunCore::return_direct(const Observation& observation) {
   events_.emit({"agent_finish", Value{{"output", result_.output}, {"log", ""}}});
 }
 
-Value RunCore::start_event(const llm::LlmRequest& req) const {
-  Value start{{"call", req.call_index}, {"llm", llm_.describe()}};
-  if (req.stream) start["stream"] = true;
-  if (events_.detail() != EventDetail::Full) return start;
-  start["prompt"] = req.prompt;
-  if (!req.messages.empty()) {
-    Value messages = Value::array();
-    for (const auto& m : req.messages) {
-      Value msg{{"role", m.role}, {"content", m.content}};
-      if (!m.tool_calls.empty()) msg["tool_calls"] = llm::tool_calls_to_json(m.tool_calls);
-      if (!m.tool_call_id.empty()) msg["tool_call_id"] = m.tool_call_id;
-      messages.push_back(std::move(msg));
-    }
-    start["messages"] = std::move(messages);
-  }
-  return start;
-}
-
 llm::LlmResponse RunCore::call_llm(llm::LlmRequest& req) {
   req.events = &events_;
   req.temperature = limits_.temperature;
   req.max_tokens = limits_.max_tokens;
   req.call_index = result_.llm_calls;
   req.stream = options_.stream;
-  bool watched = events_.detail() != EventDetail::None;
-  if (watched) events_.emit({"llm_start", start_event(req)});
-  llm::LlmResponse resp = llm_.complete(req);
+  LlmCall call = agent::call_llm(llm_, req, events_, limits_.price);
   ++result_.llm_calls;
-  result_.usage += resp.usage;
-  double cost = limits_.price ? limits_.price->cost(resp.usage) : 0;
-  if (limits_.price) *result_.cost_usd += cost;
-  if (!watched) return resp;
-  Value usage{{"prompt_tokens", resp.usage.prompt_tokens},
-              {"completion_tokens", resp.usage.completion_tokens},
-              {"estimated", resp.usage_estimated}};
-  if (limits_.price) usage["cost_usd"] = cost;
-  Value end{{"text", resp.text}, {"finish_reason", resp.finish_reason}, {"usage", std::move(usage)}};
-  if (!resp.tool_calls.empty()) end["tool_calls"] = llm::tool_calls_to_json(resp.tool_calls);
-  events_.emit({"llm_end", std::move(end)});
-  return resp;
+  result_.usage += call.response.usage;
+  if (limits_.price) *result_.cost_usd += call.cost_usd;
+  return std::move(call.response);
 }
 
 void RunCore::refuse_call(const std::string& tool, std::string why, const char* kind, Observation& observation) {

@@ -108,7 +108,6 @@ class RunCore {
 
  private:
   const char* spent_budget() const;
-  Value start_event(const llm::LlmRequest& req) const;  // llm_start's fields: the prompt or messages, the call
 
   const llm::LlmClient& llm_;
   EventSink& events_;

@@ -17,14 +17,15 @@ Value RunResult::usage_json() const {
 }
 
 Value RunResult::to_json() const {
-  Value steps = Value::array();
-  for (const auto& s : intermediate_steps) steps.push_back(step_to_json(s));
+  Value agent_steps = Value::array();
+  for (const auto& s : intermediate_steps) agent_steps.push_back(step_to_json(s));
   Value j{{"output", output},
           {"outputs", outputs},
-          {"intermediate_steps", std::move(steps)},
+          {"intermediate_steps", std::move(agent_steps)},
           {"usage", usage_json()},
           {"elapsed_ms", elapsed_ms},
           {"stopped_reason", stopped_reason}};
+  if (!steps.empty()) j["steps"] = steps;
   if (error) j["error"] = {{"kind", error->kind}, {"message", error->message}};
   return j;
 }

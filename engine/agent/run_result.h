@@ -23,6 +23,7 @@ struct RunError {
 struct RunResult {
   Value output = "";  // the answer: text (a string), or the structured answer of an agent with an output schema
   Value outputs = Value::object();  // the workflow's declared outputs, rendered
+  Value steps = Value::object();    // a workflow of steps: each step by name, {status, output, elapsed_ms}
   std::vector<AgentStep> intermediate_steps;
   llm::TokenUsage usage;
   std::optional<double> cost_usd;  // when the model's price is known

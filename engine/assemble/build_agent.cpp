@@ -28,8 +28,8 @@ agent::Prompt build_prompt(const spec::WorkflowSpec& s) {
   const spec::AgentSpec& a = s.agent;
   if (s.llm.chat_template.given && a.messages.empty())
     throw Error("spec.conflict",
-                "llm.chat_template renders a list of messages, but agent.prompt is a single template; give "
-                "agent.prompt as a list of {role, content} or drop the chat template",
+                "llm.chat_template renders a list of messages, but " + a.path + ".prompt is a single template; give " +
+                    a.path + ".prompt as a list of {role, content} or drop the chat template",
                 s.llm.chat_template.loc, quoted_line(s, s.llm.chat_template.loc));
   if (a.messages.empty()) return agent::Prompt::text(compile_template(a.prompt, a.template_flags, s));
   std::vector<agent::PromptMessage> messages;
@@ -55,13 +55,13 @@ void check_prompt_names(const agent::Prompt& prompt, const std::vector<std::stri
   const spec::AgentSpec& a = s.agent;
   std::vector<std::string> inputs = input_names(s);
   if (a.messages.empty()) {
-    check_free_names(*prompt.templates()[0], inputs, provided, "agent.prompt", a.prompt.loc, s);
+    check_free_names(*prompt.templates()[0], inputs, provided, a.path + ".prompt", a.prompt.loc, s);
     return;
   }
   size_t t = 0;  // the prompt's templates are its messages' contents, placeholders skipped
   for (size_t i = 0; i < a.messages.size(); ++i)
     if (a.messages[i].placeholder.value.empty())
-      check_free_names(*prompt.templates()[t++], inputs, provided, "agent.prompt[" + std::to_string(i) + "].content",
+      check_free_names(*prompt.templates()[t++], inputs, provided, a.path + ".prompt[" + std::to_string(i) + "].content",
                        a.messages[i].content.loc, s);
 }
 
@@ -95,7 +95,7 @@ agent::RunLimits run_limits(const spec::WorkflowSpec& s) {
   if (auto price = model_price(s.llm)) limits.price = llm::Price{price->prompt, price->completion};
   if (a.max_cost && !limits.price)
     throw Error("spec.missing_key",
-                "agent.max_cost needs the price of model '" + s.llm.model + "' in llm.prices" +
+                a.path + ".max_cost needs the price of model '" + s.llm.model + "' in llm.prices" +
                     (s.llm.prices.empty() ? "" : " (priced: " + priced_models(s.llm) + ")"),
                 a.max_cost_loc, quoted_line(s, a.max_cost_loc));
   return limits;
@@ -121,7 +121,7 @@ std::optional<agent::OutputSchema> output_schema(const spec::WorkflowSpec& s, co
   try {
     out = agent::OutputSchema{schema::Schema::compile(a.output_schema, {parse::schema_patterns()})};
   } catch (const Error& e) {
-    throw Error(e.kind(), "agent.output_schema: " + e.message(), a.output_schema_loc, quoted_line(s, a.output_schema_loc));
+    throw Error(e.kind(), a.path + ".output_schema: " + e.message(), a.output_schema_loc, quoted_line(s, a.output_schema_loc));
   }
   for (const auto& t : tools)
     if (t.tool->name() == out->tool_name)
@@ -139,7 +139,7 @@ std::unique_ptr<agent::Agent> build_react_agent(const spec::WorkflowSpec& s, con
   // The workflow's own scratchpad is rendered whole; the built-in one is written a step at a time by the agent.
   if (a.scratchpad.given) {
     cfg.scratchpad = compile_template(a.scratchpad, a.template_flags, s);
-    check_free_names(*cfg.scratchpad, input_names(s), kAgentContext, "agent.scratchpad", a.scratchpad.loc, s);
+    check_free_names(*cfg.scratchpad, input_names(s), kAgentContext, a.path + ".scratchpad", a.scratchpad.loc, s);
   }
   cfg.stop = a.stop;
   cfg.tools = agent_tools(s, registry);

@@ -1,40 +1,49 @@
 #include "engine/assemble/build_executor.h"
 
+#include <algorithm>
+
 #include "engine/assemble/build_agent.h"
 #include "engine/assemble/build_memory.h"
+#include "engine/assemble/build_steps.h"
 #include "engine/assemble/build_tools.h"
 #include "engine/assemble/template_checks.h"
 
 namespace engine::assemble {
 namespace {
 
-// What an outputs template reads besides the inputs.
+// What an outputs template of a one-agent workflow reads besides the inputs.
 const std::vector<std::string> kOutputContext = {"output", "inputs", "intermediate_steps", "stopped_reason"};
 
 }  // namespace
 
 std::shared_ptr<const workflow::Executor> build_executor(const spec::WorkflowSpec& s, const BuildOptions& options) {
-  auto llm = build_llm(s, options);
-  tools::ToolRegistry registry = build_tools(s);
-  std::unique_ptr<agent::Agent> agent = build_agent(s, registry, std::move(llm));
-  std::vector<std::string> names = input_names(s);
-  std::vector<workflow::OutputTemplate> outputs;
-  for (const auto& o : s.outputs) {
-    tmpl::Template t = tmpl::Template::compile(o.value.value, s.display_path + " (outputs." + o.name + ".value)");
-    check_free_names(t, names, kOutputContext, "outputs." + o.name + ".value", o.value.loc, s);
-    outputs.push_back({o.name, std::move(t)});
-  }
-  std::vector<workflow::Input> inputs;
-  for (const auto& i : s.inputs) inputs.push_back({i.name, i.description, i.default_value});
-  return std::make_shared<workflow::Executor>(workflow::Executor::Parts{
-      .name = s.name,
-      .inputs = std::move(inputs),
-      .tools = std::move(registry),
-      .agent = std::move(agent),
-      .outputs = std::move(outputs),
-      .redactor = Redactor(llm_secrets(s.llm)),
-      .chat_input = chat_input(s),
+  // A workflow of template steps names no model, and needs none.
+  bool needs_llm = s.steps.empty() || std::any_of(s.steps.begin(), s.steps.end(), [](const spec::StepSpec& st) {
+    return st.kind.value != "template";
   });
+  std::shared_ptr<const llm::LlmClient> llm = needs_llm ? build_llm(s, options) : nullptr;
+  tools::ToolRegistry registry = build_tools(s);
+  workflow::Executor::Parts parts;
+  parts.name = s.name;
+  std::vector<std::string> names = input_names(s);
+  for (const auto& i : s.inputs) parts.inputs.push_back({i.name, i.description, i.default_value});
+  if (s.steps.empty()) {
+    parts.agent = build_agent(s, registry, std::move(llm));
+    parts.chat_input = chat_input(s);
+  } else {
+    parts.steps = build_steps(s, registry, std::move(llm));
+    if (auto price = model_price(s.llm)) parts.price = llm::Price{price->prompt, price->completion};
+  }
+  for (const auto& o : s.outputs) {
+    std::string what = "outputs." + o.name + ".value";
+    tmpl::Template t = tmpl::Template::compile(o.value.value, s.display_path + " (" + what + ")");
+    if (s.steps.empty()) check_free_names(t, names, kOutputContext, what, o.value.loc, s);
+    else step_references(t, what, o.value.loc, s);
+    parts.outputs.push_back({o.name, std::move(t)});
+  }
+  parts.tools = std::move(registry);
+  parts.redactor = Redactor(llm_secrets(s.llm));
+  return std::make_shared<workflow::Executor>(std::move(parts));
 }
 
 }  // namespace engine::assemble

@@ -63,8 +63,8 @@ agent::Memory build_memory(const spec::WorkflowSpec& s, const agent::Prompt& pro
     return memory;
   }
   if (reads_history.empty() && !has_placeholder)
-    throw Error("spec.unused", "agent.memory is set, but the prompt reads neither history nor history_text, and has "
-                               "no {placeholder: history}: the model would never see the conversation",
+    throw Error("spec.unused", s.agent.path + ".memory is set, but the prompt reads neither history nor history_text, "
+                               "and has no {placeholder: history}: the model would never see the conversation",
                 m.loc, quoted_line(s, m.loc));
   memory.kind = m.kind.value == "full"     ? agent::Memory::Kind::Full
                 : m.kind.value == "window" ? agent::Memory::Kind::Window
@@ -84,7 +84,7 @@ std::string chat_input(const spec::WorkflowSpec& s) {
   if (!m.input_key.value.empty()) {
     if (!contains(inputs, m.input_key.value))
       throw Error("spec.undeclared_variable",
-                  "agent.memory.input_key '" + m.input_key.value + "' is not a declared input" +
+                  s.agent.path + ".memory.input_key '" + m.input_key.value + "' is not a declared input" +
                       (did_you_mean(m.input_key.value, inputs).empty()
                            ? " (declared inputs: " + (inputs.empty() ? std::string("none") : join(inputs, ", ")) + ")"
                            : did_you_mean(m.input_key.value, inputs)),
@@ -95,7 +95,7 @@ std::string chat_input(const spec::WorkflowSpec& s) {
   if (inputs.size() == 1) return inputs[0];
   if (m.kind.value != "none")
     throw Error("spec.missing_key",
-                "agent.memory needs input_key: which input holds the human's message (declared inputs: " +
+                s.agent.path + ".memory needs input_key: which input holds the human's message (declared inputs: " +
                     (inputs.empty() ? std::string("none") : join(inputs, ", ")) + ")",
                 m.loc, quoted_line(s, m.loc));
   return "";

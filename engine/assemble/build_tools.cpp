@@ -79,13 +79,13 @@ tools::ToolRegistry build_tools(const spec::WorkflowSpec& s) {
 
 std::vector<agent::AgentTool> agent_tools(const spec::WorkflowSpec& s, const tools::ToolRegistry& registry) {
   auto names = registry.names();
-  auto require = [&](const spec::Located<std::string>& ref, const char* path) {
+  auto require = [&](const spec::Located<std::string>& ref, const std::string& path) {
     if (!registry.find(ref.value))
       throw Error("spec.unknown_tool", "unknown tool '" + ref.value + "' in " + path + did_you_mean(ref.value, names),
                   ref.loc, quoted_line(s, ref.loc));
   };
-  for (const auto& r : s.agent.tools) require(r, "agent.tools");
-  for (const auto& r : s.agent.return_direct) require(r, "agent.return_direct");
+  for (const auto& r : s.agent.tools) require(r, s.agent.path + ".tools");
+  for (const auto& r : s.agent.return_direct) require(r, s.agent.path + ".return_direct");
 
   std::vector<agent::AgentTool> out;
   for (size_t i = 0; i < registry.all().size(); ++i) {

@@ -18,6 +18,8 @@ const std::vector<std::string> kTopKeys = {"version", "name", "description", "in
                                            "llm",     "tools", "agent",       "steps"};
 const std::vector<std::string> kStepKeys = {"kind", "description", "when", "template", "prompt", "agent", "inputs"};
 const std::vector<std::string> kStepKinds = {"template", "llm", "agent"};
+// Far more than a graph written by hand has; it bounds what the build's graph walks cost on a hostile file.
+constexpr size_t kMaxSteps = 1000;
 const std::vector<std::string> kInputKeys = {"description", "default", "required"};
 const std::vector<std::string> kOutputKeys = {"description", "value"};
 const std::vector<std::string> kLlmKeys = {
@@ -415,6 +417,7 @@ class Loader {
   // The agent block at `at` (agent, or a step's steps.NAME.agent), every message naming that key path.
   AgentSpec agent(const YAML::Node& n, const std::string& at = "agent") {
     AgentSpec a;
+    a.path = at;
     a.loc = r_.loc(n);
     r_.expect_map(n, at, kAgentKeys);
     if (n["kind"]) a.kind = one_of(n["kind"], at + ".kind", {"react", "tool_calling"});
@@ -488,6 +491,9 @@ class Loader {
 
   std::vector<StepSpec> steps(const YAML::Node& n) {
     if (!n.IsMap() || n.size() == 0) r_.fail("spec.wrong_type", "steps must be a mapping of step names", n);
+    if (n.size() > kMaxSteps)
+      r_.fail("spec.too_many_steps", "a workflow has at most " + std::to_string(kMaxSteps) + " steps, got " +
+                                         std::to_string(n.size()), n);
     std::vector<StepSpec> out;
     for (const auto& kv : n) {
       StepSpec st;

@@ -188,6 +188,7 @@ struct ParserSpec {
 };
 
 struct AgentSpec {
+  std::string path = "agent";  // its key path, for messages: agent, or steps.NAME.agent
   Located<std::string> kind{"react", {}};
   TemplateSource prompt;
   std::vector<MessageSpec> messages;  // when the prompt is a list of messages

@@ -9,6 +9,7 @@
 #include "engine/template/compiled.h"
 #include "engine/template/lexer.h"
 #include "engine/template/parser.h"
+#include "engine/template/py_value.h"
 
 namespace engine::tmpl {
 namespace {
@@ -360,6 +361,7 @@ Template Template::compile_expression(const std::string& expression, std::string
 }
 
 Value Template::evaluate(const Vars& vars) const { return evaluate_compiled(*compiled_, vars); }
+bool Template::test(const Vars& vars) const { return truthy(evaluate(vars)); }
 
 const std::vector<std::string>& Template::free_names() const { return compiled_->free_names; }
 const std::vector<NamePath>& Template::free_paths() const { return compiled_->free_paths; }

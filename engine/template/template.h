@@ -47,6 +47,7 @@ class Template {
   static Template compile_expression(const std::string& expression, std::string name, TemplateOptions options = {});
   Value evaluate(const Vars& vars) const;
   Value evaluate(const Value& vars) const { return evaluate(Vars::of(vars)); }
+  bool test(const Vars& vars) const;  // the expression's truth, as `{% if %}` tests it
 
   const std::string& name() const;
   const TemplateOptions& options() const;

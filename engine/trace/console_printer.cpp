@@ -90,6 +90,16 @@ void ConsolePrinter::emit(const Event& e) {
   } else if (e.type == "early_stop") {
     out_ << "\n";
     write("Stopped: " + str(d, "reason"), kRed);
+  } else if (e.type == "step_start") {
+    out_ << "\n";
+    write("[" + str(d, "step") + "] started (" + str(d, "kind") + ")", kBold);
+  } else if (e.type == "step_end") {
+    out_ << "\n";
+    std::string status = str(d, "status");
+    std::string line = "[" + str(d, "step") + "] ";
+    if (status == "skipped") line += "skipped: its when: does not hold";
+    else line += status + " in " + std::to_string(d.value("elapsed_ms", 0L)) + " ms";
+    write(line, status == "failed" ? kRed : kBold);
   } else if (e.type == "chain_end") {
     out_ << "\n";
     if (!d.contains("error")) {

@@ -1,6 +1,7 @@
 #include "engine/workflow/executor.h"
 
 #include <algorithm>
+#include <chrono>
 
 #include "engine/core/error.h"
 #include "engine/core/text.h"
@@ -28,6 +29,7 @@ Value Executor::resolve_inputs(Value given) const {
 }
 
 agent::RunResult Executor::run(const Value& inputs, EventSink& events, const agent::RunOptions& options) const {
+  if (!parts_.agent) return run_steps(inputs, events, options);
   agent::RunResult r = parts_.agent->run(inputs, events, options);
   if (!r.ok() || parts_.outputs.empty()) return r;
   Value own{{"output", r.output}, {"stopped_reason", r.stopped_reason}};
@@ -44,13 +46,61 @@ agent::RunResult Executor::run(const Value& inputs, EventSink& events, const age
   return r;
 }
 
+// A workflow of steps: the graph, then the declared outputs over the steps' outputs. The answer is the first declared
+// output, or the last step's output when none is declared.
+agent::RunResult Executor::run_steps(const Value& inputs, EventSink& events, const agent::RunOptions& options) const {
+  using Clock = std::chrono::steady_clock;
+  auto start = Clock::now();
+  if (events.detail() != EventDetail::None) {
+    Value begin{{"name", parts_.name.empty() ? "Workflow" : parts_.name}};
+    if (events.detail() == EventDetail::Full) begin["inputs"] = inputs;
+    events.emit({"chain_start", std::move(begin)});
+  }
+  GraphRun g = run_graph(parts_.steps, inputs, events, options);
+  agent::RunResult r;
+  r.usage = g.usage;
+  r.llm_calls = g.llm_calls;
+  if (parts_.price) r.cost_usd = g.cost_usd;
+  r.steps = std::move(g.steps);
+  r.error = std::move(g.error);
+  r.stopped_reason = r.error ? "error" : "finish";
+  if (r.ok()) {
+    Value own{{"steps", r.steps}};
+    auto ctx = tmpl::Vars::of(own).then_named("inputs", inputs).then(inputs);
+    try {
+      for (const auto& o : parts_.outputs) r.outputs[o.name] = o.value.render(ctx);
+      r.output = parts_.outputs.empty() ? r.steps[parts_.steps.back().name]["output"]
+                                        : r.outputs[parts_.outputs.front().name];
+    } catch (const Error& e) {
+      r.error = agent::RunError{e.kind(), e.what()};
+      r.stopped_reason = "error";
+    }
+  }
+  r.elapsed_ms = static_cast<long>(std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start).count());
+  if (events.detail() != EventDetail::None) {
+    Value end{{"output", r.output}, {"stopped_reason", r.stopped_reason}, {"elapsed_ms", r.elapsed_ms},
+              {"usage", r.usage_json()}};
+    if (r.error) end["error"] = {{"kind", r.error->kind}, {"message", r.error->message}};
+    events.emit({"chain_end", std::move(end)});
+  }
+  return r;
+}
+
+const agent::Agent& Executor::the_agent(const char* command) const {
+  if (!parts_.agent)
+    throw Error("usage", std::string("this workflow is a graph of steps; ") + command + " is for a workflow of one agent");
+  return *parts_.agent;
+}
+
 parse::ParsedOutput Executor::parse_output(std::string_view text) const {
-  const parse::OutputParser* parser = parts_.agent->text_parser();
+  const parse::OutputParser* parser = the_agent("engine parse").text_parser();
   if (!parser)
     throw Error("usage", "this workflow's agent reads the model's tool calls, not its text: engine parse is for react agents");
   return parser->parse(text);
 }
 
-std::string Executor::render_first_prompt(const Value& inputs) const { return parts_.agent->render_first_prompt(inputs); }
+std::string Executor::render_first_prompt(const Value& inputs) const {
+  return the_agent("engine render").render_first_prompt(inputs);
+}
 
 }  // namespace engine::workflow

@@ -10,6 +10,8 @@
 #include "engine/core/redact.h"
 #include "engine/template/template.h"
 #include "engine/tools/tool_registry.h"
+#include "engine/workflow/scheduler.h"
+#include "engine/workflow/step.h"
 
 namespace engine::workflow {
 
@@ -33,7 +35,9 @@ class Executor {
     std::string name;
     std::vector<Input> inputs;
     tools::ToolRegistry tools;
-    std::unique_ptr<agent::Agent> agent;
+    std::unique_ptr<agent::Agent> agent;  // a workflow of one agent...
+    std::vector<Step> steps;              // ...or of steps (agent null)
+    std::optional<llm::Price> price;      // the model's, when known: a workflow of steps then reports its cost
     std::vector<OutputTemplate> outputs;
     Redactor redactor;
     // The input that holds the human's message in a chat; empty when the workflow cannot tell.
@@ -60,6 +64,9 @@ class Executor {
   const Redactor& redactor() const { return parts_.redactor; }
 
  private:
+  agent::RunResult run_steps(const Value& inputs, EventSink& events, const agent::RunOptions& options) const;
+  const agent::Agent& the_agent(const char* command) const;  // throws "usage" for a workflow of steps
+
   Parts parts_;
 };
 

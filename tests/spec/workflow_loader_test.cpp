@@ -330,3 +330,41 @@ TEST_CASE("agent.memory: its kind, the keys each kind takes, and prompt placehol
   CHECK(workflow_error(kLlm + "agent:\n  prompt:\n    - {placeholder: history, role: user}\n").rfind(
             "w.yaml:7:36: agent.prompt[0] is a placeholder; it takes no role", 0) == 0);
 }
+
+TEST_CASE("steps: each is a kind with its own key, and every mistake is located", "[spec][steps]") {
+  CHECK(workflow_error("steps:\n  a: {kind: lmm, prompt: x}\n") ==
+        "w.yaml:2:13: steps.a.kind must be one of 'template', 'llm', 'agent', got 'lmm' (did you mean 'llm'?)\n"
+        "    a: {kind: lmm, prompt: x}\n"
+        "              ^");
+  CHECK(workflow_error("steps:\n  a: {kind: llm, template: x}\n") ==
+        "w.yaml:2:28: steps.a.template is not for kind: llm (it takes prompt)\n"
+        "    a: {kind: llm, template: x}\n"
+        "                             ^");
+  CHECK(workflow_error("steps:\n  a: {template: x}\n") ==
+        "w.yaml:2:6: missing required key 'kind' in steps.a\n"
+        "    a: {template: x}\n"
+        "       ^");
+  CHECK(workflow_error("steps:\n  a: {kind: agent, agent: {}, inputs: [x]}\n") ==
+        "w.yaml:2:39: steps.a.inputs must map the agent's inputs to templates\n"
+        "    a: {kind: agent, agent: {}, inputs: [x]}\n"
+        "                                        ^");
+  CHECK(workflow_error("steps:\n  a: {kind: agent, agent: {max_iteratons: 3}}\n") ==
+        "w.yaml:2:28: unknown key 'max_iteratons' in steps.a.agent (did you mean 'max_iterations'?)\n"
+        "    a: {kind: agent, agent: {max_iteratons: 3}}\n"
+        "                             ^");
+}
+
+TEST_CASE("steps: a model is needed only by steps that call one, and a file has steps or one agent", "[spec][steps]") {
+  CHECK(workflow_error("steps:\n  a: {kind: template, template: x}\n") == "no error");
+  CHECK(workflow_error("steps:\n  a: {kind: llm, prompt: x}\n") ==
+        "w.yaml:2:13: steps.a (kind: llm) needs a model: add an llm block to the workflow\n"
+        "    a: {kind: llm, prompt: x}\n"
+        "              ^");
+  CHECK(workflow_error(kLlm + "agent: {}\nsteps:\n  a: {kind: template, template: x}\n") ==
+        "w.yaml:5:8: a workflow has steps or one agent, not both: make the agent a step (kind: agent)\n"
+        "  agent: {}\n"
+        "         ^");
+  std::string many = "steps:\n";
+  for (int i = 0; i <= 1000; ++i) many += "  s" + std::to_string(i) + ": {kind: template, template: x}\n";
+  CHECK(workflow_error(many).rfind("w.yaml:2:3: a workflow has at most 1000 steps, got 1001", 0) == 0);
+}

@@ -1,0 +1,44 @@
+#include "engine/agent/llm_call.h"
+
+namespace engine::agent {
+namespace {
+
+Value start_event(const llm::LlmClient& llm, const llm::LlmRequest& req, EventDetail detail) {
+  Value start{{"call", req.call_index}, {"llm", llm.describe()}};
+  if (req.stream) start["stream"] = true;
+  if (detail != EventDetail::Full) return start;
+  start["prompt"] = req.prompt;
+  if (!req.messages.empty()) {
+    Value messages = Value::array();
+    for (const auto& m : req.messages) {
+      Value msg{{"role", m.role}, {"content", m.content}};
+      if (!m.tool_calls.empty()) msg["tool_calls"] = llm::tool_calls_to_json(m.tool_calls);
+      if (!m.tool_call_id.empty()) msg["tool_call_id"] = m.tool_call_id;
+      messages.push_back(std::move(msg));
+    }
+    start["messages"] = std::move(messages);
+  }
+  return start;
+}
+
+}  // namespace
+
+LlmCall call_llm(const llm::LlmClient& llm, const llm::LlmRequest& req, EventSink& events,
+                 const std::optional<llm::Price>& price) {
+  bool watched = events.detail() != EventDetail::None;
+  if (watched) events.emit({"llm_start", start_event(llm, req, events.detail())});
+  LlmCall call{llm.complete(req), 0};
+  const llm::LlmResponse& resp = call.response;
+  if (price) call.cost_usd = price->cost(resp.usage);
+  if (!watched) return call;
+  Value usage{{"prompt_tokens", resp.usage.prompt_tokens},
+              {"completion_tokens", resp.usage.completion_tokens},
+              {"estimated", resp.usage_estimated}};
+  if (price) usage["cost_usd"] = call.cost_usd;
+  Value end{{"text", resp.text}, {"finish_reason", resp.finish_reason}, {"usage", std::move(usage)}};
+  if (!resp.tool_calls.empty()) end["tool_calls"] = llm::tool_calls_to_json(resp.tool_calls);
+  events.emit({"llm_end", std::move(end)});
+  return call;
+}
+
+}  // namespace engine::agent

@@ -1,0 +1,19 @@
+#pragma once
+// One model call as every run reports it: llm_start before (the prompt or messages only for a sink that reads
+// everything), llm_end after with usage and, when the price is known, cost.
+#include <optional>
+
+#include "engine/core/event.h"
+#include "engine/llm/llm_client.h"
+
+namespace engine::agent {
+
+struct LlmCall {
+  llm::LlmResponse response;
+  double cost_usd = 0;  // 0 when the price is unknown
+};
+
+LlmCall call_llm(const llm::LlmClient& llm, const llm::LlmRequest& request, EventSink& events,
+                 const std::optional<llm::Price>& price);
+
+}  // namespace engine::agent

@@ -1,0 +1,164 @@
+#include "engine/workflow/scheduler.h"
+
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
+#include <new>
+#include <thread>
+
+#include "engine/core/error.h"
+
+namespace engine::workflow {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// Steps running at once share the run's sink; it is entered by one at a time, so the console's and the trace's
+// state stays whole.
+class SerialSink : public EventSink {
+ public:
+  explicit SerialSink(EventSink& inner) : inner_(inner) {}
+  void emit(const Event& event) override {
+    std::lock_guard lock(mutex_);
+    inner_.emit(event);
+  }
+  EventDetail detail() const override { return inner_.detail(); }
+
+ private:
+  EventSink& inner_;
+  std::mutex mutex_;
+};
+
+enum class State { Waiting, Running, Done, Skipped, Failed };
+
+const char* status_name(State s) {
+  switch (s) {
+    case State::Done: return "done";
+    case State::Skipped: return "skipped";
+    case State::Failed: return "failed";
+    default: return "not_run";
+  }
+}
+
+class GraphRunner {
+ public:
+  GraphRunner(const std::vector<Step>& steps, const Value& inputs, EventSink& events, const agent::RunOptions& options,
+              size_t max_parallel)
+      : steps_(steps),
+        inputs_(inputs),
+        events_(events),
+        options_(options),
+        max_parallel_(std::max<size_t>(1, max_parallel)),
+        state_(steps.size(), State::Waiting),
+        outputs_(steps.size()),
+        elapsed_ms_(steps.size(), 0) {}
+
+  GraphRun run() {
+    std::vector<std::thread> threads;
+    {
+      std::unique_lock lock(mutex_);
+      for (;;) {
+        for (size_t i = 0; i < steps_.size() && running_ < max_parallel_ && !result_.error; ++i)
+          if (state_[i] == State::Waiting && ready(i)) {
+            state_[i] = State::Running;
+            ++running_;
+            threads.emplace_back([this, i] { run_step(i); });
+          }
+        if (running_ == 0) break;  // nothing runs and nothing more can start: the graph is done, or has failed
+        changed_.wait(lock);
+      }
+    }
+    for (auto& t : threads) t.join();
+    for (size_t i = 0; i < steps_.size(); ++i) {
+      Value s{{"status", status_name(state_[i])}, {"output", std::move(outputs_[i])}};
+      if (state_[i] == State::Done || state_[i] == State::Failed) s["elapsed_ms"] = elapsed_ms_[i];
+      result_.steps[steps_[i].name] = std::move(s);
+    }
+    return std::move(result_);
+  }
+
+ private:
+  bool ready(size_t i) const {
+    for (size_t r : steps_[i].reads)
+      if (state_[r] != State::Done && state_[r] != State::Skipped) return false;
+    return true;
+  }
+
+  // The variables the step's templates read. The steps it reads have ended and are not written again, so their
+  // outputs are read without the lock.
+  Value own_vars(size_t i) const {
+    Value steps = Value::object();
+    for (size_t r : steps_[i].reads)
+      steps[steps_[r].name] = Value{{"status", status_name(state_[r])}, {"output", outputs_[r]}};
+    return Value{{"steps", std::move(steps)}};
+  }
+
+  void run_step(size_t i) {
+    const Step& step = steps_[i];
+    auto start = Clock::now();
+    State end = State::Done;
+    Value output;
+    StepOutcome outcome;
+    std::optional<agent::RunError> error;
+    try {
+      Value own;
+      {
+        std::lock_guard lock(mutex_);  // the states of the steps it reads
+        own = own_vars(i);
+      }
+      auto vars = tmpl::Vars::of(own).then_named("inputs", inputs_).then(inputs_);
+      if (step.when && !step.when->test(vars)) {
+        end = State::Skipped;
+      } else {
+        sink_.emit({"step_start", Value{{"step", step.name}, {"kind", step.kind}}});
+        outcome = step.work->run(vars, sink_, options_);
+        output = std::move(outcome.output);
+      }
+    } catch (const Error& e) {
+      error = agent::RunError{e.kind(), "step '" + step.name + "' failed: " + e.what()};
+    } catch (const std::bad_alloc&) {
+      error = agent::RunError{"engine.out_of_memory", "step '" + step.name + "' ran out of memory"};
+    } catch (const std::exception& e) {
+      error = agent::RunError{"engine.internal", "step '" + step.name + "': internal error: " + e.what()};
+    }
+    long ms = static_cast<long>(std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start).count());
+    if (error) end = State::Failed;
+    Value done{{"step", step.name}, {"status", status_name(end)}, {"elapsed_ms", ms}};
+    if (error) done["error"] = Value{{"kind", error->kind}, {"message", error->message}};
+    sink_.emit({"step_end", std::move(done)});
+    std::lock_guard lock(mutex_);
+    state_[i] = end;
+    outputs_[i] = std::move(output);
+    elapsed_ms_[i] = ms;
+    result_.usage += outcome.usage;
+    result_.llm_calls += outcome.llm_calls;
+    result_.cost_usd += outcome.cost_usd;
+    if (error && !result_.error) result_.error = std::move(error);
+    --running_;
+    changed_.notify_one();
+  }
+
+  const std::vector<Step>& steps_;
+  const Value& inputs_;
+  EventSink& events_;
+  SerialSink sink_{events_};
+  const agent::RunOptions& options_;
+  size_t max_parallel_;
+
+  std::mutex mutex_;  // guards everything below
+  std::condition_variable changed_;
+  std::vector<State> state_;
+  std::vector<Value> outputs_;
+  std::vector<long> elapsed_ms_;
+  size_t running_ = 0;
+  GraphRun result_;
+};
+
+}  // namespace
+
+GraphRun run_graph(const std::vector<Step>& steps, const Value& inputs, EventSink& events,
+                   const agent::RunOptions& options, size_t max_parallel) {
+  return GraphRunner(steps, inputs, events, options, max_parallel).run();
+}
+
+}  // namespace engine::workflow

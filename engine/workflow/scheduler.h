@@ -1,0 +1,28 @@
+#pragma once
+// Runs a graph of steps: a step starts as soon as every step it reads has ended, independent steps run at once
+// (at most `max_parallel`), a step whose `when` does not hold is skipped, and the first failure stops new starts.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine/agent/run_result.h"
+#include "engine/workflow/step.h"
+
+namespace engine::workflow {
+
+inline constexpr size_t kDefaultMaxParallel = 8;
+
+struct GraphRun {
+  // Each step by name: {status: done | skipped | failed | not_run, output, elapsed_ms}; what `steps.NAME` reads.
+  Value steps = Value::object();
+  llm::TokenUsage usage;
+  int llm_calls = 0;
+  double cost_usd = 0;
+  std::optional<agent::RunError> error;  // the first step that failed, named in the message
+};
+
+// `events` may be called from several threads; the scheduler serialises what the steps emit into it.
+GraphRun run_graph(const std::vector<Step>& steps, const Value& inputs, EventSink& events,
+                   const agent::RunOptions& options, size_t max_parallel = kDefaultMaxParallel);
+
+}  // namespace engine::workflow

@@ -1,0 +1,43 @@
+#pragma once
+// One step of a workflow's graph and the work its kind does (docs/workflows.md). Steps are built once, immutable,
+// and run by the scheduler, possibly several at once: a step's work keeps no state between runs.
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine/agent/run_core.h"
+#include "engine/core/event.h"
+#include "engine/llm/llm_client.h"
+#include "engine/template/template.h"
+
+namespace engine::workflow {
+
+// What a step's work gives: its output, and what it spent of the model.
+struct StepOutcome {
+  Value output;
+  llm::TokenUsage usage;
+  int llm_calls = 0;
+  double cost_usd = 0;
+};
+
+class StepWork {
+ public:
+  virtual ~StepWork() = default;
+  // `vars` are what the step's templates read: `steps` (the outputs of the steps it reads) over the run's inputs.
+  // Throws Error for a failure, which fails the step.
+  virtual StepOutcome run(const tmpl::Vars& vars, EventSink& events, const agent::RunOptions& options) const = 0;
+};
+
+struct Step {
+  std::string name;
+  std::string kind;  // template, llm, agent: for events and errors
+  std::shared_ptr<const StepWork> work;
+  std::optional<tmpl::Template> when;  // an expression: the step runs only when it holds
+  std::vector<size_t> reads;           // the steps whose outputs it reads: the graph's edges, by index
+};
+
+// The steps of a cycle (`a -> b -> a`, the first step again at the end), or none when the graph has no cycle.
+std::vector<size_t> find_cycle(const std::vector<Step>& steps);
+
+}  // namespace engine::workflow

@@ -1,0 +1,52 @@
+#pragma once
+// The work of each step kind: render a template, ask the model once, run an agent (or any executor) on inputs
+// rendered from templates.
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "engine/llm/llm_client.h"
+#include "engine/workflow/step.h"
+
+namespace engine::workflow {
+
+class Executor;
+
+// kind: template. The output is the rendered text.
+class TemplateWork : public StepWork {
+ public:
+  explicit TemplateWork(tmpl::Template text) : text_(std::move(text)) {}
+  StepOutcome run(const tmpl::Vars& vars, EventSink& events, const agent::RunOptions& options) const override;
+
+ private:
+  tmpl::Template text_;
+};
+
+// kind: llm. One prompt, sent as the user's message; the output is the model's text.
+class LlmWork : public StepWork {
+ public:
+  LlmWork(std::shared_ptr<const llm::LlmClient> llm, tmpl::Template prompt, agent::RunLimits limits)
+      : llm_(std::move(llm)), prompt_(std::move(prompt)), limits_(std::move(limits)) {}
+  StepOutcome run(const tmpl::Vars& vars, EventSink& events, const agent::RunOptions& options) const override;
+
+ private:
+  std::shared_ptr<const llm::LlmClient> llm_;
+  tmpl::Template prompt_;
+  agent::RunLimits limits_;  // temperature, max_tokens and the price
+};
+
+// kind: agent. The agent's inputs are rendered from the step's templates; the output is the agent's answer. A
+// failed run fails the step.
+class SubRunWork : public StepWork {
+ public:
+  SubRunWork(std::shared_ptr<const Executor> executor, std::vector<std::pair<std::string, tmpl::Template>> inputs)
+      : executor_(std::move(executor)), inputs_(std::move(inputs)) {}
+  StepOutcome run(const tmpl::Vars& vars, EventSink& events, const agent::RunOptions& options) const override;
+
+ private:
+  std::shared_ptr<const Executor> executor_;
+  std::vector<std::pair<std::string, tmpl::Template>> inputs_;
+};
+
+}  // namespace engine::workflow

@@ -1,0 +1,97 @@
+// A workflow of steps is checked whole before any call: references followed along their attribute paths, the
+// graph's cycles named with their path, every error at its YAML key with the whole message asserted.
+#include <catch2/catch.hpp>
+
+#include "engine/assemble/build_executor.h"
+#include "engine/core/error.h"
+
+using namespace engine;
+
+namespace {
+
+const std::string kSteps = "inputs:\n  message: m\nsteps:\n";
+
+std::string steps_error(const std::string& steps, const std::string& rest = "") {
+  try {
+    assemble::build_executor(spec::parse_workflow(kSteps + steps + rest, "w.yaml", "."));
+  } catch (const Error& e) {
+    return e.formatted();
+  }
+  return "no error";
+}
+
+}  // namespace
+
+TEST_CASE("steps: a reference to a step that does not exist names the step and the ones there are", "[assemble][steps]") {
+  CHECK(steps_error("  classify: {kind: template, template: x}\n"
+                    "  reply: {kind: template, template: '{{ steps.clasify.output }}'}\n") ==
+        "w.yaml:5:37: steps.reply.template reads 'steps.clasify.output', and there is no step 'clasify' "
+        "(did you mean 'classify'?)\n"
+        "    reply: {kind: template, template: '{{ steps.clasify.output }}'}\n"
+        "                                      ^");
+}
+
+TEST_CASE("steps: the path past a step's name is checked, and a step cannot read itself", "[assemble][steps]") {
+  CHECK(steps_error("  a: {kind: template, template: x}\n  b: {kind: template, template: '{{ steps.a.outptu }}'}\n") ==
+        "w.yaml:5:33: steps.b.template reads 'steps.a.outptu': a step has output and status (did you mean 'output'?)\n"
+        "    b: {kind: template, template: '{{ steps.a.outptu }}'}\n"
+        "                                  ^");
+  CHECK(steps_error("  a: {kind: template, template: '{{ steps.a }}'}\n") ==
+        "w.yaml:4:33: steps.a.template reads 'steps.a': a step is read as steps.NAME.output (or steps.NAME.status), "
+        "so the graph knows the step\n"
+        "    a: {kind: template, template: '{{ steps.a }}'}\n"
+        "                                  ^");
+  CHECK(steps_error("  a: {kind: template, template: '{{ steps.a.output }}'}\n") ==
+        "w.yaml:4:33: steps.a.template reads 'steps.a.output', its own output: a step cannot read itself\n"
+        "    a: {kind: template, template: '{{ steps.a.output }}'}\n"
+        "                                  ^");
+}
+
+TEST_CASE("steps: inputs are read as inputs.NAME or by name, and only declared ones", "[assemble][steps]") {
+  CHECK(steps_error("  a: {kind: template, template: '{{ inputs.mesage }}'}\n") ==
+        "w.yaml:4:33: steps.a.template reads 'inputs.mesage', and the workflow has no input 'mesage' "
+        "(did you mean 'message'?)\n"
+        "    a: {kind: template, template: '{{ inputs.mesage }}'}\n"
+        "                                  ^");
+  CHECK(steps_error("  a: {kind: template, template: '{{ mesage }}'}\n") ==
+        "w.yaml:4:33: steps.a.template uses 'mesage', which is not a declared input (did you mean 'message'?)\n"
+        "    a: {kind: template, template: '{{ mesage }}'}\n"
+        "                                  ^");
+  CHECK(steps_error("  a: {kind: template, template: '{{ message }} {{ inputs.message }}'}\n") == "no error");
+}
+
+TEST_CASE("steps: a cycle is refused with its path, in the order data flows", "[assemble][steps]") {
+  CHECK(steps_error("  draft: {kind: template, template: '{{ steps.revise.output }}'}\n"
+                    "  critique: {kind: template, template: '{{ steps.draft.output }}'}\n"
+                    "  revise: {kind: template, template: '{{ steps.critique.output }}'}\n") ==
+        "w.yaml:4:3: the steps read each other in a cycle: draft -> critique -> revise -> draft\n"
+        "    draft: {kind: template, template: '{{ steps.revise.output }}'}\n"
+        "    ^");
+}
+
+TEST_CASE("steps: when is an expression whose references are checked like the rest", "[assemble][steps]") {
+  CHECK(steps_error("  a: {kind: template, template: x}\n"
+                    "  b: {kind: template, template: y, when: \"steps.z.output == 'x'\"}\n") ==
+        "w.yaml:5:42: steps.b.when reads 'steps.z.output', and there is no step 'z' (did you mean 'a'?)\n"
+        "    b: {kind: template, template: y, when: \"steps.z.output == 'x'\"}\n"
+        "                                           ^");
+  CHECK_THAT(steps_error("  a: {kind: template, template: x, when: 'a =='}\n"),
+             Catch::StartsWith("w.yaml (steps.a.when):1:"));
+}
+
+TEST_CASE("steps: the declared outputs read steps as step templates do", "[assemble][steps]") {
+  CHECK(steps_error("  a: {kind: template, template: x}\n", "outputs:\n  answer: {value: '{{ steps.b.output }}'}\n") ==
+        "w.yaml:6:19: outputs.answer.value reads 'steps.b.output', and there is no step 'b' (did you mean 'a'?)\n"
+        "    answer: {value: '{{ steps.b.output }}'}\n"
+        "                    ^");
+}
+
+TEST_CASE("steps: an agent step's prompt reads the step's own inputs, which are checked", "[assemble][steps]") {
+  std::string llm = "llm:\n  provider: scripted\n  scripted:\n    replies: ['Final Answer: x']\n";
+  CHECK(steps_error("  ask:\n    kind: agent\n    inputs: {question: '{{ inputs.message }}'}\n"
+                    "    agent: {prompt: '{{ questio }}{{ agent_scratchpad }}'}\n",
+                    llm) ==
+        "w.yaml:7:21: steps.ask.agent.prompt uses 'questio', which is not a declared input (did you mean 'question'?)\n"
+        "      agent: {prompt: '{{ questio }}{{ agent_scratchpad }}'}\n"
+        "                      ^");
+}

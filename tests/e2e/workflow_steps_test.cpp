@@ -1,0 +1,69 @@
+// Workflows of steps through the built `engine`: the shipped examples, a failed step's report, one-agent files as
+// before.
+#include <catch2/catch.hpp>
+
+#include "support/test_support.h"
+
+using namespace engine;
+using engine::test::run_engine;
+using engine::test::shell_quote;
+
+TEST_CASE("summarize_and_classify: two model calls at once, joined by a template", "[e2e][steps]") {
+  auto r = run_engine("run workflows/summarize_and_classify.yaml --json -q");
+  REQUIRE(r.exit_code == 0);
+  Value doc = Value::parse(r.out);
+  CHECK(doc["output"] ==
+        "[BILLING] The customer was charged twice for the March invoice and cannot use the refund form.");
+  CHECK(doc["outputs"]["category"] == "billing");
+  CHECK(doc["usage"]["llm_calls"] == 2);
+  for (const char* step : {"summary", "category", "note"}) CHECK(doc["steps"][step]["status"] == "done");
+  // the console shows both calls starting before either ends: they overlap
+  auto shown = run_engine("run workflows/summarize_and_classify.yaml --no-color");
+  REQUIRE(shown.exit_code == 0);
+  size_t second_start = std::max(shown.err.find("[summary] started"), shown.err.find("[category] started"));
+  size_t first_end = std::min(shown.err.find("[summary] done"), shown.err.find("[category] done"));
+  CHECK(second_start < first_end);
+  CHECK(shown.err.find("[note] started (template)") > first_end);
+}
+
+TEST_CASE("support_router: when sends the message to one agent, the other is skipped", "[e2e][steps]") {
+  auto billing = run_engine("run workflows/support_router.yaml --json -q");
+  REQUIRE(billing.exit_code == 0);
+  Value doc = Value::parse(billing.out);
+  CHECK(doc["output"] ==
+        "Good news: a refund of 49.00 EUR for INV-1042 was approved on 2026-11-20 and reaches the card in 3-5 days.\n"
+        "(routed to billing)");
+  CHECK(doc["steps"]["technical"] == Value{{"status", "skipped"}, {"output", nullptr}});
+  CHECK(doc["usage"]["llm_calls"] == 3);  // classify, then the billing agent's two calls
+  auto technical =
+      run_engine("run workflows/support_router.yaml -q --input " + shell_quote("The login page times out since this morning"));
+  REQUIRE(technical.exit_code == 0);
+  CHECK(technical.out ==
+        "Thanks for telling us: login is degraded since 09:12 UTC; a fix is being deployed.\n(routed to technical)\n");
+}
+
+TEST_CASE("a failed step fails the run with its name and cause, and what reads it does not run", "[e2e][steps]") {
+  test::TempDir dir;
+  auto w = dir.write("w.yaml",
+                     "inputs:\n  topic: t\nllm:\n  provider: scripted\n  scripted:\n    replies: ['one reply only']\n"
+                     "steps:\n  ask:\n    kind: agent\n    inputs: {input: '{{ inputs.topic }}'}\n"
+                     "    agent: {max_iterations: 2}\n"
+                     "  report: {kind: template, template: '{{ steps.ask.output }}'}\n");
+  auto r = run_engine("run " + shell_quote(w.string()) + " --json -q --input tides");
+  CHECK(r.exit_code == 1);
+  Value doc = Value::parse(r.out);
+  CHECK(doc["error"]["kind"] == "parse.failed");
+  CHECK(doc["error"]["message"].get<std::string>().rfind("step 'ask' failed: ", 0) == 0);
+  CHECK(doc["steps"]["ask"]["status"] == "failed");
+  CHECK(doc["steps"]["report"]["status"] == "not_run");
+  auto shown = run_engine("run " + shell_quote(w.string()) + " --no-color --input tides");
+  CHECK(shown.exit_code == 1);
+  CHECK(shown.err.find("[ask] failed in ") != std::string::npos);
+  CHECK(shown.err.find("engine: error: step 'ask' failed: ") != std::string::npos);
+}
+
+TEST_CASE("engine render says what a workflow of steps is not", "[e2e][steps]") {
+  auto r = run_engine("render workflows/summarize_and_classify.yaml");
+  CHECK(r.exit_code == 2);
+  CHECK(r.err == "engine: error: this workflow is a graph of steps; engine render is for a workflow of one agent\n");
+}

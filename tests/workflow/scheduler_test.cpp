@@ -1,0 +1,155 @@
+// The scheduler: a step starts once the steps it reads have ended, independent steps really run at once (up to the
+// bound), `when` skips, and a failure stops what has not started.
+#include <catch2/catch.hpp>
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
+#include <thread>
+
+#include "engine/core/error.h"
+#include "engine/workflow/scheduler.h"
+#include "support/test_support.h"
+
+using namespace engine;
+using engine::workflow::Step;
+using engine::workflow::StepOutcome;
+
+namespace {
+
+// Renders its text; counts how many steps run at once.
+struct Concurrency {
+  std::atomic<int> now{0};
+  std::atomic<int> most{0};
+};
+
+class CountingWork : public workflow::StepWork {
+ public:
+  CountingWork(std::string text, Concurrency* c, std::chrono::milliseconds hold = {}) : text_(tmpl::Template::compile(std::move(text), "t")), c_(c), hold_(hold) {}
+  StepOutcome run(const tmpl::Vars& vars, EventSink&, const agent::RunOptions&) const override {
+    int now = ++c_->now;
+    for (int seen = c_->most; now > seen && !c_->most.compare_exchange_weak(seen, now);) {
+    }
+    std::this_thread::sleep_for(hold_);
+    --c_->now;
+    return StepOutcome{Value(text_.render(vars))};
+  }
+
+ private:
+  tmpl::Template text_;
+  Concurrency* c_;
+  std::chrono::milliseconds hold_;
+};
+
+// Waits until `parties` steps are inside it at once (or gives up after 10 s): it returns only if they overlap.
+class Rendezvous : public workflow::StepWork {
+ public:
+  explicit Rendezvous(int parties) : parties_(parties) {}
+  StepOutcome run(const tmpl::Vars&, EventSink&, const agent::RunOptions&) const override {
+    std::unique_lock lock(m_);
+    ++arrived_;
+    cv_.notify_all();
+    bool met = cv_.wait_for(lock, std::chrono::seconds(10), [&] { return arrived_ >= parties_; });
+    return StepOutcome{Value(met ? "met" : "alone")};
+  }
+
+ private:
+  int parties_;
+  mutable std::mutex m_;
+  mutable std::condition_variable cv_;
+  mutable int arrived_ = 0;
+};
+
+class FailingWork : public workflow::StepWork {
+ public:
+  StepOutcome run(const tmpl::Vars&, EventSink&, const agent::RunOptions&) const override {
+    throw Error("tool.failed", "the ledger is closed");
+  }
+};
+
+Step step(std::string name, std::shared_ptr<const workflow::StepWork> work, std::vector<size_t> reads = {},
+          std::optional<std::string> when = std::nullopt) {
+  Step s{std::move(name), "template", std::move(work), std::nullopt, std::move(reads)};
+  if (when) s.when = tmpl::Template::compile_expression(*when, "when");
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("scheduler: a step reads the outputs of the steps it reads, and runs after them", "[workflow]") {
+  Concurrency c;
+  std::vector<Step> steps;
+  steps.push_back(step("joined", std::make_shared<CountingWork>("{{ steps.a.output }}+{{ steps.b.output }}", &c), {1, 2}));
+  steps.push_back(step("a", std::make_shared<CountingWork>("A({{ inputs.topic }})", &c)));
+  steps.push_back(step("b", std::make_shared<CountingWork>("B({{ topic }})", &c)));
+  test::EventLog log;
+  auto g = workflow::run_graph(steps, Value{{"topic", "tides"}}, log, {});
+  REQUIRE_FALSE(g.error);
+  CHECK(g.steps["joined"]["output"] == "A(tides)+B(tides)");
+  CHECK(g.steps["joined"]["status"] == "done");
+  // joined starts only after both ends
+  std::vector<std::string> order;
+  for (const auto& e : log.events) order.push_back(e.type + ":" + e.data["step"].get<std::string>());
+  auto at = [&](const std::string& x) { return std::find(order.begin(), order.end(), x) - order.begin(); };
+  CHECK(at("step_start:joined") > at("step_end:a"));
+  CHECK(at("step_start:joined") > at("step_end:b"));
+}
+
+TEST_CASE("scheduler: independent steps run at once, and never more than the bound", "[workflow]") {
+  auto meet = std::make_shared<Rendezvous>(2);
+  std::vector<Step> steps{step("left", meet), step("right", meet)};
+  NullSink sink;
+  auto g = workflow::run_graph(steps, Value::object(), sink, {});
+  CHECK(g.steps["left"]["output"] == "met");  // each waited for the other: they overlapped
+  CHECK(g.steps["right"]["output"] == "met");
+
+  Concurrency c;
+  std::vector<Step> many;
+  for (int i = 0; i < 6; ++i)
+    many.push_back(step("s" + std::to_string(i), std::make_shared<CountingWork>("x", &c, std::chrono::milliseconds(20))));
+  auto bounded = workflow::run_graph(many, Value::object(), sink, {}, 2);
+  REQUIRE_FALSE(bounded.error);
+  CHECK(c.most == 2);
+}
+
+TEST_CASE("scheduler: a step whose when does not hold is skipped, its output none, and its readers go on",
+          "[workflow]") {
+  Concurrency c;
+  std::vector<Step> steps;
+  steps.push_back(step("kind", std::make_shared<CountingWork>("billing", &c)));
+  steps.push_back(step("tech", std::make_shared<CountingWork>("T", &c), {0}, "steps.kind.output == 'technical'"));
+  steps.push_back(step("bill", std::make_shared<CountingWork>("B", &c), {0}, "steps.kind.output == 'billing'"));
+  steps.push_back(step("reply", std::make_shared<CountingWork>("{{ steps.tech.status }}/{{ steps.tech.output is none }}/{{ steps.bill.output }}", &c), {1, 2}));
+  NullSink sink;
+  auto g = workflow::run_graph(steps, Value::object(), sink, {});
+  REQUIRE_FALSE(g.error);
+  CHECK(g.steps["tech"] == Value{{"status", "skipped"}, {"output", nullptr}});
+  CHECK(g.steps["reply"]["output"] == "skipped/True/B");
+}
+
+TEST_CASE("scheduler: a failed step is named in the run's error, and what reads it never starts", "[workflow]") {
+  Concurrency c;
+  std::vector<Step> steps;
+  steps.push_back(step("ledger", std::make_shared<FailingWork>()));
+  steps.push_back(step("report", std::make_shared<CountingWork>("{{ steps.ledger.output }}", &c), {0}));
+  test::EventLog log;
+  auto g = workflow::run_graph(steps, Value::object(), log, {});
+  REQUIRE(g.error);
+  CHECK(g.error->kind == "tool.failed");
+  CHECK(g.error->message == "step 'ledger' failed: the ledger is closed");
+  CHECK(g.steps["ledger"]["status"] == "failed");
+  CHECK(g.steps["report"] == Value{{"status", "not_run"}, {"output", nullptr}});
+  CHECK(log.types() == std::vector<std::string>{"step_start", "step_end"});
+  CHECK(log.events[1].data["error"]["kind"] == "tool.failed");
+}
+
+TEST_CASE("scheduler: a when that cannot be evaluated fails its step with the template's error", "[workflow]") {
+  Concurrency c;
+  std::vector<Step> steps{step("a", std::make_shared<CountingWork>("x", &c), {}, "nosuch.field == 1")};
+  NullSink sink;
+  auto g = workflow::run_graph(steps, Value::object(), sink, {});
+  REQUIRE(g.error);
+  CHECK(g.error->kind == "template.undefined");
+  CHECK(g.error->message == "step 'a' failed: when:1:4: undefined variable 'nosuch'");
+}

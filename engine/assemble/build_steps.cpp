@@ -85,6 +85,9 @@ std::vector<workflow::Step> build_steps(const spec::WorkflowSpec& s, const tools
   for (const auto& st : s.steps) {
     std::string path = "steps." + st.name;
     workflow::Step step{st.name, st.kind.value, nullptr, std::nullopt, {}};
+    step.attempts = st.attempts;
+    step.backoff = std::chrono::milliseconds(static_cast<long long>(st.backoff * 1000));
+    step.continue_on_error = st.continue_on_error;
     auto read = [&](const tmpl::Template& t, const std::string& what, const SourceLoc& loc) {
       for (size_t r : step_references(t, what, loc, s, st.name))
         if (std::find(step.reads.begin(), step.reads.end(), r) == step.reads.end()) step.reads.push_back(r);

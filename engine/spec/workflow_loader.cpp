@@ -16,7 +16,9 @@ namespace {
 
 const std::vector<std::string> kTopKeys = {"version", "name", "description", "inputs", "outputs",
                                            "llm",     "tools", "agent",       "steps"};
-const std::vector<std::string> kStepKeys = {"kind", "description", "when", "template", "prompt", "agent", "inputs"};
+const std::vector<std::string> kStepKeys = {"kind",   "description", "when",  "template", "prompt",
+                                            "agent",  "inputs",      "retry", "on_error"};
+const std::vector<std::string> kRetryKeys = {"attempts", "backoff"};
 const std::vector<std::string> kStepKinds = {"template", "llm", "agent"};
 // Far more than a graph written by hand has; it bounds what the build's graph walks cost on a hostile file.
 constexpr size_t kMaxSteps = 1000;
@@ -530,6 +532,14 @@ class Loader {
         st.text = template_source(b[own], path + "." + own);
       }
       if (b["when"]) st.when = r_.located_raw(b["when"], path + ".when");
+      if (b["retry"]) {
+        r_.expect_map(b["retry"], path + ".retry", kRetryKeys);
+        r_.expect_present(b["retry"], "attempts", path + ".retry");
+        st.attempts = static_cast<int>(r_.integer(b["retry"]["attempts"], path + ".retry.attempts", 1, 10));
+        if (b["retry"]["backoff"]) st.backoff = r_.number(b["retry"]["backoff"], path + ".retry.backoff", 0);
+        if (st.backoff > 60) r_.fail("spec.bad_value", path + ".retry.backoff is at most 60 seconds", b["retry"]["backoff"]);
+      }
+      if (b["on_error"]) st.continue_on_error = one_of(b["on_error"], path + ".on_error", {"fail", "continue"}).value == "continue";
       out.push_back(std::move(st));
     }
     return out;

@@ -93,6 +93,12 @@ void ConsolePrinter::emit(const Event& e) {
   } else if (e.type == "step_start") {
     out_ << "\n";
     write("[" + str(d, "step") + "] started (" + str(d, "kind") + ")", kBold);
+  } else if (e.type == "step_retry") {
+    out_ << "\n";
+    write("[" + str(d, "step") + "] attempt " + std::to_string(d.value("attempt", 0)) + " failed (" +
+              (d.contains("error") ? str(d["error"], "message") : std::string()) + "); retrying in " +
+              std::to_string(d.value("wait_ms", 0L)) + " ms",
+          kRed);
   } else if (e.type == "step_end") {
     out_ << "\n";
     std::string status = str(d, "status");

@@ -78,9 +78,13 @@ class GraphRunner {
   }
 
  private:
+  // Every step it reads has ended: done, skipped, or failed with on_error: continue.
   bool ready(size_t i) const {
-    for (size_t r : steps_[i].reads)
-      if (state_[r] != State::Done && state_[r] != State::Skipped) return false;
+    for (size_t r : steps_[i].reads) {
+      bool ended = state_[r] == State::Done || state_[r] == State::Skipped ||
+                   (state_[r] == State::Failed && steps_[r].continue_on_error);
+      if (!ended) return false;
+    }
     return true;
   }
 
@@ -93,47 +97,81 @@ class GraphRunner {
     return Value{{"steps", std::move(steps)}};
   }
 
-  void run_step(size_t i) {
-    const Step& step = steps_[i];
-    auto start = Clock::now();
+  // What a step came to: its end state, output (the error object when it failed), and what it spent.
+  struct StepReport {
     State end = State::Done;
-    Value output;
     StepOutcome outcome;
     std::optional<agent::RunError> error;
+    long elapsed_ms = 0;
+  };
+
+  // Runs on the step's own thread. Whatever happens inside, the step's report reaches the scheduler: a thread that
+  // ended without it would leave the run waiting for ever.
+  void run_step(size_t i) {
+    auto start = Clock::now();
+    StepReport report;
     try {
-      Value own;
-      {
-        std::lock_guard lock(mutex_);  // the states of the steps it reads
-        own = own_vars(i);
-      }
-      auto vars = tmpl::Vars::of(own).then_named("inputs", inputs_).then(inputs_);
-      if (step.when && !step.when->test(vars)) {
-        end = State::Skipped;
-      } else {
-        sink_.emit({"step_start", Value{{"step", step.name}, {"kind", step.kind}}});
-        outcome = step.work->run(vars, sink_, options_);
-        output = std::move(outcome.output);
-      }
+      attempt(i, report);
     } catch (const Error& e) {
-      error = agent::RunError{e.kind(), "step '" + step.name + "' failed: " + e.what()};
+      report.error = agent::RunError{e.kind(), "step '" + steps_[i].name + "' failed: " + e.what()};
     } catch (const std::bad_alloc&) {
-      error = agent::RunError{"engine.out_of_memory", "step '" + step.name + "' ran out of memory"};
+      report.error = agent::RunError{"engine.out_of_memory", "step '" + steps_[i].name + "' ran out of memory"};
     } catch (const std::exception& e) {
-      error = agent::RunError{"engine.internal", "step '" + step.name + "': internal error: " + e.what()};
+      report.error = agent::RunError{"engine.internal", "step '" + steps_[i].name + "': internal error: " + e.what()};
     }
-    long ms = static_cast<long>(std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start).count());
-    if (error) end = State::Failed;
-    Value done{{"step", step.name}, {"status", status_name(end)}, {"elapsed_ms", ms}};
-    if (error) done["error"] = Value{{"kind", error->kind}, {"message", error->message}};
-    sink_.emit({"step_end", std::move(done)});
+    report.elapsed_ms =
+        static_cast<long>(std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start).count());
+    if (report.error) {
+      report.end = State::Failed;
+      report.outcome.output = Value{{"kind", report.error->kind}, {"message", report.error->message}};
+    }
+    try {
+      Value done{{"step", steps_[i].name}, {"status", status_name(report.end)}, {"elapsed_ms", report.elapsed_ms}};
+      if (report.error) done["error"] = Value{{"kind", report.error->kind}, {"message", report.error->message}};
+      sink_.emit({"step_end", std::move(done)});
+    } catch (...) {  // a sink that cannot show the end does not change it
+    }
+    finish(i, std::move(report));
+  }
+
+  // The step's `when`, then its work, tried up to `attempts` times with a doubling wait between.
+  void attempt(size_t i, StepReport& report) {
+    const Step& step = steps_[i];
+    Value own;
+    {
+      std::lock_guard lock(mutex_);  // the states of the steps it reads
+      own = own_vars(i);
+    }
+    auto vars = tmpl::Vars::of(own).then_named("inputs", inputs_).then(inputs_);
+    if (step.when && !step.when->test(vars)) {
+      report.end = State::Skipped;
+      return;
+    }
+    sink_.emit({"step_start", Value{{"step", step.name}, {"kind", step.kind}}});
+    auto wait = step.backoff;
+    for (int n = 1;; ++n) {
+      try {
+        report.outcome = step.work->run(vars, sink_, options_);
+        return;
+      } catch (const Error& e) {
+        if (n >= step.attempts) throw;
+        sink_.emit({"step_retry", Value{{"step", step.name}, {"attempt", n}, {"wait_ms", wait.count()},
+                                        {"error", {{"kind", e.kind()}, {"message", e.what()}}}}});
+        std::this_thread::sleep_for(wait);
+        wait *= 2;
+      }
+    }
+  }
+
+  void finish(size_t i, StepReport report) {
     std::lock_guard lock(mutex_);
-    state_[i] = end;
-    outputs_[i] = std::move(output);
-    elapsed_ms_[i] = ms;
-    result_.usage += outcome.usage;
-    result_.llm_calls += outcome.llm_calls;
-    result_.cost_usd += outcome.cost_usd;
-    if (error && !result_.error) result_.error = std::move(error);
+    state_[i] = report.end;
+    outputs_[i] = std::move(report.outcome.output);
+    elapsed_ms_[i] = report.elapsed_ms;
+    result_.usage += report.outcome.usage;
+    result_.llm_calls += report.outcome.llm_calls;
+    result_.cost_usd += report.outcome.cost_usd;
+    if (report.error && !steps_[i].continue_on_error && !result_.error) result_.error = std::move(report.error);
     --running_;
     changed_.notify_one();
   }

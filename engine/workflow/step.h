@@ -1,6 +1,7 @@
 #pragma once
 // One step of a workflow's graph and the work its kind does (docs/workflows.md). Steps are built once, immutable,
 // and run by the scheduler, possibly several at once: a step's work keeps no state between runs.
+#include <chrono>
 #include <memory>
 #include <optional>
 #include <string>
@@ -35,6 +36,9 @@ struct Step {
   std::shared_ptr<const StepWork> work;
   std::optional<tmpl::Template> when;  // an expression: the step runs only when it holds
   std::vector<size_t> reads;           // the steps whose outputs it reads: the graph's edges, by index
+  int attempts = 1;                    // retry: how many times the work is tried before the step fails
+  std::chrono::milliseconds backoff{1000};  // retry: the wait after the first failure, doubled after each
+  bool continue_on_error = false;      // on_error: continue: a failure is the step's output, and the run goes on
 };
 
 // The steps of a cycle (`a -> b -> a`, the first step again at the end), or none when the graph has no cycle.

@@ -368,3 +368,24 @@ TEST_CASE("steps: a model is needed only by steps that call one, and a file has 
   for (int i = 0; i <= 1000; ++i) many += "  s" + std::to_string(i) + ": {kind: template, template: x}\n";
   CHECK(workflow_error(many).rfind("w.yaml:2:3: a workflow has at most 1000 steps, got 1001", 0) == 0);
 }
+
+TEST_CASE("steps: retry and on_error are checked where they are written", "[spec][steps]") {
+  CHECK(workflow_error("steps:\n  a: {kind: template, template: x, retry: {attempts: 11}}\n") ==
+        "w.yaml:2:54: steps.a.retry.attempts must be between 1 and 10, got 11\n"
+        "    a: {kind: template, template: x, retry: {attempts: 11}}\n"
+        "                                                       ^");
+  CHECK(workflow_error("steps:\n  a: {kind: template, template: x, retry: {backoff: 2}}\n") ==
+        "w.yaml:2:43: missing required key 'attempts' in steps.a.retry\n"
+        "    a: {kind: template, template: x, retry: {backoff: 2}}\n"
+        "                                            ^");
+  CHECK(workflow_error("steps:\n  a: {kind: template, template: x, on_error: ignore}\n") ==
+        "w.yaml:2:46: steps.a.on_error must be one of 'fail', 'continue', got 'ignore'\n"
+        "    a: {kind: template, template: x, on_error: ignore}\n"
+        "                                               ^");
+  auto w = spec::parse_workflow("steps:\n  a: {kind: template, template: x, retry: {attempts: 3, backoff: 0.5}, "
+                                "on_error: continue}\n",
+                                "w.yaml", ".");
+  CHECK(w.steps[0].attempts == 3);
+  CHECK(w.steps[0].backoff == 0.5);
+  CHECK(w.steps[0].continue_on_error);
+}

@@ -126,3 +126,17 @@ TEST_CASE("escape sequences from the model, a tool or a server are shown escaped
   CHECK(s.find("[t] title \\x1b]0;pwned\\x07 \\x9b31m") != std::string::npos);
   CHECK(s.find("Parse error: server said \\x1b[5m") != std::string::npos);
 }
+
+TEST_CASE("the console shows each step's start, retries and end, skipped and failed ones too", "[trace]") {
+  std::ostringstream out;
+  trace::ConsolePrinter printer(out, false);
+  printer.emit({"step_start", Value{{"step", "classify"}, {"kind", "llm"}}});
+  printer.emit({"step_retry", Value{{"step", "classify"}, {"attempt", 1}, {"wait_ms", 1000},
+                                    {"error", {{"kind", "llm.http"}, {"message", "503 Service Unavailable"}}}}});
+  printer.emit({"step_end", Value{{"step", "classify"}, {"status", "done"}, {"elapsed_ms", 1210}}});
+  printer.emit({"step_end", Value{{"step", "technical"}, {"status", "skipped"}, {"elapsed_ms", 0}}});
+  printer.emit({"step_end", Value{{"step", "billing"}, {"status", "failed"}, {"elapsed_ms", 3}}});
+  CHECK(out.str() ==
+        "\n[classify] started (llm)\n[classify] attempt 1 failed (503 Service Unavailable); retrying in 1000 ms"
+        "\n[classify] done in 1210 ms\n[technical] skipped: its when: does not hold\n[billing] failed in 3 ms");
+}

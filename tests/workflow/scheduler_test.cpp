@@ -153,3 +153,58 @@ TEST_CASE("scheduler: a when that cannot be evaluated fails its step with the te
   CHECK(g.error->kind == "template.undefined");
   CHECK(g.error->message == "step 'a' failed: when:1:4: undefined variable 'nosuch'");
 }
+
+namespace {
+
+// Fails its first `failures` runs, then answers.
+class FlakyWork : public workflow::StepWork {
+ public:
+  explicit FlakyWork(int failures) : left_(failures) {}
+  StepOutcome run(const tmpl::Vars&, EventSink&, const agent::RunOptions&) const override {
+    if (left_-- > 0) throw Error("llm.http", "503 from the server");
+    return StepOutcome{Value("answered")};
+  }
+
+ private:
+  mutable std::atomic<int> left_;
+};
+
+}  // namespace
+
+TEST_CASE("scheduler: retry tries the work again after a doubling wait, and fails after its last attempt",
+          "[workflow]") {
+  Step flaky = step("ask", std::make_shared<FlakyWork>(2));
+  flaky.attempts = 3;
+  flaky.backoff = std::chrono::milliseconds(1);
+  test::EventLog log;
+  auto g = workflow::run_graph({flaky}, Value::object(), log, {});
+  REQUIRE_FALSE(g.error);
+  CHECK(g.steps["ask"]["output"] == "answered");
+  CHECK(log.types() == std::vector<std::string>{"step_start", "step_retry", "step_retry", "step_end"});
+  CHECK(log.events[1].data["wait_ms"] == 1);
+  CHECK(log.events[2].data["wait_ms"] == 2);
+  CHECK(log.events[2].data["error"]["message"] == "503 from the server");
+
+  Step hopeless = step("ask", std::make_shared<FlakyWork>(5));
+  hopeless.attempts = 2;
+  hopeless.backoff = std::chrono::milliseconds(1);
+  auto failed = workflow::run_graph({hopeless}, Value::object(), log, {});
+  REQUIRE(failed.error);
+  CHECK(failed.error->message == "step 'ask' failed: 503 from the server");
+}
+
+TEST_CASE("scheduler: on_error continue makes the error the step's output, and the run goes on", "[workflow]") {
+  Concurrency c;
+  std::vector<Step> steps;
+  steps.push_back(step("lookup", std::make_shared<FailingWork>()));
+  steps.back().continue_on_error = true;
+  steps.push_back(step("reply", std::make_shared<CountingWork>(
+                                    "{{ steps.lookup.status }}: {{ steps.lookup.output.kind }} ({{ steps.lookup.output.message }})", &c),
+                       {0}));
+  NullSink sink;
+  auto g = workflow::run_graph(steps, Value::object(), sink, {});
+  REQUIRE_FALSE(g.error);
+  CHECK(g.steps["lookup"]["status"] == "failed");
+  CHECK(g.steps["lookup"]["output"] == Value{{"kind", "tool.failed"}, {"message", "step 'lookup' failed: the ledger is closed"}});
+  CHECK(g.steps["reply"]["output"] == "failed: tool.failed (step 'lookup' failed: the ledger is closed)");
+}

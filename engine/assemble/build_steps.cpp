@@ -46,14 +46,17 @@ tmpl::Template step_template(const spec::TemplateSource& src, const spec::Workfl
 }  // namespace
 
 std::vector<size_t> step_references(const tmpl::Template& t, const std::string& what, const SourceLoc& loc,
-                                    const spec::WorkflowSpec& s, const std::string& self) {
+                                    const spec::WorkflowSpec& s, const std::string& self,
+                                    const std::vector<std::string>& item_names) {
   std::vector<std::string> names;
   for (const auto& st : s.steps) names.push_back(st.name);
   std::vector<std::string> inputs = input_names(s);
   auto fail = [&](const std::string& message) {
     throw Error("spec.bad_reference", what + " reads " + message, loc, quoted_line(s, loc));
   };
-  check_free_names(t, inputs, {"inputs", "steps"}, what, loc, s);
+  std::vector<std::string> provided = {"inputs", "steps"};
+  provided.insert(provided.end(), item_names.begin(), item_names.end());
+  check_free_names(t, inputs, provided, what, loc, s);
   std::vector<size_t> reads;
   for (const auto& path : t.free_paths()) {
     const auto& p = path.parts;
@@ -88,8 +91,12 @@ std::vector<workflow::Step> build_steps(const spec::WorkflowSpec& s, const tools
     step.attempts = st.attempts;
     step.backoff = std::chrono::milliseconds(static_cast<long long>(st.backoff * 1000));
     step.continue_on_error = st.continue_on_error;
-    auto read = [&](const tmpl::Template& t, const std::string& what, const SourceLoc& loc) {
-      for (size_t r : step_references(t, what, loc, s, st.name))
+    // A for_each step's templates read the item too; its for_each expression and when do not.
+    std::vector<std::string> item_names;
+    if (!st.for_each.value.empty()) item_names = {"item", "item_index"};
+    auto read = [&](const tmpl::Template& t, const std::string& what, const SourceLoc& loc,
+                    bool per_item = true) {
+      for (size_t r : step_references(t, what, loc, s, st.name, per_item ? item_names : std::vector<std::string>{}))
         if (std::find(step.reads.begin(), step.reads.end(), r) == step.reads.end()) step.reads.push_back(r);
     };
     if (st.kind.value == "template") {
@@ -118,7 +125,16 @@ std::vector<workflow::Step> build_steps(const spec::WorkflowSpec& s, const tools
       o.scope = s.scope;
       o.include_dir = s.dir;
       step.when = tmpl::Template::compile_expression(st.when.value, s.display_path + " (" + path + ".when)", o);
-      read(*step.when, path + ".when", st.when.loc);
+      read(*step.when, path + ".when", st.when.loc, false);
+    }
+    if (!st.for_each.value.empty()) {
+      tmpl::TemplateOptions o;
+      o.scope = s.scope;
+      o.include_dir = s.dir;
+      step.for_each =
+          tmpl::Template::compile_expression(st.for_each.value, s.display_path + " (" + path + ".for_each)", o);
+      read(*step.for_each, path + ".for_each", st.for_each.loc, false);
+      step.concurrency = static_cast<size_t>(st.concurrency);
     }
     steps.push_back(std::move(step));
   }

@@ -20,7 +20,9 @@ std::vector<workflow::Step> build_steps(const spec::WorkflowSpec& spec, const to
 // What a template of a workflow of steps may read (step templates and the declared outputs alike): `inputs`, each
 // input by name, and `steps.NAME.output` / `steps.NAME.status` of an existing step other than `self`. Returns the
 // indices of the steps it reads; throws a located Error for anything else.
+// `item_names` are what a for_each step's templates also read (item, item_index).
 std::vector<size_t> step_references(const tmpl::Template& t, const std::string& what, const SourceLoc& loc,
-                                    const spec::WorkflowSpec& spec, const std::string& self = "");
+                                    const spec::WorkflowSpec& spec, const std::string& self = "",
+                                    const std::vector<std::string>& item_names = {});
 
 }  // namespace engine::assemble

@@ -17,7 +17,7 @@ namespace {
 const std::vector<std::string> kTopKeys = {"version", "name", "description", "inputs", "outputs",
                                            "llm",     "tools", "agent",       "steps"};
 const std::vector<std::string> kStepKeys = {"kind",   "description", "when",  "template", "prompt",
-                                            "agent",  "inputs",      "retry", "on_error"};
+                                            "agent",  "inputs",      "retry", "on_error", "for_each", "concurrency"};
 const std::vector<std::string> kRetryKeys = {"attempts", "backoff"};
 const std::vector<std::string> kStepKinds = {"template", "llm", "agent"};
 // Far more than a graph written by hand has; it bounds what the build's graph walks cost on a hostile file.
@@ -532,6 +532,11 @@ class Loader {
         st.text = template_source(b[own], path + "." + own);
       }
       if (b["when"]) st.when = r_.located_raw(b["when"], path + ".when");
+      if (b["for_each"]) st.for_each = r_.located_raw(b["for_each"], path + ".for_each");
+      if (b["concurrency"]) {
+        if (!b["for_each"]) r_.fail("spec.conflict", path + ".concurrency is for a step with for_each", b["concurrency"]);
+        st.concurrency = static_cast<int>(r_.integer(b["concurrency"], path + ".concurrency", 1, 64));
+      }
       if (b["retry"]) {
         r_.expect_map(b["retry"], path + ".retry", kRetryKeys);
         r_.expect_present(b["retry"], "attempts", path + ".retry");

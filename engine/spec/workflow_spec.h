@@ -227,6 +227,8 @@ struct StepSpec {
   // agent: the agent's own inputs, each a template over the workflow's inputs and steps
   std::vector<std::pair<std::string, TemplateSource>> inputs;
   Located<std::string> when;  // an expression; the step runs only when it holds (empty: always)
+  Located<std::string> for_each;  // an expression giving the list the step is mapped over (empty: run once)
+  int concurrency = 4;            // for_each: items run at once
   int attempts = 1;           // retry.attempts
   double backoff = 1.0;       // retry.backoff: seconds before the second attempt, doubled after each failure
   bool continue_on_error = false;  // on_error: continue

@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "engine/core/error.h"
+#include "engine/workflow/for_each.h"
 
 namespace engine::workflow {
 namespace {
@@ -134,7 +135,7 @@ class GraphRunner {
     finish(i, std::move(report));
   }
 
-  // The step's `when`, then its work, tried up to `attempts` times with a doubling wait between.
+  // The step's `when`, then its work: once, or once per item of its for_each.
   void attempt(size_t i, StepReport& report) {
     const Step& step = steps_[i];
     Value own;
@@ -148,11 +149,35 @@ class GraphRunner {
       return;
     }
     sink_.emit({"step_start", Value{{"step", step.name}, {"kind", step.kind}}});
+    if (!step.for_each) {
+      report.outcome = run_work(step, vars);
+      return;
+    }
+    Value items = step.for_each->evaluate(vars);
+    if (!items.is_array())
+      throw Error("step.for_each", "for_each gives " + std::string(items.type_name()) + ", not a list");
+    if (items.size() > kMaxForEachItems)
+      throw Error("step.for_each", "for_each gives " + std::to_string(items.size()) + " items, more than the " +
+                                       std::to_string(kMaxForEachItems) + " a step maps");
+    auto outcomes = map_items(items, step.concurrency, [&](size_t index, const Value& item) {
+      Value each{{"item", item}, {"item_index", index}};
+      return run_work(step, tmpl::Vars::of(each).then(own).then_named("inputs", inputs_).then(inputs_));
+    });
+    report.outcome.output = Value::array();
+    for (auto& o : outcomes) {
+      report.outcome.output.push_back(std::move(o.output));
+      report.outcome.usage += o.usage;
+      report.outcome.llm_calls += o.llm_calls;
+      report.outcome.cost_usd += o.cost_usd;
+    }
+  }
+
+  // The step's work, tried up to `attempts` times with a doubling wait between.
+  StepOutcome run_work(const Step& step, const tmpl::Vars& vars) {
     auto wait = step.backoff;
     for (int n = 1;; ++n) {
       try {
-        report.outcome = step.work->run(vars, sink_, options_);
-        return;
+        return step.work->run(vars, sink_, options_);
       } catch (const Error& e) {
         if (n >= step.attempts) throw;
         sink_.emit({"step_retry", Value{{"step", step.name}, {"attempt", n}, {"wait_ms", wait.count()},

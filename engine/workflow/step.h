@@ -39,6 +39,10 @@ struct Step {
   int attempts = 1;                    // retry: how many times the work is tried before the step fails
   std::chrono::milliseconds backoff{1000};  // retry: the wait after the first failure, doubled after each
   bool continue_on_error = false;      // on_error: continue: a failure is the step's output, and the run goes on
+  // for_each: an expression giving a list; the work runs once per item (its templates read `item` and
+  // `item_index`), at most `concurrency` at once, and the step's output is the list of their outputs.
+  std::optional<tmpl::Template> for_each;
+  size_t concurrency = 4;
 };
 
 // The steps of a cycle (`a -> b -> a`, the first step again at the end), or none when the graph has no cycle.

@@ -95,3 +95,17 @@ TEST_CASE("steps: an agent step's prompt reads the step's own inputs, which are 
         "      agent: {prompt: '{{ questio }}{{ agent_scratchpad }}'}\n"
         "                      ^");
 }
+
+TEST_CASE("steps: only a for_each step's templates read item, and its for_each reads what any template may",
+          "[assemble][steps]") {
+  CHECK(steps_error("  a: {kind: template, template: '{{ item }}'}\n") ==
+        "w.yaml:4:33: steps.a.template uses 'item', which is not a declared input (declared inputs: message)\n"
+        "    a: {kind: template, template: '{{ item }}'}\n"
+        "                                  ^");
+  CHECK(steps_error("  a: {kind: template, for_each: 'inputs.message.split()', template: '{{ item_index }}. {{ item }}'}\n") ==
+        "no error");
+  CHECK(steps_error("  a: {kind: template, for_each: 'item', template: x}\n") ==
+        "w.yaml:4:33: steps.a.for_each uses 'item', which is not a declared input (declared inputs: message)\n"
+        "    a: {kind: template, for_each: 'item', template: x}\n"
+        "                                  ^");
+}

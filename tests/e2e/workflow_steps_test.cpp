@@ -67,3 +67,17 @@ TEST_CASE("engine render says what a workflow of steps is not", "[e2e][steps]") 
   CHECK(r.exit_code == 2);
   CHECK(r.err == "engine: error: this workflow is a graph of steps; engine render is for a workflow of one agent\n");
 }
+
+TEST_CASE("for_each maps a step over an input's list, and the next step reads the list of outputs", "[e2e][steps]") {
+  test::TempDir dir;
+  auto w = dir.write("w.yaml",
+                     "inputs:\n  cities: {default: [Paris, Lima, Oslo]}\nsteps:\n"
+                     "  greet: {kind: template, for_each: inputs.cities, concurrency: 2, "
+                     "template: '{{ item_index + 1 }}. Hello, {{ item }}'}\n"
+                     "  joined: {kind: template, template: \"{{ steps.greet.output | join(', ') }}\"}\n");
+  auto r = run_engine("run " + shell_quote(w.string()) + " --json -q");
+  REQUIRE(r.exit_code == 0);
+  Value doc = Value::parse(r.out);
+  CHECK(doc["steps"]["greet"]["output"] == Value{"1. Hello, Paris", "2. Hello, Lima", "3. Hello, Oslo"});
+  CHECK(doc["output"] == "1. Hello, Paris, 2. Hello, Lima, 3. Hello, Oslo");
+}

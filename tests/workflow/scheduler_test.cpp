@@ -208,3 +208,58 @@ TEST_CASE("scheduler: on_error continue makes the error the step's output, and t
   CHECK(g.steps["lookup"]["output"] == Value{{"kind", "tool.failed"}, {"message", "step 'lookup' failed: the ledger is closed"}});
   CHECK(g.steps["reply"]["output"] == "failed: tool.failed (step 'lookup' failed: the ledger is closed)");
 }
+
+TEST_CASE("scheduler: for_each maps the work over a list, a bounded number at once, outputs in the list's order",
+          "[workflow]") {
+  Concurrency c;
+  // later items finish first: the output keeps the list's order all the same
+  class Slower : public workflow::StepWork {
+   public:
+    StepOutcome run(const tmpl::Vars& vars, EventSink&, const agent::RunOptions&) const override {
+      int n = Template().evaluate(vars).get<int>();
+      std::this_thread::sleep_for(std::chrono::milliseconds(5 * (4 - n)));
+      return StepOutcome{Value("#" + std::to_string(n))};
+    }
+    static tmpl::Template Template() { return tmpl::Template::compile_expression("item", "t"); }
+  };
+  Step mapped = step("each", std::make_shared<Slower>());
+  mapped.for_each = tmpl::Template::compile_expression("inputs.numbers", "for_each");
+  mapped.concurrency = 3;
+  NullSink sink;
+  auto g = workflow::run_graph({mapped}, Value{{"numbers", {0, 1, 2, 3}}}, sink, {});
+  REQUIRE_FALSE(g.error);
+  CHECK(g.steps["each"]["output"] == Value{"#0", "#1", "#2", "#3"});
+
+  Step counted = step("count", std::make_shared<CountingWork>("{{ item_index }}:{{ item }}", &c, std::chrono::milliseconds(10)));
+  counted.for_each = tmpl::Template::compile_expression("['a', 'b', 'c', 'd', 'e', 'f']", "for_each");
+  counted.concurrency = 2;
+  auto bounded = workflow::run_graph({counted}, Value::object(), sink, {});
+  REQUIRE_FALSE(bounded.error);
+  CHECK(bounded.steps["count"]["output"] == Value{"0:a", "1:b", "2:c", "3:d", "4:e", "5:f"});
+  CHECK(c.most == 2);
+}
+
+TEST_CASE("scheduler: for_each over what is not a list, or an item that fails, fails the step and names why",
+          "[workflow]") {
+  Concurrency c;
+  Step text = step("each", std::make_shared<CountingWork>("x", &c));
+  text.for_each = tmpl::Template::compile_expression("'abc'", "for_each");
+  NullSink sink;
+  auto g = workflow::run_graph({text}, Value::object(), sink, {});
+  REQUIRE(g.error);
+  CHECK(g.error->message == "step 'each' failed: for_each gives string, not a list");
+
+  class FailsOnTwo : public workflow::StepWork {
+   public:
+    StepOutcome run(const tmpl::Vars& vars, EventSink&, const agent::RunOptions&) const override {
+      if (vars.find("item")->get<int>() == 2) throw Error("tool.failed", "no such record");
+      return StepOutcome{Value("ok")};
+    }
+  };
+  Step items = step("each", std::make_shared<FailsOnTwo>());
+  items.for_each = tmpl::Template::compile_expression("[0, 1, 2, 3]", "for_each");
+  auto failed = workflow::run_graph({items}, Value::object(), sink, {});
+  REQUIRE(failed.error);
+  CHECK(failed.error->kind == "tool.failed");
+  CHECK(failed.error->message == "step 'each' failed: item 2: no such record");
+}

@@ -111,6 +111,17 @@ std::vector<workflow::Step> build_steps(const spec::WorkflowSpec& s, const tools
       limits.max_tokens = s.llm.max_tokens;
       if (auto price = model_price(s.llm)) limits.price = llm::Price{price->prompt, price->completion};
       step.work = std::make_shared<workflow::LlmWork>(llm, std::move(t), std::move(limits));
+    } else if (st.kind.value == "tool") {
+      std::shared_ptr<const tools::Tool> tool;  // shared: the step keeps its tool alive
+      for (const auto& t : registry.all())
+        if (t->name() == st.tool.value) tool = t;
+      if (!tool)
+        throw Error("spec.unknown_tool",
+                    "unknown tool '" + st.tool.value + "' in " + path + ".tool" + did_you_mean(st.tool.value, registry.names()),
+                    st.tool.loc, quoted_line(s, st.tool.loc));
+      tmpl::Template t = step_template(st.text, s);
+      read(t, path + ".input", st.text.loc);
+      step.work = std::make_shared<workflow::ToolWork>(std::move(tool), std::move(t));
     } else {
       std::vector<std::pair<std::string, tmpl::Template>> inputs;
       for (const auto& [name, value] : st.inputs) {

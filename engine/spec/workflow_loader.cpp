@@ -17,9 +17,10 @@ namespace {
 const std::vector<std::string> kTopKeys = {"version", "name", "description", "inputs", "outputs",
                                            "llm",     "tools", "agent",       "steps"};
 const std::vector<std::string> kStepKeys = {"kind",   "description", "when",  "template", "prompt",
-                                            "agent",  "inputs",      "retry", "on_error", "for_each", "concurrency"};
+                                            "agent",  "inputs",      "retry", "on_error", "for_each", "concurrency",
+                                            "tool",   "input"};
 const std::vector<std::string> kRetryKeys = {"attempts", "backoff"};
-const std::vector<std::string> kStepKinds = {"template", "llm", "agent"};
+const std::vector<std::string> kStepKinds = {"template", "llm", "agent", "tool"};
 // Far more than a graph written by hand has; it bounds what the build's graph walks cost on a hostile file.
 constexpr size_t kMaxSteps = 1000;
 const std::vector<std::string> kInputKeys = {"description", "default", "required"};
@@ -83,7 +84,7 @@ class Loader {
       w.steps = steps(root["steps"]);
       if (!root["llm"])
         for (const auto& step : w.steps)
-          if (step.kind.value != "template")
+          if (step.kind.value == "llm" || step.kind.value == "agent")
             r_.fail_at("spec.missing_key", "steps." + step.name + " (kind: " + step.kind.value +
                                                ") needs a model: add an llm block to the workflow",
                        step.kind.loc);
@@ -510,9 +511,11 @@ class Loader {
       r_.expect_present(b, "kind", path);
       st.kind = one_of(b["kind"], path + ".kind", kStepKinds);
       // Each kind takes its own key; another kind's key is a mistake worth naming.
-      const char* own = st.kind.value == "template" ? "template" : st.kind.value == "llm" ? "prompt" : "agent";
-      for (const char* key : {"template", "prompt", "agent", "inputs"}) {
-        bool allowed = std::string(key) == own || (st.kind.value == "agent" && std::string(key) == "inputs");
+      const std::string& kind = st.kind.value;
+      const char* own = kind == "template" ? "template" : kind == "llm" ? "prompt" : kind == "tool" ? "tool" : "agent";
+      for (const char* key : {"template", "prompt", "agent", "inputs", "tool", "input"}) {
+        std::string k = key;
+        bool allowed = k == own || (kind == "agent" && k == "inputs") || (kind == "tool" && k == "input");
         if (b[key] && !allowed)
           r_.fail("spec.conflict", path + "." + key + " is not for kind: " + st.kind.value + " (it takes " + own + ")",
                   b[key]);
@@ -528,6 +531,10 @@ class Loader {
             st.inputs.emplace_back(name, template_source(in.second, path + ".inputs." + name));
           }
         }
+      } else if (st.kind.value == "tool") {
+        st.tool = r_.located_str(b["tool"], path + ".tool");
+        st.text = b["input"] ? template_source(b["input"], path + ".input")
+                             : TemplateSource{"", display_ + " (" + path + ".input)", dir_, st.loc, false, {}};
       } else {
         st.text = template_source(b[own], path + "." + own);
       }
@@ -695,11 +702,13 @@ class Loader {
     };
     check(w.agent.tools, "agent.tools");
     check(w.agent.return_direct, "agent.return_direct");
-    for (const auto& step : w.steps)
+    for (const auto& step : w.steps) {
+      if (step.kind.value == "tool") check({step.tool}, ("steps." + step.name + ".tool").c_str());
       if (step.agent) {
         check(step.agent->tools, ("steps." + step.name + ".agent.tools").c_str());
         check(step.agent->return_direct, ("steps." + step.name + ".agent.return_direct").c_str());
       }
+    }
   }
 
   YamlReader r_;

@@ -221,8 +221,9 @@ struct AgentSpec {
 // name) and `steps` (each finished step's `output`); those references are the graph's edges.
 struct StepSpec {
   std::string name;
-  Located<std::string> kind;  // template | llm | agent
-  TemplateSource text;        // template: the text; llm: the prompt
+  Located<std::string> kind;  // template | llm | agent | tool
+  TemplateSource text;        // template: the text; llm: the prompt; tool: the input (text, or JSON for parameters)
+  Located<std::string> tool;  // tool: the tool's name
   std::optional<AgentSpec> agent;  // agent: the agent block
   // agent: the agent's own inputs, each a template over the workflow's inputs and steps
   std::vector<std::pair<std::string, TemplateSource>> inputs;

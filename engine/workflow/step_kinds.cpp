@@ -21,6 +21,19 @@ StepOutcome LlmWork::run(const tmpl::Vars& vars, EventSink& events, const agent:
   return StepOutcome{Value(std::move(call.response.text)), call.response.usage, 1, call.cost_usd};
 }
 
+StepOutcome ToolWork::run(const tmpl::Vars& vars, EventSink& events, const agent::RunOptions&) const {
+  Value input = input_.render(vars);
+  if (std::string refused = tools::prepare_arguments(*tool_, input); !refused.empty())
+    throw Error("tool.invalid_arguments", "tool '" + tool_->name() + "': " + refused);
+  events.emit({"tool_start", Value{{"tool", tool_->name()}, {"input", input}}});
+  tools::ToolResult r = tool_->instantiate(&events)->invoke(input);
+  Value end{{"tool", tool_->name()}, {"observation", r.output}};
+  if (!r.ok()) end["error"] = r.error_kind;
+  events.emit({"tool_end", std::move(end)});
+  if (!r.ok()) throw Error(r.error_kind, r.text());
+  return StepOutcome{std::move(r.output)};
+}
+
 StepOutcome SubRunWork::run(const tmpl::Vars& vars, EventSink& events, const agent::RunOptions& options) const {
   Value given = Value::object();
   for (const auto& [name, value] : inputs_) given[name] = value.render(vars);

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "engine/llm/llm_client.h"
+#include "engine/tools/tool.h"
 #include "engine/workflow/step.h"
 
 namespace engine::workflow {
@@ -34,6 +35,19 @@ class LlmWork : public StepWork {
   std::shared_ptr<const llm::LlmClient> llm_;
   tmpl::Template prompt_;
   agent::RunLimits limits_;  // temperature, max_tokens and the price
+};
+
+// kind: tool. The input is rendered text, read as a JSON object for a tool with parameters and checked against them;
+// a tool that fails fails the step.
+class ToolWork : public StepWork {
+ public:
+  ToolWork(std::shared_ptr<const tools::Tool> tool, tmpl::Template input)
+      : tool_(std::move(tool)), input_(std::move(input)) {}
+  StepOutcome run(const tmpl::Vars& vars, EventSink& events, const agent::RunOptions& options) const override;
+
+ private:
+  std::shared_ptr<const tools::Tool> tool_;
+  tmpl::Template input_;
 };
 
 // kind: agent. The agent's inputs are rendered from the step's templates; the output is the agent's answer. A

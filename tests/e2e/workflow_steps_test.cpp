@@ -81,3 +81,27 @@ TEST_CASE("for_each maps a step over an input's list, and the next step reads th
   CHECK(doc["steps"]["greet"]["output"] == Value{"1. Hello, Paris", "2. Hello, Lima", "3. Hello, Oslo"});
   CHECK(doc["output"] == "1. Hello, Paris, 2. Hello, Lima, 3. Hello, Oslo");
 }
+
+TEST_CASE("a tool step calls one tool with its rendered input, and needs no model", "[e2e][steps]") {
+  test::TempDir dir;
+  auto w = dir.write("w.yaml",
+                     "inputs:\n  invoice: {default: INV-1042}\ntools:\n  - lua: " + test::source_path("plugins/support/refunds.lua") +
+                         "\n  - builtin: echo\nsteps:\n  refund: {kind: tool, tool: refund_status, input: '{{ inputs.invoice }}'}\n"
+                         "  told: {kind: tool, tool: echo, input: 'Customer told: {{ steps.refund.output }}'}\n");
+  // the plugin lies outside the test's folder, among the shipped plugins, which are on the search path
+  auto ok = run_engine("run " + shell_quote(w.string()) + " -q");
+  REQUIRE(ok.exit_code == 0);
+  CHECK(ok.out ==
+        "Customer told: a refund of 49.00 EUR for INV-1042 was approved on 2026-11-20 and reaches the card in 3-5 days\n");
+}
+
+TEST_CASE("a tool step that fails, or whose input does not fit, fails the run naming the step and the tool",
+          "[e2e][steps]") {
+  test::TempDir dir;
+  auto w = dir.write("w.yaml",
+                     "inputs:\n  n: {default: '1/0'}\ntools:\n  - lua: " + test::source_path("plugins/calculator.lua") +
+                         "\nsteps:\n  calc: {kind: tool, tool: calculator, input: '{{ inputs.n }}'}\n");
+  auto r = run_engine("run " + shell_quote(w.string()) + " -q --input n=nonsense");
+  CHECK(r.exit_code == 1);
+  CHECK(r.err.rfind("engine: error: step 'calc' failed: tool 'calculator' failed: ", 0) == 0);
+}

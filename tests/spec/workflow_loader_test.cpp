@@ -333,7 +333,7 @@ TEST_CASE("agent.memory: its kind, the keys each kind takes, and prompt placehol
 
 TEST_CASE("steps: each is a kind with its own key, and every mistake is located", "[spec][steps]") {
   CHECK(workflow_error("steps:\n  a: {kind: lmm, prompt: x}\n") ==
-        "w.yaml:2:13: steps.a.kind must be one of 'template', 'llm', 'agent', got 'lmm' (did you mean 'llm'?)\n"
+        "w.yaml:2:13: steps.a.kind must be one of 'template', 'llm', 'agent', 'tool', got 'lmm' (did you mean 'llm'?)\n"
         "    a: {kind: lmm, prompt: x}\n"
         "              ^");
   CHECK(workflow_error("steps:\n  a: {kind: llm, template: x}\n") ==
@@ -388,4 +388,18 @@ TEST_CASE("steps: retry and on_error are checked where they are written", "[spec
   CHECK(w.steps[0].attempts == 3);
   CHECK(w.steps[0].backoff == 0.5);
   CHECK(w.steps[0].continue_on_error);
+}
+
+TEST_CASE("steps: a tool step names a declared tool and takes an input, which other kinds do not", "[spec][steps]") {
+  CHECK(workflow_error("tools:\n  - builtin: echo\nsteps:\n  a: {kind: tool, tool: ecko}\n") ==
+        "w.yaml:4:25: unknown tool 'ecko' in steps.a.tool (did you mean 'echo'?)\n"
+        "    a: {kind: tool, tool: ecko}\n"
+        "                          ^");
+  CHECK(workflow_error("steps:\n  a: {kind: template, template: x, input: y}\n") ==
+        "w.yaml:2:43: steps.a.input is not for kind: template (it takes template)\n"
+        "    a: {kind: template, template: x, input: y}\n"
+        "                                            ^");
+  auto w = spec::parse_workflow("tools:\n  - builtin: echo\nsteps:\n  a: {kind: tool, tool: echo}\n", "w.yaml", ".");
+  CHECK(w.steps[0].tool.value == "echo");
+  CHECK(w.steps[0].text.text.empty());
 }

@@ -12,6 +12,8 @@ cd "$root"
 # Where runs grow: chat history, long ReAct runs, large inputs.
 "$build/bench/loop_bench"
 "$build/bench/input_memory_bench"
+# Workflows of steps: the scheduler's own cost, and a graph against its critical path.
+"$build/bench/workflow_bench"
 
 # Jinja2 renders the same template and context, for the ratio (skipped without python3 and jinja2).
 py=""

@@ -54,22 +54,11 @@ class GraphRunner {
         outputs_(steps.size()),
         elapsed_ms_(steps.size(), 0) {}
 
+  // The calling thread is the first worker; another is started only when a ready step finds no worker free, up to
+  // `max_parallel`. A chain of steps then runs on the calling thread alone, with no thread started at all.
   GraphRun run() {
-    std::vector<std::thread> threads;
-    {
-      std::unique_lock lock(mutex_);
-      for (;;) {
-        for (size_t i = 0; i < steps_.size() && running_ < max_parallel_ && !result_.error; ++i)
-          if (state_[i] == State::Waiting && ready(i)) {
-            state_[i] = State::Running;
-            ++running_;
-            threads.emplace_back([this, i] { run_step(i); });
-          }
-        if (running_ == 0) break;  // nothing runs and nothing more can start: the graph is done, or has failed
-        changed_.wait(lock);
-      }
-    }
-    for (auto& t : threads) t.join();
+    work();
+    for (auto& t : threads_) t.join();
     for (size_t i = 0; i < steps_.size(); ++i) {
       Value s{{"status", status_name(state_[i])}, {"output", std::move(outputs_[i])}};
       if (state_[i] == State::Done || state_[i] == State::Failed) s["elapsed_ms"] = elapsed_ms_[i];
@@ -79,6 +68,46 @@ class GraphRunner {
   }
 
  private:
+  // A worker: takes ready steps and runs them until nothing runs and nothing more can start.
+  void work() {
+    std::unique_lock lock(mutex_);
+    for (;;) {
+      if (auto i = take_ready()) {
+        if (has_ready() && idle_ == 0 && threads_.size() + 1 < max_parallel_)
+          threads_.emplace_back([this] { work(); });
+        lock.unlock();
+        run_step(*i);
+        lock.lock();
+        continue;
+      }
+      if (running_ == 0) {  // the graph is done, or has failed: every worker stops
+        changed_.notify_all();
+        return;
+      }
+      ++idle_;
+      changed_.wait(lock);
+      --idle_;
+    }
+  }
+
+  // The first waiting step whose reads have all ended, now marked running; none after a failure.
+  std::optional<size_t> take_ready() {
+    if (result_.error || running_ >= max_parallel_) return std::nullopt;
+    for (size_t i = 0; i < steps_.size(); ++i)
+      if (state_[i] == State::Waiting && ready(i)) {
+        state_[i] = State::Running;
+        ++running_;
+        return i;
+      }
+    return std::nullopt;
+  }
+  bool has_ready() const {
+    if (result_.error || running_ >= max_parallel_) return false;
+    for (size_t i = 0; i < steps_.size(); ++i)
+      if (state_[i] == State::Waiting && ready(i)) return true;
+    return false;
+  }
+
   // Every step it reads has ended: done, skipped, or failed with on_error: continue.
   bool ready(size_t i) const {
     for (size_t r : steps_[i].reads) {
@@ -198,7 +227,7 @@ class GraphRunner {
     result_.cost_usd += report.outcome.cost_usd;
     if (report.error && !steps_[i].continue_on_error && !result_.error) result_.error = std::move(report.error);
     --running_;
-    changed_.notify_one();
+    changed_.notify_all();  // a step that ended may make others ready, or end the run
   }
 
   const std::vector<Step>& steps_;
@@ -214,6 +243,8 @@ class GraphRunner {
   std::vector<Value> outputs_;
   std::vector<long> elapsed_ms_;
   size_t running_ = 0;
+  size_t idle_ = 0;                  // workers waiting for a step to become ready
+  std::vector<std::thread> threads_;  // the workers besides the calling thread
   GraphRun result_;
 };
 

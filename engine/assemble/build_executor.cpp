@@ -18,8 +18,9 @@ const std::vector<std::string> kOutputContext = {"output", "inputs", "intermedia
 
 std::shared_ptr<const workflow::Executor> build_executor(const spec::WorkflowSpec& s, const BuildOptions& options) {
   // A workflow whose steps call no model (templates, tools) names none, and needs none.
-  bool needs_llm = s.steps.empty() || std::any_of(s.steps.begin(), s.steps.end(), [](const spec::StepSpec& st) {
-    return st.kind.value == "llm" || st.kind.value == "agent";
+  bool needs_llm = s.steps.empty();
+  spec::for_each_step(s.steps, [&](const spec::StepSpec& st) {
+    needs_llm = needs_llm || st.kind.value == "llm" || st.kind.value == "agent";
   });
   std::shared_ptr<const llm::LlmClient> llm = needs_llm ? build_llm(s, options) : nullptr;
   tools::ToolRegistry registry = build_tools(s);

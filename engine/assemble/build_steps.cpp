@@ -43,21 +43,37 @@ tmpl::Template step_template(const spec::TemplateSource& src, const spec::Workfl
   return compile_template(src, spec::TemplateFlags{}, s);
 }
 
-}  // namespace
+// Where a template sits: the steps of its own graph (its edges), and, inside a loop's body, the steps outside it
+// (read through the loop) and the body's previous iteration.
+struct Scope {
+  std::vector<std::string> local;
+  std::vector<std::string> outer;
+  bool in_loop = false;
+};
 
-std::vector<size_t> step_references(const tmpl::Template& t, const std::string& what, const SourceLoc& loc,
-                                    const spec::WorkflowSpec& s, const std::string& self,
-                                    const std::vector<std::string>& item_names) {
-  std::vector<std::string> names;
-  for (const auto& st : s.steps) names.push_back(st.name);
+struct References {
+  std::vector<size_t> local;  // indices into Scope::local
+  std::vector<size_t> outer;  // indices into Scope::outer
+};
+
+void add_once(std::vector<size_t>& to, size_t i) {
+  if (std::find(to.begin(), to.end(), i) == to.end()) to.push_back(i);
+}
+
+References references(const tmpl::Template& t, const std::string& what, const SourceLoc& loc,
+                      const spec::WorkflowSpec& s, const Scope& scope, const std::string& self,
+                      const std::vector<std::string>& item_names) {
   std::vector<std::string> inputs = input_names(s);
+  std::vector<std::string> visible = scope.local;
+  visible.insert(visible.end(), scope.outer.begin(), scope.outer.end());
   auto fail = [&](const std::string& message) {
     throw Error("spec.bad_reference", what + " reads " + message, loc, quoted_line(s, loc));
   };
   std::vector<std::string> provided = {"inputs", "steps"};
+  if (scope.in_loop) provided.insert(provided.end(), {"previous", "iteration"});
   provided.insert(provided.end(), item_names.begin(), item_names.end());
   check_free_names(t, inputs, provided, what, loc, s);
-  std::vector<size_t> reads;
+  References refs;
   for (const auto& path : t.free_paths()) {
     const auto& p = path.parts;
     std::string read = join(p, ".");
@@ -66,27 +82,46 @@ std::vector<size_t> step_references(const tmpl::Template& t, const std::string& 
            (did_you_mean(p[1], inputs).empty()
                 ? " (declared inputs: " + (inputs.empty() ? std::string("none") : join(inputs, ", ")) + ")"
                 : did_you_mean(p[1], inputs)));
+    if (p[0] == "previous" && scope.in_loop) {
+      if (p.size() < 3 || std::find(scope.local.begin(), scope.local.end(), p[1]) == scope.local.end() ||
+          std::find(kStepFields.begin(), kStepFields.end(), p[2]) == kStepFields.end())
+        fail("'" + read + "': the previous iteration is read as previous.NAME.output (or .status), NAME a step of "
+             "the loop (" + join(scope.local, ", ") + ")");
+      continue;
+    }
     if (p[0] != "steps") continue;
     if (p.size() < 3)
       fail("'" + read + "': a step is read as steps.NAME.output (or steps.NAME.status), so the graph knows the step");
-    auto at = std::find(names.begin(), names.end(), p[1]);
-    if (at == names.end())
+    auto at = std::find(visible.begin(), visible.end(), p[1]);
+    if (at == visible.end())
       fail("'" + read + "', and there is no step '" + p[1] + "'" +
-           (did_you_mean(p[1], names).empty() ? " (steps: " + join(names, ", ") + ")" : did_you_mean(p[1], names)));
+           (did_you_mean(p[1], visible).empty() ? " (steps: " + join(visible, ", ") + ")" : did_you_mean(p[1], visible)));
     if (p[1] == self) fail("'" + read + "', its own output: a step cannot read itself");
     if (std::find(kStepFields.begin(), kStepFields.end(), p[2]) == kStepFields.end())
       fail("'" + read + "': a step has output and status" + did_you_mean(p[2], kStepFields));
-    size_t index = static_cast<size_t>(at - names.begin());
-    if (std::find(reads.begin(), reads.end(), index) == reads.end()) reads.push_back(index);
+    size_t index = static_cast<size_t>(at - visible.begin());
+    if (index < scope.local.size()) add_once(refs.local, index);
+    else add_once(refs.outer, index - scope.local.size());
   }
-  return reads;
+  return refs;
 }
 
-std::vector<workflow::Step> build_steps(const spec::WorkflowSpec& s, const tools::ToolRegistry& registry,
-                                        std::shared_ptr<const llm::LlmClient> llm) {
+tmpl::Template expression(const spec::Located<std::string>& src, const std::string& path, const spec::WorkflowSpec& s) {
+  tmpl::TemplateOptions o;
+  o.scope = s.scope;
+  o.include_dir = s.dir;
+  return tmpl::Template::compile_expression(src.value, s.display_path + " (" + path + ")", o);
+}
+
+// The steps of one graph (the workflow's, or a loop's body). A body's reads of steps outside it are gathered in
+// `outer_reads`: they are the loop step's edges.
+std::vector<workflow::Step> build_graph(const std::vector<spec::StepSpec>& specs, const Scope& scope, const spec::WorkflowSpec& s,
+                                        const tools::ToolRegistry& registry,
+                                        const std::shared_ptr<const llm::LlmClient>& llm,
+                                        std::vector<size_t>* outer_reads) {
   std::vector<workflow::Step> steps;
-  for (const auto& st : s.steps) {
-    std::string path = "steps." + st.name;
+  for (const auto& st : specs) {
+    const std::string& path = st.path;
     workflow::Step step{st.name, st.kind.value, nullptr, std::nullopt, {}};
     step.attempts = st.attempts;
     step.backoff = std::chrono::milliseconds(static_cast<long long>(st.backoff * 1000));
@@ -94,10 +129,11 @@ std::vector<workflow::Step> build_steps(const spec::WorkflowSpec& s, const tools
     // A for_each step's templates read the item too; its for_each expression and when do not.
     std::vector<std::string> item_names;
     if (!st.for_each.value.empty()) item_names = {"item", "item_index"};
-    auto read = [&](const tmpl::Template& t, const std::string& what, const SourceLoc& loc,
-                    bool per_item = true) {
-      for (size_t r : step_references(t, what, loc, s, st.name, per_item ? item_names : std::vector<std::string>{}))
-        if (std::find(step.reads.begin(), step.reads.end(), r) == step.reads.end()) step.reads.push_back(r);
+    auto read = [&](const tmpl::Template& t, const std::string& what, const SourceLoc& loc, bool per_item = true) {
+      References r = references(t, what, loc, s, scope, st.name, per_item ? item_names : std::vector<std::string>{});
+      for (size_t i : r.local) add_once(step.reads, i);
+      if (outer_reads)
+        for (size_t i : r.outer) add_once(*outer_reads, i);
     };
     if (st.kind.value == "template") {
       tmpl::Template t = step_template(st.text, s);
@@ -122,6 +158,17 @@ std::vector<workflow::Step> build_steps(const spec::WorkflowSpec& s, const tools
       tmpl::Template t = step_template(st.text, s);
       read(t, path + ".input", st.text.loc);
       step.work = std::make_shared<workflow::ToolWork>(std::move(tool), std::move(t));
+    } else if (st.kind.value == "loop") {
+      // The body is a graph of its own; what it reads outside, and what `until` reads, are the loop's edges.
+      Scope body_scope{{}, scope.local, true};
+      for (const auto& b : st.body) body_scope.local.push_back(b.name);
+      std::vector<size_t> outside;
+      auto body = build_graph(st.body, body_scope, s, registry, llm, &outside);
+      for (size_t i : outside) add_once(step.reads, i);
+      tmpl::Template until = expression(st.until, path + ".until", s);
+      References r = references(until, path + ".until", st.until.loc, s, body_scope, "", {});
+      for (size_t i : r.outer) add_once(step.reads, i);
+      step.work = std::make_shared<workflow::LoopWork>(std::move(body), std::move(until), st.max_iterations);
     } else {
       std::vector<std::pair<std::string, tmpl::Template>> inputs;
       for (const auto& [name, value] : st.inputs) {
@@ -132,18 +179,11 @@ std::vector<workflow::Step> build_steps(const spec::WorkflowSpec& s, const tools
       step.work = std::make_shared<workflow::SubRunWork>(agent_executor(st, s, registry, llm), std::move(inputs));
     }
     if (!st.when.value.empty()) {
-      tmpl::TemplateOptions o;
-      o.scope = s.scope;
-      o.include_dir = s.dir;
-      step.when = tmpl::Template::compile_expression(st.when.value, s.display_path + " (" + path + ".when)", o);
+      step.when = expression(st.when, path + ".when", s);
       read(*step.when, path + ".when", st.when.loc, false);
     }
     if (!st.for_each.value.empty()) {
-      tmpl::TemplateOptions o;
-      o.scope = s.scope;
-      o.include_dir = s.dir;
-      step.for_each =
-          tmpl::Template::compile_expression(st.for_each.value, s.display_path + " (" + path + ".for_each)", o);
+      step.for_each = expression(st.for_each, path + ".for_each", s);
       read(*step.for_each, path + ".for_each", st.for_each.loc, false);
       step.concurrency = static_cast<size_t>(st.concurrency);
     }
@@ -153,10 +193,28 @@ std::vector<workflow::Step> build_steps(const spec::WorkflowSpec& s, const tools
   if (!cycle.empty()) {
     std::vector<std::string> names;
     for (size_t i : cycle) names.push_back(steps[i].name);
-    const SourceLoc& loc = s.steps[cycle.front()].loc;
+    const SourceLoc& loc = specs[cycle.front()].loc;
     throw Error("spec.cycle", "the steps read each other in a cycle: " + join(names, " -> "), loc, quoted_line(s, loc));
   }
   return steps;
+}
+
+Scope top_scope(const spec::WorkflowSpec& s) {
+  Scope scope;
+  for (const auto& st : s.steps) scope.local.push_back(st.name);
+  return scope;
+}
+
+}  // namespace
+
+std::vector<size_t> step_references(const tmpl::Template& t, const std::string& what, const SourceLoc& loc,
+                                    const spec::WorkflowSpec& s) {
+  return references(t, what, loc, s, top_scope(s), "", {}).local;
+}
+
+std::vector<workflow::Step> build_steps(const spec::WorkflowSpec& s, const tools::ToolRegistry& registry,
+                                        std::shared_ptr<const llm::LlmClient> llm) {
+  return build_graph(s.steps, top_scope(s), s, registry, llm, nullptr);
 }
 
 }  // namespace engine::assemble

@@ -17,12 +17,10 @@ namespace engine::assemble {
 std::vector<workflow::Step> build_steps(const spec::WorkflowSpec& spec, const tools::ToolRegistry& registry,
                                         std::shared_ptr<const llm::LlmClient> llm);
 
-// What a template of a workflow of steps may read (step templates and the declared outputs alike): `inputs`, each
-// input by name, and `steps.NAME.output` / `steps.NAME.status` of an existing step other than `self`. Returns the
-// indices of the steps it reads; throws a located Error for anything else.
-// `item_names` are what a for_each step's templates also read (item, item_index).
+// What a declared output of a workflow of steps may read: `inputs`, each input by name, and `steps.NAME.output` /
+// `steps.NAME.status` of an existing step. Returns the indices of the steps it reads; throws a located Error for
+// anything else.
 std::vector<size_t> step_references(const tmpl::Template& t, const std::string& what, const SourceLoc& loc,
-                                    const spec::WorkflowSpec& spec, const std::string& self = "",
-                                    const std::vector<std::string>& item_names = {});
+                                    const spec::WorkflowSpec& spec);
 
 }  // namespace engine::assemble

@@ -18,9 +18,9 @@ const std::vector<std::string> kTopKeys = {"version", "name", "description", "in
                                            "llm",     "tools", "agent",       "steps"};
 const std::vector<std::string> kStepKeys = {"kind",   "description", "when",  "template", "prompt",
                                             "agent",  "inputs",      "retry", "on_error", "for_each", "concurrency",
-                                            "tool",   "input"};
+                                            "tool",   "input",       "steps", "until",    "max_iterations"};
 const std::vector<std::string> kRetryKeys = {"attempts", "backoff"};
-const std::vector<std::string> kStepKinds = {"template", "llm", "agent", "tool"};
+const std::vector<std::string> kStepKinds = {"template", "llm", "agent", "tool", "loop"};
 // Far more than a graph written by hand has; it bounds what the build's graph walks cost on a hostile file.
 constexpr size_t kMaxSteps = 1000;
 const std::vector<std::string> kInputKeys = {"description", "default", "required"};
@@ -83,11 +83,12 @@ class Loader {
     if (root["steps"]) {
       w.steps = steps(root["steps"]);
       if (!root["llm"])
-        for (const auto& step : w.steps)
+        for_each_step(w.steps, [&](const StepSpec& step) {
           if (step.kind.value == "llm" || step.kind.value == "agent")
-            r_.fail_at("spec.missing_key", "steps." + step.name + " (kind: " + step.kind.value +
+            r_.fail_at("spec.missing_key", step.path + " (kind: " + step.kind.value +
                                                ") needs a model: add an llm block to the workflow",
                        step.kind.loc);
+        });
     } else {
       r_.expect_present(root, "agent", "the workflow");
       w.agent = agent(root["agent"]);
@@ -492,30 +493,39 @@ class Loader {
     return a;
   }
 
-  std::vector<StepSpec> steps(const YAML::Node& n) {
-    if (!n.IsMap() || n.size() == 0) r_.fail("spec.wrong_type", "steps must be a mapping of step names", n);
+  // The steps of the workflow (at `steps`), or of a loop's body (at `steps.NAME.steps`). A step's name is one in the
+  // whole file, so that `steps.NAME` names one step wherever it is read.
+  std::vector<StepSpec> steps(const YAML::Node& n, const std::string& at = "steps") {
+    if (!n.IsMap() || n.size() == 0) r_.fail("spec.wrong_type", at + " must be a mapping of step names", n);
     if (n.size() > kMaxSteps)
       r_.fail("spec.too_many_steps", "a workflow has at most " + std::to_string(kMaxSteps) + " steps, got " +
                                          std::to_string(n.size()), n);
     std::vector<StepSpec> out;
     for (const auto& kv : n) {
       StepSpec st;
-      st.name = r_.str(kv.first, "steps");
+      st.name = r_.str(kv.first, at);
       st.loc = r_.loc(kv.first);
       check_name(st.name, "step", kv.first);
-      for (const auto& other : out)
-        if (other.name == st.name) r_.fail("spec.duplicate_key", "duplicate step '" + st.name + "'", kv.first);
-      std::string path = "steps." + st.name;
+      if (std::find(seen_steps_.begin(), seen_steps_.end(), st.name) != seen_steps_.end())
+        r_.fail("spec.duplicate_key", "duplicate step '" + st.name + "' (a step's name is one in the whole file)", kv.first);
+      seen_steps_.push_back(st.name);
+      std::string path = at + "." + st.name;
+      st.path = path;
       const YAML::Node& b = kv.second;
       r_.expect_map(b, path, kStepKeys);
       r_.expect_present(b, "kind", path);
       st.kind = one_of(b["kind"], path + ".kind", kStepKinds);
       // Each kind takes its own key; another kind's key is a mistake worth naming.
       const std::string& kind = st.kind.value;
-      const char* own = kind == "template" ? "template" : kind == "llm" ? "prompt" : kind == "tool" ? "tool" : "agent";
-      for (const char* key : {"template", "prompt", "agent", "inputs", "tool", "input"}) {
+      const char* own = kind == "template" ? "template"
+                        : kind == "llm"    ? "prompt"
+                        : kind == "tool"   ? "tool"
+                        : kind == "loop"   ? "steps"
+                                           : "agent";
+      for (const char* key : {"template", "prompt", "agent", "inputs", "tool", "input", "steps", "until", "max_iterations"}) {
         std::string k = key;
-        bool allowed = k == own || (kind == "agent" && k == "inputs") || (kind == "tool" && k == "input");
+        bool allowed = k == own || (kind == "agent" && k == "inputs") || (kind == "tool" && k == "input") ||
+                       (kind == "loop" && (k == "until" || k == "max_iterations"));
         if (b[key] && !allowed)
           r_.fail("spec.conflict", path + "." + key + " is not for kind: " + st.kind.value + " (it takes " + own + ")",
                   b[key]);
@@ -531,6 +541,15 @@ class Loader {
             st.inputs.emplace_back(name, template_source(in.second, path + ".inputs." + name));
           }
         }
+      } else if (st.kind.value == "loop") {
+        if (at != "steps") r_.fail("spec.conflict", path + ": a loop inside a loop is not supported", b["kind"]);
+        r_.expect_present(b, "until", path);
+        r_.expect_present(b, "max_iterations", path);
+        st.until = r_.located_raw(b["until"], path + ".until");
+        st.max_iterations = static_cast<int>(r_.integer(b["max_iterations"], path + ".max_iterations", 1, 100));
+        for (const char* key : {"for_each", "retry"})
+          if (b[key]) r_.fail("spec.conflict", path + "." + key + " is not for kind: loop (give it to the steps inside)", b[key]);
+        st.body = steps(b["steps"], path + ".steps");
       } else if (st.kind.value == "tool") {
         st.tool = r_.located_str(b["tool"], path + ".tool");
         st.text = b["input"] ? template_source(b["input"], path + ".input")
@@ -702,16 +721,17 @@ class Loader {
     };
     check(w.agent.tools, "agent.tools");
     check(w.agent.return_direct, "agent.return_direct");
-    for (const auto& step : w.steps) {
-      if (step.kind.value == "tool") check({step.tool}, ("steps." + step.name + ".tool").c_str());
+    for_each_step(w.steps, [&](const StepSpec& step) {
+      if (step.kind.value == "tool") check({step.tool}, (step.path + ".tool").c_str());
       if (step.agent) {
-        check(step.agent->tools, ("steps." + step.name + ".agent.tools").c_str());
-        check(step.agent->return_direct, ("steps." + step.name + ".agent.return_direct").c_str());
+        check(step.agent->tools, (step.agent->path + ".tools").c_str());
+        check(step.agent->return_direct, (step.agent->path + ".return_direct").c_str());
       }
-    }
+    });
   }
 
   YamlReader r_;
+  std::vector<std::string> seen_steps_;  // every step name of the file, loops' bodies included
   std::string display_;
   std::filesystem::path dir_;
   const FileScope& scope_;

@@ -221,9 +221,13 @@ struct AgentSpec {
 // name) and `steps` (each finished step's `output`); those references are the graph's edges.
 struct StepSpec {
   std::string name;
-  Located<std::string> kind;  // template | llm | agent | tool
+  std::string path;  // its key path, for messages: steps.NAME, or steps.LOOP.steps.NAME
+  Located<std::string> kind;  // template | llm | agent | tool | loop
   TemplateSource text;        // template: the text; llm: the prompt; tool: the input (text, or JSON for parameters)
   Located<std::string> tool;  // tool: the tool's name
+  std::vector<StepSpec> body;  // loop: the steps repeated
+  Located<std::string> until;  // loop: an expression over an iteration's steps; the loop ends once it holds
+  int max_iterations = 0;      // loop: the bound, required
   std::optional<AgentSpec> agent;  // agent: the agent block
   // agent: the agent's own inputs, each a template over the workflow's inputs and steps
   std::vector<std::pair<std::string, TemplateSource>> inputs;
@@ -259,6 +263,15 @@ struct LoadOptions {
 
 // The providers `--llm PROVIDER:MODEL` may name: every one but `scripted`, which needs a script.
 const std::vector<std::string>& override_providers();
+
+// Calls `f` on every step, a loop's body after the loop.
+template <class F>
+void for_each_step(const std::vector<StepSpec>& steps, F&& f) {
+  for (const auto& st : steps) {
+    f(st);
+    for_each_step(st.body, f);
+  }
+}
 
 // Reads and validates a workflow file. Throws a located Error ("spec.*", "io.*") for anything wrong in it.
 WorkflowSpec load_workflow(const std::filesystem::path& file, const LoadOptions& options = {});

@@ -44,14 +44,16 @@ const char* status_name(State s) {
 class GraphRunner {
  public:
   GraphRunner(const std::vector<Step>& steps, const Value& inputs, EventSink& events, const agent::RunOptions& options,
-              size_t max_parallel)
-      : steps_(steps),
+              size_t max_parallel, const GraphContext& context)
+      : context_(context),
+        steps_(steps),
         inputs_(inputs),
         events_(events),
         options_(options),
         max_parallel_(std::max<size_t>(1, max_parallel)),
         state_(steps.size(), State::Waiting),
         outputs_(steps.size()),
+        details_(steps.size()),
         elapsed_ms_(steps.size(), 0) {}
 
   // The calling thread is the first worker; another is started only when a ready step finds no worker free, up to
@@ -62,6 +64,7 @@ class GraphRunner {
     for (size_t i = 0; i < steps_.size(); ++i) {
       Value s{{"status", status_name(state_[i])}, {"output", std::move(outputs_[i])}};
       if (state_[i] == State::Done || state_[i] == State::Failed) s["elapsed_ms"] = elapsed_ms_[i];
+      for (auto& [k, v] : details_[i].items()) s[k] = std::move(v);
       result_.steps[steps_[i].name] = std::move(s);
     }
     return std::move(result_);
@@ -121,11 +124,15 @@ class GraphRunner {
   // The variables the step's templates read. The steps it reads have ended and are not written again, so their
   // outputs are read without the lock.
   Value own_vars(size_t i) const {
-    Value steps = Value::object();
+    Value own = context_.base ? *context_.base : Value::object();
+    Value& steps = own["steps"];
+    if (!steps.is_object()) steps = Value::object();
     for (size_t r : steps_[i].reads)
       steps[steps_[r].name] = Value{{"status", status_name(state_[r])}, {"output", outputs_[r]}};
-    return Value{{"steps", std::move(steps)}};
+    return own;
   }
+
+  std::string event_name(size_t i) const { return steps_[i].name + context_.suffix; }
 
   // What a step came to: its end state, output (the error object when it failed), and what it spent.
   struct StepReport {
@@ -156,7 +163,7 @@ class GraphRunner {
       report.outcome.output = Value{{"kind", report.error->kind}, {"message", report.error->message}};
     }
     try {
-      Value done{{"step", steps_[i].name}, {"status", status_name(report.end)}, {"elapsed_ms", report.elapsed_ms}};
+      Value done{{"step", event_name(i)}, {"status", status_name(report.end)}, {"elapsed_ms", report.elapsed_ms}};
       if (report.error) done["error"] = Value{{"kind", report.error->kind}, {"message", report.error->message}};
       sink_.emit({"step_end", std::move(done)});
     } catch (...) {  // a sink that cannot show the end does not change it
@@ -177,7 +184,7 @@ class GraphRunner {
       report.end = State::Skipped;
       return;
     }
-    sink_.emit({"step_start", Value{{"step", step.name}, {"kind", step.kind}}});
+    sink_.emit({"step_start", Value{{"step", event_name(i)}, {"kind", step.kind}}});
     if (!step.for_each) {
       report.outcome = run_work(step, vars);
       return;
@@ -221,6 +228,7 @@ class GraphRunner {
     std::lock_guard lock(mutex_);
     state_[i] = report.end;
     outputs_[i] = std::move(report.outcome.output);
+    details_[i] = std::move(report.outcome.details);
     elapsed_ms_[i] = report.elapsed_ms;
     result_.usage += report.outcome.usage;
     result_.llm_calls += report.outcome.llm_calls;
@@ -230,6 +238,7 @@ class GraphRunner {
     changed_.notify_all();  // a step that ended may make others ready, or end the run
   }
 
+  const GraphContext& context_;
   const std::vector<Step>& steps_;
   const Value& inputs_;
   EventSink& events_;
@@ -241,6 +250,7 @@ class GraphRunner {
   std::condition_variable changed_;
   std::vector<State> state_;
   std::vector<Value> outputs_;
+  std::vector<Value> details_;
   std::vector<long> elapsed_ms_;
   size_t running_ = 0;
   size_t idle_ = 0;                  // workers waiting for a step to become ready
@@ -251,8 +261,8 @@ class GraphRunner {
 }  // namespace
 
 GraphRun run_graph(const std::vector<Step>& steps, const Value& inputs, EventSink& events,
-                   const agent::RunOptions& options, size_t max_parallel) {
-  return GraphRunner(steps, inputs, events, options, max_parallel).run();
+                   const agent::RunOptions& options, size_t max_parallel, const GraphContext& context) {
+  return GraphRunner(steps, inputs, events, options, max_parallel, context).run();
 }
 
 }  // namespace engine::workflow

@@ -21,8 +21,17 @@ struct GraphRun {
   std::optional<agent::RunError> error;  // the first step that failed, named in the message
 };
 
+// What a graph inside a step (a loop's body) sees besides its own steps: `base` is an object whose `steps` (the
+// outer steps it reads) every step's `steps` starts from, and whose other names (previous, iteration) each step
+// reads as they are; `suffix` marks its steps' events ("[2]": the second iteration).
+struct GraphContext {
+  const Value* base = nullptr;
+  std::string suffix;
+};
+
 // `events` may be called from several threads; the scheduler serialises what the steps emit into it.
 GraphRun run_graph(const std::vector<Step>& steps, const Value& inputs, EventSink& events,
-                   const agent::RunOptions& options, size_t max_parallel = kDefaultMaxParallel);
+                   const agent::RunOptions& options, size_t max_parallel = kDefaultMaxParallel,
+                   const GraphContext& context = {});
 
 }  // namespace engine::workflow

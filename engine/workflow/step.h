@@ -20,6 +20,7 @@ struct StepOutcome {
   llm::TokenUsage usage;
   int llm_calls = 0;
   double cost_usd = 0;
+  Value details = Value::object();  // more of the step's ending for its entry in the run's steps (a loop's iterations)
 };
 
 class StepWork {

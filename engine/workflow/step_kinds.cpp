@@ -3,6 +3,7 @@
 #include "engine/agent/llm_call.h"
 #include "engine/core/error.h"
 #include "engine/workflow/executor.h"
+#include "engine/workflow/scheduler.h"
 
 namespace engine::workflow {
 
@@ -32,6 +33,40 @@ StepOutcome ToolWork::run(const tmpl::Vars& vars, EventSink& events, const agent
   events.emit({"tool_end", std::move(end)});
   if (!r.ok()) throw Error(r.error_kind, r.text());
   return StepOutcome{std::move(r.output)};
+}
+
+StepOutcome LoopWork::run(const tmpl::Vars& vars, EventSink& events, const agent::RunOptions& options) const {
+  const Value* inputs = vars.find("inputs");
+  const Value* outer = vars.find("steps");  // the steps outside the loop that it reads
+  Value previous = Value::object();
+  for (const auto& step : body_) previous[step.name] = Value{{"status", "not_run"}, {"output", nullptr}};
+  StepOutcome out;
+  bool met = false;
+  int iterations = 0;
+  while (!met && iterations < max_iterations_) {
+    Value base{{"steps", outer ? *outer : Value::object()}, {"previous", std::move(previous)},
+               {"iteration", iterations}};
+    GraphRun g = run_graph(body_, *inputs, events, options, kDefaultMaxParallel,
+                           GraphContext{&base, "[" + std::to_string(iterations + 1) + "]"});
+    ++iterations;
+    out.usage += g.usage;
+    out.llm_calls += g.llm_calls;
+    out.cost_usd += g.cost_usd;
+    if (g.error) throw Error(g.error->kind, "iteration " + std::to_string(iterations) + ": " + g.error->message);
+    // `until` reads this iteration's steps over the outer ones; the next iteration reads them as `previous`.
+    Value now{{"steps", std::move(base["steps"])}, {"iteration", iterations - 1}};
+    previous = Value::object();
+    out.output = Value::object();
+    for (auto& [name, entry] : g.steps.items()) {
+      Value seen{{"status", entry["status"]}, {"output", entry["output"]}};
+      now["steps"][name] = seen;
+      out.output[name] = entry["output"];
+      previous[name] = std::move(seen);
+    }
+    met = until_.test(tmpl::Vars::of(now).then_named("inputs", *inputs).then(*inputs));
+  }
+  out.details = Value{{"iterations", iterations}, {"until_met", met}};
+  return out;
 }
 
 StepOutcome SubRunWork::run(const tmpl::Vars& vars, EventSink& events, const agent::RunOptions& options) const {

@@ -63,4 +63,20 @@ class SubRunWork : public StepWork {
   std::vector<std::pair<std::string, tmpl::Template>> inputs_;
 };
 
+// kind: loop. The body's steps run as a graph of their own, again and again, until `until` holds over an
+// iteration's steps or `max_iterations` have run. Each iteration reads the one before as `previous.NAME` (status
+// not_run and output none in the first) and its number as `iteration` (from 0). The output is the last
+// iteration's outputs by step name; the run's steps entry adds `iterations` and `until_met`.
+class LoopWork : public StepWork {
+ public:
+  LoopWork(std::vector<Step> body, tmpl::Template until, int max_iterations)
+      : body_(std::move(body)), until_(std::move(until)), max_iterations_(max_iterations) {}
+  StepOutcome run(const tmpl::Vars& vars, EventSink& events, const agent::RunOptions& options) const override;
+
+ private:
+  std::vector<Step> body_;
+  tmpl::Template until_;
+  int max_iterations_;
+};
+
 }  // namespace engine::workflow

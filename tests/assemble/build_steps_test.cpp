@@ -109,3 +109,25 @@ TEST_CASE("steps: only a for_each step's templates read item, and its for_each r
         "    a: {kind: template, for_each: 'item', template: x}\n"
         "                                  ^");
 }
+
+TEST_CASE("steps: a loop's body reads previous.NAME of its own steps, and what it reads outside is the loop's edge",
+          "[assemble][steps]") {
+  std::string loop = "  refine:\n    kind: loop\n    max_iterations: 2\n    until: 'steps.b.output == 1'\n    steps:\n";
+  CHECK(steps_error(loop + "      b: {kind: template, template: '{{ previous.c.output }}'}\n") ==
+        "w.yaml:9:37: steps.refine.steps.b.template reads 'previous.c.output': the previous iteration is read as "
+        "previous.NAME.output (or .status), NAME a step of the loop (b)\n"
+        "        b: {kind: template, template: '{{ previous.c.output }}'}\n"
+        "                                      ^");
+  // after reads the loop, and the loop's body reads after: a cycle through the loop
+  CHECK(steps_error(loop + "      b: {kind: template, template: '{{ steps.after.output }}'}\n"
+                           "  after: {kind: template, template: '{{ steps.refine.output.b }}'}\n") ==
+        "w.yaml:4:3: the steps read each other in a cycle: refine -> after -> refine\n"
+        "    refine:\n"
+        "    ^");
+  CHECK(steps_error(loop + "      b: {kind: template, template: '{{ previous.b.output }} {{ iteration }} {{ message }}'}\n"
+                           "  after: {kind: template, template: '{{ steps.refine.output.b }}'}\n") == "no error");
+  CHECK(steps_error("  a: {kind: template, template: '{{ iteration }}'}\n") ==
+        "w.yaml:4:33: steps.a.template uses 'iteration', which is not a declared input (declared inputs: message)\n"
+        "    a: {kind: template, template: '{{ iteration }}'}\n"
+        "                                  ^");
+}

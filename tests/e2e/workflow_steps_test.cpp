@@ -105,3 +105,37 @@ TEST_CASE("a tool step that fails, or whose input does not fit, fails the run na
   CHECK(r.exit_code == 1);
   CHECK(r.err.rfind("engine: error: step 'calc' failed: tool 'calculator' failed: ", 0) == 0);
 }
+
+TEST_CASE("refine_loop: draft, critique, revise until approved, the loop ending by until", "[e2e][steps]") {
+  auto r = run_engine("run workflows/refine_loop.yaml --json -q");
+  REQUIRE(r.exit_code == 0);
+  Value doc = Value::parse(r.out);
+  CHECK(doc["output"] == "Sun-boiled water for your morning tea.");
+  CHECK(doc["steps"]["refine"]["iterations"] == 2);
+  CHECK(doc["steps"]["refine"]["until_met"] == true);
+  CHECK(doc["steps"]["refine"]["output"]["revise"].is_null());  // skipped in the approving iteration
+  CHECK(doc["usage"]["llm_calls"] == 4);  // draft, critique, revise, critique
+  auto shown = run_engine("run workflows/refine_loop.yaml --no-color");
+  CHECK(shown.err.find("[critique[2]] started (llm)") != std::string::npos);
+  CHECK(shown.err.find("[revise[2]] skipped") != std::string::npos);
+}
+
+TEST_CASE("a loop reads its previous iteration, and stops at max_iterations when until never holds",
+          "[e2e][steps]") {
+  auto counted = [](const std::string& until) {
+    test::TempDir dir;
+    auto w = dir.write("w.yaml", "steps:\n  count:\n    kind: loop\n    max_iterations: 3\n    until: \"" + until +
+                                     "\"\n    steps:\n      n: {kind: template, template: "
+                                     "\"{{ (previous.n.output or 0) | int + 1 }}\"}\n");
+    auto r = run_engine("run " + shell_quote(w.string()) + " --json -q");
+    REQUIRE(r.exit_code == 0);
+    return Value::parse(r.out)["steps"]["count"];
+  };
+  Value ends = counted("steps.n.output | int >= 2");
+  CHECK(ends == Value{{"status", "done"}, {"output", {{"n", "2"}}}, {"elapsed_ms", ends["elapsed_ms"]},
+                      {"iterations", 2}, {"until_met", true}});
+  Value bound = counted("steps.n.output | int >= 10");
+  CHECK(bound["output"]["n"] == "3");
+  CHECK(bound["iterations"] == 3);
+  CHECK(bound["until_met"] == false);
+}

@@ -333,7 +333,7 @@ TEST_CASE("agent.memory: its kind, the keys each kind takes, and prompt placehol
 
 TEST_CASE("steps: each is a kind with its own key, and every mistake is located", "[spec][steps]") {
   CHECK(workflow_error("steps:\n  a: {kind: lmm, prompt: x}\n") ==
-        "w.yaml:2:13: steps.a.kind must be one of 'template', 'llm', 'agent', 'tool', got 'lmm' (did you mean 'llm'?)\n"
+        "w.yaml:2:13: steps.a.kind must be one of 'template', 'llm', 'agent', 'tool', 'loop', got 'lmm' (did you mean 'llm'?)\n"
         "    a: {kind: lmm, prompt: x}\n"
         "              ^");
   CHECK(workflow_error("steps:\n  a: {kind: llm, template: x}\n") ==
@@ -402,4 +402,26 @@ TEST_CASE("steps: a tool step names a declared tool and takes an input, which ot
   auto w = spec::parse_workflow("tools:\n  - builtin: echo\nsteps:\n  a: {kind: tool, tool: echo}\n", "w.yaml", ".");
   CHECK(w.steps[0].tool.value == "echo");
   CHECK(w.steps[0].text.text.empty());
+}
+
+TEST_CASE("steps: a loop needs until and max_iterations, holds no loop, and its steps' names are the file's",
+          "[spec][steps]") {
+  std::string head = "steps:\n  refine:\n    kind: loop\n";
+  CHECK(workflow_error(head + "    until: 'true'\n    steps:\n      a: {kind: template, template: x}\n") ==
+        "w.yaml:3:5: missing required key 'max_iterations' in steps.refine\n"
+        "      kind: loop\n"
+        "      ^");
+  CHECK(workflow_error(head + "    until: 'true'\n    max_iterations: 101\n    steps:\n      a: {kind: template, template: x}\n") ==
+        "w.yaml:5:21: steps.refine.max_iterations must be between 1 and 100, got 101\n"
+        "      max_iterations: 101\n"
+        "                      ^");
+  CHECK(workflow_error(head + "    until: 'true'\n    max_iterations: 2\n    steps:\n"
+                              "      inner: {kind: loop, until: 'true', max_iterations: 2, steps: {x: {kind: template, template: x}}}\n") ==
+        "w.yaml:7:21: steps.refine.steps.inner: a loop inside a loop is not supported\n"
+        "        inner: {kind: loop, until: 'true', max_iterations: 2, steps: {x: {kind: template, template: x}}}\n"
+        "                      ^");
+  CHECK(workflow_error(head + "    until: 'true'\n    max_iterations: 2\n    steps:\n      refine: {kind: template, template: x}\n") ==
+        "w.yaml:7:7: duplicate step 'refine' (a step's name is one in the whole file)\n"
+        "        refine: {kind: template, template: x}\n"
+        "        ^");
 }

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "engine/assemble/build_agent.h"
+#include "engine/assemble/build_executor.h"
 #include "engine/assemble/build_llm.h"
 #include "engine/assemble/spec_errors.h"
 #include "engine/assemble/template_checks.h"
@@ -158,6 +159,28 @@ std::vector<workflow::Step> build_graph(const std::vector<spec::StepSpec>& specs
       tmpl::Template t = step_template(st.text, s);
       read(t, path + ".input", st.text.loc);
       step.work = std::make_shared<workflow::ToolWork>(std::move(tool), std::move(t));
+    } else if (st.kind.value == "workflow") {
+      const spec::WorkflowSpec& child = *st.workflow_spec;
+      std::vector<std::string> declared = input_names(child);
+      std::vector<std::pair<std::string, tmpl::Template>> inputs;
+      for (const auto& [name, value] : st.inputs) {
+        if (std::find(declared.begin(), declared.end(), name) == declared.end())
+          throw Error("spec.bad_reference",
+                      path + ".inputs." + name + ": '" + st.workflow.value + "' has no input '" + name + "'" +
+                          (did_you_mean(name, declared).empty()
+                               ? " (its inputs: " + (declared.empty() ? std::string("none") : join(declared, ", ")) + ")"
+                               : did_you_mean(name, declared)),
+                      value.loc, quoted_line(s, value.loc));
+        tmpl::Template t = step_template(value, s);
+        read(t, path + ".inputs." + name, value.loc);
+        inputs.emplace_back(name, std::move(t));
+      }
+      for (const auto& i : child.inputs)
+        if (!i.default_value && std::none_of(st.inputs.begin(), st.inputs.end(), [&](const auto& g) { return g.first == i.name; }))
+          throw Error("spec.missing_key", path + " gives no value for '" + st.workflow.value + "' input '" + i.name +
+                                              "', which has no default: add it under " + path + ".inputs",
+                      st.workflow.loc, quoted_line(s, st.workflow.loc));
+      step.work = std::make_shared<workflow::SubRunWork>(build_executor(child), std::move(inputs));
     } else if (st.kind.value == "loop") {
       // The body is a graph of its own; what it reads outside, and what `until` reads, are the loop's edges.
       Scope body_scope{{}, scope.local, true};

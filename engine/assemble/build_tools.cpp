@@ -2,11 +2,13 @@
 
 #include <algorithm>
 
+#include "engine/assemble/build_executor.h"
 #include "engine/assemble/spec_errors.h"
 #include "engine/core/text.h"
 #include "engine/parse/schema_patterns.h"
 #include "engine/tools/builtin_tools.h"
 #include "engine/tools/lua/lua_tool.h"
+#include "engine/workflow/workflow_tool.h"
 
 namespace engine::assemble {
 namespace {
@@ -17,7 +19,17 @@ Error parameters_error(const Error& e, const spec::ToolSpec& t, const spec::Work
                quoted_line(s, t.parameters_loc));
 }
 
+// A workflow file as a tool: named by the tool entry, else by the workflow's name, else by its file's stem.
+std::shared_ptr<const tools::Tool> workflow_tool(const spec::ToolSpec& t) {
+  const spec::WorkflowSpec& w = *t.workflow_spec;
+  std::string name = !t.name.value.empty() ? t.name.value
+                     : !w.name.empty()     ? w.name
+                                           : std::filesystem::path(t.workflow.value).stem().string();
+  return std::make_shared<workflow::WorkflowTool>(build_executor(w), name, t.description, w.description);
+}
+
 std::shared_ptr<const tools::Tool> load_tool(const spec::ToolSpec& t, const spec::WorkflowSpec& s) {
+  if (t.workflow_spec) return workflow_tool(t);
   schema::SchemaOptions schema_options{parse::schema_patterns()};
   if (!t.builtin.value.empty()) {
     std::shared_ptr<const tools::Tool> tool;

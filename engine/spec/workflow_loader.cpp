@@ -18,9 +18,10 @@ const std::vector<std::string> kTopKeys = {"version", "name", "description", "in
                                            "llm",     "tools", "agent",       "steps"};
 const std::vector<std::string> kStepKeys = {"kind",   "description", "when",  "template", "prompt",
                                             "agent",  "inputs",      "retry", "on_error", "for_each", "concurrency",
-                                            "tool",   "input",       "steps", "until",    "max_iterations"};
+                                            "tool",   "input",       "steps", "until",    "max_iterations",
+                                            "workflow"};
 const std::vector<std::string> kRetryKeys = {"attempts", "backoff"};
-const std::vector<std::string> kStepKinds = {"template", "llm", "agent", "tool", "loop"};
+const std::vector<std::string> kStepKinds = {"template", "llm", "agent", "tool", "loop", "workflow"};
 // Far more than a graph written by hand has; it bounds what the build's graph walks cost on a hostile file.
 constexpr size_t kMaxSteps = 1000;
 const std::vector<std::string> kInputKeys = {"description", "default", "required"};
@@ -37,7 +38,10 @@ const std::vector<std::string> kScriptedKeys = {"replies", "rules", "latency_ms"
 const std::vector<std::string> kRuleKeys = {"match", "reply", "tool_calls"};
 const std::vector<std::string> kReplyKeys = {"content", "tool_calls"};
 const std::vector<std::string> kToolCallKeys = {"name", "arguments"};
-const std::vector<std::string> kToolKeys = {"name", "description", "lua", "builtin", "parameters", "limits", "on_error"};
+const std::vector<std::string> kToolKeys = {"name",       "description", "lua",     "builtin",
+                                            "parameters", "limits",      "on_error", "workflow"};
+// Sub-workflows nest: a workflow whose steps or tools are workflows, and so on; this bounds the chain.
+constexpr size_t kMaxWorkflowNesting = 8;
 const std::vector<std::string> kLimitKeys = {"instructions", "memory_mb", "timeout_ms"};
 const std::vector<std::string> kAgentKeys = {
     "kind",           "prompt",          "scratchpad",  "stop",          "parser",
@@ -61,8 +65,10 @@ const std::vector<std::string> kProviders = [] {
 
 class Loader {
  public:
-  Loader(const SourceText& src, std::string display, std::filesystem::path dir, const FileScope& scope)
-      : r_(src, process_environment()), display_(std::move(display)), dir_(std::move(dir)), scope_(scope) {}
+  Loader(const SourceText& src, std::string display, std::filesystem::path dir, const FileScope& scope,
+         const LoadOptions& options)
+      : r_(src, process_environment()), display_(std::move(display)), dir_(std::move(dir)), scope_(scope),
+        options_(options) {}
 
   WorkflowSpec load(const YAML::Node& root) {
     WorkflowSpec w;
@@ -354,14 +360,18 @@ class Loader {
         s.parameters = json_schema(t["parameters"], path + ".parameters");
         s.parameters_loc = r_.loc(t["parameters"]);
       }
-      if (t["lua"] && t["builtin"]) r_.fail("spec.conflict", path + " has both lua and builtin; give one", t);
-      if (t["lua"]) {
+      int implementations = (t["lua"] ? 1 : 0) + (t["builtin"] ? 1 : 0) + (t["workflow"] ? 1 : 0);
+      if (implementations > 1) r_.fail("spec.conflict", path + " has more than one of lua, builtin and workflow; give one", t);
+      if (t["workflow"]) {
+        s.workflow = r_.located_str(t["workflow"], path + ".workflow");
+        s.workflow_spec = sub_workflow(t["workflow"], path + ".workflow");
+      } else if (t["lua"]) {
         s.lua = r_.located_str(t["lua"], path + ".lua");
         s.lua_file = within_scope(s.lua.value, path + ".lua", t["lua"]);
       } else if (t["builtin"]) {
         s.builtin = r_.located_str(t["builtin"], path + ".builtin");
       } else {
-        r_.fail("spec.missing_key", path + " needs an implementation: lua: FILE or builtin: NAME", t);
+        r_.fail("spec.missing_key", path + " needs an implementation: lua: FILE, builtin: NAME or workflow: FILE", t);
       }
       if (!t["name"] && !s.builtin.value.empty()) s.name = {s.builtin.value, s.builtin.loc};
       if (t["limits"]) s.limits = lua_limits(t["limits"], path + ".limits");
@@ -521,18 +531,25 @@ class Loader {
                         : kind == "llm"    ? "prompt"
                         : kind == "tool"   ? "tool"
                         : kind == "loop"   ? "steps"
+                        : kind == "workflow" ? "workflow"
                                            : "agent";
-      for (const char* key : {"template", "prompt", "agent", "inputs", "tool", "input", "steps", "until", "max_iterations"}) {
+      for (const char* key :
+           {"template", "prompt", "agent", "inputs", "tool", "input", "steps", "until", "max_iterations", "workflow"}) {
         std::string k = key;
-        bool allowed = k == own || (kind == "agent" && k == "inputs") || (kind == "tool" && k == "input") ||
+        bool allowed = k == own || ((kind == "agent" || kind == "workflow") && k == "inputs") ||
+                       (kind == "tool" && k == "input") ||
                        (kind == "loop" && (k == "until" || k == "max_iterations"));
         if (b[key] && !allowed)
           r_.fail("spec.conflict", path + "." + key + " is not for kind: " + st.kind.value + " (it takes " + own + ")",
                   b[key]);
       }
       r_.expect_present(b, own, path);
-      if (st.kind.value == "agent") {
-        st.agent = agent(b["agent"], path + ".agent");
+      if (st.kind.value == "agent" || st.kind.value == "workflow") {
+        if (st.kind.value == "agent") st.agent = agent(b["agent"], path + ".agent");
+        else {
+          st.workflow = r_.located_str(b["workflow"], path + ".workflow");
+          st.workflow_spec = sub_workflow(b["workflow"], path + ".workflow");
+        }
         if (b["inputs"]) {
           if (!b["inputs"].IsMap()) r_.fail("spec.wrong_type", path + ".inputs must map the agent's inputs to templates", b["inputs"]);
           for (const auto& in : b["inputs"]) {
@@ -675,6 +692,23 @@ class Loader {
     return t;
   }
 
+  // Another workflow file, named as a step or a tool: loaded whole (its own errors at its own lines), with the same
+  // search path; one that leads back to a file being loaded is refused with the chain.
+  std::shared_ptr<const WorkflowSpec> sub_workflow(const YAML::Node& n, const std::string& path) {
+    std::string rel = r_.str(n, path);
+    std::filesystem::path file = within_scope(rel, path, n);
+    std::filesystem::path key = std::filesystem::weakly_canonical(file);
+    if (std::find(options_.including.begin(), options_.including.end(), key) != options_.including.end()) {
+      std::vector<std::string> chain;
+      for (const auto& f : options_.including) chain.push_back(f.filename().string());
+      chain.push_back(key.filename().string());
+      r_.fail("spec.cycle", path + ": '" + rel + "' includes itself: " + join(chain, " -> "), n);
+    }
+    if (options_.including.size() >= kMaxWorkflowNesting)
+      r_.fail("spec.too_deep", path + ": workflows nest deeper than " + std::to_string(kMaxWorkflowNesting) + " files", n);
+    return std::make_shared<const WorkflowSpec>(load_workflow(file, options_));
+  }
+
   // A file the workflow names, resolved against its folder, when the workflow may read it (core/file_scope.h).
   std::filesystem::path within_scope(const std::string& name, const std::string& path, const YAML::Node& at) {
     try {
@@ -735,6 +769,7 @@ class Loader {
   std::string display_;
   std::filesystem::path dir_;
   const FileScope& scope_;
+  const LoadOptions& options_;
 };
 
 }  // namespace
@@ -769,7 +804,7 @@ WorkflowSpec parse_workflow(std::string text, std::string display_path, std::fil
   std::vector<std::filesystem::path> roots = {dir};
   roots.insert(roots.end(), options.search_path.begin(), options.search_path.end());
   FileScope scope(roots);
-  WorkflowSpec w = Loader(*source, display_path, dir, scope).load(root);
+  WorkflowSpec w = Loader(*source, display_path, dir, scope, options).load(root);
   w.scope = std::make_shared<const FileScope>(std::move(scope));
   w.display_path = std::move(display_path);
   w.dir = std::move(dir);
@@ -788,7 +823,9 @@ WorkflowSpec load_workflow(const std::filesystem::path& file, const LoadOptions&
   }
   std::filesystem::path dir = file.parent_path();
   if (dir.empty()) dir = ".";
-  return parse_workflow(std::move(text), file.string(), dir, options);
+  LoadOptions inner = options;
+  inner.including.push_back(std::filesystem::weakly_canonical(file));
+  return parse_workflow(std::move(text), file.string(), dir, inner);
 }
 
 }  // namespace engine::spec

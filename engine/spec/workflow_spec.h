@@ -145,8 +145,12 @@ struct LuaLimitsSpec {
   long long timeout_ms = 2000;
 };
 
+struct WorkflowSpec;
+
 struct ToolSpec {
   Located<std::string> name;
+  Located<std::string> workflow;  // a workflow file as a tool: the path as written...
+  std::shared_ptr<const WorkflowSpec> workflow_spec;  // ...and the workflow, loaded
   std::string description;
   Located<std::string> lua;      // the path as written
   std::filesystem::path lua_file;  // resolved against the workflow's folder
@@ -225,6 +229,8 @@ struct StepSpec {
   Located<std::string> kind;  // template | llm | agent | tool | loop
   TemplateSource text;        // template: the text; llm: the prompt; tool: the input (text, or JSON for parameters)
   Located<std::string> tool;  // tool: the tool's name
+  Located<std::string> workflow;  // workflow: the file as written...
+  std::shared_ptr<const WorkflowSpec> workflow_spec;  // ...and the workflow, loaded; `inputs` are its inputs
   std::vector<StepSpec> body;  // loop: the steps repeated
   Located<std::string> until;  // loop: an expression over an iteration's steps; the loop ends once it holds
   int max_iterations = 0;      // loop: the bound, required
@@ -259,6 +265,9 @@ struct WorkflowSpec {
 struct LoadOptions {
   // Folders besides the workflow's own whose files it may name (search_path.h has the usual list).
   std::vector<std::filesystem::path> search_path;
+  // The files whose loading led here, outermost first: a workflow that names one of them (as a step or a tool)
+  // would include itself.
+  std::vector<std::filesystem::path> including;
 };
 
 // The providers `--llm PROVIDER:MODEL` may name: every one but `scripted`, which needs a script.

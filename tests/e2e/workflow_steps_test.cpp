@@ -139,3 +139,55 @@ TEST_CASE("a loop reads its previous iteration, and stops at max_iterations when
   CHECK(bound["iterations"] == 3);
   CHECK(bound["until_met"] == false);
 }
+
+TEST_CASE("research_team: a root agent delegates to two workflows used as tools", "[e2e][steps]") {
+  auto r = run_engine("run workflows/research_team.yaml --json -q");
+  REQUIRE(r.exit_code == 0);
+  Value doc = Value::parse(r.out);
+  CHECK(doc["output"] ==
+        "For a child: The transformer is a neural network architecture built on self-attention, introduced in 2017 "
+        "by Vaswani et al. at Google in the paper 'Attention Is All You Need'.");
+  REQUIRE(doc["intermediate_steps"].size() == 2);
+  CHECK(doc["intermediate_steps"][0]["action"]["tool"] == "researcher");
+  CHECK(doc["intermediate_steps"][0]["action"]["tool_input"] == "transformer");  // one input: text
+  CHECK(doc["intermediate_steps"][1]["action"]["tool_input"] ==
+        Value::parse(R"({"notes": "The transformer is a neural network architecture built on self-attention, )"
+                     R"(introduced in 2017 by Vaswani et al. at Google in the paper 'Attention Is All You Need'.", )"
+                     R"("audience": "a child"})"));
+  auto tools = run_engine("tools workflows/research_team.yaml");
+  REQUIRE(tools.exit_code == 0);
+  CHECK(tools.out.find("researcher") != std::string::npos);
+  CHECK(tools.out.find("writer") != std::string::npos);
+}
+
+TEST_CASE("a workflow step runs another workflow file with inputs rendered from the run's", "[e2e][steps]") {
+  test::TempDir dir;
+  dir.write("child.yaml", "inputs:\n  who: w\n  greeting: {default: Hello}\n"
+                          "steps:\n  say: {kind: template, template: '{{ inputs.greeting }}, {{ inputs.who }}!'}\n");
+  auto w = dir.write("w.yaml", "inputs:\n  name: n\nsteps:\n"
+                               "  hi: {kind: workflow, workflow: child.yaml, inputs: {who: '{{ inputs.name | upper }}'}}\n"
+                               "  twice: {kind: template, template: '{{ steps.hi.output }} {{ steps.hi.output }}'}\n");
+  auto r = run_engine("run " + shell_quote(w.string()) + " -q --input Ada");
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out == "Hello, ADA! Hello, ADA!\n");
+}
+
+TEST_CASE("sub-workflows: a missing or unknown input, and a file that includes itself, are refused at load",
+          "[e2e][steps]") {
+  test::TempDir dir;
+  dir.write("child.yaml", "inputs:\n  who: w\nsteps:\n  say: {kind: template, template: '{{ inputs.who }}'}\n");
+  auto missing = dir.write("m.yaml", "steps:\n  hi: {kind: workflow, workflow: child.yaml}\n");
+  auto r = run_engine("validate " + shell_quote(missing.string()));
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("steps.hi gives no value for 'child.yaml' input 'who', which has no default: add it under "
+                   "steps.hi.inputs") != std::string::npos);
+  auto unknown = dir.write("u.yaml", "steps:\n  hi: {kind: workflow, workflow: child.yaml, inputs: {woh: x}}\n");
+  r = run_engine("validate " + shell_quote(unknown.string()));
+  CHECK(r.err.find("steps.hi.inputs.woh: 'child.yaml' has no input 'woh' (did you mean 'who'?)") != std::string::npos);
+  dir.write("a.yaml", "steps:\n  b: {kind: workflow, workflow: b.yaml}\n");
+  dir.write("b.yaml", "tools:\n  - workflow: a.yaml\nsteps:\n  x: {kind: template, template: x}\n");
+  r = run_engine("validate " + shell_quote((dir.path() / "a.yaml").string()));
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("b.yaml:2:15: tools[0].workflow: 'a.yaml' includes itself: a.yaml -> b.yaml -> a.yaml") !=
+        std::string::npos);
+}

@@ -333,7 +333,7 @@ TEST_CASE("agent.memory: its kind, the keys each kind takes, and prompt placehol
 
 TEST_CASE("steps: each is a kind with its own key, and every mistake is located", "[spec][steps]") {
   CHECK(workflow_error("steps:\n  a: {kind: lmm, prompt: x}\n") ==
-        "w.yaml:2:13: steps.a.kind must be one of 'template', 'llm', 'agent', 'tool', 'loop', got 'lmm' (did you mean 'llm'?)\n"
+        "w.yaml:2:13: steps.a.kind must be one of 'template', 'llm', 'agent', 'tool', 'loop', 'workflow', got 'lmm' (did you mean 'llm'?)\n"
         "    a: {kind: lmm, prompt: x}\n"
         "              ^");
   CHECK(workflow_error("steps:\n  a: {kind: llm, template: x}\n") ==

@@ -16,14 +16,18 @@ const std::vector<std::string> kOutputContext = {"output", "inputs", "intermedia
 
 }  // namespace
 
-std::shared_ptr<const workflow::Executor> build_executor(const spec::WorkflowSpec& s, const BuildOptions& options) {
+std::shared_ptr<const workflow::Executor> build_executor(const spec::WorkflowSpec& s, const BuildOptions& given) {
+  BuildOptions options = given;
+  if (!options.llm_gate) options.llm_gate = std::make_shared<llm::LlmGate>(kDefaultLlmConcurrency);
+  // Sub-workflows share the cap; the recording is the root workflow's alone.
+  BuildOptions inner{.record_file = "", .llm_gate = options.llm_gate};
   // A workflow whose steps call no model (templates, tools) names none, and needs none.
   bool needs_llm = s.steps.empty();
   spec::for_each_step(s.steps, [&](const spec::StepSpec& st) {
     needs_llm = needs_llm || st.kind.value == "llm" || st.kind.value == "agent";
   });
   std::shared_ptr<const llm::LlmClient> llm = needs_llm ? build_llm(s, options) : nullptr;
-  tools::ToolRegistry registry = build_tools(s);
+  tools::ToolRegistry registry = build_tools(s, inner);
   workflow::Executor::Parts parts;
   parts.name = s.name;
   std::vector<std::string> names = input_names(s);
@@ -32,7 +36,7 @@ std::shared_ptr<const workflow::Executor> build_executor(const spec::WorkflowSpe
     parts.agent = build_agent(s, registry, std::move(llm));
     parts.chat_input = chat_input(s);
   } else {
-    parts.steps = build_steps(s, registry, std::move(llm));
+    parts.steps = build_steps(s, registry, std::move(llm), inner);
     if (auto price = model_price(s.llm)) parts.price = llm::Price{price->prompt, price->completion};
   }
   for (const auto& o : s.outputs) {

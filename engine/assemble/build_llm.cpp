@@ -157,9 +157,11 @@ std::vector<std::string> llm_secrets(const spec::LlmSpec& l) {
 }
 
 std::shared_ptr<const llm::LlmClient> build_llm(const spec::WorkflowSpec& s, const BuildOptions& options) {
-  auto client = build_provider(s);
-  if (options.record_file.empty()) return client;
-  return std::make_shared<llm::RecordingLlm>(std::move(client), options.record_file, llm_secrets(s.llm));
+  std::shared_ptr<const llm::LlmClient> client = build_provider(s);
+  if (!options.record_file.empty())
+    client = std::make_shared<llm::RecordingLlm>(std::move(client), options.record_file, llm_secrets(s.llm));
+  if (options.llm_gate) client = std::make_shared<llm::GatedLlm>(std::move(client), options.llm_gate);
+  return client;
 }
 
 std::optional<spec::ModelPrice> model_price(const spec::LlmSpec& l) {

@@ -6,12 +6,18 @@
 #include <vector>
 
 #include "engine/llm/llm_client.h"
+#include "engine/llm/llm_gate.h"
 #include "engine/spec/workflow_spec.h"
 
 namespace engine::assemble {
 
+// How many model calls may be in flight at once, in all the steps, agents and sub-workflows of an executor.
+inline constexpr size_t kDefaultLlmConcurrency = 8;
+
 struct BuildOptions {
   std::string record_file;  // --record FILE: every request and response as JSON lines
+  // The cap every model client built with these options shares; build_executor makes one when none is given.
+  std::shared_ptr<llm::LlmGate> llm_gate;
 };
 
 std::shared_ptr<const llm::LlmClient> build_llm(const spec::WorkflowSpec& spec, const BuildOptions& options = {});

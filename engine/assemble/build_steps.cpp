@@ -119,7 +119,7 @@ tmpl::Template expression(const spec::Located<std::string>& src, const std::stri
 std::vector<workflow::Step> build_graph(const std::vector<spec::StepSpec>& specs, const Scope& scope, const spec::WorkflowSpec& s,
                                         const tools::ToolRegistry& registry,
                                         const std::shared_ptr<const llm::LlmClient>& llm,
-                                        std::vector<size_t>* outer_reads) {
+                                        const BuildOptions& options, std::vector<size_t>* outer_reads) {
   std::vector<workflow::Step> steps;
   for (const auto& st : specs) {
     const std::string& path = st.path;
@@ -180,13 +180,13 @@ std::vector<workflow::Step> build_graph(const std::vector<spec::StepSpec>& specs
           throw Error("spec.missing_key", path + " gives no value for '" + st.workflow.value + "' input '" + i.name +
                                               "', which has no default: add it under " + path + ".inputs",
                       st.workflow.loc, quoted_line(s, st.workflow.loc));
-      step.work = std::make_shared<workflow::SubRunWork>(build_executor(child), std::move(inputs));
+      step.work = std::make_shared<workflow::SubRunWork>(build_executor(child, options), std::move(inputs));
     } else if (st.kind.value == "loop") {
       // The body is a graph of its own; what it reads outside, and what `until` reads, are the loop's edges.
       Scope body_scope{{}, scope.local, true};
       for (const auto& b : st.body) body_scope.local.push_back(b.name);
       std::vector<size_t> outside;
-      auto body = build_graph(st.body, body_scope, s, registry, llm, &outside);
+      auto body = build_graph(st.body, body_scope, s, registry, llm, options, &outside);
       for (size_t i : outside) add_once(step.reads, i);
       tmpl::Template until = expression(st.until, path + ".until", s);
       References r = references(until, path + ".until", st.until.loc, s, body_scope, "", {});
@@ -236,8 +236,8 @@ std::vector<size_t> step_references(const tmpl::Template& t, const std::string& 
 }
 
 std::vector<workflow::Step> build_steps(const spec::WorkflowSpec& s, const tools::ToolRegistry& registry,
-                                        std::shared_ptr<const llm::LlmClient> llm) {
-  return build_graph(s.steps, top_scope(s), s, registry, llm, nullptr);
+                                        std::shared_ptr<const llm::LlmClient> llm, const BuildOptions& options) {
+  return build_graph(s.steps, top_scope(s), s, registry, llm, options, nullptr);
 }
 
 }  // namespace engine::assemble

@@ -5,6 +5,7 @@
 #include <memory>
 #include <vector>
 
+#include "engine/assemble/build_llm.h"
 #include "engine/llm/llm_client.h"
 #include "engine/spec/workflow_spec.h"
 #include "engine/tools/tool_registry.h"
@@ -14,8 +15,9 @@ namespace engine::assemble {
 
 // `llm` is the workflow's model, null when it names none (then only template steps are allowed, which the loader
 // checked).
+// Sub-workflow steps are built with `options` (the shared cap on model calls).
 std::vector<workflow::Step> build_steps(const spec::WorkflowSpec& spec, const tools::ToolRegistry& registry,
-                                        std::shared_ptr<const llm::LlmClient> llm);
+                                        std::shared_ptr<const llm::LlmClient> llm, const BuildOptions& options);
 
 // What a declared output of a workflow of steps may read: `inputs`, each input by name, and `steps.NAME.output` /
 // `steps.NAME.status` of an existing step. Returns the indices of the steps it reads; throws a located Error for

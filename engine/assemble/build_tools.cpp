@@ -20,16 +20,17 @@ Error parameters_error(const Error& e, const spec::ToolSpec& t, const spec::Work
 }
 
 // A workflow file as a tool: named by the tool entry, else by the workflow's name, else by its file's stem.
-std::shared_ptr<const tools::Tool> workflow_tool(const spec::ToolSpec& t) {
+std::shared_ptr<const tools::Tool> workflow_tool(const spec::ToolSpec& t, const BuildOptions& options) {
   const spec::WorkflowSpec& w = *t.workflow_spec;
   std::string name = !t.name.value.empty() ? t.name.value
                      : !w.name.empty()     ? w.name
                                            : std::filesystem::path(t.workflow.value).stem().string();
-  return std::make_shared<workflow::WorkflowTool>(build_executor(w), name, t.description, w.description);
+  return std::make_shared<workflow::WorkflowTool>(build_executor(w, options), name, t.description, w.description);
 }
 
-std::shared_ptr<const tools::Tool> load_tool(const spec::ToolSpec& t, const spec::WorkflowSpec& s) {
-  if (t.workflow_spec) return workflow_tool(t);
+std::shared_ptr<const tools::Tool> load_tool(const spec::ToolSpec& t, const spec::WorkflowSpec& s,
+                                             const BuildOptions& options) {
+  if (t.workflow_spec) return workflow_tool(t, options);
   schema::SchemaOptions schema_options{parse::schema_patterns()};
   if (!t.builtin.value.empty()) {
     std::shared_ptr<const tools::Tool> tool;
@@ -78,10 +79,10 @@ std::string script_display_path(const spec::WorkflowSpec& s, const std::string& 
   return (std::filesystem::path(s.display_path).parent_path() / written).lexically_normal().string();
 }
 
-tools::ToolRegistry build_tools(const spec::WorkflowSpec& s) {
+tools::ToolRegistry build_tools(const spec::WorkflowSpec& s, const BuildOptions& options) {
   tools::ToolRegistry registry;
   for (const auto& t : s.tools) {
-    auto tool = load_tool(t, s);
+    auto tool = load_tool(t, s, options);
     if (registry.find(tool->name()))
       throw Error("spec.duplicate_key", "two tools are named '" + tool->name() + "'", t.loc, quoted_line(s, t.loc));
     registry.add(std::move(tool));

@@ -4,13 +4,15 @@
 #include <vector>
 
 #include "engine/agent/run_core.h"
+#include "engine/assemble/build_llm.h"
 #include "engine/spec/workflow_spec.h"
 #include "engine/tools/lua/lua_sandbox.h"
 #include "engine/tools/tool_registry.h"
 
 namespace engine::assemble {
 
-tools::ToolRegistry build_tools(const spec::WorkflowSpec& spec);
+// Sub-workflows used as tools are built with `options` (the shared cap on model calls).
+tools::ToolRegistry build_tools(const spec::WorkflowSpec& spec, const BuildOptions& options = {});
 std::vector<agent::AgentTool> agent_tools(const spec::WorkflowSpec& spec, const tools::ToolRegistry& registry);
 
 tools::lua::LuaLimits lua_limits(const spec::LuaLimitsSpec& limits);

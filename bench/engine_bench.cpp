@@ -47,12 +47,12 @@ int main() {
   tools::lua::LuaToolConfig cfg;
   cfg.file = root + "/plugins/calculator.lua";
   cfg.display_path = "plugins/calculator.lua";
-  auto calculator = tools::lua::LuaTool::load(cfg)->instantiate(nullptr);
+  auto calculator = tools::lua::LuaTool::load(cfg)->instantiate({});
   // The engine's own cost of a Lua call, without a script's work: a tool that returns its input.
   tools::lua::LuaToolConfig echo_cfg;
   echo_cfg.file = root + "/bench/echo.lua";
   echo_cfg.display_path = "bench/echo.lua";
-  auto echo = tools::lua::LuaTool::load(echo_cfg)->instantiate(nullptr);
+  auto echo = tools::lua::LuaTool::load(echo_cfg)->instantiate({});
 
   Value ctx = {{"input", "What is 12 * 7 + 3?"},
                {"tools", {{{"name", "calculator"}, {"description", "Evaluates an arithmetic expression."}}}},

@@ -60,6 +60,7 @@ const char* RunCore::spent_budget() const {
 }
 
 const char* RunCore::stop_reason(int iterations) const {
+  if (options_.cancel && options_.cancel->stopped()) throw_stopped(*options_.cancel);
   if (const char* budget = spent_budget()) return budget;
   if (iterations >= limits_.max_iterations) return "max_iterations";
   if (limits_.max_execution_time && Clock::now() - start_ >= *limits_.max_execution_time) return "max_execution_time";
@@ -100,6 +101,7 @@ llm::LlmResponse RunCore::call_llm(llm::LlmRequest& req) {
   req.max_tokens = limits_.max_tokens;
   req.call_index = result_.llm_calls;
   req.stream = options_.stream;
+  req.cancel = options_.cancel;
   LlmCall call = agent::call_llm(llm_, req, events_, limits_.price);
   ++result_.llm_calls;
   result_.usage += call.response.usage;
@@ -134,7 +136,7 @@ RunCore::ToolOutcome RunCore::run_tool(parse::AgentAction& action, Observation& 
   }
   events_.emit({"tool_start", Value{{"tool", action.tool}, {"input", action.tool_input}}});
   auto& instance = instances_[entry->tool.get()];
-  if (!instance) instance = entry->tool->instantiate(&events_);
+  if (!instance) instance = entry->tool->instantiate({&events_, options_.cancel});
   tools::ToolResult r = instance->invoke(action.tool_input);
   // After a return_direct tool the model is not asked again, so LangChain's console shows no "Thought:" after it.
   Value ev{{"tool", action.tool}, {"observation", r.output}, {"observation_prefix", limits_.observation_prefix},
@@ -163,7 +165,7 @@ void RunCore::finish(Value output, const std::string& log) {
 }
 
 void RunCore::fail(const std::string& kind, const std::string& message) {
-  result_.stopped_reason = "error";
+  result_.stopped_reason = stopped_reason_of(kind);
   result_.error = RunError{kind, message};
   events_.emit({"error", Value{{"kind", kind}, {"message", message}}});
 }

@@ -55,6 +55,9 @@ struct RunOptions {
   // The session's exchanges so far (after its last reset), oldest first; the agent's memory picks what the prompt
   // sees. The caller owns them: the session, not the agent, remembers.
   std::span<const Exchange> history;
+  // Stops the run when it stops (SIGINT, a step's timeout): the call in flight is abandoned, and the run ends with
+  // stopped_reason "cancelled" (or "timeout"). May be null.
+  const Cancel* cancel = nullptr;
 };
 
 class RunCore {

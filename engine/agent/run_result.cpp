@@ -2,6 +2,12 @@
 
 namespace engine::agent {
 
+const char* stopped_reason_of(std::string_view error_kind) {
+  if (error_kind == "run.cancelled") return "cancelled";
+  if (error_kind == "run.timeout") return "timeout";
+  return "error";
+}
+
 Value step_to_json(const AgentStep& s) {
   return Value{{"action", {{"tool", s.action.tool}, {"tool_input", s.action.tool_input}, {"log", s.action.log}}},
                {"observation", s.observation}};

@@ -2,6 +2,7 @@
 // What a finished run hands back: LangChain's {output, intermediate_steps} plus usage and why it stopped.
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "engine/core/value.h"
@@ -29,7 +30,8 @@ struct RunResult {
   std::optional<double> cost_usd;  // when the model's price is known
   int llm_calls = 0;
   long elapsed_ms = 0;
-  // "finish", "return_direct", "max_iterations", "max_execution_time", "max_tokens_total", "max_cost", or "error"
+  // "finish", "return_direct", "max_iterations", "max_execution_time", "max_tokens_total", "max_cost", "error",
+  // "cancelled" or "timeout"
   std::string stopped_reason;
   std::optional<RunError> error;
 
@@ -39,5 +41,8 @@ struct RunResult {
 };
 
 Value step_to_json(const AgentStep& step);
+
+// A failed run's stopped_reason: "cancelled" for Error "run.cancelled", "timeout" for "run.timeout", else "error".
+const char* stopped_reason_of(std::string_view error_kind);
 
 }  // namespace engine::agent

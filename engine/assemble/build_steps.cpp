@@ -127,6 +127,7 @@ std::vector<workflow::Step> build_graph(const std::vector<spec::StepSpec>& specs
     step.attempts = st.attempts;
     step.backoff = std::chrono::milliseconds(static_cast<long long>(st.backoff * 1000));
     step.continue_on_error = st.continue_on_error;
+    if (st.timeout) step.timeout = std::chrono::milliseconds(static_cast<long long>(*st.timeout * 1000));
     // A for_each step's templates read the item too; its for_each expression and when do not.
     std::vector<std::string> item_names;
     if (!st.for_each.value.empty()) item_names = {"item", "item_index"};

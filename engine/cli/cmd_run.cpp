@@ -6,6 +6,7 @@
 #include "engine/app/session.h"
 #include "engine/cli/cli_support.h"
 #include "engine/cli/commands.h"
+#include "engine/cli/interrupt_watch.h"
 #include "engine/cli/run_output.h"
 #include "engine/core/error.h"
 #include "engine/core/redact.h"
@@ -25,6 +26,8 @@ struct RunOptions {
 };
 
 int run(const RunOptions& o) {
+  Cancel cancel;
+  InterruptWatch interrupts(cancel);
   if (!o.replay_file.empty() && !o.llm.empty())
     throw Error("usage", "--replay FILE and --llm both choose the model; give one of them");
   std::string llm = o.replay_file.empty() ? o.llm : "replay:" + o.replay_file;
@@ -40,7 +43,7 @@ int run(const RunOptions& o) {
   // masked on the console, in the trace, in --json and in errors alike.
   const Redactor& redactor = executor->redactor();
   RunOutput out(o.output, redactor, executor->tools().names());
-  agent::RunOptions options{.stream = out.stream()};
+  agent::RunOptions options{.stream = out.stream(), .cancel = &cancel};
   if (session) options.history = session->exchanges();
   agent::RunResult result = executor->run(inputs, out.sink(), options);
   if (session && result.ok()) session->add_turn(chat_message(*executor, inputs), result.output);
@@ -53,6 +56,7 @@ int run(const RunOptions& o) {
   }
   if (!result.ok()) {
     print_error(redactor.redact(result.error->message));
+    if (result.stopped_reason == "cancelled" && interrupts.signal()) return interrupted_exit_code(interrupts.signal());
     return kRunFailed;
   }
   return kOk;

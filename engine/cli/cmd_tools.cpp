@@ -37,7 +37,7 @@ int run_tool(const ToolOptions& o) {
   trace::ConsolePrinter logs(std::cerr, false);
   Value input(o.input);
   std::string refused = tools::prepare_arguments(*tool, input);
-  tools::ToolResult r = refused.empty() ? tool->instantiate(&logs)->invoke(input)
+  tools::ToolResult r = refused.empty() ? tool->instantiate({&logs})->invoke(input)
                                         : tools::ToolResult::failure("tool.invalid_arguments", refused);
   if (o.json) {
     Value v{{"tool", o.name}, {"ok", r.ok()}, {"observation", r.output}};

@@ -126,7 +126,7 @@ LlmResponse ApiEndpoint::send(const std::string& url, const std::vector<std::str
     std::string failure;
     bool retry = true;
     try {
-      response = http_.post(url, headers, body, timeouts_, reader->sink());
+      response = http_.post(url, headers, body, timeouts_, reader->sink(), request.cancel);
       if (response->status >= 200 && response->status < 300) {
         LlmResponse out = reader->finish(*response);
         redact_response(out, redactor);
@@ -158,7 +158,7 @@ LlmResponse ApiEndpoint::send(const std::string& url, const std::vector<std::str
       if (reader->shown_any()) ev["discarded_partial"] = true;
       request.events->emit(Event{"llm_retry", std::move(ev)});
     }
-    std::this_thread::sleep_for(wait);
+    sleep_or_throw(request.cancel, wait);
   }
 }
 

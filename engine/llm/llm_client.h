@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/core/cancel.h"
 #include "engine/core/event.h"
 #include "engine/core/value.h"
 
@@ -44,6 +45,9 @@ struct LlmRequest {
   int call_index = 0;  // which call of the run this is, from 0; lets stateless providers script a conversation
   bool stream = false;  // report the text as it arrives, as "llm_token" events
   EventSink* events = nullptr;  // where a provider reports retries and tokens; may be null
+  // The run's: a provider stops waiting (for the server, a retry, a scripted latency) when it stops, and throws as
+  // throw_stopped. May be null.
+  const Cancel* cancel = nullptr;
 };
 
 struct TokenUsage {

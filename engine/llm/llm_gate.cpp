@@ -2,9 +2,17 @@
 
 namespace engine::llm {
 
-LlmGate::Pass::Pass(LlmGate& gate) : gate_(gate) {
+LlmGate::Pass::Pass(LlmGate& gate, const Cancel* cancel) : gate_(gate) {
   std::unique_lock lock(gate_.mutex_);
-  gate_.freed_.wait(lock, [&] { return gate_.used_ < gate_.capacity_; });
+  auto free = [&] { return gate_.used_ < gate_.capacity_; };
+  if (!cancel) {
+    gate_.freed_.wait(lock, free);
+  } else {
+    while (!free()) {
+      if (cancel->stopped()) throw_stopped(*cancel);
+      gate_.freed_.wait_for(lock, cancel->token(), cancel->wait_slice(std::chrono::seconds(1)), free);
+    }
+  }
   ++gate_.used_;
 }
 
@@ -17,7 +25,7 @@ LlmGate::Pass::~Pass() {
 }
 
 LlmResponse GatedLlm::complete(const LlmRequest& request) const {
-  LlmGate::Pass pass(*gate_);
+  LlmGate::Pass pass(*gate_, request.cancel);
   return inner_->complete(request);
 }
 

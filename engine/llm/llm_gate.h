@@ -19,7 +19,8 @@ class LlmGate {
   // Holds one of the gate's places while it lives.
   class Pass {
    public:
-    explicit Pass(LlmGate& gate);
+    // Waits for a place; throws as throw_stopped when `cancel` (may be null) stops first.
+    Pass(LlmGate& gate, const Cancel* cancel);
     ~Pass();
     Pass(const Pass&) = delete;
     Pass& operator=(const Pass&) = delete;
@@ -32,7 +33,7 @@ class LlmGate {
   size_t capacity_;
   size_t used_ = 0;
   std::mutex mutex_;
-  std::condition_variable freed_;
+  std::condition_variable_any freed_;  // waits that a cancelled run can leave
 };
 
 // A client whose calls pass the gate.

@@ -45,7 +45,7 @@ void stream_words(const std::string& text, EventSink* events) {
 }  // namespace
 
 LlmResponse ScriptedLlm::complete(const LlmRequest& request) const {
-  if (script_.latency.count() > 0) std::this_thread::sleep_for(script_.latency);
+  if (script_.latency.count() > 0) sleep_or_throw(request.cancel, script_.latency);
   std::string messages_text;
   std::string_view prompt = prompt_text(request, messages_text);
   ScriptedReply reply;

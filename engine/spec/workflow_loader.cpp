@@ -17,7 +17,7 @@ namespace {
 const std::vector<std::string> kTopKeys = {"version", "name", "description", "inputs", "outputs",
                                            "llm",     "tools", "agent",       "steps"};
 const std::vector<std::string> kStepKeys = {"kind",   "description", "when",  "template", "prompt",
-                                            "agent",  "inputs",      "retry", "on_error", "for_each", "concurrency",
+                                            "agent",  "inputs",      "retry", "on_error", "timeout", "for_each", "concurrency",
                                             "tool",   "input",       "steps", "until",    "max_iterations",
                                             "workflow"};
 const std::vector<std::string> kRetryKeys = {"attempts", "backoff"};
@@ -588,6 +588,11 @@ class Loader {
         if (st.backoff > 60) r_.fail("spec.bad_value", path + ".retry.backoff is at most 60 seconds", b["retry"]["backoff"]);
       }
       if (b["on_error"]) st.continue_on_error = one_of(b["on_error"], path + ".on_error", {"fail", "continue"}).value == "continue";
+      if (b["timeout"]) {
+        st.timeout = r_.number(b["timeout"], path + ".timeout", 0);
+        if (*st.timeout <= 0 || *st.timeout > 86400)
+          r_.fail("spec.bad_value", path + ".timeout is seconds, more than 0 and at most 86400", b["timeout"]);
+      }
       out.push_back(std::move(st));
     }
     return out;

@@ -243,6 +243,7 @@ struct StepSpec {
   int attempts = 1;           // retry.attempts
   double backoff = 1.0;       // retry.backoff: seconds before the second attempt, doubled after each failure
   bool continue_on_error = false;  // on_error: continue
+  std::optional<double> timeout;   // seconds for the whole step, its retries and their waits included
   SourceLoc loc;
 };
 

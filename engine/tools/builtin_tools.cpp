@@ -17,7 +17,7 @@ class FunctionTool : public Tool, public ToolInstance {
         fn_(fn) {}
   std::string kind() const override { return "builtin:" + builtin_; }
   // The instance only calls the function: the parameters stay with the shared tool.
-  std::unique_ptr<ToolInstance> instantiate(EventSink*) const override {
+  std::unique_ptr<ToolInstance> instantiate(const ToolContext&) const override {
     return std::make_unique<FunctionTool>(builtin_, name(), description(), fn_);
   }
   ToolResult invoke(const Value& input) override { return fn_(input); }

@@ -5,6 +5,7 @@
 #include <optional>
 #include <string>
 
+#include "engine/core/cancel.h"
 #include "engine/core/event.h"
 #include "engine/core/value.h"
 #include "engine/schema/schema.h"
@@ -25,6 +26,12 @@ struct ToolResult {
 // What the model reads of a tool's output: text as it is, anything else as compact JSON (as LangChain's tool
 // messages carry a structured result).
 std::string observation_text(const Value& output);
+
+// What a tool's instance may use of the run it serves; both may be null.
+struct ToolContext {
+  EventSink* events = nullptr;    // receives the tool's log lines
+  const Cancel* cancel = nullptr;  // a tool that waits (a sub-workflow's model calls) stops waiting when it stops
+};
 
 class ToolInstance {
  public:
@@ -49,8 +56,7 @@ class Tool {
   const schema::Schema* parameters_schema() const { return schema_ ? &*schema_ : nullptr; }
   virtual std::string kind() const = 0;  // "lua", "builtin:echo", ... for listings
 
-  // `events` receives the tool's log lines for the run; it may be null.
-  virtual std::unique_ptr<ToolInstance> instantiate(EventSink* events) const = 0;
+  virtual std::unique_ptr<ToolInstance> instantiate(const ToolContext& context) const = 0;
 
  private:
   std::string name_;

@@ -63,7 +63,7 @@ agent::RunResult Executor::run_steps(const Value& inputs, EventSink& events, con
   if (parts_.price) r.cost_usd = g.cost_usd;
   r.steps = std::move(g.steps);
   r.error = std::move(g.error);
-  r.stopped_reason = r.error ? "error" : "finish";
+  r.stopped_reason = r.error ? agent::stopped_reason_of(r.error->kind) : "finish";
   if (r.ok()) {
     Value own{{"steps", r.steps}};
     auto ctx = tmpl::Vars::of(own).then_named("inputs", inputs).then(inputs);

@@ -1,11 +1,13 @@
 #include "engine/workflow/scheduler.h"
 
+#include <algorithm>
 #include <chrono>
 #include <condition_variable>
 #include <mutex>
 #include <new>
 #include <thread>
 
+#include "engine/core/cancel.h"
 #include "engine/core/error.h"
 #include "engine/workflow/for_each.h"
 
@@ -29,6 +31,13 @@ class SerialSink : public EventSink {
   EventSink& inner_;
   std::mutex mutex_;
 };
+
+bool stopped(const agent::RunOptions& options) { return options.cancel && options.cancel->stopped(); }
+
+std::string seconds_text(std::chrono::milliseconds d) {
+  if (d.count() % 1000 == 0) return std::to_string(d.count() / 1000) + " s";
+  return std::to_string(d.count()) + " ms";
+}
 
 enum class State { Waiting, Running, Done, Skipped, Failed };
 
@@ -61,6 +70,12 @@ class GraphRunner {
   GraphRun run() {
     work();
     for (auto& t : threads_) t.join();
+    // Stopped between steps: no step failed, but some never started.
+    if (!result_.error && stopped(options_) &&
+        std::find(state_.begin(), state_.end(), State::Waiting) != state_.end()) {
+      Error why = stopped_error(*options_.cancel);
+      result_.error = agent::RunError{why.kind(), why.message()};
+    }
     for (size_t i = 0; i < steps_.size(); ++i) {
       Value s{{"status", status_name(state_[i])}, {"output", std::move(outputs_[i])}};
       if (state_[i] == State::Done || state_[i] == State::Failed) s["elapsed_ms"] = elapsed_ms_[i];
@@ -95,7 +110,7 @@ class GraphRunner {
 
   // The first waiting step whose reads have all ended, now marked running; none after a failure.
   std::optional<size_t> take_ready() {
-    if (result_.error || running_ >= max_parallel_) return std::nullopt;
+    if (result_.error || running_ >= max_parallel_ || stopped(options_)) return std::nullopt;
     for (size_t i = 0; i < steps_.size(); ++i)
       if (state_[i] == State::Waiting && ready(i)) {
         state_[i] = State::Running;
@@ -105,7 +120,7 @@ class GraphRunner {
     return std::nullopt;
   }
   bool has_ready() const {
-    if (result_.error || running_ >= max_parallel_) return false;
+    if (result_.error || running_ >= max_parallel_ || stopped(options_)) return false;
     for (size_t i = 0; i < steps_.size(); ++i)
       if (state_[i] == State::Waiting && ready(i)) return true;
     return false;
@@ -147,8 +162,16 @@ class GraphRunner {
   void run_step(size_t i) {
     auto start = Clock::now();
     StepReport report;
+    const Step& step = steps_[i];
+    std::optional<Cancel> timed;
+    agent::RunOptions options = options_;
+    if (step.timeout) {
+      timed.emplace(options_.cancel, start + *step.timeout,
+                    "the timeout of step '" + step.name + "' (" + seconds_text(*step.timeout) + ") passed");
+      options.cancel = &*timed;
+    }
     try {
-      attempt(i, report);
+      attempt(i, report, options);
     } catch (const Error& e) {
       report.error = agent::RunError{e.kind(), "step '" + steps_[i].name + "' failed: " + e.what()};
     } catch (const std::bad_alloc&) {
@@ -172,7 +195,7 @@ class GraphRunner {
   }
 
   // The step's `when`, then its work: once, or once per item of its for_each.
-  void attempt(size_t i, StepReport& report) {
+  void attempt(size_t i, StepReport& report, const agent::RunOptions& options) {
     const Step& step = steps_[i];
     Value own;
     {
@@ -186,7 +209,7 @@ class GraphRunner {
     }
     sink_.emit({"step_start", Value{{"step", event_name(i)}, {"kind", step.kind}}});
     if (!step.for_each) {
-      report.outcome = run_work(step, vars);
+      report.outcome = run_work(step, vars, options);
       return;
     }
     Value items = step.for_each->evaluate(vars);
@@ -197,7 +220,7 @@ class GraphRunner {
                                        std::to_string(kMaxForEachItems) + " a step maps");
     auto outcomes = map_items(items, step.concurrency, [&](size_t index, const Value& item) {
       Value each{{"item", item}, {"item_index", index}};
-      return run_work(step, tmpl::Vars::of(each).then(own).then_named("inputs", inputs_).then(inputs_));
+      return run_work(step, tmpl::Vars::of(each).then(own).then_named("inputs", inputs_).then(inputs_), options);
     });
     report.outcome.output = Value::array();
     for (auto& o : outcomes) {
@@ -209,16 +232,16 @@ class GraphRunner {
   }
 
   // The step's work, tried up to `attempts` times with a doubling wait between.
-  StepOutcome run_work(const Step& step, const tmpl::Vars& vars) {
+  StepOutcome run_work(const Step& step, const tmpl::Vars& vars, const agent::RunOptions& options) {
     auto wait = step.backoff;
     for (int n = 1;; ++n) {
       try {
-        return step.work->run(vars, sink_, options_);
+        return step.work->run(vars, sink_, options);
       } catch (const Error& e) {
-        if (n >= step.attempts) throw;
+        if (n >= step.attempts || stopped(options)) throw;
         sink_.emit({"step_retry", Value{{"step", step.name}, {"attempt", n}, {"wait_ms", wait.count()},
                                         {"error", {{"kind", e.kind()}, {"message", e.what()}}}}});
-        std::this_thread::sleep_for(wait);
+        sleep_or_throw(options.cancel, wait);
         wait *= 2;
       }
     }
@@ -233,7 +256,9 @@ class GraphRunner {
     result_.usage += report.outcome.usage;
     result_.llm_calls += report.outcome.llm_calls;
     result_.cost_usd += report.outcome.cost_usd;
-    if (report.error && !steps_[i].continue_on_error && !result_.error) result_.error = std::move(report.error);
+    // A timeout is the step's own failure, which on_error: continue may let pass; a cancelled run is not.
+    bool fails_run = report.error && (!steps_[i].continue_on_error || report.error->kind == "run.cancelled");
+    if (fails_run && !result_.error) result_.error = std::move(report.error);
     --running_;
     changed_.notify_all();  // a step that ended may make others ready, or end the run
   }

@@ -40,6 +40,8 @@ struct Step {
   int attempts = 1;                    // retry: how many times the work is tried before the step fails
   std::chrono::milliseconds backoff{1000};  // retry: the wait after the first failure, doubled after each
   bool continue_on_error = false;      // on_error: continue: a failure is the step's output, and the run goes on
+  // The longest the step may take, retries and their waits included; past it the step fails ("run.timeout").
+  std::optional<std::chrono::milliseconds> timeout;
   // for_each: an expression giving a list; the work runs once per item (its templates read `item` and
   // `item_index`), at most `concurrency` at once, and the step's output is the list of their outputs.
   std::optional<tmpl::Template> for_each;

@@ -18,16 +18,17 @@ StepOutcome LlmWork::run(const tmpl::Vars& vars, EventSink& events, const agent:
   req.max_tokens = limits_.max_tokens;
   req.stream = options.stream;
   req.events = &events;
+  req.cancel = options.cancel;
   agent::LlmCall call = agent::call_llm(*llm_, req, events, limits_.price);
   return StepOutcome{Value(std::move(call.response.text)), call.response.usage, 1, call.cost_usd};
 }
 
-StepOutcome ToolWork::run(const tmpl::Vars& vars, EventSink& events, const agent::RunOptions&) const {
+StepOutcome ToolWork::run(const tmpl::Vars& vars, EventSink& events, const agent::RunOptions& options) const {
   Value input = input_.render(vars);
   if (std::string refused = tools::prepare_arguments(*tool_, input); !refused.empty())
     throw Error("tool.invalid_arguments", "tool '" + tool_->name() + "': " + refused);
   events.emit({"tool_start", Value{{"tool", tool_->name()}, {"input", input}}});
-  tools::ToolResult r = tool_->instantiate(&events)->invoke(input);
+  tools::ToolResult r = tool_->instantiate({&events, options.cancel})->invoke(input);
   Value end{{"tool", tool_->name()}, {"observation", r.output}};
   if (!r.ok()) end["error"] = r.error_kind;
   events.emit({"tool_end", std::move(end)});

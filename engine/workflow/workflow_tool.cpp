@@ -7,7 +7,7 @@ namespace {
 
 class WorkflowRun : public tools::ToolInstance {
  public:
-  WorkflowRun(const Executor& executor, EventSink* events) : executor_(executor), events_(events) {}
+  WorkflowRun(const Executor& executor, const tools::ToolContext& context) : executor_(executor), context_(context) {}
 
   tools::ToolResult invoke(const Value& input) override {
     Value given = input;
@@ -15,7 +15,9 @@ class WorkflowRun : public tools::ToolInstance {
     NullSink quiet;
     agent::RunResult r;
     try {
-      r = executor_.run(executor_.resolve_inputs(std::move(given)), events_ ? *events_ : quiet);
+      agent::RunOptions options;
+      options.cancel = context_.cancel;
+      r = executor_.run(executor_.resolve_inputs(std::move(given)), context_.events ? *context_.events : quiet, options);
     } catch (const Error& e) {  // inputs that do not fit: the caller (a model) can correct them
       return tools::ToolResult::failure(e.kind(), "tool '" + executor_.name() + "': " + e.what());
     }
@@ -25,7 +27,7 @@ class WorkflowRun : public tools::ToolInstance {
 
  private:
   const Executor& executor_;
-  EventSink* events_;
+  tools::ToolContext context_;
 };
 
 }  // namespace
@@ -50,8 +52,8 @@ WorkflowTool::WorkflowTool(std::shared_ptr<const Executor> executor, std::string
            parameters_of(*executor)),
       executor_(std::move(executor)) {}
 
-std::unique_ptr<tools::ToolInstance> WorkflowTool::instantiate(EventSink* events) const {
-  return std::make_unique<WorkflowRun>(*executor_, events);
+std::unique_ptr<tools::ToolInstance> WorkflowTool::instantiate(const tools::ToolContext& context) const {
+  return std::make_unique<WorkflowRun>(*executor_, context);
 }
 
 }  // namespace engine::workflow

@@ -14,7 +14,7 @@ class WorkflowTool : public tools::Tool {
   WorkflowTool(std::shared_ptr<const Executor> executor, std::string name, std::string description,
                std::string workflow_description);
   std::string kind() const override { return "workflow"; }
-  std::unique_ptr<tools::ToolInstance> instantiate(EventSink* events) const override;
+  std::unique_ptr<tools::ToolInstance> instantiate(const tools::ToolContext& context) const override;
 
   // The JSON Schema of a workflow's inputs: each a string, those without a default required; null for one input.
   static Value parameters_of(const Executor& executor);

@@ -39,7 +39,7 @@ class WeatherTool : public tools::Tool, public tools::ToolInstance {
  public:
   WeatherTool() : Tool("weather", "Weather by city") {}
   std::string kind() const override { return "test"; }
-  std::unique_ptr<tools::ToolInstance> instantiate(EventSink*) const override { return std::make_unique<WeatherTool>(); }
+  std::unique_ptr<tools::ToolInstance> instantiate(const tools::ToolContext&) const override { return std::make_unique<WeatherTool>(); }
   tools::ToolResult invoke(const Value& input) override {
     return tools::ToolResult::success(Value{{"city", input}, {"celsius", 21}, {"alerts", Value::array()}});
   }

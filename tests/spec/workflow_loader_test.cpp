@@ -388,6 +388,18 @@ TEST_CASE("steps: retry and on_error are checked where they are written", "[spec
   CHECK(w.steps[0].attempts == 3);
   CHECK(w.steps[0].backoff == 0.5);
   CHECK(w.steps[0].continue_on_error);
+  CHECK_FALSE(w.steps[0].timeout);
+}
+
+TEST_CASE("steps: a timeout is seconds, more than none and at most a day", "[spec][steps]") {
+  CHECK(workflow_error("steps:\n  a: {kind: template, template: x, timeout: 0}\n") ==
+        "w.yaml:2:45: steps.a.timeout is seconds, more than 0 and at most 86400\n"
+        "    a: {kind: template, template: x, timeout: 0}\n"
+        "                                              ^");
+  CHECK(workflow_error("steps:\n  a: {kind: template, template: x, timeout: soon}\n").find(
+            "steps.a.timeout must be a number") != std::string::npos);
+  auto w = spec::parse_workflow("steps:\n  a: {kind: template, template: x, timeout: 2.5}\n", "w.yaml", ".");
+  CHECK(w.steps[0].timeout == 2.5);
 }
 
 TEST_CASE("steps: a tool step names a declared tool and takes an input, which other kinds do not", "[spec][steps]") {

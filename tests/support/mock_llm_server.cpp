@@ -3,6 +3,7 @@
 #include <httplib.h>
 
 #include <chrono>
+#include <condition_variable>
 #include <deque>
 #include <mutex>
 #include <thread>
@@ -16,6 +17,13 @@ struct MockLlmServer::Impl {
   mutable std::mutex mu;
   std::deque<Reply> replies;
   std::vector<Request> requests;
+  std::condition_variable stopping;  // ends a reply's delay when the server stops
+  bool stopped = false;
+
+  void delay(int ms) {
+    std::unique_lock<std::mutex> lock(mu);
+    stopping.wait_for(lock, std::chrono::milliseconds(ms), [&] { return stopped; });
+  }
 
   void serve(const httplib::Request& req, httplib::Response& res) {
     Reply reply;
@@ -30,7 +38,7 @@ struct MockLlmServer::Impl {
         replies.pop_front();
       }
     }
-    if (reply.delay_ms > 0) std::this_thread::sleep_for(std::chrono::milliseconds(reply.delay_ms));
+    if (reply.delay_ms > 0) delay(reply.delay_ms);
     res.status = reply.status;
     for (const auto& [k, v] : reply.headers) res.set_header(k, v);
     if (reply.pieces.empty()) {
@@ -62,6 +70,11 @@ MockLlmServer::MockLlmServer() : impl_(std::make_unique<Impl>()) {
 }
 
 MockLlmServer::~MockLlmServer() {
+  {
+    std::lock_guard<std::mutex> lock(impl_->mu);
+    impl_->stopped = true;
+  }
+  impl_->stopping.notify_all();
   impl_->server.stop();
   if (impl_->thread.joinable()) impl_->thread.join();
 }

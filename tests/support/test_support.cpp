@@ -2,6 +2,8 @@
 
 #include "engine/core/redact.h"
 
+#include <signal.h>
+#include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -78,6 +80,37 @@ CommandResult run_command(const std::string& command_line, const std::string& st
 
 CommandResult run_engine(const std::string& args, const std::string& stdin_text, const std::string& env) {
   return run_command(env + " " + shell_quote(ENGINE_BIN) + " " + args, stdin_text);
+}
+
+EngineProcess::EngineProcess(const std::string& args, const std::string& env) {
+  // `exec` so the signal reaches the engine itself, not a shell waiting for it.
+  std::string line = "cd " + shell_quote(ENGINE_SOURCE_DIR) + " && NO_COLOR=1 " + env + " exec " +
+                     shell_quote(ENGINE_BIN) + " " + args + " </dev/null >" +
+                     shell_quote((io_.path() / "stdout").string()) + " 2>" + shell_quote((io_.path() / "stderr").string());
+  const char* argv[] = {"sh", "-c", line.c_str(), nullptr};
+  pid_t pid = -1;
+  if (posix_spawn(&pid, "/bin/sh", nullptr, nullptr, const_cast<char* const*>(argv), environ) != 0) pid = -1;
+  pid_ = pid;
+}
+
+EngineProcess::~EngineProcess() {
+  if (pid_ <= 0) return;
+  kill(pid_, SIGKILL);
+  waitpid(pid_, nullptr, 0);
+}
+
+void EngineProcess::signal(int sig) const {
+  if (pid_ > 0) kill(pid_, sig);
+}
+
+CommandResult EngineProcess::wait() {
+  CommandResult r;
+  int status = 0;
+  if (pid_ > 0 && waitpid(pid_, &status, 0) == pid_) r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  pid_ = -1;
+  r.out = slurp(io_.path() / "stdout");
+  r.err = slurp(io_.path() / "stderr");
+  return r;
 }
 
 std::vector<std::string> EventLog::types() const {

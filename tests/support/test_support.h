@@ -32,6 +32,21 @@ struct CommandResult {
 // Runs the built engine with `args` (a shell-quoted string) from the source folder, optionally feeding stdin.
 // `env` is prepended to the command, e.g. "OPENAI_BASE_URL=http://127.0.0.1:1234/v1".
 CommandResult run_engine(const std::string& args, const std::string& stdin_text = "", const std::string& env = "");
+// The built engine started in the background (stdin empty, NO_COLOR set), so a test can signal it mid-run.
+class EngineProcess {
+ public:
+  EngineProcess(const std::string& args, const std::string& env = "");
+  ~EngineProcess();  // kills it if the test did not wait for it
+  EngineProcess(const EngineProcess&) = delete;
+  EngineProcess& operator=(const EngineProcess&) = delete;
+  void signal(int sig) const;
+  CommandResult wait();
+
+ private:
+  TempDir io_;
+  int pid_ = -1;
+};
+
 // Runs a shell command line from the source folder, with NO_COLOR set, capturing stdout and stderr.
 CommandResult run_command(const std::string& command_line, const std::string& stdin_text = "");
 

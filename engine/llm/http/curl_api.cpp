@@ -23,7 +23,13 @@ class LoadedCurl {
               find(api_.easy_reset, "curl_easy_reset") && find(api_.easy_setopt, "curl_easy_setopt") &&
               find(api_.easy_perform, "curl_easy_perform") && find(api_.easy_getinfo, "curl_easy_getinfo") &&
               find(api_.easy_strerror, "curl_easy_strerror") && find(api_.slist_append, "curl_slist_append") &&
-              find(api_.slist_free_all, "curl_slist_free_all");
+              find(api_.slist_free_all, "curl_slist_free_all") && find(api_.multi_init, "curl_multi_init") &&
+              find(api_.multi_cleanup, "curl_multi_cleanup") &&
+              find(api_.multi_add_handle, "curl_multi_add_handle") &&
+              find(api_.multi_remove_handle, "curl_multi_remove_handle") &&
+              find(api_.multi_perform, "curl_multi_perform") && find(api_.multi_poll, "curl_multi_poll") &&
+              find(api_.multi_wakeup, "curl_multi_wakeup") && find(api_.multi_info_read, "curl_multi_info_read") &&
+              find(api_.multi_strerror, "curl_multi_strerror");
     // curl_global_init is not thread-safe; doing it once, before any handle, is what libcurl asks.
     if (ok) initialised_ = api_.global_init(CURL_GLOBAL_DEFAULT) == CURLE_OK;
     if (ok && !initialised_) error_ = "libcurl failed to initialise";

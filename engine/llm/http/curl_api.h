@@ -18,6 +18,17 @@ struct CurlApi {
   const char* (*easy_strerror)(CURLcode);
   curl_slist* (*slist_append)(curl_slist*, const char*);
   void (*slist_free_all)(curl_slist*);
+  // The multi interface, so a transfer can be woken and abandoned when its run is cancelled: curl_easy_perform
+  // would only look up about once a second.
+  CURLM* (*multi_init)();
+  CURLMcode (*multi_cleanup)(CURLM*);
+  CURLMcode (*multi_add_handle)(CURLM*, CURL*);
+  CURLMcode (*multi_remove_handle)(CURLM*, CURL*);
+  CURLMcode (*multi_perform)(CURLM*, int* running);
+  CURLMcode (*multi_poll)(CURLM*, curl_waitfd*, unsigned, int timeout_ms, int* numfds);
+  CURLMcode (*multi_wakeup)(CURLM*);
+  CURLMsg* (*multi_info_read)(CURLM*, int* left);
+  const char* (*multi_strerror)(CURLMcode);
 };
 
 // Loads libcurl and runs curl_global_init once, the first time it is called (thread-safe); throws Error

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cctype>
 #include <exception>
+#include <optional>
+#include <stop_token>
 
 #include "engine/core/error.h"
 #include "engine/llm/http/curl_api.h"
@@ -80,13 +82,51 @@ int check_stall(void* ud, curl_off_t, curl_off_t, curl_off_t, curl_off_t) {
 
 }  // namespace
 
+// An easy handle and the multi handle that drives it; the multi holds the connection cache, so a handle keeps its
+// connections alive from one request to the next.
 struct HttpClient::Handle {
   const CurlApi& api = curl_api();
   CURL* curl = api.easy_init();
+  CURLM* multi = api.multi_init();
   ~Handle() {
+    if (multi) api.multi_cleanup(multi);
     if (curl) api.easy_cleanup(curl);
   }
 };
+
+namespace {
+
+// Wakes a transfer's poll when its run is cancelled; curl_multi_wakeup may be called from any thread.
+struct WakeTransfer {
+  const CurlApi* api;
+  CURLM* multi;
+  void operator()() const { api->multi_wakeup(multi); }
+};
+
+// Runs the transfer to its end, or until `cancel` stops (then returns false with the transfer unfinished).
+bool drive(const CurlApi& api, CURLM* multi, CURL* c, const Cancel* cancel, CURLcode& rc) {
+  std::optional<std::stop_callback<WakeTransfer>> wake;
+  if (cancel) wake.emplace(cancel->token(), WakeTransfer{&api, multi});
+  for (;;) {
+    int running = 0;
+    if (CURLMcode mc = api.multi_perform(multi, &running); mc != CURLM_OK)
+      throw Error("http.transport", api.multi_strerror(mc));
+    if (!running) break;
+    if (cancel && cancel->stopped()) return false;
+    // curl's own timers (timeouts, the progress callback) need a turn at least this often.
+    int slice = 1000;
+    if (cancel) slice = static_cast<int>(cancel->wait_slice(std::chrono::milliseconds(slice)).count());
+    if (CURLMcode mc = api.multi_poll(multi, nullptr, 0, slice, nullptr); mc != CURLM_OK)
+      throw Error("http.transport", api.multi_strerror(mc));
+  }
+  rc = CURLE_OK;
+  int left = 0;
+  while (CURLMsg* msg = api.multi_info_read(multi, &left))
+    if (msg->msg == CURLMSG_DONE && msg->easy_handle == c) rc = msg->data.result;
+  return true;
+}
+
+}  // namespace
 
 const std::string* HttpResponse::header(const std::string& name) const {
   for (const auto& [k, v] : headers)
@@ -111,9 +151,9 @@ void HttpClient::release(std::unique_ptr<Handle> h) const {
 }
 
 HttpResponse HttpClient::post(const std::string& url, const std::vector<std::string>& headers, const std::string& body,
-                              const HttpTimeouts& timeouts, const BodySink& sink) const {
+                              const HttpTimeouts& timeouts, const BodySink& sink, const Cancel* cancel) const {
   auto handle = acquire();
-  if (!handle->curl) throw Error("http.transport", "cannot create a curl handle");
+  if (!handle->curl || !handle->multi) throw Error("http.transport", "cannot create a curl handle");
   CURL* c = handle->curl;
   const CurlApi& api = handle->api;
   api.easy_reset(c);  // keeps the connection cache; clears the previous request's options
@@ -146,8 +186,21 @@ HttpResponse HttpClient::post(const std::string& url, const std::vector<std::str
   // No Accept-Encoding: answers are a few KB, and compressing them costs the server more than it saves the wire.
   char error[CURL_ERROR_SIZE] = "";
   api.easy_setopt(c, CURLOPT_ERRORBUFFER, error);
-  CURLcode rc = api.easy_perform(c);
+  if (cancel && cancel->stopped()) throw_stopped(*cancel);
+  CURLcode rc = CURLE_OK;
+  bool finished = false;
+  if (api.multi_add_handle(handle->multi, c) != CURLM_OK) throw Error("http.transport", "cannot start a transfer");
+  try {
+    finished = drive(api, handle->multi, c, cancel, rc);
+  } catch (...) {
+    api.multi_remove_handle(handle->multi, c);
+    api.slist_free_all(list);
+    throw;
+  }
+  api.multi_remove_handle(handle->multi, c);
   api.slist_free_all(list);
+  // An abandoned transfer's connection is in an unknown state: the handle goes with it.
+  if (!finished) throw_stopped(*cancel);
   api.easy_getinfo(c, CURLINFO_RESPONSE_CODE, &response.status);
   // A handle whose transfer did not end cleanly may hold a broken connection; it is let go, not reused.
   if (t.sink_error) std::rethrow_exception(t.sink_error);

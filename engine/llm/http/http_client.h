@@ -10,6 +10,8 @@
 #include <utility>
 #include <vector>
 
+#include "engine/core/cancel.h"
+
 namespace engine::llm::http {
 
 // An answer is a few KB, a long stream a few MB; past this a server is broken or hostile, and the transfer ends
@@ -43,9 +45,12 @@ class HttpClient {
   HttpClient& operator=(const HttpClient&) = delete;
 
   // Throws Error "http.transport" (connection refused, reset, timed out, ...) with curl's reason, "http.too_large"
-  // for a body past kMaxResponseBytes; an HTTP error status is a response, not an exception. With a sink, a 2xx body goes to it instead of into the response.
+  // for a body past kMaxResponseBytes; an HTTP error status is a response, not an exception. With a sink, a 2xx
+  // body goes to it instead of into the response. When `cancel` stops, the transfer is abandoned within a few
+  // milliseconds and post() throws as throw_stopped (core/cancel.h).
   HttpResponse post(const std::string& url, const std::vector<std::string>& headers, const std::string& body,
-                    const HttpTimeouts& timeouts, const BodySink& sink = nullptr) const;
+                    const HttpTimeouts& timeouts, const BodySink& sink = nullptr,
+                    const Cancel* cancel = nullptr) const;
 
  private:
   struct Handle;

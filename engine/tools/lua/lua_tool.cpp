@@ -146,8 +146,9 @@ std::shared_ptr<const LuaTool> LuaTool::load(const LuaToolConfig& config) {
   }
 }
 
-std::unique_ptr<ToolInstance> LuaTool::instantiate(EventSink* events) const {
-  return std::make_unique<LuaToolInstance>(*this, config_, bytecode_, events);
+std::unique_ptr<ToolInstance> LuaTool::instantiate(const ToolContext& context) const {
+  // Not given the cancel: a script's own time limit (a few seconds) already bounds how long it can hold a run.
+  return std::make_unique<LuaToolInstance>(*this, config_, bytecode_, context.events);
 }
 
 }  // namespace engine::tools::lua

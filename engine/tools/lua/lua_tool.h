@@ -28,7 +28,7 @@ class LuaTool : public Tool {
   static std::shared_ptr<const LuaTool> load(const LuaToolConfig& config);
 
   std::string kind() const override { return "lua"; }
-  std::unique_ptr<ToolInstance> instantiate(EventSink* events) const override;
+  std::unique_ptr<ToolInstance> instantiate(const ToolContext& context) const override;
 
   LuaTool(std::string name, std::string description, Value parameters, LuaToolConfig config, std::string bytecode)
       : Tool(std::move(name), std::move(description), std::move(parameters), config.schema_options),

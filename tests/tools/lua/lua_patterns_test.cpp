@@ -12,7 +12,7 @@ std::string eval(const std::string& expr) {
   tools::lua::LuaToolConfig cfg;
   cfg.file = dir.write("t.lua", "return function() return table.concat({ " + expr + " }, '|') end");
   cfg.display_path = "t.lua";
-  return tools::lua::LuaTool::load(cfg)->instantiate(nullptr)->invoke("").text();
+  return tools::lua::LuaTool::load(cfg)->instantiate({})->invoke("").text();
 }
 }  // namespace
 

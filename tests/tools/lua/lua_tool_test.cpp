@@ -23,7 +23,7 @@ struct Script {
     cfg.display_path = "plugins/tool.lua";
     cfg.limits = limits;
     tool = lua::LuaTool::load(cfg);
-    instance = tool->instantiate(&log);
+    instance = tool->instantiate({&log});
   }
   ToolResult call(const Value& input = "") { return instance->invoke(input); }
 
@@ -246,7 +246,7 @@ return function(i)
   return h.twice(21)
 end)");
   cfg.display_path = "plugins/tool.lua";
-  auto instance = lua::LuaTool::load(cfg)->instantiate(nullptr);
+  auto instance = lua::LuaTool::load(cfg)->instantiate({});
   CHECK(instance->invoke("ok").text() == "42");
   CHECK(instance->invoke("escape").text() ==
         "tool 'tool' failed: plugins/tool.lua:3: require: invalid module name '..secret'");
@@ -262,7 +262,7 @@ TEST_CASE("require cannot follow a symlink out of the plugin's folder", "[lua]")
   lua::LuaToolConfig cfg;
   cfg.file = dir.path() / "plugins/tool.lua";
   cfg.display_path = "plugins/tool.lua";
-  auto instance = lua::LuaTool::load(cfg)->instantiate(nullptr);
+  auto instance = lua::LuaTool::load(cfg)->instantiate({});
   std::string root = std::filesystem::canonical(dir.path() / "plugins").string();
   CHECK(instance->invoke("leak").text() ==
         "tool 'tool' failed: plugins/tool.lua:1: require: 'leak.lua' resolves to '" +
@@ -276,7 +276,7 @@ TEST_CASE("each instance has its own state, the tool is shared", "[lua]") {
   Script s("local n = 0\nreturn function() n = n + 1 return n end");
   CHECK(s.call().text() == "1");
   CHECK(s.call().text() == "2");
-  auto other = s.tool->instantiate(nullptr);
+  auto other = s.tool->instantiate({});
   CHECK(other->invoke("").text() == "1");
 }
 
@@ -284,7 +284,7 @@ TEST_CASE("the shipped calculator plugin evaluates arithmetic safely", "[lua]") 
   lua::LuaToolConfig cfg;
   cfg.file = test::source_path("plugins/calculator.lua");
   cfg.display_path = "plugins/calculator.lua";
-  auto calc = lua::LuaTool::load(cfg)->instantiate(nullptr);
+  auto calc = lua::LuaTool::load(cfg)->instantiate({});
   CHECK(calc->invoke("12 * 7 + 3").text() == "87");
   CHECK(calc->invoke("What is (2 + 3) ^ 2?").text() == "25");
   CHECK(calc->invoke("3 times 4 plus 1").text() == "13");
@@ -382,7 +382,7 @@ TEST_CASE("a Lua tool declares its parameters in its table, and the workflow may
                          "type": "object"})"));
   Value args = "{\"x\": 2, \"y\": 40}";
   CHECK(tools::prepare_arguments(*tool, args).empty());
-  CHECK(tool->instantiate(nullptr)->invoke(args).output == 42);
+  CHECK(tool->instantiate({})->invoke(args).output == 42);
   Value bad = Value{{"x", 2}};
   CHECK(tools::prepare_arguments(*tool, bad) ==
         "tool 'add' was not run: its arguments do not match its parameters: at /y: is required");

@@ -1,0 +1,49 @@
+#include "engine/cli/interrupt_watch.h"
+
+#include <pthread.h>
+#include <unistd.h>
+
+namespace engine::cli {
+namespace {
+
+// Wakes the watcher when the run is over. It needs a disposition other than "ignore", or it would be discarded.
+constexpr int kWake = SIGUSR1;
+void ignore_wake(int) {}
+
+bool ignored(int sig) {
+  struct sigaction current {};
+  sigaction(sig, nullptr, &current);
+  return current.sa_handler == SIG_IGN;
+}
+
+}  // namespace
+
+InterruptWatch::InterruptWatch(Cancel& cancel) {
+  struct sigaction wake {};
+  wake.sa_handler = ignore_wake;
+  sigaction(kWake, &wake, nullptr);
+  sigemptyset(&watched_);
+  sigaddset(&watched_, kWake);
+  for (int sig : {SIGINT, SIGTERM})
+    if (!ignored(sig)) sigaddset(&watched_, sig);
+  pthread_sigmask(SIG_BLOCK, &watched_, &previous_);
+  watcher_ = std::thread([this, &cancel] {
+    for (;;) {
+      int sig = 0;
+      if (sigwait(&watched_, &sig) != 0) continue;
+      if (done_) return;
+      if (sig == kWake) continue;
+      if (signal_.exchange(sig) != 0) _exit(interrupted_exit_code(sig));  // the second: no more waiting
+      cancel.cancel();
+    }
+  });
+}
+
+InterruptWatch::~InterruptWatch() {
+  done_ = true;
+  pthread_kill(watcher_.native_handle(), kWake);
+  watcher_.join();
+  pthread_sigmask(SIG_SETMASK, &previous_, nullptr);
+}
+
+}  // namespace engine::cli

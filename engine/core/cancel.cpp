@@ -1,0 +1,53 @@
+#include "engine/core/cancel.h"
+
+#include <condition_variable>
+#include <mutex>
+#include <thread>
+
+#include "engine/core/error.h"
+
+namespace engine {
+
+Cancel::Cancel(const Cancel* parent, std::optional<Clock::time_point> deadline, std::string timeout_message)
+    : deadline_(deadline), timeout_message_(std::move(timeout_message)) {
+  if (!parent) return;
+  // The earlier deadline wins, and says what timed out.
+  if (parent->deadline_ && (!deadline_ || *parent->deadline_ < *deadline_)) {
+    deadline_ = parent->deadline_;
+    timeout_message_ = parent->timeout_message_;
+  }
+  link_.emplace(parent->token(), Forward{&source_});
+}
+
+std::chrono::milliseconds Cancel::wait_slice(std::chrono::milliseconds at_most) const {
+  if (!deadline_) return at_most;
+  auto left = std::chrono::ceil<std::chrono::milliseconds>(*deadline_ - Clock::now());
+  return std::max(std::chrono::milliseconds(0), std::min(left, at_most));
+}
+
+bool Cancel::sleep_for(std::chrono::milliseconds d) const {
+  auto until = Clock::now() + d;
+  if (deadline_ && *deadline_ < until) until = *deadline_;
+  std::mutex m;
+  std::condition_variable_any woken;
+  std::unique_lock lock(m);
+  woken.wait_until(lock, source_.get_token(), until, [] { return false; });
+  return !stopped();
+}
+
+Error stopped_error(const Cancel& cancel) {
+  if (cancel.timed_out()) return Error("run.timeout", cancel.timeout_message());
+  return Error("run.cancelled", "the run was cancelled");
+}
+
+void throw_stopped(const Cancel& cancel) { throw stopped_error(cancel); }
+
+void sleep_or_throw(const Cancel* cancel, std::chrono::milliseconds d) {
+  if (!cancel) {
+    std::this_thread::sleep_for(d);
+    return;
+  }
+  if (!cancel->sleep_for(d)) throw_stopped(*cancel);
+}
+
+}  // namespace engine

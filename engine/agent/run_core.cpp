@@ -36,7 +36,7 @@ RunResult RunCore::execute(const Value& inputs, const std::function<void()>& loo
   try {
     loop();
   } catch (const Error& e) {
-    fail(e.kind(), e.what());
+    fail(RunError::from(e));
   } catch (const std::bad_alloc&) {
     // Every input is bounded, so this is a limit set too high for the machine; the run fails, the process goes on.
     fail("engine.out_of_memory", "the run ran out of memory");
@@ -47,7 +47,7 @@ RunResult RunCore::execute(const Value& inputs, const std::function<void()>& loo
       static_cast<long>(std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start_).count());
   Value end{{"output", result_.output}, {"stopped_reason", result_.stopped_reason},
             {"elapsed_ms", result_.elapsed_ms}, {"usage", result_.usage_json()}};
-  if (result_.error) end["error"] = {{"kind", result_.error->kind}, {"message", result_.error->message}};
+  if (result_.error) end["error"] = result_.error->to_json();
   events_.emit({"chain_end", std::move(end)});
   return std::move(result_);
 }
@@ -102,6 +102,7 @@ llm::LlmResponse RunCore::call_llm(llm::LlmRequest& req) {
   req.call_index = result_.llm_calls;
   req.stream = options_.stream;
   req.cancel = options_.cancel;
+  req.run_state = options_.llm_state;
   LlmCall call = agent::call_llm(llm_, req, events_, limits_.price);
   ++result_.llm_calls;
   result_.usage += call.response.usage;
@@ -164,10 +165,12 @@ void RunCore::finish(Value output, const std::string& log) {
   result_.stopped_reason = "finish";
 }
 
-void RunCore::fail(const std::string& kind, const std::string& message) {
-  result_.stopped_reason = stopped_reason_of(kind);
-  result_.error = RunError{kind, message};
-  events_.emit({"error", Value{{"kind", kind}, {"message", message}}});
+void RunCore::fail(const std::string& kind, const std::string& message) { fail(RunError{kind, message, {}, {}}); }
+
+void RunCore::fail(RunError error) {
+  result_.stopped_reason = stopped_reason_of(error.kind);
+  events_.emit({"error", error.to_json()});
+  result_.error = std::move(error);
 }
 
 }  // namespace engine::agent

@@ -58,6 +58,8 @@ struct RunOptions {
   // Stops the run when it stops (SIGINT, a step's timeout): the call in flight is abandoned, and the run ends with
   // stopped_reason "cancelled" (or "timeout"). May be null.
   const Cancel* cancel = nullptr;
+  // What the run's model clients keep for it (llm/run_state.h); the executor makes one when none is given.
+  llm::RunState* llm_state = nullptr;
 };
 
 class RunCore {
@@ -104,6 +106,7 @@ class RunCore {
   void emit_action(const parse::AgentAction& action);
   void finish(Value output, const std::string& log);
   void fail(const std::string& kind, const std::string& message);
+  void fail(RunError error);
 
   EventSink& events() { return events_; }
   RunResult& result() { return result_; }

@@ -22,6 +22,16 @@ Value RunResult::usage_json() const {
   return u;
 }
 
+RunError RunError::from(const Error& e, const std::string& prefix) {
+  return RunError{e.kind(), prefix + e.message(), e.loc(), e.source_line()};
+}
+
+Value RunError::to_json() const {
+  Value j{{"kind", kind}, {"message", message}};
+  if (at.known()) j["at"] = at.str();
+  return j;
+}
+
 Value RunResult::to_json() const {
   Value agent_steps = Value::array();
   for (const auto& s : intermediate_steps) agent_steps.push_back(step_to_json(s));
@@ -32,7 +42,7 @@ Value RunResult::to_json() const {
           {"elapsed_ms", elapsed_ms},
           {"stopped_reason", stopped_reason}};
   if (!steps.empty()) j["steps"] = steps;
-  if (error) j["error"] = {{"kind", error->kind}, {"message", error->message}};
+  if (error) j["error"] = error->to_json();
   return j;
 }
 

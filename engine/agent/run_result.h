@@ -5,6 +5,7 @@
 #include <string_view>
 #include <vector>
 
+#include "engine/core/error.h"
 #include "engine/core/value.h"
 #include "engine/llm/llm_client.h"
 #include "engine/parse/agent_output.h"
@@ -16,9 +17,20 @@ struct AgentStep {
   Value observation;  // the tool's output: text (a string) or JSON
 };
 
+// Why a run failed: the Error's kind and message, and where it points (a template's line in the workflow file),
+// kept so the console can show the line with a caret, as it shows a build error.
 struct RunError {
   std::string kind;
   std::string message;
+  SourceLoc at;
+  std::string source_line;
+
+  // `prefix` goes before the message: "step 'reply' failed: ".
+  static RunError from(const Error& e, const std::string& prefix = "");
+  Error to_error(const std::string& prefix = "") const { return Error(kind, prefix + message, at, source_line); }
+  // "file:line:col: message", the quoted line and the caret, as Error::formatted().
+  std::string formatted() const { return to_error().formatted(); }
+  Value to_json() const;  // {kind, message, at: "file:line:col" when known}
 };
 
 struct RunResult {

@@ -41,7 +41,9 @@ std::shared_ptr<const workflow::Executor> build_executor(const spec::WorkflowSpe
   }
   for (const auto& o : s.outputs) {
     std::string what = "outputs." + o.name + ".value";
-    tmpl::Template t = tmpl::Template::compile(o.value.value, s.display_path + " (" + what + ")");
+    tmpl::TemplateOptions options;
+    options.embedding = embedding_in(s, o.value.loc, what);
+    tmpl::Template t = tmpl::Template::compile(o.value.value, s.display_path + " (" + what + ")", options);
     if (s.steps.empty()) check_free_names(t, names, kOutputContext, what, o.value.loc, s);
     else step_references(t, what, o.value.loc, s);
     parts.outputs.push_back({o.name, std::move(t)});

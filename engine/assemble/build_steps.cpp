@@ -111,6 +111,7 @@ tmpl::Template expression(const spec::Located<std::string>& src, const std::stri
   tmpl::TemplateOptions o;
   o.scope = s.scope;
   o.include_dir = s.dir;
+  o.embedding = embedding_in(s, src.loc, path);
   return tmpl::Template::compile_expression(src.value, s.display_path + " (" + path + ")", o);
 }
 

@@ -41,11 +41,17 @@ void check_free_names(const tmpl::Template& t, const std::vector<std::string>& i
   }
 }
 
+std::optional<Embedding> embedding_in(const spec::WorkflowSpec& s, const SourceLoc& loc, const std::string& key_path) {
+  if (!s.source || !loc.known()) return std::nullopt;
+  return Embedding{s.source, loc.line, loc.col, key_path, 0};
+}
+
 tmpl::Template compile_template(const spec::TemplateSource& src, const spec::TemplateFlags& flags,
                                 const spec::WorkflowSpec& spec) {
   tmpl::TemplateOptions options = template_options(src.overrides.over(flags));
   options.include_dir = src.dir;
   options.scope = spec.scope;
+  if (!src.key_path.empty()) options.embedding = embedding_in(spec, src.loc, src.key_path);
   return tmpl::Template::compile(src.text, src.origin, options);
 }
 

@@ -20,6 +20,9 @@ void check_free_names(const tmpl::Template& t, const std::vector<std::string>& i
                       const spec::WorkflowSpec& spec);
 
 // A template of the workflow, compiled with its flags, its folder for includes and the workflow's file scope.
+// Where a template written in the workflow file at `loc` (under `key_path`) sits in it, so its errors point there.
+std::optional<Embedding> embedding_in(const spec::WorkflowSpec& s, const SourceLoc& loc, const std::string& key_path);
+
 tmpl::Template compile_template(const spec::TemplateSource& src, const spec::TemplateFlags& flags,
                                 const spec::WorkflowSpec& spec);
 

@@ -64,7 +64,7 @@ class Chat {
     agent::RunResult result = executor_->run(executor_->resolve_inputs(std::move(given)), out_.sink(), options);
     if (!result.ok()) {
       // A failed turn is not an exchange: the conversation goes on without it.
-      print_error(executor_->redactor().redact(result.error->message));
+      print_error(executor_->redactor().redact(result.error->formatted()));
       ++failed_;
       return;
     }

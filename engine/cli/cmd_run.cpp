@@ -55,7 +55,7 @@ int run(const RunOptions& o) {
     print_answer(result.output, redactor);
   }
   if (!result.ok()) {
-    print_error(redactor.redact(result.error->message));
+    print_error(redactor.redact(result.error->formatted()));
     if (result.stopped_reason == "cancelled" && interrupts.signal()) return interrupted_exit_code(interrupts.signal());
     return kRunFailed;
   }

@@ -38,6 +38,11 @@ std::string Error::formatted() const {
 }
 
 Error located_error(std::string kind, std::string message, const SourceText& source, int line, int col) {
+  if (auto in_file = source.place_in_file(line, col)) {
+    const Embedding& e = *source.embedding();
+    std::string quoted(e.file->line(in_file->line));
+    return Error(std::move(kind), e.key_path + ": " + message, std::move(*in_file), std::move(quoted));
+  }
   return Error(std::move(kind), std::move(message), source.loc(line, col), std::string(source.line(line)));
 }
 

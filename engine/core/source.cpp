@@ -24,4 +24,81 @@ std::string_view SourceText::line(int n) const {
   return l;
 }
 
+namespace {
+
+// The byte offset of a 1-based column counted in characters (UTF-8 continuation bytes do not count).
+size_t byte_of_col(std::string_view s, int col) {
+  size_t i = 0;
+  for (int c = 1; i < s.size() && c < col; ++c) {
+    ++i;
+    while (i < s.size() && (static_cast<unsigned char>(s[i]) & 0xC0) == 0x80) ++i;
+  }
+  return i;
+}
+
+int col_of_byte(std::string_view s, size_t byte) {
+  int col = 1;
+  for (size_t i = 0; i < byte && i < s.size(); ++i)
+    if ((static_cast<unsigned char>(s[i]) & 0xC0) != 0x80) ++col;
+  return col;
+}
+
+// A line of the file may hold the next piece a few lines on (a blank line a plain scalar folds away).
+constexpr int kLookahead = 3;
+
+}  // namespace
+
+std::string SourceText::position_text(int line, int col) const {
+  if (auto in_file = place_in_file(line, col)) line = in_file->line, col = in_file->col;
+  return std::to_string(line) + ":" + std::to_string(col);
+}
+
+std::optional<SourceLoc> SourceText::place_in_file(int line, int col) const {
+  if (!embedding_ || !embedding_->file || line < 1) return std::nullopt;
+  const SourceText& file = *embedding_->file;
+  const int wrap = embedding_->wrap;
+  int y = embedding_->line;
+  size_t x = byte_of_col(file.line(y), embedding_->col);
+  size_t start = 0;
+  for (int i = 1; start <= text_.size(); ++i) {
+    size_t end = text_.find('\n', start);
+    if (end == std::string::npos) end = text_.size();
+    std::string_view piece(text_.data() + start, end - start);
+    bool last = end == text_.size();
+    int piece_col = i == line ? col : 1;
+    if (i == 1 && wrap > 0) {
+      size_t cut = std::min<size_t>(wrap, piece.size());
+      piece.remove_prefix(cut);
+      piece_col -= static_cast<int>(cut);
+    }
+    if (last && wrap > 0) piece.remove_suffix(std::min<size_t>(wrap, piece.size()));
+    if (piece.empty()) {  // nothing to look for: the next line of the file
+      if (i == line) return std::nullopt;
+      ++y;
+      x = 0;
+    } else {
+      bool found = false;
+      for (int tries = 0; tries < kLookahead && !found; ++tries) {
+        std::string_view fl = file.line(y);
+        size_t at = x <= fl.size() ? fl.find(piece, x) : std::string_view::npos;
+        if (at != std::string_view::npos) {
+          found = true;
+          if (i == line) {
+            size_t in_piece = byte_of_col(piece, std::max(1, piece_col));
+            return file.loc(y, col_of_byte(fl, at + in_piece));
+          }
+          x = at + piece.size();
+        } else {
+          ++y;
+          x = 0;
+        }
+      }
+      if (!found) return std::nullopt;
+    }
+    if (last) break;
+    start = end + 1;
+  }
+  return std::nullopt;
+}
+
 }  // namespace engine

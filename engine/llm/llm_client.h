@@ -9,6 +9,7 @@
 #include "engine/core/cancel.h"
 #include "engine/core/event.h"
 #include "engine/core/value.h"
+#include "engine/llm/run_state.h"
 
 namespace engine::llm {
 
@@ -48,6 +49,9 @@ struct LlmRequest {
   // The run's: a provider stops waiting (for the server, a retry, a scripted latency) when it stops, and throws as
   // throw_stopped. May be null.
   const Cancel* cancel = nullptr;
+  // The run's: where a provider keeps what must not outlive the run (a replay's served answers). May be null: the
+  // call is then answered as a run's first would be.
+  RunState* run_state = nullptr;
 };
 
 struct TokenUsage {

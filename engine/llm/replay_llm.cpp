@@ -1,5 +1,7 @@
 #include "engine/llm/replay_llm.h"
 
+#include <map>
+#include <mutex>
 #include <sstream>
 
 #include "engine/core/error.h"
@@ -10,6 +12,12 @@
 
 namespace engine::llm {
 namespace {
+
+// A run's count of the answers served for each request.
+struct Served {
+  std::mutex mutex;
+  std::map<std::string, size_t> by_key;
+};
 
 std::string canonical(const Value& request) { return to_json_text(request); }
 
@@ -122,14 +130,14 @@ LlmResponse ReplayLlm::complete(const LlmRequest& request) const {
                                        " recorded); against the closest, on line " + std::to_string(closest->line) +
                                        " (- recorded, + sent):\n" + request_diff(closest->request, actual));
   }
-  size_t index;
-  {
-    // Identical requests get their recorded answers in order; past the last, the last one again.
-    std::lock_guard<std::mutex> lock(mu_);
-    size_t& n = served_[key];
-    index = it->second[std::min(n, it->second.size() - 1)];
-    ++n;
+  // Identical requests of one run get their recorded answers in order; past the last, the last one again.
+  size_t n = 0;
+  if (request.run_state) {
+    auto& served = request.run_state->of<Served>(this);
+    std::lock_guard<std::mutex> lock(served.mutex);
+    n = served.by_key[key]++;
   }
+  size_t index = it->second[std::min(n, it->second.size() - 1)];
   LlmResponse r = entries_[index].response;
   if (request.stream && request.events && !r.text.empty())
     request.events->emit(Event{"llm_token", Value{{"text", r.text}}});

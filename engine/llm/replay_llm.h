@@ -3,7 +3,6 @@
 // matching each request by its content. A request the recording does not hold is an error that shows how it
 // differs from the closest recorded one, so a changed prompt is found at once in CI.
 #include <map>
-#include <mutex>
 #include <string>
 #include <vector>
 
@@ -34,8 +33,6 @@ class ReplayLlm : public LlmClient {
   std::string file_;
   std::vector<Entry> entries_;
   std::map<std::string, std::vector<size_t>> by_key_;  // identical requests, in recorded order
-  mutable std::mutex mu_;
-  mutable std::map<std::string, size_t> served_;  // how many of each key have been served
 };
 
 // A short line diff of two requests, "-" for the recorded and "+" for the actual lines, with a line of context.

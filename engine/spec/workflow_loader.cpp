@@ -667,6 +667,7 @@ class Loader {
       t.text = r_.located_raw(n, path).value;
       t.dir = dir_;
       t.origin = display_ + " (" + path + ")";
+      t.key_path = path;
       return t;
     }
     r_.expect_map(n, path, kTemplateFileKeys);
@@ -678,6 +679,8 @@ class Loader {
       t.text = r_.located_raw(n["text"], path + ".text").value;
       t.origin = display_ + " (" + path + ")";
       t.dir = dir_;
+      t.loc = r_.loc(n["text"]);
+      t.key_path = path + ".text";
       return t;
     }
     if (!n["file"]) r_.fail("spec.missing_key", path + " needs file: PATH or text: TEMPLATE", n);

@@ -60,6 +60,7 @@ struct TemplateSource {
   SourceLoc loc;       // where the YAML gives it
   bool given = false;
   TemplateOverrides overrides;
+  std::string key_path;  // for a template written in the YAML itself: its key ("steps.reply.template"); else empty
 };
 
 // One message of a chat-style prompt: a role and a template for its content.

@@ -97,7 +97,7 @@ class Lexer {
     for (;;) {
       size_t close = s_.find("{%", search);
       if (close == std::string::npos)
-        fail("unclosed 'raw' block opened at line " + std::to_string(open_line) + ":" + std::to_string(open_col) +
+        fail("unclosed 'raw' block opened at line " + src_.position_text(open_line, open_col) +
                  ": expected '{% endraw %}' before the end",
              open_line, open_col);
       if (tag_name_at(close) != "endraw") {

@@ -3,8 +3,10 @@
 #include <cstdint>
 #include <filesystem>
 #include <memory>
+#include <optional>
 
 #include "engine/core/file_scope.h"
+#include "engine/core/source.h"
 
 namespace engine::tmpl {
 
@@ -24,6 +26,8 @@ struct TemplateOptions {
   // tojson as Hugging Face chat templates define it: json.dumps without HTML escaping, non-ASCII kept,
   // keys in their order (Jinja2's own tojson sorts keys and escapes <, >, &, ').
   bool plain_tojson = false;
+  // Where the template is written inside a bigger file (inline in the workflow's YAML): its errors point there.
+  std::optional<Embedding> embedding;
 };
 
 }  // namespace engine::tmpl

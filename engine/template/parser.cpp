@@ -141,8 +141,8 @@ class Parser {
   // Consumes the closing tag name after parse_body stopped; reports where the block was opened if it never closed.
   const Token& block_continuation(const Token& open, const char* block, const char* end_name) {
     if (peek().kind == TokenKind::End)
-      fail_at(peek(), std::string("unclosed '") + block + "' block opened at line " + std::to_string(open.line) +
-                          ":" + std::to_string(open.col) + ": expected '{% " + end_name + " %}' before the end");
+      fail_at(peek(), std::string("unclosed '") + block + "' block opened at line " +
+                          src_.position_text(open.line, open.col) + ": expected '{% " + end_name + " %}' before the end");
     return next();
   }
 

@@ -265,8 +265,9 @@ void resolve_includes(Body& body, const SourceText& src, const TemplateOptions& 
     } catch (const Error& e) {
       throw located_error(e.kind(), e.message(), src, pos.line, pos.col);
     }
-    return compile_source(std::move(text), path.lexically_normal().string(),
-                          options, depth + 1);
+    TemplateOptions own = options;
+    own.embedding.reset();  // an included file is its own text, not the embedding one's
+    return compile_source(std::move(text), path.lexically_normal().string(), own, depth + 1);
   };
   for (auto& n : body) {
     switch (n->kind) {
@@ -303,7 +304,8 @@ std::shared_ptr<const Compiled> compile_source(std::string source, std::string n
     source.pop_back();
     if (!source.empty() && source.back() == '\r') source.pop_back();
   }
-  auto c = std::make_shared<Compiled>(Compiled{SourceText(std::move(name), std::move(source)), options, {}, {}});
+  auto c = std::make_shared<Compiled>(
+      Compiled{SourceText(std::move(name), std::move(source), options.embedding), options, {}, {}});
   auto tokens = tokenize(c->source, c->options);
   c->body = parse(c->source, tokens);
   resolve_includes(c->body, c->source, c->options, depth);
@@ -354,6 +356,7 @@ const std::string& Template::name() const { return compiled_->source.name(); }
 const TemplateOptions& Template::options() const { return compiled_->options; }
 Template Template::compile_expression(const std::string& expression, std::string name, TemplateOptions options) {
   // Wrapped as an output so the one lexer and parser read it; a column in an error is then 3 past the expression's.
+  if (options.embedding) options.embedding->wrap = 3;
   auto c = compile_source("{{ " + expression + " }}", std::move(name), options, 0);
   if (c->body.size() != 1 || c->body[0]->kind != NodeKind::Output)
     throw located_error("template.syntax", "expected one expression, got a template", c->source, 1, 1);

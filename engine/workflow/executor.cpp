@@ -28,7 +28,10 @@ Value Executor::resolve_inputs(Value given) const {
   return out;
 }
 
-agent::RunResult Executor::run(const Value& inputs, EventSink& events, const agent::RunOptions& options) const {
+agent::RunResult Executor::run(const Value& inputs, EventSink& events, const agent::RunOptions& given) const {
+  llm::RunState own_state;  // this run's, unless the caller keeps one across its parts
+  agent::RunOptions options = given;
+  if (!options.llm_state) options.llm_state = &own_state;
   if (!parts_.agent) return run_steps(inputs, events, options);
   agent::RunResult r = parts_.agent->run(inputs, events, options);
   if (!r.ok() || parts_.outputs.empty()) return r;
@@ -40,7 +43,7 @@ agent::RunResult Executor::run(const Value& inputs, EventSink& events, const age
   try {
     for (const auto& o : parts_.outputs) r.outputs[o.name] = o.value.render(ctx);
   } catch (const Error& e) {
-    r.error = agent::RunError{e.kind(), e.what()};
+    r.error = agent::RunError::from(e);
     r.stopped_reason = "error";
   }
   return r;
@@ -72,7 +75,7 @@ agent::RunResult Executor::run_steps(const Value& inputs, EventSink& events, con
       r.output = parts_.outputs.empty() ? r.steps[parts_.steps.back().name]["output"]
                                         : r.outputs[parts_.outputs.front().name];
     } catch (const Error& e) {
-      r.error = agent::RunError{e.kind(), e.what()};
+      r.error = agent::RunError::from(e);
       r.stopped_reason = "error";
     }
   }
@@ -80,7 +83,7 @@ agent::RunResult Executor::run_steps(const Value& inputs, EventSink& events, con
   if (events.detail() != EventDetail::None) {
     Value end{{"output", r.output}, {"stopped_reason", r.stopped_reason}, {"elapsed_ms", r.elapsed_ms},
               {"usage", r.usage_json()}};
-    if (r.error) end["error"] = {{"kind", r.error->kind}, {"message", r.error->message}};
+    if (r.error) end["error"] = r.error->to_json();
     events.emit({"chain_end", std::move(end)});
   }
   return r;

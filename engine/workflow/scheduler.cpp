@@ -74,7 +74,7 @@ class GraphRunner {
     if (!result_.error && stopped(options_) &&
         std::find(state_.begin(), state_.end(), State::Waiting) != state_.end()) {
       Error why = stopped_error(*options_.cancel);
-      result_.error = agent::RunError{why.kind(), why.message()};
+      result_.error = agent::RunError::from(why);
     }
     for (size_t i = 0; i < steps_.size(); ++i) {
       Value s{{"status", status_name(state_[i])}, {"output", std::move(outputs_[i])}};
@@ -173,21 +173,22 @@ class GraphRunner {
     try {
       attempt(i, report, options);
     } catch (const Error& e) {
-      report.error = agent::RunError{e.kind(), "step '" + steps_[i].name + "' failed: " + e.what()};
+      report.error = agent::RunError::from(e, "step '" + steps_[i].name + "' failed: ");
     } catch (const std::bad_alloc&) {
-      report.error = agent::RunError{"engine.out_of_memory", "step '" + steps_[i].name + "' ran out of memory"};
+      report.error = agent::RunError{"engine.out_of_memory", "step '" + steps_[i].name + "' ran out of memory", {}, {}};
     } catch (const std::exception& e) {
-      report.error = agent::RunError{"engine.internal", "step '" + steps_[i].name + "': internal error: " + e.what()};
+      report.error =
+          agent::RunError{"engine.internal", "step '" + steps_[i].name + "': internal error: " + e.what(), {}, {}};
     }
     report.elapsed_ms =
         static_cast<long>(std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start).count());
     if (report.error) {
       report.end = State::Failed;
-      report.outcome.output = Value{{"kind", report.error->kind}, {"message", report.error->message}};
+      report.outcome.output = report.error->to_json();
     }
     try {
       Value done{{"step", event_name(i)}, {"status", status_name(report.end)}, {"elapsed_ms", report.elapsed_ms}};
-      if (report.error) done["error"] = Value{{"kind", report.error->kind}, {"message", report.error->message}};
+      if (report.error) done["error"] = report.error->to_json();
       sink_.emit({"step_end", std::move(done)});
     } catch (...) {  // a sink that cannot show the end does not change it
     }

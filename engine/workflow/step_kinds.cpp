@@ -19,6 +19,7 @@ StepOutcome LlmWork::run(const tmpl::Vars& vars, EventSink& events, const agent:
   req.stream = options.stream;
   req.events = &events;
   req.cancel = options.cancel;
+  req.run_state = options.llm_state;
   agent::LlmCall call = agent::call_llm(*llm_, req, events, limits_.price);
   return StepOutcome{Value(std::move(call.response.text)), call.response.usage, 1, call.cost_usd};
 }
@@ -53,7 +54,7 @@ StepOutcome LoopWork::run(const tmpl::Vars& vars, EventSink& events, const agent
     out.usage += g.usage;
     out.llm_calls += g.llm_calls;
     out.cost_usd += g.cost_usd;
-    if (g.error) throw Error(g.error->kind, "iteration " + std::to_string(iterations) + ": " + g.error->message);
+    if (g.error) throw g.error->to_error("iteration " + std::to_string(iterations) + ": ");
     // `until` reads this iteration's steps over the outer ones; the next iteration reads them as `previous`.
     Value now{{"steps", std::move(base["steps"])}, {"iteration", iterations - 1}};
     previous = Value::object();
@@ -74,7 +75,7 @@ StepOutcome SubRunWork::run(const tmpl::Vars& vars, EventSink& events, const age
   Value given = Value::object();
   for (const auto& [name, value] : inputs_) given[name] = value.render(vars);
   agent::RunResult r = executor_->run(executor_->resolve_inputs(std::move(given)), events, options);
-  if (!r.ok()) throw Error(r.error->kind, r.error->message);
+  if (!r.ok()) throw r.error->to_error();
   StepOutcome out{std::move(r.output), r.usage, r.llm_calls, r.cost_usd.value_or(0)};
   return out;
 }

@@ -31,11 +31,18 @@ TEST_CASE("a template variable that is not a declared input is caught at build",
   CHECK(build_error(kHead + "agent:\n  prompt: '{{ zzz }}'\n").find("(declared inputs: question)") != std::string::npos);
 }
 
-TEST_CASE("a template syntax error names the template and its line", "[assemble]") {
-  CHECK(build_error(kHead + "agent:\n  prompt: |\n    line one\n    {% for x in y %}\n")
-            .rfind("w.yaml (agent.prompt):2:17: unclosed 'for' block opened at line 2:1", 0) == 0);
-  std::string e = build_error(kHead + "agent:\n  prompt: |\n    line one\n    {{ question | uper }}\n");
-  CHECK(e.rfind("w.yaml (agent.prompt):2:13: unknown filter 'uper' (did you mean 'upper'?)", 0) == 0);
+TEST_CASE("a template syntax error in the YAML points at its line there, under its key", "[assemble]") {
+  CHECK(build_error(kHead + "agent:\n  prompt: |\n    line one\n    {% for x in y %}\n") ==
+        "w.yaml:10:21: agent.prompt: unclosed 'for' block opened at line 10:5: expected '{% endfor %}' before the end\n"
+        "      {% for x in y %}\n"
+        "                      ^");
+  CHECK(build_error(kHead + "agent:\n  prompt: |\n    line one\n    {{ question | uper }}\n") ==
+        "w.yaml:10:17: agent.prompt: unknown filter 'uper' (did you mean 'upper'?)\n"
+        "      {{ question | uper }}\n"
+        "                  ^");
+  // A line the YAML wrote with an escape is not found as it is: the template's own place is given instead.
+  CHECK(build_error(kHead + "agent:\n  prompt: \"a\\tb {{ question | uper }}\"\n")
+            .rfind("w.yaml (agent.prompt):1:17: unknown filter 'uper'", 0) == 0);
 }
 
 TEST_CASE("an invalid regex points at the YAML key", "[assemble]") {

@@ -191,3 +191,21 @@ TEST_CASE("sub-workflows: a missing or unknown input, and a file that includes i
   CHECK(r.err.find("b.yaml:2:15: tools[0].workflow: 'a.yaml' includes itself: a.yaml -> b.yaml -> a.yaml") !=
         std::string::npos);
 }
+
+TEST_CASE("a run-time error in a template written in the YAML is shown at its line there, with a caret",
+          "[e2e][steps]") {
+  test::TempDir dir;
+  auto w = dir.write("w.yaml",
+                     "inputs:\n  n: a number\nsteps:\n  half:\n    kind: template\n    template: |\n"
+                     "      n = {{ n }}\n      half = {{ (n | int) // 0 }}\n");
+  auto r = run_engine("run w.yaml -q --input n=4", "", "cd " + shell_quote(dir.path().string()) + " &&");
+  CHECK(r.exit_code == 1);
+  CHECK(r.err ==
+        "engine: error: w.yaml:8:27: step 'half' failed: steps.half.template: integer division or modulo by zero\n"
+        "        half = {{ (n | int) // 0 }}\n"
+        "                            ^\n");
+  auto json = run_engine("run w.yaml --json --input n=4", "", "cd " + shell_quote(dir.path().string()) + " &&");
+  Value doc = Value::parse(json.out);
+  CHECK(doc["error"]["at"] == "w.yaml:8:27");
+  CHECK(doc["steps"]["half"]["output"]["at"] == "w.yaml:8:27");
+}

@@ -46,13 +46,25 @@ TEST_CASE("a recording is replayed by request content, identical requests in rec
   }
   ReplayLlm replay(file);
   CHECK(replay.size() == 3);
-  CHECK(replay.complete(ask("Question: b")).text == "second");
-  CHECK(replay.complete(ask("Question: a")).text == "first");
-  CHECK(replay.complete(ask("Question: a")).text == "third");
-  CHECK(replay.complete(ask("Question: a")).text == "third");  // past the last, the last again
-  LlmResponse r = replay.complete(ask("Question: b"));
+  RunState run;
+  auto in_run = [](const std::string& prompt, RunState& state) {
+    LlmRequest r = ask(prompt);
+    r.run_state = &state;
+    return r;
+  };
+  CHECK(replay.complete(in_run("Question: b", run)).text == "second");
+  CHECK(replay.complete(in_run("Question: a", run)).text == "first");
+  CHECK(replay.complete(in_run("Question: a", run)).text == "third");
+  CHECK(replay.complete(in_run("Question: a", run)).text == "third");  // past the last, the last again
+  LlmResponse r = replay.complete(in_run("Question: b", run));
   CHECK(r.usage.completion_tokens > 0);
   CHECK(r.usage_estimated);
+
+  // Another run starts from the first answers again, whatever ran before it; a call outside any run is a first.
+  RunState next;
+  CHECK(replay.complete(in_run("Question: a", next)).text == "first");
+  CHECK(replay.complete(ask("Question: a")).text == "first");
+  CHECK(replay.complete(ask("Question: a")).text == "first");
 }
 
 TEST_CASE("a recording never holds the API key, even where a prompt or answer quotes it", "[llm][replay]") {

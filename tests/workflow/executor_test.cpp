@@ -62,3 +62,24 @@ TEST_CASE("outputs read the run's output and steps over its inputs, by name and 
   REQUIRE(r.ok());
   CHECK(r.outputs == Value{{"summary", "done/o1/q1/1/finish"}});
 }
+
+TEST_CASE("a replayed recording serves each run from its start, whatever ran before it", "[workflow][replay]") {
+  test::TempDir dir;
+  std::string recording;
+  for (const char* answer : {"no", "no", "yes"})
+    recording += std::string(R"({"request": {"messages": [{"role": "user", "content": "Again?"}]}, "response": {"text": ")") +
+                 answer + "\"}}\n";
+  dir.write("calls.jsonl", recording);
+  auto exec = assemble::build_executor(spec::parse_workflow(
+      "llm:\n  provider: replay\n  recording: calls.jsonl\nsteps:\n  ask_again:\n    kind: loop\n    max_iterations: 3\n"
+      "    until: \"steps.ask.output == 'yes'\"\n    steps:\n      ask: {kind: llm, prompt: 'Again?'}\n",
+      "w.yaml", dir.path()));
+  NullSink sink;
+  for (int run = 1; run <= 2; ++run) {
+    INFO("run " << run);
+    auto r = exec->run(exec->resolve_inputs(Value::object()), sink);
+    REQUIRE(r.ok());
+    CHECK(r.steps["ask_again"]["iterations"] == 3);  // no, no, yes: the second run too, not "yes" at once
+    CHECK(r.steps["ask_again"]["until_met"] == true);
+  }
+}

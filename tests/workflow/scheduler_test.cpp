@@ -151,7 +151,9 @@ TEST_CASE("scheduler: a when that cannot be evaluated fails its step with the te
   auto g = workflow::run_graph(steps, Value::object(), sink, {});
   REQUIRE(g.error);
   CHECK(g.error->kind == "template.undefined");
-  CHECK(g.error->message == "step 'a' failed: when:1:4: undefined variable 'nosuch'");
+  CHECK(g.error->message == "step 'a' failed: undefined variable 'nosuch'");
+  CHECK(g.error->at.str() == "when:1:4");  // the place is kept apart, for the console's caret
+  CHECK(g.error->source_line == "{{ nosuch.field == 1 }}");
 }
 
 namespace {

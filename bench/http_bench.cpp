@@ -125,9 +125,9 @@ class Floor {
 // (llm_end), request JSON, HTTP and response parsing included.
 class RoundTrips : public EventSink {
  public:
-  void emit(const Event& e) override {
-    if (e.type == "llm_start") start_ = Clock::now();
-    if (e.type == "llm_end") wall.push_back(std::chrono::duration<double, std::micro>(Clock::now() - start_).count());
+  void receive(const Event& e, const EventPlace&) override {
+    if (e.type == EventType::LlmStart) start_ = Clock::now();
+    if (e.type == EventType::LlmEnd) wall.push_back(std::chrono::duration<double, std::micro>(Clock::now() - start_).count());
   }
   std::vector<double> wall;
 

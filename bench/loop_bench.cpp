@@ -30,8 +30,8 @@ double median_us(int rounds, F fn) {
 // Counts the bytes of every prompt the run sends (a calibration run; the timed runs use a NullSink).
 class PromptBytes : public EventSink {
  public:
-  void emit(const Event& e) override {
-    if (e.type == "llm_start") total += e.data["prompt"].get_ref<const std::string&>().size();
+  void receive(const Event& e, const EventPlace&) override {
+    if (e.type == EventType::LlmStart) total += e.data["prompt"].get_ref<const std::string&>().size();
   }
   size_t total = 0;
 };

@@ -26,7 +26,7 @@ Value start_event(const llm::LlmClient& llm, const llm::LlmRequest& req, EventDe
 LlmCall call_llm(const llm::LlmClient& llm, const llm::LlmRequest& req, EventSink& events,
                  const std::optional<llm::Price>& price) {
   bool watched = events.detail() != EventDetail::None;
-  if (watched) events.emit({"llm_start", start_event(llm, req, events.detail())});
+  if (watched) events.emit({EventType::LlmStart, start_event(llm, req, events.detail())});
   LlmCall call{llm.complete(req), 0};
   const llm::LlmResponse& resp = call.response;
   if (price) call.cost_usd = price->cost(resp.usage);
@@ -37,7 +37,7 @@ LlmCall call_llm(const llm::LlmClient& llm, const llm::LlmRequest& req, EventSin
   if (price) usage["cost_usd"] = call.cost_usd;
   Value end{{"text", resp.text}, {"finish_reason", resp.finish_reason}, {"usage", std::move(usage)}};
   if (!resp.tool_calls.empty()) end["tool_calls"] = llm::tool_calls_to_json(resp.tool_calls);
-  events.emit({"llm_end", std::move(end)});
+  events.emit({EventType::LlmEnd, std::move(end)});
   return call;
 }
 

@@ -33,12 +33,12 @@ class ReactRun {
         if (wrong.empty()) return core_.finish(std::move(answer), finish->log);
         // An answer that does not match the output schema goes back to the model, whatever on_parse_error says:
         // the model can fix it, within max_iterations.
-        core_.events().emit({"parse_error", Value{{"message", wrong}, {"text", text}}});
+        core_.events().emit({EventType::ParseError, Value{{"message", wrong}, {"text", text}}});
         add_step(parse::AgentAction{"_Exception", "Invalid final answer", text}, Observation{wrong, wrong});
         continue;
       }
       if (auto* failure = std::get_if<parse::ParseFailure>(&parsed)) {
-        core_.events().emit({"parse_error", Value{{"message", failure->message}, {"text", text}}});
+        core_.events().emit({EventType::ParseError, Value{{"message", failure->message}, {"text", text}}});
         if (cfg_.on_parse_error == ParseErrorPolicy::Fail) return core_.fail("parse.failed", failure->message);
         // As LangChain's handle_parsing_errors: the error goes back to the model as the observation.
         add_step(parse::AgentAction{"_Exception", "Invalid or incomplete response", text},

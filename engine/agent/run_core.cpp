@@ -30,8 +30,11 @@ RunResult RunCore::execute(const Value& inputs, const std::function<void()>& loo
   start_ = Clock::now();
   if (events_.detail() != EventDetail::None) {
     Value start{{"name", "AgentExecutor"}};
+    // How this agent writes its scratchpad, for whoever shows the run as LangChain's verbose mode does.
+    if (!limits_.observation_prefix.empty()) start["observation_prefix"] = limits_.observation_prefix;
+    if (!limits_.llm_prefix.empty()) start["llm_prefix"] = limits_.llm_prefix;
     if (events_.detail() == EventDetail::Full) start["inputs"] = inputs;
-    events_.emit({"chain_start", std::move(start)});
+    events_.emit({EventType::ChainStart, std::move(start)});
   }
   try {
     loop();
@@ -48,7 +51,7 @@ RunResult RunCore::execute(const Value& inputs, const std::function<void()>& loo
   Value end{{"output", result_.output}, {"stopped_reason", result_.stopped_reason},
             {"elapsed_ms", result_.elapsed_ms}, {"usage", result_.usage_json()}};
   if (result_.error) end["error"] = result_.error->to_json();
-  events_.emit({"chain_end", std::move(end)});
+  events_.emit({EventType::ChainEnd, std::move(end)});
   return std::move(result_);
 }
 
@@ -69,30 +72,30 @@ const char* RunCore::stop_reason(int iterations) const {
 
 bool RunCore::stop_early(const char* reason) {
   result_.stopped_reason = reason;
-  events_.emit({"early_stop", Value{{"reason", reason}}});
+  events_.emit({EventType::EarlyStop, Value{{"reason", reason}}});
   // A spent budget allows no further call, whatever the early-stopping method.
   bool budget = spent_budget() != nullptr;
   if (limits_.early_stopping == EarlyStopping::Generate && !budget) return true;
   result_.output = budget ? kBudgetStopMessage : kForceStopMessage;
-  events_.emit({"agent_finish", Value{{"output", result_.output}, {"log", ""}}});
+  events_.emit({EventType::AgentFinish, Value{{"output", result_.output}, {"log", ""}}});
   return false;
 }
 
 void RunCore::fail_without_answer(const char* limit) {
-  events_.emit({"early_stop", Value{{"reason", limit}}});
+  events_.emit({EventType::EarlyStop, Value{{"reason", limit}}});
   fail("output.missing", std::string("the run reached ") + limit + " before an answer that matches the output schema");
   result_.stopped_reason = limit;
 }
 
 void RunCore::finish_after_stop(Value output, const std::string& log) {
-  events_.emit({"agent_finish", Value{{"output", output}, {"log", log}}});
+  events_.emit({EventType::AgentFinish, Value{{"output", output}, {"log", log}}});
   result_.output = std::move(output);
 }
 
 void RunCore::return_direct(const Observation& observation) {
   result_.output = observation.text;
   result_.stopped_reason = "return_direct";
-  events_.emit({"agent_finish", Value{{"output", result_.output}, {"log", ""}}});
+  events_.emit({EventType::AgentFinish, Value{{"output", result_.output}, {"log", ""}}});
 }
 
 llm::LlmResponse RunCore::call_llm(llm::LlmRequest& req) {
@@ -113,9 +116,7 @@ llm::LlmResponse RunCore::call_llm(llm::LlmRequest& req) {
 void RunCore::refuse_call(const std::string& tool, std::string why, const char* kind, Observation& observation) {
   observation.text = why;
   observation.output = std::move(why);
-  events_.emit({"tool_end", Value{{"tool", tool}, {"observation", observation.output}, {"error", kind},
-                                  {"observation_prefix", limits_.observation_prefix},
-                                  {"llm_prefix", limits_.llm_prefix}}});
+  events_.emit({EventType::ToolEnd, Value{{"tool", tool}, {"observation", observation.output}, {"error", kind}}});
 }
 
 RunCore::ToolOutcome RunCore::run_tool(parse::AgentAction& action, Observation& observation) {
@@ -135,15 +136,14 @@ RunCore::ToolOutcome RunCore::run_tool(parse::AgentAction& action, Observation& 
     refuse_call(action.tool, std::move(refused), "tool.invalid_arguments", observation);
     return ToolOutcome::Continue;
   }
-  events_.emit({"tool_start", Value{{"tool", action.tool}, {"input", action.tool_input}}});
+  events_.emit({EventType::ToolStart, Value{{"tool", action.tool}, {"input", action.tool_input}}});
   auto& instance = instances_[entry->tool.get()];
   if (!instance) instance = entry->tool->instantiate({&events_, options_.cancel});
   tools::ToolResult r = instance->invoke(action.tool_input);
-  // After a return_direct tool the model is not asked again, so LangChain's console shows no "Thought:" after it.
-  Value ev{{"tool", action.tool}, {"observation", r.output}, {"observation_prefix", limits_.observation_prefix},
-           {"llm_prefix", entry->return_direct ? std::string() : limits_.llm_prefix}};
+  Value ev{{"tool", action.tool}, {"observation", r.output}};
+  if (entry->return_direct) ev["return_direct"] = true;
   if (!r.ok()) ev["error"] = r.error_kind;
-  events_.emit({"tool_end", std::move(ev)});
+  events_.emit({EventType::ToolEnd, std::move(ev)});
   observation.text = tools::observation_text(r.output);
   observation.output = std::move(r.output);
   if (!r.ok() && entry->fail_run_on_error) {
@@ -157,10 +157,10 @@ void RunCore::record_step(parse::AgentAction action, Value observation) {
   result_.intermediate_steps.push_back(AgentStep{std::move(action), std::move(observation)});
 }
 
-void RunCore::emit_action(const parse::AgentAction& action) { events_.emit({"agent_action", action_json(action)}); }
+void RunCore::emit_action(const parse::AgentAction& action) { events_.emit({EventType::AgentAction, action_json(action)}); }
 
 void RunCore::finish(Value output, const std::string& log) {
-  events_.emit({"agent_finish", Value{{"output", output}, {"log", log}}});
+  events_.emit({EventType::AgentFinish, Value{{"output", output}, {"log", log}}});
   result_.output = std::move(output);
   result_.stopped_reason = "finish";
 }
@@ -169,7 +169,7 @@ void RunCore::fail(const std::string& kind, const std::string& message) { fail(R
 
 void RunCore::fail(RunError error) {
   result_.stopped_reason = stopped_reason_of(error.kind);
-  events_.emit({"error", error.to_json()});
+  events_.emit({EventType::Error, error.to_json()});
   result_.error = std::move(error);
 }
 

@@ -60,6 +60,8 @@ struct RunOptions {
   const Cancel* cancel = nullptr;
   // What the run's model clients keep for it (llm/run_state.h); the executor makes one when none is given.
   llm::RunState* llm_state = nullptr;
+  // The run's id, which every event carries (EventPlace); the executor makes one when none is given.
+  std::string_view run_id;
 };
 
 class RunCore {

@@ -42,6 +42,7 @@ Value RunResult::to_json() const {
           {"elapsed_ms", elapsed_ms},
           {"stopped_reason", stopped_reason}};
   if (!steps.empty()) j["steps"] = steps;
+  if (!run_id.empty()) j["run_id"] = run_id;
   if (error) j["error"] = error->to_json();
   return j;
 }

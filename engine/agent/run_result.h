@@ -46,6 +46,7 @@ struct RunResult {
   // "cancelled" or "timeout"
   std::string stopped_reason;
   std::optional<RunError> error;
+  std::string run_id;  // what its events carry
 
   bool ok() const { return !error; }
   Value to_json() const;  // the --json document

@@ -2,6 +2,7 @@
 // What a run reports as it goes. Lower layers emit events; only cli/ decides how they are shown.
 #include <algorithm>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "engine/core/value.h"
@@ -13,22 +14,56 @@ namespace engine {
 // and an input of megabytes would be held once more.
 enum class EventDetail { None, Summary, Full };
 
+// Every kind of event, docs/trace.md says what each holds.
+enum class EventType {
+  ChainStart,
+  ChainEnd,
+  LlmStart,
+  LlmToken,
+  LlmRetry,
+  LlmEnd,
+  AgentAction,
+  AgentFinish,
+  ToolStart,
+  ToolLog,
+  ToolEnd,
+  ParseError,
+  EarlyStop,
+  Error,
+  StepStart,
+  StepRetry,
+  StepEnd,
+};
+
+// "chain_start", "llm_end", ...: the name traces and tests use.
+std::string_view event_name(EventType type);
+
 struct Event {
-  std::string type;  // "chain_start", "llm_end", "agent_action", ... (docs/trace.md lists them)
-  Value data;        // the event's fields
+  EventType type;
+  Value data;  // the event's fields
+};
+
+// Whose an event is: the run's id, and the path of the step that emitted it ("classify", "revise[2]",
+// "research/agent"; empty for the run itself). Sinks add it as events pass through them, so an emitter deep in an
+// agent needs to know neither.
+struct EventPlace {
+  std::string_view run_id;
+  std::string_view step;
 };
 
 class EventSink {
  public:
   virtual ~EventSink() = default;
-  virtual void emit(const Event& event) = 0;
+  // What emitters call: the event as its emitter sees it, before any step or run has placed it.
+  void emit(const Event& event) { receive(event, EventPlace{}); }
+  virtual void receive(const Event& event, const EventPlace& place) = 0;
   virtual EventDetail detail() const { return EventDetail::Full; }
 };
 
 // Drops every event: for runs nobody watches (benchmarks, quiet batch runs).
 class NullSink : public EventSink {
  public:
-  void emit(const Event&) override {}
+  void receive(const Event&, const EventPlace&) override {}
   EventDetail detail() const override { return EventDetail::None; }
 };
 
@@ -36,8 +71,8 @@ class NullSink : public EventSink {
 class EventFanout : public EventSink {
  public:
   void add(EventSink* sink) { sinks_.push_back(sink); }
-  void emit(const Event& event) override {
-    for (auto* s : sinks_) s->emit(event);
+  void receive(const Event& event, const EventPlace& place) override {
+    for (auto* s : sinks_) s->receive(event, place);
   }
   bool empty() const { return sinks_.empty(); }
   EventDetail detail() const override {
@@ -48,6 +83,22 @@ class EventFanout : public EventSink {
 
  private:
   std::vector<EventSink*> sinks_;
+};
+
+// Places the events that pass through it: under a step (whose path goes before the path they already have), and
+// in a run (the outermost run's id wins: a sub-workflow's events are its caller's run's). The event itself is not
+// copied.
+class PlacingSink : public EventSink {
+ public:
+  PlacingSink(EventSink& inner, std::string step, std::string run_id = {})
+      : inner_(inner), step_(std::move(step)), run_id_(std::move(run_id)) {}
+  void receive(const Event& event, const EventPlace& place) override;
+  EventDetail detail() const override { return inner_.detail(); }
+
+ private:
+  EventSink& inner_;
+  std::string step_;
+  std::string run_id_;
 };
 
 }  // namespace engine

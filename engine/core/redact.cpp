@@ -115,11 +115,11 @@ void redact_value(Value& v, const Redactor& redactor) {
   }
 }
 
-void RedactingSink::emit(const Event& event) {
-  if (redactor_.empty()) return inner_.emit(event);
+void RedactingSink::receive(const Event& event, const EventPlace& place) {
+  if (redactor_.empty()) return inner_.receive(event, place);
   Event copy = event;
   redact_value(copy.data, redactor_);
-  inner_.emit(copy);
+  inner_.receive(copy, place);
 }
 
 }  // namespace engine

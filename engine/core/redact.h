@@ -53,7 +53,7 @@ void redact_value(Value& v, const Redactor& redactor);
 class RedactingSink : public EventSink {
  public:
   RedactingSink(EventSink& inner, const Redactor& redactor) : inner_(inner), redactor_(redactor) {}
-  void emit(const Event& event) override;
+  void receive(const Event& event, const EventPlace& place) override;
   EventDetail detail() const override { return inner_.detail(); }
 
  private:

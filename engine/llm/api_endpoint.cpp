@@ -156,7 +156,7 @@ LlmResponse ApiEndpoint::send(const std::string& url, const std::vector<std::str
     if (request.events) {
       Value ev{{"attempt", attempt + 1}, {"error", failure}, {"wait_ms", static_cast<long>(wait.count())}};
       if (reader->shown_any()) ev["discarded_partial"] = true;
-      request.events->emit(Event{"llm_retry", std::move(ev)});
+      request.events->emit(Event{EventType::LlmRetry, std::move(ev)});
     }
     sleep_or_throw(request.cancel, wait);
   }

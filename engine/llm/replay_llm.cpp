@@ -140,7 +140,7 @@ LlmResponse ReplayLlm::complete(const LlmRequest& request) const {
   size_t index = it->second[std::min(n, it->second.size() - 1)];
   LlmResponse r = entries_[index].response;
   if (request.stream && request.events && !r.text.empty())
-    request.events->emit(Event{"llm_token", Value{{"text", r.text}}});
+    request.events->emit(Event{EventType::LlmToken, Value{{"text", r.text}}});
   return r;
 }
 

@@ -1,5 +1,6 @@
 #include "engine/trace/console_printer.h"
 
+#include <algorithm>
 #include <iterator>
 
 #include "engine/core/json_text.h"
@@ -27,6 +28,14 @@ std::string text_or_json(const Value& data, const char* key) {
   return it->is_string() ? it->get<std::string>() : to_json_text(*it);
 }
 
+// How deep an event shows: a level per step in its path; a step's own start and end show at its parent's level.
+size_t depth(EventType type, std::string_view step) {
+  if (step.empty()) return 0;
+  size_t d = 1 + static_cast<size_t>(std::count(step.begin(), step.end(), '/'));
+  bool own = type == EventType::StepStart || type == EventType::StepRetry || type == EventType::StepEnd;
+  return own ? d - 1 : d;
+}
+
 }  // namespace
 
 const char* ConsolePrinter::tool_color(const std::string& tool) const {
@@ -35,86 +44,135 @@ const char* ConsolePrinter::tool_color(const std::string& tool) const {
   return nullptr;
 }
 
-// Everything shown passes here: text from the model, tools and servers may hold escape sequences.
-void ConsolePrinter::write(const std::string& text, const char* color) {
-  if (color_ && color) out_ << color << terminal_safe(text) << kReset;
-  else out_ << terminal_safe(text);
+// Everything shown passes here: text from the model, tools and servers may hold escape sequences. Each line
+// begins with the event's indent.
+void ConsolePrinter::write(std::string_view text, const char* color) {
+  std::string safe = terminal_safe(std::string(text));
+  std::string_view rest = safe;
+  while (!rest.empty()) {
+    size_t end = rest.find('\n');
+    std::string_view line = rest.substr(0, end);
+    if (!line.empty()) {
+      if (!at_line_start_ && line_owner_ != showing_) newline();
+      if (at_line_start_) out_ << indent_;
+      line_owner_ = showing_;
+      if (color_ && color) out_ << color << line << kReset;
+      else out_ << line;
+      at_line_start_ = false;
+    }
+    if (end == std::string_view::npos) break;
+    newline();
+    rest.remove_prefix(end + 1);
+  }
+}
+
+void ConsolePrinter::newline() {
+  out_ << '\n';
+  at_line_start_ = true;
 }
 
 // A log that begins with the text already streamed shows only the rest (a tool call's "Invoking: ..." line after
 // the model's words); a log the stream did not show is shown whole.
-void ConsolePrinter::write_log(const std::string& log, const char* color) {
-  if (!streamed_) return write(log, color);
-  if (log.compare(0, streamed_text_.size(), streamed_text_) != 0) return write(log, color);
-  if (log.size() > streamed_text_.size()) write(log.substr(streamed_text_.size()), color);
+void ConsolePrinter::write_log(Chain& chain, const std::string& log, const char* color) {
+  if (!chain.streamed) return write(log, color);
+  if (log.compare(0, chain.streamed_text.size(), chain.streamed_text) != 0) return write(log, color);
+  if (log.size() > chain.streamed_text.size()) write(std::string_view(log).substr(chain.streamed_text.size()), color);
 }
 
-void ConsolePrinter::emit(const Event& e) {
-  const Value& d = e.data;
-  if (e.type == "chain_start") {
-    write("\n> Entering new " + str(d, "name") + " chain...", kBold);
-    out_ << "\n";
-  } else if (e.type == "llm_start") {
-    streamed_ = d.value("stream", false);
-    streamed_text_.clear();
-  } else if (e.type == "llm_token") {
-    std::string text = str(d, "text");
-    write(text, kGreen);
-    streamed_text_ += text;
-  } else if (e.type == "llm_retry") {
-    out_ << "\n";
-    std::string note = "Retrying (attempt " + std::to_string(d.value("attempt", 0) + 1) + ") after " +
-                       str(d, "error");
-    if (d.value("discarded_partial", false)) note += "; the text above is discarded";
-    streamed_text_.clear();  // the next attempt streams its answer from the start
-    write(note, kRed);
-    out_ << "\n";
-  } else if (e.type == "agent_action") {
-    write_log(str(d, "log"), kGreen);
-  } else if (e.type == "tool_end") {
-    out_ << "\n";
-    write(str(d, "observation_prefix"), nullptr);
-    write(text_or_json(d, "observation"), d.contains("error") ? kRed : tool_color(str(d, "tool")));
-    out_ << "\n";
-    write(str(d, "llm_prefix"), nullptr);
-  } else if (e.type == "parse_error") {
-    write_log(str(d, "text"), kGreen);
-    out_ << "\n";
-    write("Parse error: " + str(d, "message"), kRed);
-    out_ << "\n";
-  } else if (e.type == "tool_log") {
-    out_ << "\n";
-    write("[" + str(d, "tool") + "] " + str(d, "message"), nullptr);
-  } else if (e.type == "agent_finish") {
-    write_log(str(d, "log"), kGreen);
-  } else if (e.type == "early_stop") {
-    out_ << "\n";
-    write("Stopped: " + str(d, "reason"), kRed);
-  } else if (e.type == "step_start") {
-    out_ << "\n";
-    write("[" + str(d, "step") + "] started (" + str(d, "kind") + ")", kBold);
-  } else if (e.type == "step_retry") {
-    out_ << "\n";
-    write("[" + str(d, "step") + "] attempt " + std::to_string(d.value("attempt", 0)) + " failed (" +
-              (d.contains("error") ? str(d["error"], "message") : std::string()) + "); retrying in " +
-              std::to_string(d.value("wait_ms", 0L)) + " ms",
-          kRed);
-  } else if (e.type == "step_end") {
-    out_ << "\n";
-    std::string status = str(d, "status");
-    std::string line = "[" + str(d, "step") + "] ";
-    if (status == "skipped") line += "skipped: its when: does not hold";
-    else line += status + " in " + std::to_string(d.value("elapsed_ms", 0L)) + " ms";
-    write(line, status == "failed" ? kRed : kBold);
-  } else if (e.type == "chain_end") {
-    out_ << "\n";
-    if (!d.contains("error")) {
-      out_ << "\n";
-      write("> Finished chain.", kBold);
-      out_ << "\n";
-    }
-  }
+void ConsolePrinter::receive(const Event& e, const EventPlace& place) {
+  std::lock_guard lock(mutex_);
+  auto it = chains_.find(place.step);
+  if (it == chains_.end()) it = chains_.emplace(std::string(place.step), Chain{}).first;
+  indent_.assign(2 * depth(e.type, place.step), ' ');
+  showing_.assign(place.step);
+  show(e, it->second);
   out_.flush();
+}
+
+void ConsolePrinter::show(const Event& e, Chain& chain) {
+  const Value& d = e.data;
+  switch (e.type) {
+    case EventType::ChainStart:
+      chain.observation_prefix = str(d, "observation_prefix");
+      chain.llm_prefix = str(d, "llm_prefix");
+      newline();
+      write("> Entering new " + str(d, "name") + " chain...", kBold);
+      newline();
+      break;
+    case EventType::LlmStart:
+      chain.streamed = d.value("stream", false);
+      chain.streamed_text.clear();
+      break;
+    case EventType::LlmToken: {
+      std::string text = str(d, "text");
+      write(text, kGreen);
+      chain.streamed_text += text;
+      break;
+    }
+    case EventType::LlmRetry: {
+      newline();
+      std::string note = "Retrying (attempt " + std::to_string(d.value("attempt", 0) + 1) + ") after " +
+                         str(d, "error");
+      if (d.value("discarded_partial", false)) note += "; the text above is discarded";
+      chain.streamed_text.clear();  // the next attempt streams its answer from the start
+      write(note, kRed);
+      newline();
+      break;
+    }
+    case EventType::AgentAction:
+    case EventType::AgentFinish: write_log(chain, str(d, "log"), kGreen); break;
+    case EventType::ToolEnd:
+      newline();
+      write(chain.observation_prefix, nullptr);
+      write(text_or_json(d, "observation"), d.contains("error") ? kRed : tool_color(str(d, "tool")));
+      newline();
+      // After a return_direct tool the model is not asked again, so LangChain's console shows no "Thought:".
+      if (!d.value("return_direct", false)) write(chain.llm_prefix, nullptr);
+      break;
+    case EventType::ParseError:
+      write_log(chain, str(d, "text"), kGreen);
+      newline();
+      write("Parse error: " + str(d, "message"), kRed);
+      newline();
+      break;
+    case EventType::ToolLog:
+      newline();
+      write("[" + str(d, "tool") + "] " + str(d, "message"), nullptr);
+      break;
+    case EventType::EarlyStop:
+      newline();
+      write("Stopped: " + str(d, "reason"), kRed);
+      break;
+    case EventType::StepStart:
+      newline();
+      write("[" + str(d, "step") + "] started (" + str(d, "kind") + ")", kBold);
+      break;
+    case EventType::StepRetry:
+      newline();
+      write("[" + str(d, "step") + "] attempt " + std::to_string(d.value("attempt", 0)) + " failed (" +
+                (d.contains("error") ? str(d["error"], "message") : std::string()) + "); retrying in " +
+                std::to_string(d.value("wait_ms", 0L)) + " ms",
+            kRed);
+      break;
+    case EventType::StepEnd: {
+      newline();
+      std::string status = str(d, "status");
+      std::string line = "[" + str(d, "step") + "] ";
+      if (status == "skipped") line += "skipped: its when: does not hold";
+      else line += status + " in " + std::to_string(d.value("elapsed_ms", 0L)) + " ms";
+      write(line, status == "failed" ? kRed : kBold);
+      break;
+    }
+    case EventType::ChainEnd:
+      newline();
+      if (!d.contains("error")) {
+        newline();
+        write("> Finished chain.", kBold);
+        newline();
+      }
+      break;
+    default: break;
+  }
 }
 
 }  // namespace engine::trace

@@ -4,9 +4,11 @@
 
 namespace engine::trace {
 
-void JsonlWriter::emit(const Event& e) {
+void JsonlWriter::receive(const Event& e, const EventPlace& place) {
   Value line{{"t_ms", std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start_).count()},
-             {"type", e.type}};
+             {"type", event_name(e.type)}};
+  if (!place.run_id.empty()) line["run_id"] = place.run_id;
+  if (!place.step.empty()) line["path"] = place.step;
   if (e.data.is_object())
     for (const auto& [k, v] : e.data.items()) line[k] = v;
   std::lock_guard<std::mutex> lock(mu_);

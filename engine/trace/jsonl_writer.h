@@ -1,5 +1,5 @@
 #pragma once
-// Writes every event as one JSON line: {"ts_ms": ..., "type": ..., ...data}.
+// Writes every event as one JSON line: {"t_ms": ..., "type": ..., "run_id": ..., "path": ... (a step's), ...data}.
 #include <chrono>
 #include <mutex>
 #include <ostream>
@@ -11,7 +11,7 @@ namespace engine::trace {
 class JsonlWriter : public EventSink {
  public:
   explicit JsonlWriter(std::ostream& out) : out_(out), start_(std::chrono::steady_clock::now()) {}
-  void emit(const Event& event) override;
+  void receive(const Event& event, const EventPlace& place) override;
 
  private:
   std::ostream& out_;

@@ -2,11 +2,26 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <random>
 
 #include "engine/core/error.h"
 #include "engine/core/text.h"
 
 namespace engine::workflow {
+namespace {
+
+// 64 random bits in hex: unique enough to tell the runs of a batch or a day's traces apart.
+std::string new_run_id() {
+  std::random_device entropy;
+  uint64_t bits = (static_cast<uint64_t>(entropy()) << 32) ^ entropy();
+  char text[17];
+  std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(bits));
+  return text;
+}
+
+}  // namespace
 
 Value Executor::resolve_inputs(Value given) const {
   Value out = Value::object();
@@ -28,12 +43,16 @@ Value Executor::resolve_inputs(Value given) const {
   return out;
 }
 
-agent::RunResult Executor::run(const Value& inputs, EventSink& events, const agent::RunOptions& given) const {
+agent::RunResult Executor::run(const Value& inputs, EventSink& given_events, const agent::RunOptions& given) const {
   llm::RunState own_state;  // this run's, unless the caller keeps one across its parts
   agent::RunOptions options = given;
   if (!options.llm_state) options.llm_state = &own_state;
-  if (!parts_.agent) return run_steps(inputs, events, options);
-  agent::RunResult r = parts_.agent->run(inputs, events, options);
+  std::string own_id;
+  if (options.run_id.empty()) options.run_id = own_id = new_run_id();
+  PlacingSink events(given_events, "", std::string(options.run_id));
+  agent::RunResult r = parts_.agent ? parts_.agent->run(inputs, events, options) : run_steps(inputs, events, options);
+  r.run_id = options.run_id;
+  if (!parts_.agent) return r;
   if (!r.ok() || parts_.outputs.empty()) return r;
   Value own{{"output", r.output}, {"stopped_reason", r.stopped_reason}};
   Value steps = Value::array();
@@ -57,7 +76,7 @@ agent::RunResult Executor::run_steps(const Value& inputs, EventSink& events, con
   if (events.detail() != EventDetail::None) {
     Value begin{{"name", parts_.name.empty() ? "Workflow" : parts_.name}};
     if (events.detail() == EventDetail::Full) begin["inputs"] = inputs;
-    events.emit({"chain_start", std::move(begin)});
+    events.emit({EventType::ChainStart, std::move(begin)});
   }
   GraphRun g = run_graph(parts_.steps, inputs, events, options);
   agent::RunResult r;
@@ -84,7 +103,7 @@ agent::RunResult Executor::run_steps(const Value& inputs, EventSink& events, con
     Value end{{"output", r.output}, {"stopped_reason", r.stopped_reason}, {"elapsed_ms", r.elapsed_ms},
               {"usage", r.usage_json()}};
     if (r.error) end["error"] = r.error->to_json();
-    events.emit({"chain_end", std::move(end)});
+    events.emit({EventType::ChainEnd, std::move(end)});
   }
   return r;
 }

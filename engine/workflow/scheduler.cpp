@@ -21,9 +21,9 @@ using Clock = std::chrono::steady_clock;
 class SerialSink : public EventSink {
  public:
   explicit SerialSink(EventSink& inner) : inner_(inner) {}
-  void emit(const Event& event) override {
+  void receive(const Event& event, const EventPlace& place) override {
     std::lock_guard lock(mutex_);
-    inner_.emit(event);
+    inner_.receive(event, place);
   }
   EventDetail detail() const override { return inner_.detail(); }
 
@@ -149,6 +149,14 @@ class GraphRunner {
 
   std::string event_name(size_t i) const { return steps_[i].name + context_.suffix; }
 
+  // What one step's run uses: its options (with its own timeout's cancel), and where its events go: its own
+  // (step_start, step_end) placed under it, and its work's, which are too unless the step is a loop.
+  struct StepContext {
+    agent::RunOptions options;
+    EventSink& events;
+    EventSink& work_events;
+  };
+
   // What a step came to: its end state, output (the error object when it failed), and what it spent.
   struct StepReport {
     State end = State::Done;
@@ -164,14 +172,16 @@ class GraphRunner {
     StepReport report;
     const Step& step = steps_[i];
     std::optional<Cancel> timed;
-    agent::RunOptions options = options_;
+    PlacingSink placed(sink_, event_name(i));
+    // A loop's body places its own steps' events (`critique[2]`), not under the loop.
+    StepContext ctx{options_, placed, step.kind == "loop" ? static_cast<EventSink&>(sink_) : placed};
     if (step.timeout) {
       timed.emplace(options_.cancel, start + *step.timeout,
                     "the timeout of step '" + step.name + "' (" + seconds_text(*step.timeout) + ") passed");
-      options.cancel = &*timed;
+      ctx.options.cancel = &*timed;
     }
     try {
-      attempt(i, report, options);
+      attempt(i, report, ctx);
     } catch (const Error& e) {
       report.error = agent::RunError::from(e, "step '" + steps_[i].name + "' failed: ");
     } catch (const std::bad_alloc&) {
@@ -189,14 +199,14 @@ class GraphRunner {
     try {
       Value done{{"step", event_name(i)}, {"status", status_name(report.end)}, {"elapsed_ms", report.elapsed_ms}};
       if (report.error) done["error"] = report.error->to_json();
-      sink_.emit({"step_end", std::move(done)});
+      placed.emit({EventType::StepEnd, std::move(done)});
     } catch (...) {  // a sink that cannot show the end does not change it
     }
     finish(i, std::move(report));
   }
 
   // The step's `when`, then its work: once, or once per item of its for_each.
-  void attempt(size_t i, StepReport& report, const agent::RunOptions& options) {
+  void attempt(size_t i, StepReport& report, const StepContext& ctx) {
     const Step& step = steps_[i];
     Value own;
     {
@@ -208,9 +218,9 @@ class GraphRunner {
       report.end = State::Skipped;
       return;
     }
-    sink_.emit({"step_start", Value{{"step", event_name(i)}, {"kind", step.kind}}});
+    ctx.events.emit({EventType::StepStart, Value{{"step", event_name(i)}, {"kind", step.kind}}});
     if (!step.for_each) {
-      report.outcome = run_work(step, vars, options);
+      report.outcome = run_work(i, vars, ctx);
       return;
     }
     Value items = step.for_each->evaluate(vars);
@@ -221,7 +231,7 @@ class GraphRunner {
                                        std::to_string(kMaxForEachItems) + " a step maps");
     auto outcomes = map_items(items, step.concurrency, [&](size_t index, const Value& item) {
       Value each{{"item", item}, {"item_index", index}};
-      return run_work(step, tmpl::Vars::of(each).then(own).then_named("inputs", inputs_).then(inputs_), options);
+      return run_work(i, tmpl::Vars::of(each).then(own).then_named("inputs", inputs_).then(inputs_), ctx);
     });
     report.outcome.output = Value::array();
     for (auto& o : outcomes) {
@@ -233,16 +243,17 @@ class GraphRunner {
   }
 
   // The step's work, tried up to `attempts` times with a doubling wait between.
-  StepOutcome run_work(const Step& step, const tmpl::Vars& vars, const agent::RunOptions& options) {
+  StepOutcome run_work(size_t i, const tmpl::Vars& vars, const StepContext& ctx) {
+    const Step& step = steps_[i];
     auto wait = step.backoff;
     for (int n = 1;; ++n) {
       try {
-        return step.work->run(vars, sink_, options);
+        return step.work->run(vars, ctx.work_events, ctx.options);
       } catch (const Error& e) {
-        if (n >= step.attempts || stopped(options)) throw;
-        sink_.emit({"step_retry", Value{{"step", step.name}, {"attempt", n}, {"wait_ms", wait.count()},
-                                        {"error", {{"kind", e.kind()}, {"message", e.what()}}}}});
-        sleep_or_throw(options.cancel, wait);
+        if (n >= step.attempts || stopped(ctx.options)) throw;
+        ctx.events.emit({EventType::StepRetry, Value{{"step", event_name(i)}, {"attempt", n}, {"wait_ms", wait.count()},
+                                                     {"error", agent::RunError::from(e).to_json()}}});
+        sleep_or_throw(ctx.options.cancel, wait);
         wait *= 2;
       }
     }

@@ -28,11 +28,11 @@ StepOutcome ToolWork::run(const tmpl::Vars& vars, EventSink& events, const agent
   Value input = input_.render(vars);
   if (std::string refused = tools::prepare_arguments(*tool_, input); !refused.empty())
     throw Error("tool.invalid_arguments", "tool '" + tool_->name() + "': " + refused);
-  events.emit({"tool_start", Value{{"tool", tool_->name()}, {"input", input}}});
+  events.emit({EventType::ToolStart, Value{{"tool", tool_->name()}, {"input", input}}});
   tools::ToolResult r = tool_->instantiate({&events, options.cancel})->invoke(input);
   Value end{{"tool", tool_->name()}, {"observation", r.output}};
   if (!r.ok()) end["error"] = r.error_kind;
-  events.emit({"tool_end", std::move(end)});
+  events.emit({EventType::ToolEnd, std::move(end)});
   if (!r.ok()) throw Error(r.error_kind, r.text());
   return StepOutcome{std::move(r.output)};
 }

@@ -17,7 +17,12 @@ class WorkflowRun : public tools::ToolInstance {
     try {
       agent::RunOptions options;
       options.cancel = context_.cancel;
-      r = executor_.run(executor_.resolve_inputs(std::move(given)), context_.events ? *context_.events : quiet, options);
+      if (context_.events) {
+        PlacingSink placed(*context_.events, executor_.name());  // its events show under the tool
+        r = executor_.run(executor_.resolve_inputs(std::move(given)), placed, options);
+      } else {
+        r = executor_.run(executor_.resolve_inputs(std::move(given)), quiet, options);
+      }
     } catch (const Error& e) {  // inputs that do not fit: the caller (a model) can correct them
       return tools::ToolResult::failure(e.kind(), "tool '" + executor_.name() + "': " + e.what());
     }

@@ -149,7 +149,7 @@ TEST_CASE("tool calling: a return_direct tool's result is the answer", "[agent][
   CHECK(log.types().back() == "chain_end");
   CHECK(log.events[log.events.size() - 2].type == "agent_finish");
   CHECK(log.events[log.events.size() - 2].data == Value{{"output", "direct"}, {"log", ""}});
-  CHECK(log.events[log.events.size() - 3].data["llm_prefix"] == "");  // the tool_end: no "Thought:" follows
+  CHECK(log.events[log.events.size() - 3].data["return_direct"] == true);  // the tool_end: no "Thought:" follows
 }
 
 TEST_CASE("tool calling: a return_direct tool ends the run only as its answer's one call, as LangChain",

@@ -2,6 +2,11 @@
 // before.
 #include <catch2/catch.hpp>
 
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "engine/core/file.h"
 #include "support/test_support.h"
 
 using namespace engine;
@@ -208,4 +213,56 @@ TEST_CASE("a run-time error in a template written in the YAML is shown at its li
   Value doc = Value::parse(json.out);
   CHECK(doc["error"]["at"] == "w.yaml:8:27");
   CHECK(doc["steps"]["half"]["output"]["at"] == "w.yaml:8:27");
+}
+
+namespace {
+
+// The --trace file's events, one per line.
+std::vector<Value> trace_lines(const std::filesystem::path& file) {
+  std::vector<Value> out;
+  std::istringstream lines(read_file(file));
+  for (std::string line; std::getline(lines, line);)
+    if (!line.empty()) out.push_back(Value::parse(line));
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("every event says whose it is: the run's id and the step's path, nested steps under theirs",
+          "[e2e][steps][trace]") {
+  test::TempDir dir;
+  auto file = dir.path() / "trace.jsonl";
+  auto r = run_engine("run workflows/support_router.yaml --json -q --trace " + shell_quote(file.string()));
+  REQUIRE(r.exit_code == 0);
+  std::string run_id = Value::parse(r.out)["run_id"];
+  CHECK(run_id.size() == 16);
+  auto events = trace_lines(file);
+  REQUIRE(!events.empty());
+  std::map<std::string, std::set<std::string>> paths;  // type -> the paths it came from
+  for (const auto& e : events) {
+    CHECK(e["run_id"] == run_id);
+    paths[e["type"]].insert(e.value("path", ""));
+  }
+  CHECK(paths["step_start"] == std::set<std::string>{"classify", "billing", "reply"});
+  CHECK(paths["llm_start"] == std::set<std::string>{"classify", "billing"});
+  CHECK(paths["tool_end"] == std::set<std::string>{"billing"});
+  CHECK(paths["chain_end"] == std::set<std::string>{"", "billing"});  // the workflow's, the agent's
+  CHECK(events.front()["type"] == "chain_start");
+  CHECK_FALSE(events.front().contains("path"));
+  // a sub-workflow used as a tool: its events are under the tool's name
+  auto team = dir.path() / "team.jsonl";
+  REQUIRE(run_engine("run workflows/research_team.yaml -q --trace " + shell_quote(team.string())).exit_code == 0);
+  std::set<std::string> team_paths;
+  for (const auto& e : trace_lines(team)) team_paths.insert(e.value("path", ""));
+  CHECK(team_paths.count("researcher") == 1);
+  CHECK(team_paths.count("writer") == 1);
+}
+
+TEST_CASE("the console shows an agent step's chain indented under the step", "[e2e][steps][trace]") {
+  auto r = run_engine("run workflows/support_router.yaml --no-stream");
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.err.find("\n[billing] started (agent)\n  > Entering new AgentExecutor chain...\n") != std::string::npos);
+  CHECK(r.err.find("\n  Observation: ") != std::string::npos);
+  CHECK(r.err.find("\n[billing] done in ") != std::string::npos);
+  CHECK(r.err.find("\n[technical] skipped") != std::string::npos);
 }

@@ -58,13 +58,21 @@ std::string shell_quote(const std::string& s);
 // Whether `text` holds `key` or any run of kMinSecretFragment of its bytes: what redaction must prevent.
 bool holds_piece_of_key(const std::string& text, const std::string& key);
 
-// Records events for assertions.
+// Records events for assertions, with their names and places as a trace shows them.
 class EventLog : public EventSink {
  public:
-  void emit(const Event& e) override { events.push_back(e); }
+  struct Logged {
+    std::string type;  // "llm_start", ...
+    Value data;
+    std::string run_id;
+    std::string step;  // the place's path
+  };
+  void receive(const Event& e, const EventPlace& place) override {
+    events.push_back({std::string(event_name(e.type)), e.data, std::string(place.run_id), std::string(place.step)});
+  }
   EventDetail detail() const override { return level; }
   std::vector<std::string> types() const;
-  std::vector<Event> events;
+  std::vector<Logged> events;
   EventDetail level = EventDetail::Full;
 };
 

@@ -2,6 +2,8 @@
 
 #include <cstring>
 #include <sstream>
+#include <thread>
+#include <vector>
 
 #include "engine/trace/console_printer.h"
 #include "engine/trace/jsonl_writer.h"
@@ -9,12 +11,15 @@
 using namespace engine;
 
 namespace {
+// A ReAct agent's chain_start: how it writes observations, which the console writes as it does.
+const Value kReactChain{{"name", "AgentExecutor"}, {"observation_prefix", "Observation: "}, {"llm_prefix", "Thought: "}};
+
 void replay(EventSink& sink) {
-  sink.emit({"chain_start", Value{{"name", "AgentExecutor"}}});
-  sink.emit({"agent_action", Value{{"log", " I should add.\nAction: calc\nAction Input: 1+1"}}});
-  sink.emit({"tool_end", Value{{"observation", "2"}, {"observation_prefix", "Observation: "}, {"llm_prefix", "Thought: "}}});
-  sink.emit({"agent_finish", Value{{"log", "I know.\nFinal Answer: 2"}}});
-  sink.emit({"chain_end", Value::object()});
+  sink.emit({EventType::ChainStart, kReactChain});
+  sink.emit({EventType::AgentAction, Value{{"log", " I should add.\nAction: calc\nAction Input: 1+1"}}});
+  sink.emit({EventType::ToolEnd, Value{{"observation", "2"}}});
+  sink.emit({EventType::AgentFinish, Value{{"log", "I know.\nFinal Answer: 2"}}});
+  sink.emit({EventType::ChainEnd, Value::object()});
 }
 }  // namespace
 
@@ -30,9 +35,13 @@ TEST_CASE("the console shows a run as LangChain's verbose mode", "[trace]") {
 TEST_CASE("a structured observation is shown as the JSON text the model read", "[trace]") {
   std::ostringstream out;
   trace::ConsolePrinter printer(out, false);
-  printer.emit({"tool_end", Value{{"observation", {{"celsius", 21}, {"alerts", Value::array()}}},
-                                  {"observation_prefix", "Observation: "}, {"llm_prefix", "Thought: "}}});
+  printer.emit({EventType::ChainStart, kReactChain});
+  out.str("");
+  printer.emit({EventType::ToolEnd, Value{{"observation", {{"celsius", 21}, {"alerts", Value::array()}}}}});
   CHECK(out.str() == "\nObservation: {\"celsius\":21,\"alerts\":[]}\nThought: ");
+  out.str("");
+  printer.emit({EventType::ToolEnd, Value{{"observation", "done"}, {"return_direct", true}}});
+  CHECK(out.str() == "\nObservation: done\n");  // the model is not asked again: no "Thought:"
 }
 
 TEST_CASE("colour as LangChain's: the model's text green, each tool's observations its own colour, only when asked",
@@ -45,7 +54,7 @@ TEST_CASE("colour as LangChain's: the model's text green, each tool's observatio
   auto observed = [&](const std::string& tool, const char* observation) {
     std::ostringstream o;
     trace::ConsolePrinter p(o, true, {"search", "calc", "lookup", "fourth"});
-    p.emit({"tool_end", Value{{"tool", tool}, {"observation", observation}}});
+    p.emit({EventType::ToolEnd, Value{{"tool", tool}, {"observation", observation}}});
     return o.str();
   };
   CHECK(observed("search", "x") == "\n\033[36;1mx\033[0m\n");       // blue
@@ -62,9 +71,9 @@ TEST_CASE("colour as LangChain's: the model's text green, each tool's observatio
 TEST_CASE("a failed run ends without Finished chain, and its error is left to the caller to print once", "[trace]") {
   std::ostringstream out;
   trace::ConsolePrinter printer(out, false);
-  printer.emit({"chain_start", Value{{"name", "AgentExecutor"}}});
-  printer.emit({"error", Value{{"kind", "llm.http"}, {"message", "the server said no"}}});
-  printer.emit({"chain_end", Value{{"error", {{"kind", "llm.http"}, {"message", "the server said no"}}}}});
+  printer.emit({EventType::ChainStart, Value{{"name", "AgentExecutor"}}});
+  printer.emit({EventType::Error, Value{{"kind", "llm.http"}, {"message", "the server said no"}}});
+  printer.emit({EventType::ChainEnd, Value{{"error", {{"kind", "llm.http"}, {"message", "the server said no"}}}}});
   CHECK(out.str() == "\n> Entering new AgentExecutor chain...\n\n");
 }
 
@@ -87,17 +96,17 @@ TEST_CASE("the JSONL trace writes one parseable line per event", "[trace]") {
 TEST_CASE("a streamed answer is shown as its tokens arrive, and not again as the step's log", "[trace][stream]") {
   std::ostringstream out;
   trace::ConsolePrinter printer(out, false);
-  printer.emit({"chain_start", Value{{"name", "AgentExecutor"}}});
-  printer.emit({"llm_start", Value{{"stream", true}}});
-  for (const char* t : {" I should", " add.\nAction: calc", "\nAction Input: 1+1"}) printer.emit({"llm_token", Value{{"text", t}}});
-  printer.emit({"agent_action", Value{{"log", " I should add.\nAction: calc\nAction Input: 1+1"}}});
-  printer.emit({"tool_end", Value{{"observation", "2"}, {"observation_prefix", "Observation: "}, {"llm_prefix", "Thought: "}}});
-  printer.emit({"llm_start", Value{{"stream", true}}});
-  printer.emit({"llm_token", Value{{"text", "I kn"}}});
-  printer.emit({"llm_retry", Value{{"attempt", 1}, {"error", "HTTP 503: busy"}, {"discarded_partial", true}}});
-  printer.emit({"llm_token", Value{{"text", "I know.\nFinal Answer: 2"}}});
-  printer.emit({"agent_finish", Value{{"log", "I know.\nFinal Answer: 2"}}});
-  printer.emit({"chain_end", Value::object()});
+  printer.emit({EventType::ChainStart, kReactChain});
+  printer.emit({EventType::LlmStart, Value{{"stream", true}}});
+  for (const char* t : {" I should", " add.\nAction: calc", "\nAction Input: 1+1"}) printer.emit({EventType::LlmToken, Value{{"text", t}}});
+  printer.emit({EventType::AgentAction, Value{{"log", " I should add.\nAction: calc\nAction Input: 1+1"}}});
+  printer.emit({EventType::ToolEnd, Value{{"observation", "2"}}});
+  printer.emit({EventType::LlmStart, Value{{"stream", true}}});
+  printer.emit({EventType::LlmToken, Value{{"text", "I kn"}}});
+  printer.emit({EventType::LlmRetry, Value{{"attempt", 1}, {"error", "HTTP 503: busy"}, {"discarded_partial", true}}});
+  printer.emit({EventType::LlmToken, Value{{"text", "I know.\nFinal Answer: 2"}}});
+  printer.emit({EventType::AgentFinish, Value{{"log", "I know.\nFinal Answer: 2"}}});
+  printer.emit({EventType::ChainEnd, Value::object()});
   CHECK(out.str() ==
         "\n> Entering new AgentExecutor chain...\n I should add.\nAction: calc\nAction Input: 1+1\nObservation: 2\n"
         "Thought: I kn\nRetrying (attempt 2) after HTTP 503: busy; the text above is discarded\n"
@@ -107,12 +116,11 @@ TEST_CASE("a streamed answer is shown as its tokens arrive, and not again as the
 TEST_CASE("escape sequences from the model, a tool or a server are shown escaped, never sent raw", "[trace]") {
   std::ostringstream out;
   trace::ConsolePrinter printer(out, true);
-  printer.emit({"llm_start", Value{{"stream", true}}});
-  printer.emit({"llm_token", Value{{"text", "Thought: \x1b]52;c;cHduZWQ=\x07 clipboard"}}});
-  printer.emit({"tool_end", Value{{"observation", "\x1b[2J\rcleared"}, {"observation_prefix", "Observation: "},
-                                  {"llm_prefix", "Thought: "}}});
-  printer.emit({"tool_log", Value{{"tool", "t"}, {"message", "title \x1b]0;pwned\x07 \xc2\x9b" "31m"}}});
-  printer.emit({"parse_error", Value{{"message", "server said \x1b[5m"}, {"text", ""}}});
+  printer.emit({EventType::LlmStart, Value{{"stream", true}}});
+  printer.emit({EventType::LlmToken, Value{{"text", "Thought: \x1b]52;c;cHduZWQ=\x07 clipboard"}}});
+  printer.emit({EventType::ToolEnd, Value{{"observation", "\x1b[2J\rcleared"}}});
+  printer.emit({EventType::ToolLog, Value{{"tool", "t"}, {"message", "title \x1b]0;pwned\x07 \xc2\x9b" "31m"}}});
+  printer.emit({EventType::ParseError, Value{{"message", "server said \x1b[5m"}, {"text", ""}}});
   std::string s = out.str();
   // the only ESC bytes left are the printer's own colours
   std::string without_colours = s;
@@ -130,13 +138,84 @@ TEST_CASE("escape sequences from the model, a tool or a server are shown escaped
 TEST_CASE("the console shows each step's start, retries and end, skipped and failed ones too", "[trace]") {
   std::ostringstream out;
   trace::ConsolePrinter printer(out, false);
-  printer.emit({"step_start", Value{{"step", "classify"}, {"kind", "llm"}}});
-  printer.emit({"step_retry", Value{{"step", "classify"}, {"attempt", 1}, {"wait_ms", 1000},
+  printer.emit({EventType::StepStart, Value{{"step", "classify"}, {"kind", "llm"}}});
+  printer.emit({EventType::StepRetry, Value{{"step", "classify"}, {"attempt", 1}, {"wait_ms", 1000},
                                     {"error", {{"kind", "llm.http"}, {"message", "503 Service Unavailable"}}}}});
-  printer.emit({"step_end", Value{{"step", "classify"}, {"status", "done"}, {"elapsed_ms", 1210}}});
-  printer.emit({"step_end", Value{{"step", "technical"}, {"status", "skipped"}, {"elapsed_ms", 0}}});
-  printer.emit({"step_end", Value{{"step", "billing"}, {"status", "failed"}, {"elapsed_ms", 3}}});
+  printer.emit({EventType::StepEnd, Value{{"step", "classify"}, {"status", "done"}, {"elapsed_ms", 1210}}});
+  printer.emit({EventType::StepEnd, Value{{"step", "technical"}, {"status", "skipped"}, {"elapsed_ms", 0}}});
+  printer.emit({EventType::StepEnd, Value{{"step", "billing"}, {"status", "failed"}, {"elapsed_ms", 3}}});
   CHECK(out.str() ==
         "\n[classify] started (llm)\n[classify] attempt 1 failed (503 Service Unavailable); retrying in 1000 ms"
         "\n[classify] done in 1210 ms\n[technical] skipped: its when: does not hold\n[billing] failed in 3 ms");
+}
+
+TEST_CASE("what happens inside a step is indented under it, its start and end at its parent's level", "[trace]") {
+  std::ostringstream out;
+  trace::ConsolePrinter printer(out, false);
+  printer.receive({EventType::ChainStart, Value{{"name", "Workflow"}}}, {"r1", ""});
+  printer.receive({EventType::StepStart, Value{{"step", "billing"}, {"kind", "agent"}}}, {"r1", "billing"});
+  printer.receive({EventType::ChainStart, kReactChain}, {"r1", "billing"});
+  printer.receive({EventType::AgentAction, Value{{"log", " Look it up.\nAction: refunds"}}}, {"r1", "billing"});
+  printer.receive({EventType::StepStart, Value{{"step", "agent"}, {"kind", "agent"}}}, {"r1", "billing/research"});
+  printer.receive({EventType::ToolEnd, Value{{"observation", "pending"}}}, {"r1", "billing"});
+  printer.receive({EventType::StepEnd, Value{{"step", "billing"}, {"status", "done"}, {"elapsed_ms", 7}}},
+                  {"r1", "billing"});
+  CHECK(out.str() ==
+        "\n> Entering new Workflow chain...\n"
+        "\n[billing] started (agent)"
+        "\n  > Entering new AgentExecutor chain...\n"
+        "   Look it up.\n  Action: refunds"
+        "\n  [agent] started (agent)"
+        "\n  Observation: pending\n  Thought: "
+        "\n[billing] done in 7 ms");
+}
+
+TEST_CASE("chains streaming at once on several threads each keep their own text", "[trace][stream]") {
+  std::ostringstream out;
+  trace::ConsolePrinter printer(out, false);
+  // two steps stream their answers, token by token, interleaved; each one's log is then not shown again
+  printer.receive({EventType::LlmStart, Value{{"stream", true}}}, {"r1", "a"});
+  printer.receive({EventType::LlmStart, Value{{"stream", true}}}, {"r1", "b"});
+  printer.receive({EventType::LlmToken, Value{{"text", "Final Answer: A"}}}, {"r1", "a"});
+  printer.receive({EventType::LlmToken, Value{{"text", "Final Answer: B"}}}, {"r1", "b"});
+  printer.receive({EventType::AgentFinish, Value{{"log", "Final Answer: A"}}}, {"r1", "a"});
+  printer.receive({EventType::AgentFinish, Value{{"log", "Final Answer: B"}}}, {"r1", "b"});
+  CHECK(out.str() == "  Final Answer: A\n  Final Answer: B");  // another chain's text starts its own line
+
+  std::ostringstream many;
+  trace::ConsolePrinter shared(many, false);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t)
+    threads.emplace_back([&shared, t] {
+      std::string step = "s" + std::to_string(t);
+      for (int i = 0; i < 200; ++i)
+        shared.receive({EventType::StepEnd, Value{{"step", step}, {"status", "done"}, {"elapsed_ms", i}}}, {"r1", step});
+    });
+  for (auto& th : threads) th.join();
+  std::istringstream lines(many.str());
+  int shown = 0;
+  for (std::string line; std::getline(lines, line);)
+    if (!line.empty()) {
+      CHECK(line.rfind("[s", 0) == 0);  // every event shown whole, none cut into another
+      CHECK(line.find(" done in ") != std::string::npos);
+      ++shown;
+    }
+  CHECK(shown == 800);
+}
+
+TEST_CASE("the JSONL trace gives each event its run id and its step's path", "[trace]") {
+  std::ostringstream out;
+  trace::JsonlWriter writer(out);
+  writer.receive({EventType::StepStart, Value{{"step", "agent"}, {"kind", "agent"}}}, {"7f3a", "research/agent"});
+  writer.receive({EventType::ChainEnd, Value::object()}, {"7f3a", ""});
+  std::istringstream lines(out.str());
+  std::string first, second;
+  std::getline(lines, first);
+  std::getline(lines, second);
+  Value a = Value::parse(first), b = Value::parse(second);
+  CHECK(a["type"] == "step_start");
+  CHECK(a["run_id"] == "7f3a");
+  CHECK(a["path"] == "research/agent");
+  CHECK(b["run_id"] == "7f3a");
+  CHECK_FALSE(b.contains("path"));
 }

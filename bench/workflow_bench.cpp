@@ -38,8 +38,18 @@ void per_step() {
              ".output }}'}\n";
   std::string wide = "steps:\n";
   for (int i = 0; i < n; ++i) wide += "  s" + std::to_string(i) + ": {kind: template, template: x}\n";
-  std::printf("scheduler cost per step (%d one-word template steps, the template's render included), median of 201:\n", n);
-  for (auto [label, yaml] : {std::pair{"a chain, each reading the one before", chain}, std::pair{"side by side, reading nothing", wide}}) {
+  // Steps that may wait start worker threads (up to 8): the scheduler's cost when steps really run at once.
+  std::string waiting = "llm:\n  provider: scripted\n  scripted:\n    rules:\n      - {match: '(?s).', reply: 'ok'}\nsteps:\n";
+  std::string waiting_chain = waiting + "  s0: {kind: llm, prompt: x}\n";
+  for (int i = 0; i < n; ++i) waiting += "  s" + std::to_string(i) + ": {kind: llm, prompt: x}\n";
+  for (int i = 1; i < n; ++i)
+    waiting_chain += "  s" + std::to_string(i) + ": {kind: llm, prompt: '{{ steps.s" + std::to_string(i - 1) + ".output }}'}\n";
+  std::printf("scheduler cost per step (%d one-word steps: a template's render, or a scripted model's answer, "
+              "included), median of 201:\n", n);
+  for (auto [label, yaml] : {std::pair{"a chain, each reading the one before", chain},
+                             std::pair{"side by side, reading nothing", wide},
+                             std::pair{"llm steps in a chain (one thread)", waiting_chain},
+                             std::pair{"llm steps side by side (8 threads)", waiting}}) {
     auto executor = build(yaml);
     Value inputs = executor->resolve_inputs(Value::object());
     NullSink sink;

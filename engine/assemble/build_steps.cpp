@@ -125,6 +125,7 @@ std::vector<workflow::Step> build_graph(const std::vector<spec::StepSpec>& specs
   for (const auto& st : specs) {
     const std::string& path = st.path;
     workflow::Step step{st.name, st.kind.value, nullptr, std::nullopt, {}};
+    step.may_wait = st.kind.value != "template";
     step.attempts = st.attempts;
     step.backoff = std::chrono::milliseconds(static_cast<long long>(st.backoff * 1000));
     step.continue_on_error = st.continue_on_error;

@@ -12,16 +12,29 @@
 namespace engine::workflow {
 namespace {
 
-// 64 random bits in hex: unique enough to tell the runs of a batch or a day's traces apart.
-std::string new_run_id() {
+uint64_t random_seed() {
   std::random_device entropy;
-  uint64_t bits = (static_cast<uint64_t>(entropy()) << 32) ^ entropy();
+  return (static_cast<uint64_t>(entropy()) << 32) ^ entropy();
+}
+
+// SplitMix64's finaliser: consecutive counts become unrelated-looking ids.
+uint64_t mix(uint64_t x) {
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+  return x ^ (x >> 31);
+}
+
+}  // namespace
+
+Executor::Executor(Parts parts) : parts_(std::move(parts)), run_id_seed_(random_seed()) {}
+
+// 64 bits in hex, different for every run of this executor and, by its random seed, from other processes' runs.
+std::string Executor::new_run_id() const {
+  uint64_t bits = mix(run_id_seed_ + 0x9e3779b97f4a7c15ULL * ++runs_);
   char text[17];
   std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(bits));
   return text;
 }
-
-}  // namespace
 
 Value Executor::resolve_inputs(Value given) const {
   Value out = Value::object();

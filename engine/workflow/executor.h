@@ -1,6 +1,8 @@
 #pragma once
 // A workflow ready to run: built once by assemble/ (templates and regexes compiled, tools loaded, provider chosen),
 // then immutable, so batch runs and chat sessions share it across threads. A run owns all its state.
+#include <atomic>
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
@@ -43,7 +45,7 @@ class Executor {
     // The input that holds the human's message in a chat; empty when the workflow cannot tell.
     std::string chat_input;
   };
-  explicit Executor(Parts parts) : parts_(std::move(parts)) {}
+  explicit Executor(Parts parts);
 
   // Applies defaults and checks the given inputs against the declared ones; throws Error "input.*". The given
   // values are moved, not copied: pass an rvalue when an input may be large.
@@ -67,7 +69,13 @@ class Executor {
   agent::RunResult run_steps(const Value& inputs, EventSink& events, const agent::RunOptions& options) const;
   const agent::Agent& the_agent(const char* command) const;  // throws "usage" for a workflow of steps
 
+  std::string new_run_id() const;
+
   Parts parts_;
+  // Run ids: a random seed per executor, mixed with a count of its runs. Asking the system for randomness on every
+  // run cost a chat turn four times its own time.
+  uint64_t run_id_seed_;
+  mutable std::atomic<uint64_t> runs_{0};
 };
 
 }  // namespace engine::workflow

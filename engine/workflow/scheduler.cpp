@@ -65,8 +65,9 @@ class GraphRunner {
         details_(steps.size()),
         elapsed_ms_(steps.size(), 0) {}
 
-  // The calling thread is the first worker; another is started only when a ready step finds no worker free, up to
-  // `max_parallel`. A chain of steps then runs on the calling thread alone, with no thread started at all.
+  // The calling thread is the first worker; another is started only when a step that may wait is taken while
+  // another step is ready and no worker is free, up to `max_parallel`. A chain of steps, and steps that only render
+  // templates, then run on the calling thread alone, with no thread started at all.
   GraphRun run() {
     work();
     for (auto& t : threads_) t.join();
@@ -91,7 +92,7 @@ class GraphRunner {
     std::unique_lock lock(mutex_);
     for (;;) {
       if (auto i = take_ready()) {
-        if (has_ready() && idle_ == 0 && threads_.size() + 1 < max_parallel_)
+        if (steps_[*i].may_wait && has_ready() && idle_ == 0 && threads_.size() + 1 < max_parallel_)
           threads_.emplace_back([this] { work(); });
         lock.unlock();
         run_step(*i);

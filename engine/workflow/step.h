@@ -46,6 +46,9 @@ struct Step {
   // `item_index`), at most `concurrency` at once, and the step's output is the list of their outputs.
   std::optional<tmpl::Template> for_each;
   size_t concurrency = 4;
+  // Whether the work may wait (for a model, a tool, another workflow): only then is another thread worth starting
+  // while it runs. A template step only renders, faster than a thread starts.
+  bool may_wait = true;
 };
 
 // The steps of a cycle (`a -> b -> a`, the first step again at the end), or none when the graph has no cycle.

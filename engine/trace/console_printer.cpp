@@ -28,6 +28,18 @@ std::string text_or_json(const Value& data, const char* key) {
   return it->is_string() ? it->get<std::string>() : to_json_text(*it);
 }
 
+// A value as one short line: what a report shows of an input that may be a whole prompt.
+std::string excerpt(const Value& v) {
+  constexpr size_t kMax = 200;
+  std::string text = v.is_string() ? v.get<std::string>() : to_json_text(v);
+  for (char& c : text)
+    if (c == '\n') c = ' ';
+  if (text.size() <= kMax) return text;
+  size_t cut = kMax;
+  while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;  // not inside a character
+  return text.substr(0, cut) + "... (" + std::to_string(text.size()) + " bytes)";
+}
+
 // How deep an event shows: a level per step in its path; a step's own start and end show at its parent's level.
 size_t depth(EventType type, std::string_view step) {
   if (step.empty()) return 0;
@@ -160,7 +172,14 @@ void ConsolePrinter::show(const Event& e, Chain& chain) {
       std::string line = "[" + str(d, "step") + "] ";
       if (status == "skipped") line += "skipped: its when: does not hold";
       else line += status + " in " + std::to_string(d.value("elapsed_ms", 0L)) + " ms";
+      if (auto error = d.find("error"); error != d.end()) line += " (" + str(*error, "kind") + ")";
       write(line, status == "failed" ? kRed : kBold);
+      // A failed step's report: what it was given (the error itself is the caller's to print, once).
+      if (auto given = d.find("inputs"); given != d.end() && given->is_object())
+        for (const auto& [name, value] : given->items()) {
+          newline();
+          write("  " + name + ": " + excerpt(value), nullptr);
+        }
       break;
     }
     case EventType::ChainEnd:

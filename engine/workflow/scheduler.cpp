@@ -196,14 +196,35 @@ class GraphRunner {
     if (report.error) {
       report.end = State::Failed;
       report.outcome.output = report.error->to_json();
+      Value given = inputs_for_report(i);
+      if (!given.is_null()) report.outcome.details["inputs"] = std::move(given);
     }
     try {
       Value done{{"step", event_name(i)}, {"status", status_name(report.end)}, {"elapsed_ms", report.elapsed_ms}};
       if (report.error) done["error"] = report.error->to_json();
+      if (report.outcome.details.contains("inputs")) done["inputs"] = report.outcome.details["inputs"];
       placed.emit({EventType::StepEnd, std::move(done)});
     } catch (...) {  // a sink that cannot show the end does not change it
     }
     finish(i, std::move(report));
+  }
+
+  // What a step that failed was given, for its report: its work's inputs rendered again (rendering is cheap and
+  // has no effects); null for a step mapped over a list (its failing item is named in the error) or when the
+  // rendering itself is what failed.
+  Value inputs_for_report(size_t i) {
+    const Step& step = steps_[i];
+    if (step.for_each || !step.work) return nullptr;
+    try {
+      Value own;
+      {
+        std::lock_guard lock(mutex_);
+        own = own_vars(i);
+      }
+      return step.work->rendered_inputs(tmpl::Vars::of(own).then_named("inputs", inputs_).then(inputs_));
+    } catch (const std::exception&) {
+      return nullptr;
+    }
   }
 
   // The step's `when`, then its work: once, or once per item of its for_each.

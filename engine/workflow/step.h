@@ -29,6 +29,10 @@ class StepWork {
   // `vars` are what the step's templates read: `steps` (the outputs of the steps it reads) over the run's inputs.
   // Throws Error for a failure, which fails the step.
   virtual StepOutcome run(const tmpl::Vars& vars, EventSink& events, const agent::RunOptions& options) const = 0;
+  // What the work was given, rendered again for the report of a step that failed (an llm step's prompt, a tool
+  // step's input, an agent's or sub-workflow's inputs by name); null when it takes nothing of its own. Throws
+  // what rendering throws.
+  virtual Value rendered_inputs(const tmpl::Vars&) const { return nullptr; }
 };
 
 struct Step {

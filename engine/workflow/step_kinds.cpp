@@ -24,6 +24,8 @@ StepOutcome LlmWork::run(const tmpl::Vars& vars, EventSink& events, const agent:
   return StepOutcome{Value(std::move(call.response.text)), call.response.usage, 1, call.cost_usd};
 }
 
+Value LlmWork::rendered_inputs(const tmpl::Vars& vars) const { return Value{{"prompt", prompt_.render(vars)}}; }
+
 StepOutcome ToolWork::run(const tmpl::Vars& vars, EventSink& events, const agent::RunOptions& options) const {
   Value input = input_.render(vars);
   if (std::string refused = tools::prepare_arguments(*tool_, input); !refused.empty())
@@ -36,6 +38,8 @@ StepOutcome ToolWork::run(const tmpl::Vars& vars, EventSink& events, const agent
   if (!r.ok()) throw Error(r.error_kind, r.text());
   return StepOutcome{std::move(r.output)};
 }
+
+Value ToolWork::rendered_inputs(const tmpl::Vars& vars) const { return Value{{"input", input_.render(vars)}}; }
 
 StepOutcome LoopWork::run(const tmpl::Vars& vars, EventSink& events, const agent::RunOptions& options) const {
   const Value* inputs = vars.find("inputs");
@@ -72,12 +76,17 @@ StepOutcome LoopWork::run(const tmpl::Vars& vars, EventSink& events, const agent
 }
 
 StepOutcome SubRunWork::run(const tmpl::Vars& vars, EventSink& events, const agent::RunOptions& options) const {
-  Value given = Value::object();
-  for (const auto& [name, value] : inputs_) given[name] = value.render(vars);
+  Value given = rendered_inputs(vars);
   agent::RunResult r = executor_->run(executor_->resolve_inputs(std::move(given)), events, options);
   if (!r.ok()) throw r.error->to_error();
   StepOutcome out{std::move(r.output), r.usage, r.llm_calls, r.cost_usd.value_or(0)};
   return out;
+}
+
+Value SubRunWork::rendered_inputs(const tmpl::Vars& vars) const {
+  Value given = Value::object();
+  for (const auto& [name, value] : inputs_) given[name] = value.render(vars);
+  return given;
 }
 
 }  // namespace engine::workflow

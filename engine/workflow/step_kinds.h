@@ -30,6 +30,7 @@ class LlmWork : public StepWork {
   LlmWork(std::shared_ptr<const llm::LlmClient> llm, tmpl::Template prompt, agent::RunLimits limits)
       : llm_(std::move(llm)), prompt_(std::move(prompt)), limits_(std::move(limits)) {}
   StepOutcome run(const tmpl::Vars& vars, EventSink& events, const agent::RunOptions& options) const override;
+  Value rendered_inputs(const tmpl::Vars& vars) const override;
 
  private:
   std::shared_ptr<const llm::LlmClient> llm_;
@@ -44,6 +45,7 @@ class ToolWork : public StepWork {
   ToolWork(std::shared_ptr<const tools::Tool> tool, tmpl::Template input)
       : tool_(std::move(tool)), input_(std::move(input)) {}
   StepOutcome run(const tmpl::Vars& vars, EventSink& events, const agent::RunOptions& options) const override;
+  Value rendered_inputs(const tmpl::Vars& vars) const override;
 
  private:
   std::shared_ptr<const tools::Tool> tool_;
@@ -57,6 +59,7 @@ class SubRunWork : public StepWork {
   SubRunWork(std::shared_ptr<const Executor> executor, std::vector<std::pair<std::string, tmpl::Template>> inputs)
       : executor_(std::move(executor)), inputs_(std::move(inputs)) {}
   StepOutcome run(const tmpl::Vars& vars, EventSink& events, const agent::RunOptions& options) const override;
+  Value rendered_inputs(const tmpl::Vars& vars) const override;
 
  private:
   std::shared_ptr<const Executor> executor_;

@@ -7,9 +7,11 @@
 #include <sstream>
 
 #include "engine/core/file.h"
+#include "support/mock_llm_server.h"
 #include "support/test_support.h"
 
 using namespace engine;
+using engine::test::MockLlmServer;
 using engine::test::run_engine;
 using engine::test::shell_quote;
 
@@ -60,10 +62,12 @@ TEST_CASE("a failed step fails the run with its name and cause, and what reads i
   CHECK(doc["error"]["kind"] == "parse.failed");
   CHECK(doc["error"]["message"].get<std::string>().rfind("step 'ask' failed: ", 0) == 0);
   CHECK(doc["steps"]["ask"]["status"] == "failed");
+  CHECK(doc["steps"]["ask"]["inputs"] == Value{{"input", "tides"}});  // what it was given, rendered
   CHECK(doc["steps"]["report"]["status"] == "not_run");
   auto shown = run_engine("run " + shell_quote(w.string()) + " --no-color --input tides");
   CHECK(shown.exit_code == 1);
   CHECK(shown.err.find("[ask] failed in ") != std::string::npos);
+  CHECK(shown.err.find(" ms (parse.failed)\n  input: tides\n") != std::string::npos);
   CHECK(shown.err.find("engine: error: step 'ask' failed: ") != std::string::npos);
 }
 
@@ -265,4 +269,25 @@ TEST_CASE("the console shows an agent step's chain indented under the step", "[e
   CHECK(r.err.find("\n  Observation: ") != std::string::npos);
   CHECK(r.err.find("\n[billing] done in ") != std::string::npos);
   CHECK(r.err.find("\n[technical] skipped") != std::string::npos);
+}
+
+TEST_CASE("a failed step's report shows what it was given, with the API key masked", "[e2e][steps]") {
+  MockLlmServer server;
+  server.enqueue({400, R"({"error": {"message": "the prompt is not allowed"}})"});
+  server.enqueue({400, R"({"error": {"message": "the prompt is not allowed"}})"});
+  test::TempDir dir;
+  auto w = dir.write("w.yaml",
+                     "inputs:\n  note: n\nllm:\n  provider: openai\n  model: test-model\n"
+                     "steps:\n  ask:\n    kind: llm\n    prompt: 'Summarise: {{ note }}'\n");
+  const std::string key = "sk-e2e-report-secret-0123456789";
+  std::string env = "OPENAI_BASE_URL=" + server.base_url() + " OPENAI_API_KEY=" + key;
+  auto r = run_engine("run " + shell_quote(w.string()) + " --json -q --input " + shell_quote("my key is " + key), "", env);
+  CHECK(r.exit_code == 1);
+  Value doc = Value::parse(r.out);
+  CHECK(doc["error"]["kind"] == "llm.http_error");
+  CHECK(doc["steps"]["ask"]["inputs"] == Value{{"prompt", "Summarise: my key is ***"}});
+  auto shown = run_engine("run " + shell_quote(w.string()) + " --no-color --input " + shell_quote("my key is " + key), "", env);
+  CHECK(shown.err.find("[ask] failed in ") != std::string::npos);
+  CHECK(shown.err.find("\n  prompt: Summarise: my key is ***\n") != std::string::npos);
+  CHECK_FALSE(test::holds_piece_of_key(shown.err + r.out, key));
 }

@@ -219,3 +219,14 @@ TEST_CASE("the JSONL trace gives each event its run id and its step's path", "[t
   CHECK(b["run_id"] == "7f3a");
   CHECK_FALSE(b.contains("path"));
 }
+
+TEST_CASE("a failed step's end names its error's kind and what it was given, each input on a short line", "[trace]") {
+  std::ostringstream out;
+  trace::ConsolePrinter printer(out, false);
+  printer.receive({EventType::StepEnd, Value{{"step", "ask"}, {"status", "failed"}, {"elapsed_ms", 4},
+                                              {"error", {{"kind", "llm.http_error"}, {"message", "HTTP 400"}}},
+                                              {"inputs", {{"prompt", "line one\nline two " + std::string(300, 'x')}}}}},
+                  {"r1", "ask"});
+  CHECK(out.str() == "\n[ask] failed in 4 ms (llm.http_error)\n  prompt: line one line two " + std::string(182, 'x') +
+                         "... (318 bytes)");
+}

@@ -5,10 +5,12 @@
 #include "engine/assemble/build_agent.h"
 #include "engine/assemble/build_executor.h"
 #include "engine/assemble/build_llm.h"
+#include "engine/assemble/build_tools.h"
 #include "engine/assemble/spec_errors.h"
 #include "engine/assemble/template_checks.h"
 #include "engine/core/error.h"
 #include "engine/core/text.h"
+#include "engine/tools/lua/lua_tool.h"
 #include "engine/workflow/executor.h"
 #include "engine/workflow/step_kinds.h"
 
@@ -115,6 +117,22 @@ tmpl::Template expression(const spec::Located<std::string>& src, const std::stri
   return tmpl::Template::compile_expression(src.value, s.display_path + " (" + path + ")", o);
 }
 
+// A lua step's script, loaded and compiled once: a tool's script (a function, or a table with `run`), called with
+// the step's inputs as one table.
+std::shared_ptr<const tools::lua::LuaTool> lua_step_script(const spec::StepSpec& st, const spec::WorkflowSpec& s) {
+  tools::lua::LuaToolConfig cfg;
+  cfg.file = st.lua_file;
+  cfg.display_path = script_display_path(s, st.lua.value);
+  cfg.name = st.name;
+  cfg.limits = lua_limits(st.lua_limits);
+  try {
+    return tools::lua::LuaTool::load(cfg);
+  } catch (const Error& e) {
+    if (e.loc().line > 0) throw;  // a syntax error already points into the script
+    throw Error(e.kind(), st.path + ".lua: " + e.message(), st.lua.loc, quoted_line(s, st.lua.loc));
+  }
+}
+
 // The steps of one graph (the workflow's, or a loop's body). A body's reads of steps outside it are gathered in
 // `outer_reads`: they are the loop step's edges.
 std::vector<workflow::Step> build_graph(const std::vector<spec::StepSpec>& specs, const Scope& scope, const spec::WorkflowSpec& s,
@@ -184,6 +202,14 @@ std::vector<workflow::Step> build_graph(const std::vector<spec::StepSpec>& specs
                                               "', which has no default: add it under " + path + ".inputs",
                       st.workflow.loc, quoted_line(s, st.workflow.loc));
       step.work = std::make_shared<workflow::SubRunWork>(build_executor(child, options), std::move(inputs));
+    } else if (st.kind.value == "lua") {
+      std::vector<std::pair<std::string, tmpl::Template>> inputs;
+      for (const auto& [name, value] : st.inputs) {
+        tmpl::Template t = step_template(value, s);
+        read(t, path + ".inputs." + name, value.loc);
+        inputs.emplace_back(name, std::move(t));
+      }
+      step.work = std::make_shared<workflow::LuaWork>(lua_step_script(st, s), std::move(inputs));
     } else if (st.kind.value == "loop") {
       // The body is a graph of its own; what it reads outside, and what `until` reads, are the loop's edges.
       Scope body_scope{{}, scope.local, true};

@@ -19,9 +19,9 @@ const std::vector<std::string> kTopKeys = {"version", "name", "description", "in
 const std::vector<std::string> kStepKeys = {"kind",   "description", "when",  "template", "prompt",
                                             "agent",  "inputs",      "retry", "on_error", "timeout", "for_each", "concurrency",
                                             "tool",   "input",       "steps", "until",    "max_iterations",
-                                            "workflow"};
+                                            "workflow", "lua",         "limits"};
 const std::vector<std::string> kRetryKeys = {"attempts", "backoff"};
-const std::vector<std::string> kStepKinds = {"template", "llm", "agent", "tool", "loop", "workflow"};
+const std::vector<std::string> kStepKinds = {"template", "llm", "agent", "tool", "lua", "loop", "workflow"};
 // Far more than a graph written by hand has; it bounds what the build's graph walks cost on a hostile file.
 constexpr size_t kMaxSteps = 1000;
 const std::vector<std::string> kInputKeys = {"description", "default", "required"};
@@ -532,26 +532,32 @@ class Loader {
                         : kind == "tool"   ? "tool"
                         : kind == "loop"   ? "steps"
                         : kind == "workflow" ? "workflow"
+                        : kind == "lua"    ? "lua"
                                            : "agent";
-      for (const char* key :
-           {"template", "prompt", "agent", "inputs", "tool", "input", "steps", "until", "max_iterations", "workflow"}) {
+      for (const char* key : {"template", "prompt", "agent", "inputs", "tool", "input", "steps", "until",
+                              "max_iterations", "workflow", "lua", "limits"}) {
         std::string k = key;
-        bool allowed = k == own || ((kind == "agent" || kind == "workflow") && k == "inputs") ||
-                       (kind == "tool" && k == "input") ||
+        bool allowed = k == own || ((kind == "agent" || kind == "workflow" || kind == "lua") && k == "inputs") ||
+                       (kind == "tool" && k == "input") || (kind == "lua" && k == "limits") ||
                        (kind == "loop" && (k == "until" || k == "max_iterations"));
         if (b[key] && !allowed)
           r_.fail("spec.conflict", path + "." + key + " is not for kind: " + st.kind.value + " (it takes " + own + ")",
                   b[key]);
       }
       r_.expect_present(b, own, path);
-      if (st.kind.value == "agent" || st.kind.value == "workflow") {
-        if (st.kind.value == "agent") st.agent = agent(b["agent"], path + ".agent");
-        else {
+      if (st.kind.value == "agent" || st.kind.value == "workflow" || st.kind.value == "lua") {
+        if (st.kind.value == "agent") {
+          st.agent = agent(b["agent"], path + ".agent");
+        } else if (st.kind.value == "lua") {
+          st.lua = r_.located_str(b["lua"], path + ".lua");
+          st.lua_file = within_scope(st.lua.value, path + ".lua", b["lua"]);
+          if (b["limits"]) st.lua_limits = lua_limits(b["limits"], path + ".limits");
+        } else {
           st.workflow = r_.located_str(b["workflow"], path + ".workflow");
           st.workflow_spec = sub_workflow(b["workflow"], path + ".workflow");
         }
         if (b["inputs"]) {
-          if (!b["inputs"].IsMap()) r_.fail("spec.wrong_type", path + ".inputs must map the agent's inputs to templates", b["inputs"]);
+          if (!b["inputs"].IsMap()) r_.fail("spec.wrong_type", path + ".inputs must map the step's inputs to templates", b["inputs"]);
           for (const auto& in : b["inputs"]) {
             std::string name = r_.str(in.first, path + ".inputs");
             check_name(name, "input", in.first);

@@ -227,7 +227,7 @@ struct AgentSpec {
 struct StepSpec {
   std::string name;
   std::string path;  // its key path, for messages: steps.NAME, or steps.LOOP.steps.NAME
-  Located<std::string> kind;  // template | llm | agent | tool | loop
+  Located<std::string> kind;  // template | llm | agent | tool | lua | loop | workflow
   TemplateSource text;        // template: the text; llm: the prompt; tool: the input (text, or JSON for parameters)
   Located<std::string> tool;  // tool: the tool's name
   Located<std::string> workflow;  // workflow: the file as written...
@@ -236,7 +236,10 @@ struct StepSpec {
   Located<std::string> until;  // loop: an expression over an iteration's steps; the loop ends once it holds
   int max_iterations = 0;      // loop: the bound, required
   std::optional<AgentSpec> agent;  // agent: the agent block
-  // agent: the agent's own inputs, each a template over the workflow's inputs and steps
+  Located<std::string> lua;        // lua: the script as written...
+  std::filesystem::path lua_file;  // ...and resolved within the workflow's reach
+  LuaLimitsSpec lua_limits;        // lua: its limits, as a tool's
+  // agent, workflow, lua: the step's own inputs, each a template over the workflow's inputs and steps
   std::vector<std::pair<std::string, TemplateSource>> inputs;
   Located<std::string> when;  // an expression; the step runs only when it holds (empty: always)
   Located<std::string> for_each;  // an expression giving the list the step is mapped over (empty: run once)

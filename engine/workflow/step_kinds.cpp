@@ -6,6 +6,17 @@
 #include "engine/workflow/scheduler.h"
 
 namespace engine::workflow {
+namespace {
+
+// Named templates rendered into an object of their texts: a step's inputs.
+Value render_each(const std::vector<std::pair<std::string, tmpl::Template>>& named, const tmpl::Vars& vars) {
+  Value given = Value::object();
+  for (const auto& [name, value] : named) given[name] = value.render(vars);
+  return given;
+}
+
+}  // namespace
+
 
 StepOutcome TemplateWork::run(const tmpl::Vars& vars, EventSink&, const agent::RunOptions&) const {
   return StepOutcome{Value(text_.render(vars))};
@@ -83,10 +94,14 @@ StepOutcome SubRunWork::run(const tmpl::Vars& vars, EventSink& events, const age
   return out;
 }
 
-Value SubRunWork::rendered_inputs(const tmpl::Vars& vars) const {
-  Value given = Value::object();
-  for (const auto& [name, value] : inputs_) given[name] = value.render(vars);
-  return given;
+Value SubRunWork::rendered_inputs(const tmpl::Vars& vars) const { return render_each(inputs_, vars); }
+
+StepOutcome LuaWork::run(const tmpl::Vars& vars, EventSink& events, const agent::RunOptions& options) const {
+  tools::ToolResult r = script_->instantiate({&events, options.cancel})->invoke(rendered_inputs(vars));
+  if (!r.ok()) throw Error(r.error_kind, r.text());
+  return StepOutcome{std::move(r.output)};
 }
+
+Value LuaWork::rendered_inputs(const tmpl::Vars& vars) const { return render_each(inputs_, vars); }
 
 }  // namespace engine::workflow

@@ -66,6 +66,21 @@ class SubRunWork : public StepWork {
   std::vector<std::pair<std::string, tmpl::Template>> inputs_;
 };
 
+// kind: lua. A script's function called with the step's inputs as one table (each rendered from its template);
+// the output is what it returns (text, or a table as JSON). It runs in the sandbox Lua tools run in, a fresh state
+// each time; an error or a limit fails the step.
+class LuaWork : public StepWork {
+ public:
+  LuaWork(std::shared_ptr<const tools::Tool> script, std::vector<std::pair<std::string, tmpl::Template>> inputs)
+      : script_(std::move(script)), inputs_(std::move(inputs)) {}
+  StepOutcome run(const tmpl::Vars& vars, EventSink& events, const agent::RunOptions& options) const override;
+  Value rendered_inputs(const tmpl::Vars& vars) const override;
+
+ private:
+  std::shared_ptr<const tools::Tool> script_;
+  std::vector<std::pair<std::string, tmpl::Template>> inputs_;
+};
+
 // kind: loop. The body's steps run as a graph of their own, again and again, until `until` holds over an
 // iteration's steps or `max_iterations` have run. Each iteration reads the one before as `previous.NAME` (status
 // not_run and output none in the first) and its number as `iteration` (from 0). The output is the last

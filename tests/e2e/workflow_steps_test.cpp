@@ -20,10 +20,14 @@ TEST_CASE("summarize_and_classify: two model calls at once, joined by a template
   REQUIRE(r.exit_code == 0);
   Value doc = Value::parse(r.out);
   CHECK(doc["output"] ==
-        "[BILLING] The customer was charged twice for the March invoice and cannot use the refund form.");
+        "[BILLING] The customer was charged twice for the March invoice and cannot use the refund form. (15 words)");
   CHECK(doc["outputs"]["category"] == "billing");
   CHECK(doc["usage"]["llm_calls"] == 2);
-  for (const char* step : {"summary", "category", "note"}) CHECK(doc["steps"][step]["status"] == "done");
+  for (const char* step : {"summary", "category", "stats", "note"}) CHECK(doc["steps"][step]["status"] == "done");
+  Value stats = doc["steps"]["stats"]["output"];  // the Lua table, as JSON
+  CHECK(stats["words"] == 15);
+  CHECK(stats["sentences"] == 1);
+  CHECK(stats["fits"] == true);
   // the console shows both calls starting before either ends: they overlap
   auto shown = run_engine("run workflows/summarize_and_classify.yaml --no-color");
   REQUIRE(shown.exit_code == 0);
@@ -290,4 +294,32 @@ TEST_CASE("a failed step's report shows what it was given, with the API key mask
   CHECK(shown.err.find("[ask] failed in ") != std::string::npos);
   CHECK(shown.err.find("\n  prompt: Summarise: my key is ***\n") != std::string::npos);
   CHECK_FALSE(test::holds_piece_of_key(shown.err + r.out, key));
+}
+
+TEST_CASE("a lua step calls a script's function with its inputs, and a script that fails fails the step", "[e2e][steps]") {
+  test::TempDir dir;
+  dir.write("shout.lua", "return function(inputs) return inputs.word:upper() .. string.rep('!', tonumber(inputs.n)) end\n");
+  dir.write("broken.lua", "return function(inputs) error('no ' .. inputs.word) end\n");
+  dir.write("spin.lua", "return function(inputs) while true do end end\n");
+  auto w = dir.write("w.yaml",
+                     "inputs:\n  word: w\nsteps:\n  loud:\n    kind: lua\n    lua: shout.lua\n"
+                     "    inputs: {word: '{{ word }}', n: '3'}\n");
+  auto r = run_engine("run " + shell_quote(w.string()) + " -q --input hey");
+  CHECK(r.exit_code == 0);
+  CHECK(r.out == "HEY!!!\n");
+
+  auto broken = dir.write("b.yaml", "inputs:\n  word: w\nsteps:\n  fail:\n    kind: lua\n    lua: broken.lua\n"
+                                    "    inputs: {word: '{{ word }}'}\n");
+  auto b = run_engine("run " + shell_quote(broken.string()) + " --json -q --input hey");
+  CHECK(b.exit_code == 1);
+  Value doc = Value::parse(b.out);
+  CHECK(doc["error"]["kind"] == "tool.error");
+  CHECK(doc["error"]["message"].get<std::string>().find("step 'fail' failed: ") == 0);
+  CHECK(doc["error"]["message"].get<std::string>().find("no hey") != std::string::npos);
+  CHECK(doc["steps"]["fail"]["inputs"] == Value{{"word", "hey"}});
+
+  auto spin = dir.write("s.yaml", "steps:\n  spin:\n    kind: lua\n    lua: spin.lua\n    limits: {timeout_ms: 50, instructions: 1000000000}\n");
+  auto s = run_engine("run " + shell_quote(spin.string()) + " --json -q");
+  CHECK(s.exit_code == 1);
+  CHECK(Value::parse(s.out)["error"]["kind"] == "tool.timeout");
 }

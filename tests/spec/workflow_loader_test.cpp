@@ -333,7 +333,7 @@ TEST_CASE("agent.memory: its kind, the keys each kind takes, and prompt placehol
 
 TEST_CASE("steps: each is a kind with its own key, and every mistake is located", "[spec][steps]") {
   CHECK(workflow_error("steps:\n  a: {kind: lmm, prompt: x}\n") ==
-        "w.yaml:2:13: steps.a.kind must be one of 'template', 'llm', 'agent', 'tool', 'loop', 'workflow', got 'lmm' (did you mean 'llm'?)\n"
+        "w.yaml:2:13: steps.a.kind must be one of 'template', 'llm', 'agent', 'tool', 'lua', 'loop', 'workflow', got 'lmm' (did you mean 'llm'?)\n"
         "    a: {kind: lmm, prompt: x}\n"
         "              ^");
   CHECK(workflow_error("steps:\n  a: {kind: llm, template: x}\n") ==
@@ -345,7 +345,7 @@ TEST_CASE("steps: each is a kind with its own key, and every mistake is located"
         "    a: {template: x}\n"
         "       ^");
   CHECK(workflow_error("steps:\n  a: {kind: agent, agent: {}, inputs: [x]}\n") ==
-        "w.yaml:2:39: steps.a.inputs must map the agent's inputs to templates\n"
+        "w.yaml:2:39: steps.a.inputs must map the step's inputs to templates\n"
         "    a: {kind: agent, agent: {}, inputs: [x]}\n"
         "                                        ^");
   CHECK(workflow_error("steps:\n  a: {kind: agent, agent: {max_iteratons: 3}}\n") ==
@@ -436,4 +436,16 @@ TEST_CASE("steps: a loop needs until and max_iterations, holds no loop, and its 
         "w.yaml:7:7: duplicate step 'refine' (a step's name is one in the whole file)\n"
         "        refine: {kind: template, template: x}\n"
         "        ^");
+}
+
+TEST_CASE("steps: a lua step names a script within the workflow's reach, its limits are its own", "[spec][steps]") {
+  CHECK(workflow_error("steps:\n  a: {kind: lua}\n") ==
+        "w.yaml:2:6: missing required key 'lua' in steps.a\n"
+        "    a: {kind: lua}\n"
+        "       ^");
+  CHECK(workflow_error("steps:\n  a: {kind: template, template: x, limits: {timeout_ms: 5}}\n") ==
+        "w.yaml:2:44: steps.a.limits is not for kind: template (it takes template)\n"
+        "    a: {kind: template, template: x, limits: {timeout_ms: 5}}\n"
+        "                                             ^");
+  CHECK(workflow_error("steps:\n  a: {kind: lua, lua: /etc/passwd}\n").find("steps.a.lua") != std::string::npos);
 }

@@ -18,7 +18,9 @@ const std::vector<std::string> kOutputContext = {"output", "inputs", "intermedia
 
 std::shared_ptr<const workflow::Executor> build_executor(const spec::WorkflowSpec& s, const BuildOptions& given) {
   BuildOptions options = given;
-  if (!options.llm_gate) options.llm_gate = std::make_shared<llm::LlmGate>(kDefaultLlmConcurrency);
+  if (!options.llm_gate)
+    options.llm_gate = std::make_shared<llm::LlmGate>(
+        s.llm.max_concurrent_calls ? static_cast<size_t>(*s.llm.max_concurrent_calls) : kDefaultLlmConcurrency);
   // Sub-workflows share the cap; the recording is the root workflow's alone.
   BuildOptions inner{.record_file = "", .llm_gate = options.llm_gate};
   // A workflow whose steps call no model (templates, tools) names none, and needs none.

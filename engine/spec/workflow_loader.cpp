@@ -30,7 +30,7 @@ const std::vector<std::string> kLlmKeys = {
     "provider",    "model",   "temperature",     "max_tokens",       "scripted",         "chat_template",
     "bos_token",   "eos_token", "base_url",      "api_key_env",      "max_retries",      "timeout",
     "connect_timeout", "read_timeout", "max_tokens_field", "extra", "endpoint", "seed", "response_format",
-    "tool_choice", "parallel_tool_calls", "anthropic_version", "recording", "prices"};
+    "tool_choice", "parallel_tool_calls", "anthropic_version", "recording", "prices", "max_concurrent_calls"};
 const std::vector<std::string> kPriceKeys = {"prompt", "completion"};
 const std::vector<std::string> kMessageKeys = {"role", "content", "placeholder"};
 const std::vector<std::string> kMemoryKeys = {"kind", "k", "max_tokens", "human_prefix", "ai_prefix", "input_key"};
@@ -186,6 +186,8 @@ class Loader {
       l.recording_file = within_scope(l.recording.value, "llm.recording", n["recording"]);
     }
     if (n["prices"]) l.prices = prices(n["prices"]);
+    if (n["max_concurrent_calls"])
+      l.max_concurrent_calls = static_cast<int>(r_.integer(n["max_concurrent_calls"], "llm.max_concurrent_calls", 1, 256));
     if (n["max_tokens_field"])
       l.max_tokens_field = one_of(n["max_tokens_field"], "llm.max_tokens_field", {"max_tokens", "max_completion_tokens"}).value;
     if (n["extra"]) {

@@ -107,6 +107,9 @@ struct ModelPrice {
 struct LlmSpec {
   Located<std::string> provider{"scripted", {}};
   std::string model;
+  // The cap on model calls in flight at once for everything the workflow runs (its steps, agents, sub-workflows);
+  // read from the workflow that is run, not from those it includes. None: the engine's default (8).
+  std::optional<int> max_concurrent_calls;
   std::optional<double> temperature;
   std::optional<int> max_tokens;
   std::vector<ScriptedReplySpec> replies;

@@ -323,3 +323,21 @@ TEST_CASE("a lua step calls a script's function with its inputs, and a script th
   CHECK(s.exit_code == 1);
   CHECK(Value::parse(s.out)["error"]["kind"] == "tool.timeout");
 }
+
+TEST_CASE("llm.max_concurrent_calls caps the model calls in flight: three parallel calls at a cap of one queue",
+          "[e2e][steps]") {
+  test::TempDir dir;
+  auto w = dir.write("w.yaml",
+                     "llm:\n  provider: scripted\n  max_concurrent_calls: 1\n  scripted:\n    latency_ms: 200\n"
+                     "    rules: [{match: '(?s).', reply: ok}]\n"
+                     "steps:\n  a: {kind: llm, prompt: a}\n  b: {kind: llm, prompt: b}\n  c: {kind: llm, prompt: c}\n");
+  auto r = run_engine("run " + shell_quote(w.string()) + " --json -q");
+  REQUIRE(r.exit_code == 0);
+  // One call at a time: the run cannot take less than the three calls one after another (a lower bound, which a
+  // busy machine only lengthens).
+  CHECK(Value::parse(r.out)["elapsed_ms"].get<long>() >= 600);
+  auto bad = dir.write("bad.yaml", "llm:\n  provider: scripted\n  max_concurrent_calls: 0\nsteps:\n  a: {kind: template, template: x}\n");
+  auto e = run_engine("validate " + shell_quote(bad.string()));
+  CHECK(e.exit_code == 2);
+  CHECK(e.err.find("llm.max_concurrent_calls must be between 1 and 256, got 0") != std::string::npos);
+}

@@ -26,7 +26,7 @@ std::shared_ptr<const workflow::Executor> build_executor(const spec::WorkflowSpe
   // A workflow whose steps call no model (templates, tools) names none, and needs none.
   bool needs_llm = s.steps.empty();
   spec::for_each_step(s.steps, [&](const spec::StepSpec& st) {
-    needs_llm = needs_llm || st.kind.value == "llm" || st.kind.value == "agent";
+    needs_llm = needs_llm || ((st.kind.value == "llm" || st.kind.value == "agent") && !st.llm);
   });
   std::shared_ptr<const llm::LlmClient> llm = needs_llm ? build_llm(s, options) : nullptr;
   tools::ToolRegistry registry = build_tools(s, inner);
@@ -51,7 +51,12 @@ std::shared_ptr<const workflow::Executor> build_executor(const spec::WorkflowSpe
     parts.outputs.push_back({o.name, std::move(t)});
   }
   parts.tools = std::move(registry);
-  parts.redactor = Redactor(llm_secrets(s.llm));
+  std::vector<std::string> secrets = llm_secrets(s.llm);
+  spec::for_each_step(s.steps, [&](const spec::StepSpec& st) {
+    if (!st.llm) return;
+    for (auto& key : llm_secrets(*st.llm)) secrets.push_back(std::move(key));
+  });
+  parts.redactor = Redactor(secrets);
   return std::make_shared<workflow::Executor>(std::move(parts));
 }
 

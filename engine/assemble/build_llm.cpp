@@ -34,8 +34,9 @@ std::vector<llm::ToolCall> fixed_tool_calls(const std::vector<spec::ScriptedTool
 
 // A rule: the regex searches the prompt; the reply template (and each tool call's arguments template) sees the
 // named groups, `groups` (by number) and `prompt`.
-llm::ScriptedRule make_rule(const spec::ScriptedRuleSpec& r, size_t index, const spec::WorkflowSpec& s) {
-  std::string path = "llm.scripted.rules[" + std::to_string(index) + "]";
+llm::ScriptedRule make_rule(const spec::ScriptedRuleSpec& r, size_t index, const std::string& at,
+                            const spec::WorkflowSpec& s) {
+  std::string path = at + ".scripted.rules[" + std::to_string(index) + "]";
   std::optional<parse::Regex> regex;
   try {
     regex = parse::Regex::compile(r.match.value);
@@ -125,8 +126,8 @@ std::shared_ptr<const llm::LlmClient> build_anthropic(const spec::LlmSpec& l) {
   return std::make_shared<llm::AnthropicLlm>(std::move(c));
 }
 
-std::shared_ptr<const llm::LlmClient> build_provider(const spec::WorkflowSpec& s) {
-  const spec::LlmSpec& l = s.llm;
+std::shared_ptr<const llm::LlmClient> build_provider(const spec::LlmSpec& l, const std::string& at,
+                                                     const spec::WorkflowSpec& s) {
   const std::string& p = l.provider.value;
   if (p == "anthropic") return build_anthropic(l);
   if (p == "replay") {
@@ -134,15 +135,15 @@ std::shared_ptr<const llm::LlmClient> build_provider(const spec::WorkflowSpec& s
       return std::make_shared<llm::ReplayLlm>(l.recording_file.string());
     } catch (const Error& e) {
       if (e.loc().line > 0) throw;
-      throw at_key(e, "llm.recording", l.recording.loc, s);
+      throw at_key(e, at + ".recording", l.recording.loc, s);
     }
   }
   if (p != "scripted") return build_openai_compatible(l);
   llm::ScriptedScript script;
   for (size_t i = 0; i < l.replies.size(); ++i)
     script.replies.push_back({l.replies[i].text.value,
-                              fixed_tool_calls(l.replies[i].tool_calls, "llm.scripted.replies[" + std::to_string(i) + "].tool_calls", s)});
-  for (size_t i = 0; i < l.rules.size(); ++i) script.rules.push_back(make_rule(l.rules[i], i, s));
+                              fixed_tool_calls(l.replies[i].tool_calls, at + ".scripted.replies[" + std::to_string(i) + "].tool_calls", s)});
+  for (size_t i = 0; i < l.rules.size(); ++i) script.rules.push_back(make_rule(l.rules[i], i, at, s));
   script.latency = std::chrono::milliseconds(l.latency_ms);
   return std::make_shared<llm::ScriptedLlm>(std::move(script));
 }
@@ -157,9 +158,16 @@ std::vector<std::string> llm_secrets(const spec::LlmSpec& l) {
 }
 
 std::shared_ptr<const llm::LlmClient> build_llm(const spec::WorkflowSpec& s, const BuildOptions& options) {
-  std::shared_ptr<const llm::LlmClient> client = build_provider(s);
+  std::shared_ptr<const llm::LlmClient> client = build_provider(s.llm, "llm", s);
   if (!options.record_file.empty())
     client = std::make_shared<llm::RecordingLlm>(std::move(client), options.record_file, llm_secrets(s.llm));
+  if (options.llm_gate) client = std::make_shared<llm::GatedLlm>(std::move(client), options.llm_gate);
+  return client;
+}
+
+std::shared_ptr<const llm::LlmClient> build_step_llm(const spec::LlmSpec& l, const std::string& at,
+                                                     const spec::WorkflowSpec& s, const BuildOptions& options) {
+  std::shared_ptr<const llm::LlmClient> client = build_provider(l, at, s);
   if (options.llm_gate) client = std::make_shared<llm::GatedLlm>(std::move(client), options.llm_gate);
   return client;
 }

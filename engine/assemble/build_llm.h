@@ -21,6 +21,9 @@ struct BuildOptions {
 };
 
 std::shared_ptr<const llm::LlmClient> build_llm(const spec::WorkflowSpec& spec, const BuildOptions& options = {});
+// A step's own model (`at` is its key, "steps.NAME.llm"): it passes the same gate; --record does not record it.
+std::shared_ptr<const llm::LlmClient> build_step_llm(const spec::LlmSpec& llm, const std::string& at,
+                                                     const spec::WorkflowSpec& spec, const BuildOptions& options);
 
 // The keys the workflow's provider may read (the values of its key variables, and of OPENAI_API_KEY and
 // ANTHROPIC_API_KEY): what no output may show.

@@ -25,6 +25,7 @@ std::shared_ptr<const workflow::Executor> agent_executor(const spec::StepSpec& s
                                                          const tools::ToolRegistry& registry,
                                                          std::shared_ptr<const llm::LlmClient> llm) {
   spec::WorkflowSpec one = s;
+  if (st.llm) one.llm = *st.llm;  // the agent's own model: its chat template, tool choice and prices too
   one.steps.clear();
   one.outputs.clear();
   one.agent = *st.agent;
@@ -164,11 +165,13 @@ std::vector<workflow::Step> build_graph(const std::vector<spec::StepSpec>& specs
     } else if (st.kind.value == "llm") {
       tmpl::Template t = step_template(st.text, s);
       read(t, path + ".prompt", st.text.loc);
+      const spec::LlmSpec& model = st.llm ? *st.llm : s.llm;
       agent::RunLimits limits;
-      limits.temperature = s.llm.temperature;
-      limits.max_tokens = s.llm.max_tokens;
-      if (auto price = model_price(s.llm)) limits.price = llm::Price{price->prompt, price->completion};
-      step.work = std::make_shared<workflow::LlmWork>(llm, std::move(t), std::move(limits));
+      limits.temperature = model.temperature;
+      limits.max_tokens = model.max_tokens;
+      if (auto price = model_price(model)) limits.price = llm::Price{price->prompt, price->completion};
+      step.work = std::make_shared<workflow::LlmWork>(st.llm ? build_step_llm(*st.llm, path + ".llm", s, options) : llm,
+                                                      std::move(t), std::move(limits));
     } else if (st.kind.value == "tool") {
       std::shared_ptr<const tools::Tool> tool;  // shared: the step keeps its tool alive
       for (const auto& t : registry.all())
@@ -228,7 +231,8 @@ std::vector<workflow::Step> build_graph(const std::vector<spec::StepSpec>& specs
         read(t, path + ".inputs." + name, value.loc);
         inputs.emplace_back(name, std::move(t));
       }
-      step.work = std::make_shared<workflow::SubRunWork>(agent_executor(st, s, registry, llm), std::move(inputs));
+      auto model = st.llm ? build_step_llm(*st.llm, path + ".llm", s, options) : llm;
+      step.work = std::make_shared<workflow::SubRunWork>(agent_executor(st, s, registry, std::move(model)), std::move(inputs));
     }
     if (!st.when.value.empty()) {
       step.when = expression(st.when, path + ".when", s);

@@ -34,15 +34,22 @@ std::shared_ptr<const workflow::Executor> build_executor(const std::string& path
         std::find(providers.begin(), providers.end(), provider) == providers.end())
       throw Error("usage", "--llm takes PROVIDER:MODEL with PROVIDER one of " + join(providers, ", ") +
                                did_you_mean(provider, providers) + ", got '" + llm_override + "'");
-    spec.llm.provider = {provider, {}};
-    if (provider == "replay") {
-      // the file is named on the command line, so it is relative to where the command runs
-      spec.llm.recording = {llm_override.substr(colon + 1), {}};
-      spec.llm.recording_file = spec.llm.recording.value;
-    } else {
-      spec.llm.model = llm_override.substr(colon + 1);
-      spec.llm.base_url.clear();  // the preset's, not the workflow's server
-    }
+    // Every model the file names, the workflow's and its steps' own.
+    auto override = [&](spec::LlmSpec& l) {
+      l.provider = {provider, {}};
+      if (provider == "replay") {
+        // the file is named on the command line, so it is relative to where the command runs
+        l.recording = {llm_override.substr(colon + 1), {}};
+        l.recording_file = l.recording.value;
+      } else {
+        l.model = llm_override.substr(colon + 1);
+        l.base_url.clear();  // the preset's, not the workflow's server
+      }
+    };
+    override(spec.llm);
+    spec::for_each_step(spec.steps, [&](spec::StepSpec& st) {
+      if (st.llm) override(*st.llm);
+    });
   }
   return assemble::build_executor(spec, options);
 }

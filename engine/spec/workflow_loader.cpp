@@ -19,7 +19,7 @@ const std::vector<std::string> kTopKeys = {"version", "name", "description", "in
 const std::vector<std::string> kStepKeys = {"kind",   "description", "when",  "template", "prompt",
                                             "agent",  "inputs",      "retry", "on_error", "timeout", "for_each", "concurrency",
                                             "tool",   "input",       "steps", "until",    "max_iterations",
-                                            "workflow", "lua",         "limits"};
+                                            "workflow", "lua",         "limits",         "llm"};
 const std::vector<std::string> kRetryKeys = {"attempts", "backoff"};
 const std::vector<std::string> kStepKinds = {"template", "llm", "agent", "tool", "lua", "loop", "workflow"};
 // Far more than a graph written by hand has; it bounds what the build's graph walks cost on a hostile file.
@@ -90,7 +90,7 @@ class Loader {
       w.steps = steps(root["steps"]);
       if (!root["llm"])
         for_each_step(w.steps, [&](const StepSpec& step) {
-          if (step.kind.value == "llm" || step.kind.value == "agent")
+          if ((step.kind.value == "llm" || step.kind.value == "agent") && !step.llm)
             r_.fail_at("spec.missing_key", step.path + " (kind: " + step.kind.value +
                                                ") needs a model: add an llm block to the workflow",
                        step.kind.loc);
@@ -154,60 +154,61 @@ class Loader {
     return out;
   }
 
-  LlmSpec llm(const YAML::Node& n) {
+  // An llm block: the workflow's (`at` is "llm") or a step's own ("steps.NAME.llm").
+  LlmSpec llm(const YAML::Node& n, const std::string& at = "llm") {
     LlmSpec l;
     l.loc = r_.loc(n);
-    r_.expect_map(n, "llm", kLlmKeys);
+    r_.expect_map(n, at, kLlmKeys);
     if (n["provider"]) {
-      l.provider = r_.located_str(n["provider"], "llm.provider");
+      l.provider = r_.located_str(n["provider"], at + ".provider");
       const std::string& p = l.provider.value;
       if (std::find(kProviders.begin(), kProviders.end(), p) == kProviders.end())
         r_.fail("spec.bad_value", "unknown llm.provider '" + p + "'" + did_you_mean(p, kProviders), n["provider"]);
     }
-    if (n["model"]) l.model = r_.str(n["model"], "llm.model");
-    l.chat_template = template_source(n["chat_template"], "llm.chat_template");
-    if (n["base_url"]) l.base_url = r_.str(n["base_url"], "llm.base_url");
-    if (n["api_key_env"]) l.api_key_env = r_.str(n["api_key_env"], "llm.api_key_env");
-    if (n["max_retries"]) l.max_retries = static_cast<int>(r_.integer(n["max_retries"], "llm.max_retries", 0, 20));
-    if (n["timeout"]) l.timeout_s = r_.number(n["timeout"], "llm.timeout", 0.001);
-    if (n["connect_timeout"]) l.connect_timeout_s = r_.number(n["connect_timeout"], "llm.connect_timeout", 0.001);
-    if (n["read_timeout"]) l.read_timeout_s = r_.number(n["read_timeout"], "llm.read_timeout", 0.001);
-    if (n["endpoint"]) l.endpoint = one_of(n["endpoint"], "llm.endpoint", {"chat", "completions"});
-    if (n["seed"]) l.seed = r_.integer(n["seed"], "llm.seed", -(1LL << 53), 1LL << 53);
+    if (n["model"]) l.model = r_.str(n["model"], at + ".model");
+    l.chat_template = template_source(n["chat_template"], at + ".chat_template");
+    if (n["base_url"]) l.base_url = r_.str(n["base_url"], at + ".base_url");
+    if (n["api_key_env"]) l.api_key_env = r_.str(n["api_key_env"], at + ".api_key_env");
+    if (n["max_retries"]) l.max_retries = static_cast<int>(r_.integer(n["max_retries"], at + ".max_retries", 0, 20));
+    if (n["timeout"]) l.timeout_s = r_.number(n["timeout"], at + ".timeout", 0.001);
+    if (n["connect_timeout"]) l.connect_timeout_s = r_.number(n["connect_timeout"], at + ".connect_timeout", 0.001);
+    if (n["read_timeout"]) l.read_timeout_s = r_.number(n["read_timeout"], at + ".read_timeout", 0.001);
+    if (n["endpoint"]) l.endpoint = one_of(n["endpoint"], at + ".endpoint", {"chat", "completions"});
+    if (n["seed"]) l.seed = r_.integer(n["seed"], at + ".seed", -(1LL << 53), 1LL << 53);
     if (n["response_format"]) {
-      l.response_format = response_format(n["response_format"]);
+      l.response_format = response_format(n["response_format"], at);
       l.response_format_loc = r_.loc(n["response_format"]);
     }
-    if (n["tool_choice"]) l.tool_choice = r_.located_str(n["tool_choice"], "llm.tool_choice");
-    if (n["parallel_tool_calls"]) l.parallel_tool_calls = r_.boolean(n["parallel_tool_calls"], "llm.parallel_tool_calls");
-    if (n["anthropic_version"]) l.anthropic_version = r_.str(n["anthropic_version"], "llm.anthropic_version");
+    if (n["tool_choice"]) l.tool_choice = r_.located_str(n["tool_choice"], at + ".tool_choice");
+    if (n["parallel_tool_calls"]) l.parallel_tool_calls = r_.boolean(n["parallel_tool_calls"], at + ".parallel_tool_calls");
+    if (n["anthropic_version"]) l.anthropic_version = r_.str(n["anthropic_version"], at + ".anthropic_version");
     if (n["recording"]) {
-      l.recording = r_.located_str(n["recording"], "llm.recording");
-      l.recording_file = within_scope(l.recording.value, "llm.recording", n["recording"]);
+      l.recording = r_.located_str(n["recording"], at + ".recording");
+      l.recording_file = within_scope(l.recording.value, at + ".recording", n["recording"]);
     }
-    if (n["prices"]) l.prices = prices(n["prices"]);
+    if (n["prices"]) l.prices = prices(n["prices"], at);
     if (n["max_concurrent_calls"])
-      l.max_concurrent_calls = static_cast<int>(r_.integer(n["max_concurrent_calls"], "llm.max_concurrent_calls", 1, 256));
+      l.max_concurrent_calls = static_cast<int>(r_.integer(n["max_concurrent_calls"], at + ".max_concurrent_calls", 1, 256));
     if (n["max_tokens_field"])
-      l.max_tokens_field = one_of(n["max_tokens_field"], "llm.max_tokens_field", {"max_tokens", "max_completion_tokens"}).value;
+      l.max_tokens_field = one_of(n["max_tokens_field"], at + ".max_tokens_field", {"max_tokens", "max_completion_tokens"}).value;
     if (n["extra"]) {
-      if (!n["extra"].IsMap()) r_.fail("spec.wrong_type", "llm.extra must be a mapping of request keys", n["extra"]);
-      l.extra = r_.value(n["extra"], "llm.extra");
+      if (!n["extra"].IsMap()) r_.fail("spec.wrong_type", at + ".extra must be a mapping of request keys", n["extra"]);
+      l.extra = r_.value(n["extra"], at + ".extra");
     }
-    if (n["bos_token"]) l.bos_token = r_.str(n["bos_token"], "llm.bos_token");
-    if (n["eos_token"]) l.eos_token = r_.str(n["eos_token"], "llm.eos_token");
-    if (n["temperature"]) l.temperature = r_.number(n["temperature"], "llm.temperature", 0);
-    if (n["max_tokens"]) l.max_tokens = static_cast<int>(r_.integer(n["max_tokens"], "llm.max_tokens", 1, 1 << 24));
+    if (n["bos_token"]) l.bos_token = r_.str(n["bos_token"], at + ".bos_token");
+    if (n["eos_token"]) l.eos_token = r_.str(n["eos_token"], at + ".eos_token");
+    if (n["temperature"]) l.temperature = r_.number(n["temperature"], at + ".temperature", 0);
+    if (n["max_tokens"]) l.max_tokens = static_cast<int>(r_.integer(n["max_tokens"], at + ".max_tokens", 1, 1 << 24));
     if (n["scripted"]) {
       const YAML::Node& s = n["scripted"];
-      r_.expect_map(s, "llm.scripted", kScriptedKeys);
-      if (s["replies"]) l.replies = scripted_replies(s["replies"]);
-      if (s["latency_ms"]) l.latency_ms = static_cast<int>(r_.integer(s["latency_ms"], "llm.scripted.latency_ms", 0, 600000));
+      r_.expect_map(s, at + ".scripted", kScriptedKeys);
+      if (s["replies"]) l.replies = scripted_replies(s["replies"], at);
+      if (s["latency_ms"]) l.latency_ms = static_cast<int>(r_.integer(s["latency_ms"], at + ".scripted.latency_ms", 0, 600000));
       if (s["rules"]) {
         const YAML::Node& rules = s["rules"];
-        if (!rules.IsSequence()) r_.fail("spec.wrong_type", "llm.scripted.rules must be a list", rules);
+        if (!rules.IsSequence()) r_.fail("spec.wrong_type", at + ".scripted.rules must be a list", rules);
         for (size_t i = 0; i < rules.size(); ++i) {
-          std::string path = "llm.scripted.rules[" + std::to_string(i) + "]";
+          std::string path = at + ".scripted.rules[" + std::to_string(i) + "]";
           r_.expect_map(rules[i], path, kRuleKeys);
           r_.expect_present(rules[i], "match", path);
           if (!rules[i]["tool_calls"]) r_.expect_present(rules[i], "reply", path);
@@ -218,22 +219,22 @@ class Loader {
         }
       }
       if (!l.replies.empty() && !l.rules.empty())
-        r_.fail("spec.conflict", "llm.scripted has both replies and rules; give one of them", s);
+        r_.fail("spec.conflict", at + ".scripted has both replies and rules; give one of them", s);
     }
     if (l.provider.value == "scripted" && l.replies.empty() && l.rules.empty())
-      r_.fail("spec.missing_key", "the scripted provider needs llm.scripted.replies or llm.scripted.rules", n);
+      r_.fail("spec.missing_key", "the scripted provider needs " + at + ".scripted.replies or " + at + ".scripted.rules", n);
     if (l.provider.value == "replay" && l.recording.value.empty())
-      r_.fail("spec.missing_key", "the replay provider needs llm.recording: FILE (a file written by --record)", n);
+      r_.fail("spec.missing_key", "the replay provider needs " + at + ".recording: FILE (a file written by --record)", n);
     return l;
   }
 
   // Each reply is the model's text, or {content, tool_calls} for a reply that calls tools.
-  std::vector<ScriptedReplySpec> scripted_replies(const YAML::Node& n) {
+  std::vector<ScriptedReplySpec> scripted_replies(const YAML::Node& n, const std::string& at) {
     std::vector<ScriptedReplySpec> out;
-    if (n.IsScalar()) return {{r_.located_str(n, "llm.scripted.replies"), {}}};
-    if (!n.IsSequence()) r_.fail("spec.wrong_type", "llm.scripted.replies must be a list", n);
+    if (n.IsScalar()) return {{r_.located_str(n, at + ".scripted.replies"), {}}};
+    if (!n.IsSequence()) r_.fail("spec.wrong_type", at + ".scripted.replies must be a list", n);
     for (size_t i = 0; i < n.size(); ++i) {
-      std::string path = "llm.scripted.replies[" + std::to_string(i) + "]";
+      std::string path = at + ".scripted.replies[" + std::to_string(i) + "]";
       if (!n[i].IsMap()) {
         out.push_back({r_.located_str(n[i], path), {}});
         continue;
@@ -299,33 +300,33 @@ class Loader {
   }
 
   // `json_object` or `text` as shorthand for {type: ...}, or the whole object as the API takes it.
-  Value response_format(const YAML::Node& n) {
+  Value response_format(const YAML::Node& n, const std::string& at) {
     if (n.IsScalar()) {
-      std::string type = one_of(n, "llm.response_format", {"text", "json_object"}).value;
+      std::string type = one_of(n, at + ".response_format", {"text", "json_object"}).value;
       return Value{{"type", type}};
     }
-    if (!n.IsMap()) r_.fail("spec.wrong_type", "llm.response_format must be json_object, text, or a mapping", n);
-    Value v = r_.value(n, "llm.response_format");
+    if (!n.IsMap()) r_.fail("spec.wrong_type", at + ".response_format must be json_object, text, or a mapping", n);
+    Value v = r_.value(n, at + ".response_format");
     if (!v.contains("type") || !v["type"].is_string())
-      r_.fail("spec.missing_key", "llm.response_format needs a type (json_object, json_schema or text)", n);
+      r_.fail("spec.missing_key", at + ".response_format needs a type (json_object, json_schema or text)", n);
     // OpenAI's {type: json_schema, json_schema: {name, schema, strict}}: the schema is checked as any other, and the
     // replies are validated against it (assemble/).
     if (v["type"] == "json_schema") {
       const YAML::Node& spec = n["json_schema"];
       if (!spec || !spec.IsMap() || !spec["schema"])
-        r_.fail("spec.missing_key", "llm.response_format of type json_schema needs json_schema: {name, schema}", n);
-      json_schema(spec["schema"], "llm.response_format.json_schema.schema");
+        r_.fail("spec.missing_key", at + ".response_format of type json_schema needs json_schema: {name, schema}", n);
+      json_schema(spec["schema"], at + ".response_format.json_schema.schema");
     }
     return v;
   }
 
   // model -> {prompt, completion}, USD per million tokens.
-  std::vector<std::pair<std::string, ModelPrice>> prices(const YAML::Node& n) {
+  std::vector<std::pair<std::string, ModelPrice>> prices(const YAML::Node& n, const std::string& at) {
     std::vector<std::pair<std::string, ModelPrice>> out;
-    if (!n.IsMap()) r_.fail("spec.wrong_type", "llm.prices must map model names to {prompt, completion}", n);
+    if (!n.IsMap()) r_.fail("spec.wrong_type", at + ".prices must map model names to {prompt, completion}", n);
     for (const auto& kv : n) {
-      std::string model = r_.str(kv.first, "llm.prices");
-      std::string path = "llm.prices." + model;
+      std::string model = r_.str(kv.first, at + ".prices");
+      std::string path = at + ".prices." + model;
       r_.expect_map(kv.second, path, kPriceKeys);
       r_.expect_present(kv.second, "prompt", path);
       r_.expect_present(kv.second, "completion", path);
@@ -581,6 +582,12 @@ class Loader {
                              : TemplateSource{"", display_ + " (" + path + ".input)", dir_, st.loc, false, {}};
       } else {
         st.text = template_source(b[own], path + "." + own);
+      }
+      if (b["llm"]) {
+        if (kind != "llm" && kind != "agent")
+          r_.fail("spec.conflict", path + ".llm is for kinds llm and agent (a step of kind " + kind + " calls no model)",
+                  b["llm"]);
+        st.llm = llm(b["llm"], path + ".llm");
       }
       if (b["when"]) st.when = r_.located_raw(b["when"], path + ".when");
       if (b["for_each"]) st.for_each = r_.located_raw(b["for_each"], path + ".for_each");

@@ -239,6 +239,7 @@ struct StepSpec {
   Located<std::string> until;  // loop: an expression over an iteration's steps; the loop ends once it holds
   int max_iterations = 0;      // loop: the bound, required
   std::optional<AgentSpec> agent;  // agent: the agent block
+  std::optional<LlmSpec> llm;      // llm, agent: the step's own model instead of the workflow's
   Located<std::string> lua;        // lua: the script as written...
   std::filesystem::path lua_file;  // ...and resolved within the workflow's reach
   LuaLimitsSpec lua_limits;        // lua: its limits, as a tool's
@@ -285,6 +286,14 @@ const std::vector<std::string>& override_providers();
 template <class F>
 void for_each_step(const std::vector<StepSpec>& steps, F&& f) {
   for (const auto& st : steps) {
+    f(st);
+    for_each_step(st.body, f);
+  }
+}
+
+template <class F>
+void for_each_step(std::vector<StepSpec>& steps, F&& f) {
+  for (auto& st : steps) {
     f(st);
     for_each_step(st.body, f);
   }

@@ -341,3 +341,39 @@ TEST_CASE("llm.max_concurrent_calls caps the model calls in flight: three parall
   CHECK(e.exit_code == 2);
   CHECK(e.err.find("llm.max_concurrent_calls must be between 1 and 256, got 0") != std::string::npos);
 }
+
+TEST_CASE("a step may name its own model, which --llm replaces too", "[e2e][steps]") {
+  test::TempDir dir;
+  auto w = dir.write("w.yaml",
+                     "llm:\n  provider: scripted\n  scripted: {replies: [from the workflow's model]}\n"
+                     "steps:\n  usual: {kind: llm, prompt: a}\n"
+                     "  special:\n    kind: llm\n    prompt: b\n"
+                     "    llm:\n      provider: scripted\n      scripted: {replies: [from the step's model]}\n"
+                     "  both: {kind: template, template: '{{ steps.usual.output }} / {{ steps.special.output }}'}\n");
+  auto r = run_engine("run " + shell_quote(w.string()) + " -q");
+  CHECK(r.exit_code == 0);
+  CHECK(r.out == "from the workflow's model / from the step's model\n");
+
+  MockLlmServer server;
+  server.enqueue(MockLlmServer::chat("served"));
+  server.enqueue(MockLlmServer::chat("served"));
+  auto o = run_engine("run " + shell_quote(w.string()) + " -q --llm openai:test-model", "",
+                      "OPENAI_BASE_URL=" + server.base_url() + " OPENAI_API_KEY=sk-e2e-secret-key");
+  CHECK(o.exit_code == 0);
+  CHECK(o.out == "served / served\n");
+  CHECK(server.requests().size() == 2);
+
+  auto only_steps = dir.write("s.yaml", "steps:\n  a:\n    kind: llm\n    prompt: x\n"
+                                        "    llm: {provider: scripted, scripted: {replies: [own]}}\n");
+  auto s = run_engine("run " + shell_quote(only_steps.string()) + " -q");
+  CHECK(s.exit_code == 0);  // no workflow model needed when every step has its own
+  CHECK(s.out == "own\n");
+  auto bad = dir.write("b.yaml", "steps:\n  a:\n    kind: template\n    template: x\n    llm: {provider: scripted}\n");
+  auto e = run_engine("validate " + shell_quote(bad.string()));
+  CHECK(e.exit_code == 2);
+  CHECK(e.err.find("b.yaml:5:10: steps.a.llm is for kinds llm and agent (a step of kind template calls no model)") !=
+        std::string::npos);
+  auto bad_model = dir.write("m.yaml", "steps:\n  a:\n    kind: llm\n    prompt: x\n    llm: {provider: scripted}\n");
+  auto m = run_engine("validate " + shell_quote(bad_model.string()));
+  CHECK(m.err.find("needs steps.a.llm.scripted.replies") != std::string::npos);
+}

@@ -91,7 +91,7 @@ agent::RunResult Executor::run_steps(const Value& inputs, EventSink& events, con
     if (events.detail() == EventDetail::Full) begin["inputs"] = inputs;
     events.emit({EventType::ChainStart, std::move(begin)});
   }
-  GraphRun g = run_graph(parts_.steps, inputs, events, options);
+  GraphRun g = run_graph(parts_.steps, inputs, events, options, kDefaultMaxParallel, {}, workers_.get());
   agent::RunResult r;
   r.usage = g.usage;
   r.llm_calls = g.llm_calls;

@@ -76,6 +76,8 @@ class Executor {
   // run cost a chat turn four times its own time.
   uint64_t run_id_seed_;
   mutable std::atomic<uint64_t> runs_{0};
+  // The threads its runs' parallel steps run on, kept between runs; it guards itself.
+  std::unique_ptr<WorkerPool> workers_ = std::make_unique<WorkerPool>();
 };
 
 }  // namespace engine::workflow

@@ -53,8 +53,9 @@ const char* status_name(State s) {
 class GraphRunner {
  public:
   GraphRunner(const std::vector<Step>& steps, const Value& inputs, EventSink& events, const agent::RunOptions& options,
-              size_t max_parallel, const GraphContext& context)
+              size_t max_parallel, const GraphContext& context, WorkerPool* pool)
       : context_(context),
+        pool_(pool),
         steps_(steps),
         inputs_(inputs),
         events_(events),
@@ -70,6 +71,10 @@ class GraphRunner {
   // templates, then run on the calling thread alone, with no thread started at all.
   GraphRun run() {
     work();
+    {
+      std::unique_lock lock(mutex_);  // a helper touches this runner until it says it is done
+      changed_.wait(lock, [&] { return helpers_running_ == 0; });
+    }
     for (auto& t : threads_) t.join();
     // Stopped between steps: no step failed, but some never started.
     if (!result_.error && stopped(options_) &&
@@ -92,8 +97,7 @@ class GraphRunner {
     std::unique_lock lock(mutex_);
     for (;;) {
       if (auto i = take_ready()) {
-        if (steps_[*i].may_wait && has_ready() && idle_ == 0 && threads_.size() + 1 < max_parallel_)
-          threads_.emplace_back([this] { work(); });
+        if (steps_[*i].may_wait && has_ready() && idle_ == 0 && helpers_started_ + 1 < max_parallel_) start_helper();
         lock.unlock();
         run_step(*i);
         lock.lock();
@@ -107,6 +111,20 @@ class GraphRunner {
       changed_.wait(lock);
       --idle_;
     }
+  }
+
+  // Another worker, from the pool when there is one. Called with the lock held.
+  void start_helper() {
+    ++helpers_started_;
+    ++helpers_running_;
+    auto helper = [this] {
+      work();
+      std::lock_guard lock(mutex_);
+      --helpers_running_;
+      changed_.notify_all();  // under the lock: once it is released, run() may return and this runner be gone
+    };
+    if (pool_) pool_->run(helper);
+    else threads_.emplace_back(helper);
   }
 
   // The first waiting step whose reads have all ended, now marked running; none after a failure.
@@ -298,6 +316,7 @@ class GraphRunner {
   }
 
   const GraphContext& context_;
+  WorkerPool* pool_;
   const std::vector<Step>& steps_;
   const Value& inputs_;
   EventSink& events_;
@@ -313,15 +332,18 @@ class GraphRunner {
   std::vector<long> elapsed_ms_;
   size_t running_ = 0;
   size_t idle_ = 0;                  // workers waiting for a step to become ready
-  std::vector<std::thread> threads_;  // the workers besides the calling thread
+  size_t helpers_started_ = 0;  // workers besides the calling thread...
+  size_t helpers_running_ = 0;  // ...and those of them not yet done
+  std::vector<std::thread> threads_;  // the helpers' threads, when there is no pool
   GraphRun result_;
 };
 
 }  // namespace
 
 GraphRun run_graph(const std::vector<Step>& steps, const Value& inputs, EventSink& events,
-                   const agent::RunOptions& options, size_t max_parallel, const GraphContext& context) {
-  return GraphRunner(steps, inputs, events, options, max_parallel, context).run();
+                   const agent::RunOptions& options, size_t max_parallel, const GraphContext& context,
+                   WorkerPool* pool) {
+  return GraphRunner(steps, inputs, events, options, max_parallel, context, pool).run();
 }
 
 }  // namespace engine::workflow

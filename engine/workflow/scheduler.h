@@ -7,6 +7,7 @@
 
 #include "engine/agent/run_result.h"
 #include "engine/workflow/step.h"
+#include "engine/workflow/worker_pool.h"
 
 namespace engine::workflow {
 
@@ -30,8 +31,9 @@ struct GraphContext {
 };
 
 // `events` may be called from several threads; the scheduler serialises what the steps emit into it.
+// Helpers come from `pool` when given (the executor keeps one), else are threads started for this run.
 GraphRun run_graph(const std::vector<Step>& steps, const Value& inputs, EventSink& events,
                    const agent::RunOptions& options, size_t max_parallel = kDefaultMaxParallel,
-                   const GraphContext& context = {});
+                   const GraphContext& context = {}, WorkerPool* pool = nullptr);
 
 }  // namespace engine::workflow

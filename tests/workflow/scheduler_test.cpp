@@ -104,6 +104,16 @@ TEST_CASE("scheduler: independent steps run at once, and never more than the bou
   CHECK(g.steps["left"]["output"] == "met");  // each waited for the other: they overlapped
   CHECK(g.steps["right"]["output"] == "met");
 
+  // with the executor's kept workers: the same overlap, and the second run starts no thread
+  workflow::WorkerPool pool;
+  for (int run = 0; run < 2; ++run) {
+    for (int i = 0; i < 10'000 && pool.waiting() < pool.size(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    auto kept = workflow::run_graph(steps, Value::object(), sink, {}, workflow::kDefaultMaxParallel, {}, &pool);
+    CHECK(kept.steps["left"]["output"] == "met");
+    CHECK(kept.steps["right"]["output"] == "met");
+  }
+  CHECK(pool.size() == 1);
+
   Concurrency c;
   std::vector<Step> many;
   for (int i = 0; i < 6; ++i)

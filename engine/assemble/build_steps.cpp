@@ -10,6 +10,7 @@
 #include "engine/assemble/template_checks.h"
 #include "engine/core/error.h"
 #include "engine/core/text.h"
+#include "engine/parse/schema_patterns.h"
 #include "engine/tools/lua/lua_tool.h"
 #include "engine/workflow/executor.h"
 #include "engine/workflow/step_kinds.h"
@@ -170,8 +171,17 @@ std::vector<workflow::Step> build_graph(const std::vector<spec::StepSpec>& specs
       limits.temperature = model.temperature;
       limits.max_tokens = model.max_tokens;
       if (auto price = model_price(model)) limits.price = llm::Price{price->prompt, price->completion};
+      std::optional<agent::OutputSchema> output;
+      if (!st.output_schema.is_null()) {
+        try {
+          output = agent::OutputSchema{schema::Schema::compile(st.output_schema, {parse::schema_patterns()}), "", false};
+        } catch (const Error& e) {
+          throw Error(e.kind(), path + ".output_schema: " + e.message(), st.output_schema_loc,
+                      quoted_line(s, st.output_schema_loc));
+        }
+      }
       step.work = std::make_shared<workflow::LlmWork>(st.llm ? build_step_llm(*st.llm, path + ".llm", s, options) : llm,
-                                                      std::move(t), std::move(limits));
+                                                      std::move(t), std::move(limits), std::move(output));
     } else if (st.kind.value == "tool") {
       std::shared_ptr<const tools::Tool> tool;  // shared: the step keeps its tool alive
       for (const auto& t : registry.all())

@@ -19,7 +19,7 @@ const std::vector<std::string> kTopKeys = {"version", "name", "description", "in
 const std::vector<std::string> kStepKeys = {"kind",   "description", "when",  "template", "prompt",
                                             "agent",  "inputs",      "retry", "on_error", "timeout", "for_each", "concurrency",
                                             "tool",   "input",       "steps", "until",    "max_iterations",
-                                            "workflow", "lua",         "limits",         "llm"};
+                                            "workflow", "lua",         "limits",         "llm",      "output_schema"};
 const std::vector<std::string> kRetryKeys = {"attempts", "backoff"};
 const std::vector<std::string> kStepKinds = {"template", "llm", "agent", "tool", "lua", "loop", "workflow"};
 // Far more than a graph written by hand has; it bounds what the build's graph walks cost on a hostile file.
@@ -582,6 +582,13 @@ class Loader {
                              : TemplateSource{"", display_ + " (" + path + ".input)", dir_, st.loc, false, {}};
       } else {
         st.text = template_source(b[own], path + "." + own);
+      }
+      if (b["output_schema"]) {
+        if (kind != "llm")
+          r_.fail("spec.conflict", path + ".output_schema is for kind: llm (an agent step gives its agent one)",
+                  b["output_schema"]);
+        st.output_schema = json_schema(b["output_schema"], path + ".output_schema");
+        st.output_schema_loc = r_.loc(b["output_schema"]);
       }
       if (b["llm"]) {
         if (kind != "llm" && kind != "agent")

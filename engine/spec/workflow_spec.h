@@ -240,6 +240,8 @@ struct StepSpec {
   int max_iterations = 0;      // loop: the bound, required
   std::optional<AgentSpec> agent;  // agent: the agent block
   std::optional<LlmSpec> llm;      // llm, agent: the step's own model instead of the workflow's
+  Value output_schema;             // llm: the answer is JSON matching this schema (null: the answer is text)
+  SourceLoc output_schema_loc;
   Located<std::string> lua;        // lua: the script as written...
   std::filesystem::path lua_file;  // ...and resolved within the workflow's reach
   LuaLimitsSpec lua_limits;        // lua: its limits, as a tool's

@@ -32,7 +32,13 @@ StepOutcome LlmWork::run(const tmpl::Vars& vars, EventSink& events, const agent:
   req.cancel = options.cancel;
   req.run_state = options.llm_state;
   agent::LlmCall call = agent::call_llm(*llm_, req, events, limits_.price);
-  return StepOutcome{Value(std::move(call.response.text)), call.response.usage, 1, call.cost_usd};
+  StepOutcome out{Value(std::move(call.response.text)), call.response.usage, 1, call.cost_usd};
+  if (!output_) return out;
+  Value answer;
+  if (std::string wrong = agent::read_answer(*output_, out.output.get_ref<const std::string&>(), answer); !wrong.empty())
+    throw Error("output.invalid", wrong);
+  out.output = std::move(answer);
+  return out;
 }
 
 Value LlmWork::rendered_inputs(const tmpl::Vars& vars) const { return Value{{"prompt", prompt_.render(vars)}}; }

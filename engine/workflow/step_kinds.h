@@ -6,6 +6,7 @@
 #include <utility>
 #include <vector>
 
+#include "engine/agent/structured_answer.h"
 #include "engine/llm/llm_client.h"
 #include "engine/tools/tool.h"
 #include "engine/workflow/step.h"
@@ -24,11 +25,14 @@ class TemplateWork : public StepWork {
   tmpl::Template text_;
 };
 
-// kind: llm. One prompt, sent as the user's message; the output is the model's text.
+// kind: llm. One prompt, sent as the user's message; the output is the model's text, or, with an output schema, the
+// JSON value it answered (bare or in a ``` fence), checked against the schema: an answer that is not is the step's
+// failure ("output.invalid"), which `retry` may try again.
 class LlmWork : public StepWork {
  public:
-  LlmWork(std::shared_ptr<const llm::LlmClient> llm, tmpl::Template prompt, agent::RunLimits limits)
-      : llm_(std::move(llm)), prompt_(std::move(prompt)), limits_(std::move(limits)) {}
+  LlmWork(std::shared_ptr<const llm::LlmClient> llm, tmpl::Template prompt, agent::RunLimits limits,
+          std::optional<agent::OutputSchema> output = std::nullopt)
+      : llm_(std::move(llm)), prompt_(std::move(prompt)), limits_(std::move(limits)), output_(std::move(output)) {}
   StepOutcome run(const tmpl::Vars& vars, EventSink& events, const agent::RunOptions& options) const override;
   Value rendered_inputs(const tmpl::Vars& vars) const override;
 
@@ -36,6 +40,7 @@ class LlmWork : public StepWork {
   std::shared_ptr<const llm::LlmClient> llm_;
   tmpl::Template prompt_;
   agent::RunLimits limits_;  // temperature, max_tokens and the price
+  std::optional<agent::OutputSchema> output_;
 };
 
 // kind: tool. The input is rendered text, read as a JSON object for a tool with parameters and checked against them;

@@ -377,3 +377,36 @@ TEST_CASE("a step may name its own model, which --llm replaces too", "[e2e][step
   auto m = run_engine("validate " + shell_quote(bad_model.string()));
   CHECK(m.err.find("needs steps.a.llm.scripted.replies") != std::string::npos);
 }
+
+TEST_CASE("an llm step with an output schema answers a value its readers take fields of, or fails checked",
+          "[e2e][steps]") {
+  test::TempDir dir;
+  const std::string head =
+      "llm:\n  provider: scripted\n  scripted:\n    replies: [REPLY]\n"
+      "steps:\n  triage:\n    kind: llm\n    prompt: 'Triage: charged twice'\n"
+      "    output_schema:\n      type: object\n      required: [category, urgent]\n"
+      "      properties: {category: {enum: [billing, technical]}, urgent: {type: boolean}}\n"
+      "  route: {kind: template, template: '{{ steps.triage.output.category }}/{{ steps.triage.output.urgent }}'}\n";
+  auto with_reply = [&](const std::string& name, const std::string& reply) {
+    std::string yaml = head;
+    yaml.replace(yaml.find("REPLY"), 5, reply);
+    return dir.write(name, yaml);
+  };
+  // in a ``` fence, as models often answer (YAML's double quotes make the \n line ends)
+  auto good = with_reply("good.yaml", R"("```json\n{\"category\": \"billing\", \"urgent\": true}\n```")");
+  auto r = run_engine("run " + shell_quote(good.string()) + " --json -q");
+  REQUIRE(r.exit_code == 0);
+  Value doc = Value::parse(r.out);
+  CHECK(doc["output"] == "billing/True");
+  CHECK(doc["steps"]["triage"]["output"] == Value{{"category", "billing"}, {"urgent", true}});
+  auto bad = with_reply("bad.yaml", "'{\"category\": \"shipping\", \"urgent\": true}'");
+  auto b = run_engine("run " + shell_quote(bad.string()) + " --json -q");
+  CHECK(b.exit_code == 1);
+  Value err = Value::parse(b.out)["error"];
+  CHECK(err["kind"] == "output.invalid");
+  CHECK(err["message"].get<std::string>().rfind("step 'triage' failed: the answer does not match the output schema", 0) == 0);
+  auto misplaced = dir.write("m.yaml", "steps:\n  a: {kind: template, template: x, output_schema: {type: object}}\n");
+  auto m = run_engine("validate " + shell_quote(misplaced.string()));
+  CHECK(m.exit_code == 2);
+  CHECK(m.err.find("steps.a.output_schema is for kind: llm (an agent step gives its agent one)") != std::string::npos);
+}

@@ -22,18 +22,28 @@ declare -A allowed=(
   [cli]="core schema spec template llm parse tools agent workflow trace assemble app cli"
 )
 
-for module in "${!allowed[@]}"; do
-  [ -d "$module" ] || continue
-  while IFS= read -r line; do
-    file="${line%%:*}"
-    target=$(sed -n 's|.*#include "engine/\([a-z_]*\)/.*|\1|p' <<<"$line")
-    [ -z "$target" ] && continue
-    if [[ " ${allowed[$module]} " != *" $target "* ]]; then
-      echo "layering: $file includes engine/$target/, which $module/ may not depend on"
-      fail=1
-    fi
-  done < <(grep -rn '#include "engine/' "$module")
-done
+# One grep and one awk over every include line: a process per line took 16 s.
+rules=$(for module in "${!allowed[@]}"; do echo "$module=${allowed[$module]}"; done)
+modules=()
+for module in "${!allowed[@]}"; do [ -d "$module" ] && modules+=("$module"); done
+violations=$(grep -rn '#include "engine/' "${modules[@]}" | awk -v rules="$rules" '
+  BEGIN {
+    n = split(rules, lines, "\n")
+    for (i = 1; i <= n; i++) { eq = index(lines[i], "="); allowed[substr(lines[i], 1, eq - 1)] = " " substr(lines[i], eq + 1) " " }
+  }
+  {
+    file = $0; sub(/:.*/, "", file)
+    module = file; sub(/\/.*/, "", module)
+    if (match($0, /#include "engine\/[a-z_]+\//)) {
+      target = substr($0, RSTART + 17, RLENGTH - 18)
+      if (index(allowed[module], " " target " ") == 0)
+        print "layering: " file " includes engine/" target "/, which " module "/ may not depend on"
+    }
+  }')
+if [ -n "$violations" ]; then
+  echo "$violations"
+  fail=1
+fi
 
 check_only_in() {  # $1 = header pattern, $2 = the one place it may appear
   local hits

@@ -104,12 +104,16 @@ Value given_inputs(const workflow::Executor& executor, const InputOptions& o) {
   return given;
 }
 
-// The usual key variables are masked in every error, even one raised before a workflow names its own.
-void print_error(const std::string& formatted) {
+std::string redact_environment_keys(const std::string& text) {
   std::vector<std::string> keys;
   for (const char* name : {"OPENAI_API_KEY", "ANTHROPIC_API_KEY"})
     if (const char* v = std::getenv(name)) keys.emplace_back(v);
-  std::cerr << "engine: error: " << terminal_safe(redact_secrets(formatted, keys)) << std::endl;
+  return redact_secrets(text, keys);
+}
+
+// The usual key variables are masked in every error, even one raised before a workflow names its own.
+void print_error(const std::string& formatted) {
+  std::cerr << "engine: error: " << terminal_safe(redact_environment_keys(formatted)) << std::endl;
 }
 
 int guarded(const std::function<int()>& body) {

@@ -38,6 +38,8 @@ std::string chat_message(const workflow::Executor& executor, const Value& inputs
 // Runs `body`, turning an Error into "engine: error: ..." on stderr and exit code 2 (bad input).
 int guarded(const std::function<int()>& body);
 void print_error(const std::string& formatted);
+// `text` with the values of OPENAI_API_KEY and ANTHROPIC_API_KEY (and their pieces) masked.
+std::string redact_environment_keys(const std::string& text);
 
 bool stderr_wants_color(bool no_color_flag);
 bool stderr_is_terminal();

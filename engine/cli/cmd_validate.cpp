@@ -1,23 +1,51 @@
-// engine validate WORKFLOW: every static check, no LLM call.
+// engine validate WORKFLOW...: every static check, no LLM call, for one file or many (a CI job checks them all).
+// --json prints one document for editors and CI annotations.
 #include <iostream>
 
+#include "engine/app/validation.h"
 #include "engine/cli/cli_support.h"
 #include "engine/cli/commands.h"
 
 namespace engine::cli {
+namespace {
+
+struct ValidateOptions {
+  std::vector<std::string> files;
+  bool json = false;
+};
+
+int validate(const ValidateOptions& o) {
+  Value files = Value::array();
+  bool all_ok = true;
+  for (const auto& file : o.files) {
+    app::Validation v = app::validate_workflow(file);
+    all_ok = all_ok && v.ok();
+    if (o.json) {
+      files.push_back(v.to_json());
+    } else if (v.ok()) {
+      std::cout << file << ": ok (" << v.tools << " tools, " << v.inputs << " inputs)" << std::endl;
+    } else {
+      print_error(v.error->formatted());
+    }
+  }
+  if (o.json) {
+    Value doc{{"ok", all_ok}, {"files", std::move(files)}};
+    // What the file holds may quote a key from the environment: masked as every error is.
+    std::cout << redact_environment_keys(doc.dump(2, ' ', false, Value::error_handler_t::replace)) << std::endl;
+  }
+  return all_ok ? kOk : kBadInput;
+}
+
+}  // namespace
 
 void add_validate_command(CLI::App& app, int& exit_code) {
-  auto path = std::make_shared<std::string>();
-  CLI::App* cmd = app.add_subcommand("validate", "Check a workflow without calling the LLM");
-  cmd->add_option("workflow", *path, "The workflow YAML file")->required();
-  cmd->callback([path, &exit_code] {
-    exit_code = guarded([&] {
-      auto executor = build_executor(*path);
-      std::cout << *path << ": ok (" << executor->tools().all().size() << " tools, " << executor->inputs().size()
-                << " inputs)" << std::endl;
-      return kOk;
-    });
-  });
+  auto o = std::make_shared<ValidateOptions>();
+  CLI::App* cmd = app.add_subcommand("validate", "Check workflows without calling the LLM");
+  cmd->add_option("workflow", o->files, "The workflow YAML files")->required();
+  cmd->add_flag("--json", o->json,
+                "Print {ok, files: [{file, ok, tools, inputs} or {file, ok, errors: [{kind, file, line, column, "
+                "message}]}]} on stdout");
+  cmd->callback([o, &exit_code] { exit_code = guarded([&] { return validate(*o); }); });
 }
 
 }  // namespace engine::cli

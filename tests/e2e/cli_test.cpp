@@ -115,6 +115,34 @@ TEST_CASE("engine validate checks without calling the LLM", "[e2e]") {
                      ":5:3: unknown key 'stopp' in agent (did you mean 'stop'?)\n    stopp: [x]\n    ^\n");
 }
 
+TEST_CASE("engine validate takes several files, and --json gives each one's result for editors and CI", "[e2e]") {
+  test::TempDir dir;
+  auto bad = dir.write("w.yaml", "llm:\n  provider: scripted\n  scripted: {replies: [x]}\nagent:\n  stopp: [x]\n");
+  auto both = run_engine("validate workflows/invoice.yaml " + shell_quote(bad.string()) + " workflows/calculator.yaml");
+  CHECK(both.exit_code == 2);  // one file is wrong: the others are still checked
+  CHECK(both.out == "workflows/invoice.yaml: ok (2 tools, 1 inputs)\nworkflows/calculator.yaml: ok (1 tools, 1 inputs)\n");
+  CHECK(both.err.find(":5:3: unknown key 'stopp' in agent") != std::string::npos);
+
+  auto json = run_engine("validate --json workflows/invoice.yaml " + shell_quote(bad.string()));
+  CHECK(json.exit_code == 2);
+  Value doc = Value::parse(json.out);
+  CHECK(doc["ok"] == false);
+  REQUIRE(doc["files"].size() == 2);
+  CHECK(doc["files"][0] == Value{{"file", "workflows/invoice.yaml"}, {"ok", true}, {"tools", 2}, {"inputs", 1}});
+  CHECK(doc["files"][1]["ok"] == false);
+  CHECK(doc["files"][1]["errors"] ==
+        Value::array({{{"kind", "spec.unknown_key"},
+                       {"message", "unknown key 'stopp' in agent (did you mean 'stop'?)"},
+                       {"file", bad.string()},
+                       {"line", 5},
+                       {"column", 3},
+                       {"source_line", "  stopp: [x]"}}}));
+  CHECK(json.err.empty());
+  auto good = run_engine("validate --json workflows/calculator.yaml");
+  CHECK(good.exit_code == 0);
+  CHECK(Value::parse(good.out)["ok"] == true);
+}
+
 TEST_CASE("engine render prints the first prompt, or one template", "[e2e]") {
   auto r = run_engine("render workflows/calculator.yaml --input 'What is 1 + 2?'");
   CHECK(r.exit_code == 0);

@@ -117,3 +117,15 @@ TEST_CASE("provider cancel: the scripted provider's latency and the gate's queue
   CHECK(test::error_of([&] { gated.complete(cancellable_request(queued)); }, &kind) == "waited too long");
   CHECK(kind == "run.timeout");
 }
+
+TEST_CASE("provider cancel: a run already stopped sends no request", "[llm][cancel]") {
+  MockLlmServer server;
+  server.enqueue(MockLlmServer::chat("4"));
+  OpenAiLlm openai(test::openai_config(server));
+  Cancel cancel;
+  cancel.cancel();
+  std::string kind;
+  test::error_of([&] { openai.complete(cancellable_request(cancel)); }, &kind);
+  CHECK(kind == "run.cancelled");
+  CHECK(server.requests().empty());
+}

@@ -152,6 +152,7 @@ void HttpClient::release(std::unique_ptr<Handle> h) const {
 
 HttpResponse HttpClient::post(const std::string& url, const std::vector<std::string>& headers, const std::string& body,
                               const HttpTimeouts& timeouts, const BodySink& sink, const Cancel* cancel) const {
+  if (cancel && cancel->stopped()) throw_stopped(*cancel);  // a stopped run sends nothing
   auto handle = acquire();
   if (!handle->curl || !handle->multi) throw Error("http.transport", "cannot create a curl handle");
   CURL* c = handle->curl;
@@ -186,10 +187,12 @@ HttpResponse HttpClient::post(const std::string& url, const std::vector<std::str
   // No Accept-Encoding: answers are a few KB, and compressing them costs the server more than it saves the wire.
   char error[CURL_ERROR_SIZE] = "";
   api.easy_setopt(c, CURLOPT_ERRORBUFFER, error);
-  if (cancel && cancel->stopped()) throw_stopped(*cancel);
   CURLcode rc = CURLE_OK;
   bool finished = false;
-  if (api.multi_add_handle(handle->multi, c) != CURLM_OK) throw Error("http.transport", "cannot start a transfer");
+  if (api.multi_add_handle(handle->multi, c) != CURLM_OK) {
+    api.slist_free_all(list);
+    throw Error("http.transport", "cannot start a transfer");
+  }
   try {
     finished = drive(api, handle->multi, c, cancel, rc);
   } catch (...) {

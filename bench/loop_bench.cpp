@@ -8,24 +8,13 @@
 
 #include "engine/assemble/build_executor.h"
 #include "engine/spec/workflow_spec.h"
+#include "timing.h"
 
 using namespace engine;
+using engine::bench::median_us;
 using Clock = std::chrono::steady_clock;
 
 namespace {
-
-// Median microseconds of `fn` over `rounds` calls.
-template <class F>
-double median_us(int rounds, F fn) {
-  std::vector<double> t;
-  for (int r = 0; r < rounds; ++r) {
-    auto t0 = Clock::now();
-    fn();
-    t.push_back(std::chrono::duration<double, std::micro>(Clock::now() - t0).count());
-  }
-  std::sort(t.begin(), t.end());
-  return t[t.size() / 2];
-}
 
 // Counts the bytes of every prompt the run sends (a calibration run; the timed runs use a NullSink).
 class PromptBytes : public EventSink {

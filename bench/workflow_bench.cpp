@@ -8,23 +8,12 @@
 
 #include "engine/assemble/build_executor.h"
 #include "engine/spec/workflow_spec.h"
+#include "timing.h"
 
 using namespace engine;
-using Clock = std::chrono::steady_clock;
+using engine::bench::median_us;
 
 namespace {
-
-template <class F>
-double median_us(int rounds, F fn) {
-  std::vector<double> t;
-  for (int r = 0; r < rounds; ++r) {
-    auto t0 = Clock::now();
-    fn();
-    t.push_back(std::chrono::duration<double, std::micro>(Clock::now() - t0).count());
-  }
-  std::sort(t.begin(), t.end());
-  return t[t.size() / 2];
-}
 
 std::shared_ptr<const workflow::Executor> build(const std::string& yaml) {
   return assemble::build_executor(spec::parse_workflow(yaml, "bench.yaml", "."));

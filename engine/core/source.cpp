@@ -43,6 +43,30 @@ int col_of_byte(std::string_view s, size_t byte) {
   return col;
 }
 
+// The lines of a text read forward only, each found from the one before: SourceText::line(n) scans from the start,
+// which, once per line of a long embedded template, would be quadratic in the file's size.
+class ForwardLines {
+ public:
+  explicit ForwardLines(std::string_view text) : text_(text) {}
+  std::string_view line(int n) {  // n never decreases between calls
+    while (number_ < n && start_ <= text_.size()) {
+      size_t end = text_.find('\n', start_);
+      start_ = end == std::string_view::npos ? text_.size() + 1 : end + 1;
+      ++number_;
+    }
+    if (start_ > text_.size()) return {};
+    size_t end = text_.find('\n', start_);
+    std::string_view l = text_.substr(start_, end == std::string_view::npos ? std::string_view::npos : end - start_);
+    if (!l.empty() && l.back() == '\r') l.remove_suffix(1);
+    return l;
+  }
+
+ private:
+  std::string_view text_;
+  int number_ = 1;
+  size_t start_ = 0;
+};
+
 // A line of the file may hold the next piece a few lines on (a blank line a plain scalar folds away).
 constexpr int kLookahead = 3;
 
@@ -57,8 +81,9 @@ std::optional<SourceLoc> SourceText::place_in_file(int line, int col) const {
   if (!embedding_ || !embedding_->file || line < 1) return std::nullopt;
   const SourceText& file = *embedding_->file;
   const int wrap = embedding_->wrap;
+  ForwardLines lines(file.text());
   int y = embedding_->line;
-  size_t x = byte_of_col(file.line(y), embedding_->col);
+  size_t x = byte_of_col(lines.line(y), embedding_->col);
   size_t start = 0;
   for (int i = 1; start <= text_.size(); ++i) {
     size_t end = text_.find('\n', start);
@@ -79,7 +104,7 @@ std::optional<SourceLoc> SourceText::place_in_file(int line, int col) const {
     } else {
       bool found = false;
       for (int tries = 0; tries < kLookahead && !found; ++tries) {
-        std::string_view fl = file.line(y);
+        std::string_view fl = lines.line(y);
         size_t at = x <= fl.size() ? fl.find(piece, x) : std::string_view::npos;
         if (at != std::string_view::npos) {
           found = true;

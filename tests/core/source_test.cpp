@@ -66,3 +66,18 @@ TEST_CASE("embedding: an error located in an embedded text points into the file,
   Error plain = located_error("template.syntax", "bad", SourceText("t.j2", "{{ ]"), 1, 4);
   CHECK(plain.formatted() == "t.j2:1:4: bad\n  {{ ]\n     ^");
 }
+
+TEST_CASE("embedding: the last line of a long literal block maps there, each file line read once", "[core][source]") {
+  // 50,000 lines: finding each from the file's start again would take billions of steps
+  std::string yaml = "template: |\n";
+  std::string text;
+  for (int i = 0; i < 50'000; ++i) {
+    yaml += "  line " + std::to_string(i) + "\n";
+    text += (i ? "\n" : "") + std::string("line ") + std::to_string(i);
+  }
+  SourceText t("w.yaml (template)", text,
+               Embedding{std::make_shared<SourceText>("w.yaml", yaml), 1, 11, "template", 0});
+  auto at = t.place_in_file(50'000, 6);
+  REQUIRE(at);
+  CHECK(at->str() == "w.yaml:50001:8");
+}

@@ -11,7 +11,8 @@
 #include <sstream>
 #include <string>
 
-#include "engine/cli/cli_support.h"
+#include "engine/app/inputs.h"
+#include "engine/assemble/build_executor.h"
 #include "engine/spec/workflow_spec.h"
 #include "engine/trace/console_printer.h"
 
@@ -57,7 +58,7 @@ size_t peak_of_run(const std::shared_ptr<const workflow::Executor>& executor, co
   peak = live.load();
   size_t before = live.load();
   {
-    Value inputs = cli::collect_inputs(*executor, cli::InputOptions{{}, file});
+    Value inputs = app::collect_inputs(*executor, app::GivenInputs{{}, file});
     std::ostringstream console;
     trace::ConsolePrinter printer(console, false);
     agent::RunResult r = executor->run(inputs, printer);

@@ -19,7 +19,7 @@ declare -A allowed=(
   [trace]="core trace"
   [assemble]="core schema spec template llm parse tools agent workflow trace assemble"
   [app]="core schema spec template llm parse tools agent workflow trace assemble app"
-  [cli]="core schema spec template llm parse tools agent workflow trace assemble app cli"
+  [cli]="core trace app cli"
 )
 
 # One grep and one awk over every include line: a process per line took 16 s.

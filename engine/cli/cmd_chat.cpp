@@ -3,6 +3,8 @@
 // memory sees the session's past exchanges; --session keeps them in a file that a later chat or run resumes.
 #include <iostream>
 
+#include "engine/app/inputs.h"
+#include "engine/app/loading.h"
 #include "engine/app/session.h"
 #include "engine/cli/cli_support.h"
 #include "engine/cli/commands.h"
@@ -27,11 +29,11 @@ const char* const kCommands = "/reset, /history, /save FILE, /exit";
 class Chat {
  public:
   explicit Chat(const ChatOptions& o)
-      : executor_(build_executor(o.workflow, o.llm)),
-        given_(given_inputs(*executor_, o.inputs)),
+      : executor_(app::load_executor(o.workflow, {.llm = o.llm})),
+        given_(app::given_inputs(*executor_, o.inputs)),
         session_(o.session_file.empty() ? app::Session() : app::Session::open(o.session_file)),
         out_(o.output, executor_->redactor(), executor_->tools().names()) {
-    require_chat_input(*executor_);
+    app::require_chat_input(*executor_);
     // The other inputs are checked once, before the first message, with a stand-in for it.
     Value probe = given_;
     probe[executor_->chat_input()] = "";

@@ -2,6 +2,8 @@
 #include <iostream>
 #include <iterator>
 
+#include "engine/app/inspection.h"
+#include "engine/app/loading.h"
 #include "engine/cli/cli_support.h"
 #include "engine/cli/commands.h"
 #include "engine/core/json_text.h"
@@ -14,16 +16,9 @@ void add_parse_command(CLI::App& app, int& exit_code) {
   cmd->add_option("workflow", *path, "The workflow YAML file")->required();
   cmd->callback([path, &exit_code] {
     exit_code = guarded([&] {
-      auto executor = build_executor(*path);
+      auto executor = app::load_executor(*path);
       std::string text((std::istreambuf_iterator<char>(std::cin)), std::istreambuf_iterator<char>());
-      auto parsed = executor->parse_output(text);
-      Value v;
-      if (auto* a = std::get_if<parse::AgentAction>(&parsed))
-        v = {{"type", "action"}, {"tool", a->tool}, {"tool_input", a->tool_input}};
-      else if (auto* f = std::get_if<parse::AgentFinish>(&parsed))
-        v = {{"type", "finish"}, {"output", f->output}};
-      else
-        v = {{"type", "error"}, {"message", std::get<parse::ParseFailure>(parsed).message}};
+      Value v = app::parse_verdict(*executor, text);
       std::cout << to_json_text(v) << std::endl;
       return kOk;
     });

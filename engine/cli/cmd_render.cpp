@@ -1,12 +1,11 @@
 // engine render WORKFLOW --input ...: the first prompt. engine render TEMPLATE --vars FILE.json: one template.
 #include <iostream>
 
+#include "engine/app/inspection.h"
+#include "engine/app/loading.h"
 #include "engine/cli/cli_support.h"
 #include "engine/cli/commands.h"
 #include "engine/core/error.h"
-#include "engine/core/file.h"
-#include "engine/core/json_parse.h"
-#include "engine/template/template.h"
 
 namespace engine::cli {
 namespace {
@@ -26,23 +25,12 @@ bool is_workflow(const std::string& path) {
 int render(const RenderOptions& o) {
   if (is_workflow(o.file)) {
     if (!o.vars.empty()) throw Error("usage", "--vars is for rendering a template file; give a workflow --input");
-    auto executor = build_executor(o.file);
-    std::cout << executor->redactor().redact(executor->render_first_prompt(collect_inputs(*executor, o.inputs)));
+    auto executor = app::load_executor(o.file);
+    std::cout << executor->redactor().redact(executor->render_first_prompt(app::collect_inputs(*executor, o.inputs)));
     std::cout.flush();
     return kOk;
   }
-  Value vars = Value::object();
-  if (!o.vars.empty()) {
-    std::string text = read_file(o.vars, kMaxFileBytes, Pipes::Allowed);
-    JsonError why{false, "not an object"};
-    vars = parse_json(text, &why);
-    if (vars.is_discarded() || !vars.is_object())
-      throw Error("input.bad_file", "--vars " + o.vars + ": expected a JSON object (" + why.message + ")");
-  }
-  tmpl::TemplateOptions options;
-  options.strict_undefined = !o.lenient;
-  auto t = tmpl::Template::compile_file(o.file, options);
-  std::cout << t.render(vars);
+  std::cout << app::render_template_file(o.file, o.vars, o.lenient);
   std::cout.flush();
   return kOk;
 }

@@ -3,6 +3,8 @@
 #include <iostream>
 #include <optional>
 
+#include "engine/app/inputs.h"
+#include "engine/app/loading.h"
 #include "engine/app/session.h"
 #include "engine/cli/cli_support.h"
 #include "engine/cli/commands.h"
@@ -31,11 +33,11 @@ int run(const RunOptions& o) {
   if (!o.replay_file.empty() && !o.llm.empty())
     throw Error("usage", "--replay FILE and --llm both choose the model; give one of them");
   std::string llm = o.replay_file.empty() ? o.llm : "replay:" + o.replay_file;
-  auto executor = build_executor(o.workflow, llm, assemble::BuildOptions{.record_file = o.record_file});
-  Value inputs = collect_inputs(*executor, o.inputs);
+  auto executor = app::load_executor(o.workflow, {.llm = llm, .record_file = o.record_file});
+  Value inputs = app::collect_inputs(*executor, o.inputs);
   std::optional<app::Session> session;
   if (!o.session_file.empty()) {
-    require_chat_input(*executor);
+    app::require_chat_input(*executor);
     session = app::Session::open(o.session_file);
   }
 
@@ -46,7 +48,7 @@ int run(const RunOptions& o) {
   agent::RunOptions options{.stream = out.stream(), .cancel = &cancel};
   if (session) options.history = session->exchanges();
   agent::RunResult result = executor->run(inputs, out.sink(), options);
-  if (session && result.ok()) session->add_turn(chat_message(*executor, inputs), result.output);
+  if (session && result.ok()) session->add_turn(app::chat_message(*executor, inputs), result.output);
   if (o.json) {
     Value doc = result.to_json();
     redact_value(doc, redactor);

@@ -1,11 +1,11 @@
 // engine tools WORKFLOW: list the tools. engine tool WORKFLOW NAME --input TEXT: run one tool alone.
 #include <iostream>
 
+#include "engine/app/inspection.h"
+#include "engine/app/loading.h"
 #include "engine/cli/cli_support.h"
 #include "engine/cli/commands.h"
-#include "engine/core/error.h"
 #include "engine/core/json_text.h"
-#include "engine/core/text.h"
 #include "engine/trace/console_printer.h"
 
 namespace engine::cli {
@@ -19,7 +19,7 @@ struct ToolOptions {
 };
 
 int list_tools(const std::string& workflow) {
-  auto executor = build_executor(workflow);
+  auto executor = app::load_executor(workflow);
   for (const auto& t : executor->tools().all())
     std::cout << t->name() << " (" << t->kind() << ")" << (t->description().empty() ? "" : ": " + t->description())
               << "\n";
@@ -28,17 +28,9 @@ int list_tools(const std::string& workflow) {
 }
 
 int run_tool(const ToolOptions& o) {
-  auto executor = build_executor(o.workflow);
-  const tools::Tool* tool = executor->tools().find(o.name);
-  if (!tool)
-    throw Error("input.unknown_tool", "no tool named '" + o.name + "' in " + o.workflow +
-                                          did_you_mean(o.name, executor->tools().names()) + " (tools: " +
-                                          join(executor->tools().names(), ", ") + ")");
+  auto executor = app::load_executor(o.workflow);
   trace::ConsolePrinter logs(std::cerr, false);
-  Value input(o.input);
-  std::string refused = tools::prepare_arguments(*tool, input);
-  tools::ToolResult r = refused.empty() ? tool->instantiate({&logs})->invoke(input)
-                                        : tools::ToolResult::failure("tool.invalid_arguments", refused);
+  tools::ToolResult r = app::call_tool(*executor, o.workflow, o.name, o.input, logs);
   if (o.json) {
     Value v{{"tool", o.name}, {"ok", r.ok()}, {"observation", r.output}};
     if (!r.ok()) v["error"] = r.error_kind;

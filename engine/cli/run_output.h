@@ -6,7 +6,6 @@
 #include <string>
 #include <vector>
 
-#include "engine/agent/run_result.h"
 #include "engine/core/event.h"
 #include "engine/core/redact.h"
 #include "engine/trace/console_printer.h"

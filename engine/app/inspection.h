@@ -1,0 +1,27 @@
+#pragma once
+// What an author asks of a workflow's parts one at a time, without running it: a template file rendered, the
+// parser's verdict on a text, one tool called alone.
+#include <string>
+#include <string_view>
+
+#include "engine/core/event.h"
+#include "engine/core/value.h"
+#include "engine/tools/tool.h"
+#include "engine/workflow/executor.h"
+
+namespace engine::app {
+
+// Renders the template file at `path` with the JSON object in `vars_file` (none when empty); undefined variables
+// fail unless `lenient`. Throws a located Error.
+std::string render_template_file(const std::string& path, const std::string& vars_file, bool lenient);
+
+// What the workflow's parser makes of `text`: {type: action, tool, tool_input}, {type: finish, output} or
+// {type: error, message}.
+Value parse_verdict(const workflow::Executor& executor, std::string_view text);
+
+// Calls the workflow's tool `name` with `input` (text, or a JSON object's text for a tool with parameters), its
+// logs going to `logs`. Throws Error "input.unknown_tool" naming the tools there are.
+tools::ToolResult call_tool(const workflow::Executor& executor, const std::string& workflow_file,
+                            const std::string& name, const std::string& input, EventSink& logs);
+
+}  // namespace engine::app

@@ -1,0 +1,45 @@
+#include "engine/app/loading.h"
+
+#include <algorithm>
+
+#include "engine/core/error.h"
+#include "engine/core/text.h"
+#include "engine/spec/search_path.h"
+
+namespace engine::app {
+namespace {
+
+void override_llm(spec::WorkflowSpec& spec, const std::string& llm) {
+  size_t colon = llm.find(':');
+  const std::vector<std::string>& providers = spec::override_providers();
+  std::string provider = llm.substr(0, colon);
+  if (colon == std::string::npos || colon + 1 == llm.size() ||
+      std::find(providers.begin(), providers.end(), provider) == providers.end())
+    throw Error("usage", "--llm takes PROVIDER:MODEL with PROVIDER one of " + join(providers, ", ") +
+                             did_you_mean(provider, providers) + ", got '" + llm + "'");
+  auto override = [&](spec::LlmSpec& l) {
+    l.provider = {provider, {}};
+    if (provider == "replay") {
+      // the file is named on the command line, so it is relative to where the command runs
+      l.recording = {llm.substr(colon + 1), {}};
+      l.recording_file = l.recording.value;
+    } else {
+      l.model = llm.substr(colon + 1);
+      l.base_url.clear();  // the preset's, not the workflow's server
+    }
+  };
+  override(spec.llm);
+  spec::for_each_step(spec.steps, [&](spec::StepSpec& st) {
+    if (st.llm) override(*st.llm);
+  });
+}
+
+}  // namespace
+
+std::shared_ptr<const workflow::Executor> load_executor(const std::string& path, const LoadOptions& options) {
+  spec::WorkflowSpec spec = spec::load_workflow(path, {spec::default_search_path()});
+  if (!options.llm.empty()) override_llm(spec, options.llm);
+  return assemble::build_executor(spec, {.record_file = options.record_file, .llm_gate = options.llm_gate});
+}
+
+}  // namespace engine::app

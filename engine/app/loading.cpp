@@ -39,7 +39,11 @@ void override_llm(spec::WorkflowSpec& spec, const std::string& llm) {
 std::shared_ptr<const workflow::Executor> load_executor(const std::string& path, const LoadOptions& options) {
   spec::WorkflowSpec spec = spec::load_workflow(path, {spec::default_search_path()});
   if (!options.llm.empty()) override_llm(spec, options.llm);
-  return assemble::build_executor(spec, {.record_file = options.record_file, .llm_gate = options.llm_gate});
+  size_t calls = spec.llm.max_concurrent_calls ? static_cast<size_t>(*spec.llm.max_concurrent_calls)
+                 : options.calls_in_flight > 0     ? options.calls_in_flight
+                                                   : assemble::kDefaultLlmConcurrency;
+  auto gate = std::make_shared<llm::LlmGate>(calls, options.rate_limits);
+  return assemble::build_executor(spec, {.record_file = options.record_file, .llm_gate = std::move(gate)});
 }
 
 }  // namespace engine::app

@@ -14,8 +14,10 @@ struct LoadOptions {
   // Empty: the file's own.
   std::string llm;
   std::string record_file;  // every request and response of the workflow's model as JSON lines
-  // The cap (and pace) every model call of the executor passes; empty: the workflow's llm.max_concurrent_calls.
-  std::shared_ptr<llm::LlmGate> llm_gate;
+  // How many model calls may be in flight when the workflow's llm.max_concurrent_calls says nothing (0: the
+  // engine's default, for one run at a time), and the pace every call of every run keeps.
+  size_t calls_in_flight = 0;
+  llm::RateLimits rate_limits;
 };
 
 // Throws a located Error for anything wrong in the file, and Error "usage" for a malformed `llm` override.

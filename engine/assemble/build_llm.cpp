@@ -67,11 +67,13 @@ llm::ScriptedRule make_rule(const spec::ScriptedRuleSpec& r, size_t index, const
 
 std::chrono::milliseconds seconds(double s) { return std::chrono::milliseconds(static_cast<long long>(s * 1000)); }
 
-void http_timeouts_and_retry(const spec::LlmSpec& l, llm::http::HttpTimeouts& timeouts, llm::RetryPolicy& retry) {
+void http_timeouts_and_retry(const spec::LlmSpec& l, llm::http::HttpTimeouts& timeouts, llm::RetryPolicy& retry,
+                             const std::shared_ptr<llm::LlmGate>& gate) {
   timeouts.total = seconds(l.timeout_s);
   timeouts.connect = seconds(l.connect_timeout_s);
   timeouts.read = seconds(l.read_timeout_s);
   retry.max_retries = l.max_retries;
+  retry.rate_gate = gate;
 }
 
 std::string env_or(const char* name, const std::string& fallback) {
@@ -85,7 +87,8 @@ std::string without_trailing_slash(std::string url) {
 }
 
 // The OpenAI-compatible presets: where each server listens and where its key comes from.
-std::shared_ptr<const llm::LlmClient> build_openai_compatible(const spec::LlmSpec& l) {
+std::shared_ptr<const llm::LlmClient> build_openai_compatible(const spec::LlmSpec& l,
+                                                              const std::shared_ptr<llm::LlmGate>& gate) {
   llm::OpenAiConfig c;
   c.provider = l.provider.value;
   c.model = l.model;
@@ -107,12 +110,12 @@ std::shared_ptr<const llm::LlmClient> build_openai_compatible(const spec::LlmSpe
   c.seed = l.seed;
   c.response_format = l.response_format;
   c.parallel_tool_calls = l.parallel_tool_calls;
-  http_timeouts_and_retry(l, c.timeouts, c.retry);
+  http_timeouts_and_retry(l, c.timeouts, c.retry, gate);
   c.extra = l.extra;
   return std::make_shared<llm::OpenAiLlm>(std::move(c));
 }
 
-std::shared_ptr<const llm::LlmClient> build_anthropic(const spec::LlmSpec& l) {
+std::shared_ptr<const llm::LlmClient> build_anthropic(const spec::LlmSpec& l, const std::shared_ptr<llm::LlmGate>& gate) {
   llm::AnthropicConfig c;
   c.model = l.model;
   c.base_url = without_trailing_slash(l.base_url.empty() ? env_or("ANTHROPIC_BASE_URL", c.base_url) : l.base_url);
@@ -121,15 +124,16 @@ std::shared_ptr<const llm::LlmClient> build_anthropic(const spec::LlmSpec& l) {
   c.temperature = l.temperature;
   if (l.max_tokens) c.max_tokens = *l.max_tokens;
   c.parallel_tool_calls = l.parallel_tool_calls;
-  http_timeouts_and_retry(l, c.timeouts, c.retry);
+  http_timeouts_and_retry(l, c.timeouts, c.retry, gate);
   c.extra = l.extra;
   return std::make_shared<llm::AnthropicLlm>(std::move(c));
 }
 
 std::shared_ptr<const llm::LlmClient> build_provider(const spec::LlmSpec& l, const std::string& at,
-                                                     const spec::WorkflowSpec& s) {
+                                                     const spec::WorkflowSpec& s,
+                                                     const std::shared_ptr<llm::LlmGate>& gate) {
   const std::string& p = l.provider.value;
-  if (p == "anthropic") return build_anthropic(l);
+  if (p == "anthropic") return build_anthropic(l, gate);
   if (p == "replay") {
     try {
       return std::make_shared<llm::ReplayLlm>(l.recording_file.string());
@@ -138,7 +142,7 @@ std::shared_ptr<const llm::LlmClient> build_provider(const spec::LlmSpec& l, con
       throw at_key(e, at + ".recording", l.recording.loc, s);
     }
   }
-  if (p != "scripted") return build_openai_compatible(l);
+  if (p != "scripted") return build_openai_compatible(l, gate);
   llm::ScriptedScript script;
   for (size_t i = 0; i < l.replies.size(); ++i)
     script.replies.push_back({l.replies[i].text.value,
@@ -158,7 +162,7 @@ std::vector<std::string> llm_secrets(const spec::LlmSpec& l) {
 }
 
 std::shared_ptr<const llm::LlmClient> build_llm(const spec::WorkflowSpec& s, const BuildOptions& options) {
-  std::shared_ptr<const llm::LlmClient> client = build_provider(s.llm, "llm", s);
+  std::shared_ptr<const llm::LlmClient> client = build_provider(s.llm, "llm", s, options.llm_gate);
   if (!options.record_file.empty())
     client = std::make_shared<llm::RecordingLlm>(std::move(client), options.record_file, llm_secrets(s.llm));
   if (options.llm_gate) client = std::make_shared<llm::GatedLlm>(std::move(client), options.llm_gate);
@@ -167,7 +171,7 @@ std::shared_ptr<const llm::LlmClient> build_llm(const spec::WorkflowSpec& s, con
 
 std::shared_ptr<const llm::LlmClient> build_step_llm(const spec::LlmSpec& l, const std::string& at,
                                                      const spec::WorkflowSpec& s, const BuildOptions& options) {
-  std::shared_ptr<const llm::LlmClient> client = build_provider(l, at, s);
+  std::shared_ptr<const llm::LlmClient> client = build_provider(l, at, s, options.llm_gate);
   if (options.llm_gate) client = std::make_shared<llm::GatedLlm>(std::move(client), options.llm_gate);
   return client;
 }

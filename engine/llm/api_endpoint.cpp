@@ -149,10 +149,12 @@ LlmResponse ApiEndpoint::send(const std::string& url, const std::vector<std::str
     }
     failure = redactor.redact(failure);
     if (!retry) throw Error("llm.http_error", provider_ + ": " + url + " answered " + failure);
+    auto wait = backoff(attempt + 1, response ? &*response : nullptr);
+    // The other calls wait too, even when this one has no retry left.
+    if (response && response->status == 429 && retry_.rate_gate) retry_.rate_gate->hold_for(wait);
     if (attempt >= retry_.max_retries)
       throw Error("llm.unavailable", provider_ + ": no answer from " + url + " after " + std::to_string(attempt + 1) +
                                          (attempt == 0 ? " attempt: " : " attempts; the last: ") + failure);
-    auto wait = backoff(attempt + 1, response ? &*response : nullptr);
     if (request.events) {
       Value ev{{"attempt", attempt + 1}, {"error", failure}, {"wait_ms", static_cast<long>(wait.count())}};
       if (reader->shown_any()) ev["discarded_partial"] = true;

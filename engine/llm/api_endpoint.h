@@ -13,6 +13,7 @@
 #include "engine/core/redact.h"
 #include "engine/llm/http/http_client.h"
 #include "engine/llm/llm_client.h"
+#include "engine/llm/llm_gate.h"
 
 namespace engine::llm {
 
@@ -21,6 +22,9 @@ struct RetryPolicy {
   std::chrono::milliseconds initial_backoff{500};
   std::chrono::milliseconds max_backoff{8000};
   std::chrono::milliseconds max_retry_after{60'000};  // a server's Retry-After is honoured up to this
+  // Told when the server answers 429, so that every call through it waits, not only the one that heard it. May be
+  // null.
+  std::shared_ptr<LlmGate> rate_gate;
 };
 
 // A fault after the server accepted the request (a stream cut short, an error event mid-stream): worth another try.

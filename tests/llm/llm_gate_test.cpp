@@ -41,3 +41,68 @@ TEST_CASE("a gate lets through as many calls as its capacity, across every clien
   CHECK(slow->most == 2);
   CHECK(a.describe() == "slow");
 }
+
+namespace {
+
+// How long a pass through `gate` takes to be granted, in milliseconds.
+long ms_to_pass(llm::LlmGate& gate) {
+  auto start = std::chrono::steady_clock::now();
+  llm::LlmGate::Pass pass(gate, nullptr);
+  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start).count();
+}
+
+// The Error a pass ends in, or "" when it was granted.
+std::string pass_refusal(llm::LlmGate& gate, const Cancel& cancel) {
+  try {
+    llm::LlmGate::Pass pass(gate, &cancel);
+  } catch (const Error& e) {
+    return e.kind();
+  }
+  return "";
+}
+
+}  // namespace
+
+TEST_CASE("requests per minute: calls start one interval apart, in the order they asked", "[llm]") {
+  llm::LlmGate gate(8, llm::RateLimits{.requests_per_minute = 600});  // one call every 100 ms
+  Cancel at_once(nullptr, std::chrono::steady_clock::now(), "no wait allowed");
+  CHECK(pass_refusal(gate, at_once).empty());  // the first call has no one to wait for
+  long second = ms_to_pass(gate);
+  CHECK(second >= 90);
+  auto start = std::chrono::steady_clock::now();
+  std::vector<std::thread> callers;
+  for (int i = 0; i < 3; ++i) callers.emplace_back([&] { llm::LlmGate::Pass pass(gate, nullptr); });
+  for (auto& t : callers) t.join();
+  // three more slots: 100, 200 and 300 ms after the last
+  CHECK(std::chrono::steady_clock::now() - start >= std::chrono::milliseconds(290));
+}
+
+TEST_CASE("tokens per minute: once the last minute's tokens reach the limit, calls wait", "[llm]") {
+  auto gate = std::make_shared<llm::LlmGate>(8, llm::RateLimits{.tokens_per_minute = 1000});
+  CHECK(gate->counts_tokens());
+  gate->count_tokens(600);
+  Cancel at_once(nullptr, std::chrono::steady_clock::now(), "no wait allowed");
+  CHECK(pass_refusal(*gate, at_once).empty());  // 600 of 1000: under the limit
+  gate->count_tokens(400);
+  Cancel soon(nullptr, std::chrono::steady_clock::now() + std::chrono::milliseconds(100), "the test's wait");
+  CHECK(pass_refusal(*gate, soon) == "run.timeout");  // 1000 of 1000: the next waits for the first to age out
+  Cancel never;
+  llm::LlmGate unlimited(1);
+  unlimited.count_tokens(1'000'000);  // counted only under a limit
+  CHECK(!unlimited.counts_tokens());
+  CHECK(pass_refusal(unlimited, never).empty());
+}
+
+TEST_CASE("a hold stops every call through the gate until it ends; a cancelled wait gives its place back", "[llm]") {
+  llm::LlmGate gate(1);
+  gate.hold_for(std::chrono::milliseconds(150));
+  CHECK(ms_to_pass(gate) >= 140);
+  Cancel at_once(nullptr, std::chrono::steady_clock::now(), "no wait allowed");
+  CHECK(pass_refusal(gate, at_once).empty());  // the hold is over
+  gate.hold_for(std::chrono::milliseconds(300));
+  Cancel soon(nullptr, std::chrono::steady_clock::now() + std::chrono::milliseconds(50), "the test's wait");
+  CHECK(pass_refusal(gate, soon) == "run.timeout");
+  // The gate's one place is free again: had the refused pass kept it, this one would time out too.
+  Cancel later(nullptr, std::chrono::steady_clock::now() + std::chrono::seconds(5), "the test's wait");
+  CHECK(pass_refusal(gate, later).empty());
+}

@@ -78,6 +78,24 @@ TEST_CASE("a 429 with Retry-After is retried after the server's delay, reported 
   CHECK(log.events[0].data["error"] == "HTTP 429: Rate limit reached");
 }
 
+TEST_CASE("a 429 holds the gate the provider shares: the other calls wait too, even when this one gives up",
+          "[llm][openai]") {
+  MockLlmServer server;
+  server.enqueue({429, R"({"error": {"message": "Rate limit reached"}})", {{"retry-after-ms", "200"}}, 0});
+  OpenAiConfig config = config_for(server);
+  config.retry.max_retries = 0;
+  config.retry.rate_gate = std::make_shared<LlmGate>(4);
+  OpenAiLlm llm(config);
+  std::string kind;
+  test::error_of([&] { llm.complete(openai_request()); }, &kind);
+  CHECK(kind == "llm.unavailable");
+  // A call through the same gate cannot start within the server's 200 ms.
+  Cancel soon(nullptr, std::chrono::steady_clock::now() + std::chrono::milliseconds(20), "the test's wait");
+  CHECK_THROWS_WITH(LlmGate::Pass(*config.retry.rate_gate, &soon), Catch::Contains("the test's wait"));
+  LlmGate::Pass after_the_hold(*config.retry.rate_gate, nullptr);
+  CHECK(server.requests().size() == 1);
+}
+
 TEST_CASE("a 500 then a success: the run never sees the fault", "[llm][openai]") {
   MockLlmServer server;
   server.enqueue({500, "oops", {}, 0});

@@ -18,7 +18,7 @@ bool ignored(int sig) {
 
 }  // namespace
 
-InterruptWatch::InterruptWatch(Cancel& cancel) {
+InterruptWatch::InterruptWatch(std::vector<Cancel*> stages) : stages_(std::move(stages)) {
   struct sigaction wake {};
   wake.sa_handler = ignore_wake;
   sigaction(kWake, &wake, nullptr);
@@ -27,14 +27,15 @@ InterruptWatch::InterruptWatch(Cancel& cancel) {
   for (int sig : {SIGINT, SIGTERM})
     if (!ignored(sig)) sigaddset(&watched_, sig);
   pthread_sigmask(SIG_BLOCK, &watched_, &previous_);
-  watcher_ = std::thread([this, &cancel] {
+  watcher_ = std::thread([this] {
     for (;;) {
       int sig = 0;
       if (sigwait(&watched_, &sig) != 0) continue;
       if (done_) return;
       if (sig == kWake) continue;
-      if (signal_.exchange(sig) != 0) _exit(interrupted_exit_code(sig));  // the second: no more waiting
-      cancel.cancel();
+      if (signals_ == 0) signal_ = sig;
+      if (signals_ == stages_.size()) _exit(interrupted_exit_code(sig));  // one more: no more waiting
+      stages_[signals_++]->cancel();
     }
   });
 }

@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <thread>
+#include <vector>
 
 #include "engine/core/cancel.h"
 
@@ -15,7 +16,10 @@ class InterruptWatch {
  public:
   // Must be made before the run starts any thread, which inherits the blocked signals. A signal the process was
   // started ignoring (a background job's SIGINT) stays ignored.
-  explicit InterruptWatch(Cancel& cancel);
+  explicit InterruptWatch(Cancel& cancel) : InterruptWatch(std::vector<Cancel*>{&cancel}) {}
+  // In stages, as a batch stops: the first signal cancels stages[0] (no new runs), the next stages[1] (the runs in
+  // flight), and one more ends the process.
+  explicit InterruptWatch(std::vector<Cancel*> stages);
   ~InterruptWatch();
   InterruptWatch(const InterruptWatch&) = delete;
   InterruptWatch& operator=(const InterruptWatch&) = delete;
@@ -28,6 +32,8 @@ class InterruptWatch {
   sigset_t previous_;
   std::atomic<bool> done_{false};
   std::atomic<int> signal_{0};
+  std::vector<Cancel*> stages_;
+  size_t signals_ = 0;  // the watcher's alone
   std::thread watcher_;
 };
 

@@ -1,6 +1,7 @@
 #pragma once
 // What a run reports as it goes. Lower layers emit events; only cli/ decides how they are shown.
 #include <algorithm>
+#include <mutex>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -83,6 +84,22 @@ class EventFanout : public EventSink {
 
  private:
   std::vector<EventSink*> sinks_;
+};
+
+// Lets one thread at a time through to `inner`: for runs or steps that share a sink (a console, a trace file) whose
+// state must stay whole.
+class SerialSink : public EventSink {
+ public:
+  explicit SerialSink(EventSink& inner) : inner_(inner) {}
+  void receive(const Event& event, const EventPlace& place) override {
+    std::lock_guard lock(mutex_);
+    inner_.receive(event, place);
+  }
+  EventDetail detail() const override { return inner_.detail(); }
+
+ private:
+  EventSink& inner_;
+  std::mutex mutex_;
 };
 
 // Places the events that pass through it: under a step (whose path goes before the path they already have), and

@@ -16,22 +16,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// Steps running at once share the run's sink; it is entered by one at a time, so the console's and the trace's
-// state stays whole.
-class SerialSink : public EventSink {
- public:
-  explicit SerialSink(EventSink& inner) : inner_(inner) {}
-  void receive(const Event& event, const EventPlace& place) override {
-    std::lock_guard lock(mutex_);
-    inner_.receive(event, place);
-  }
-  EventDetail detail() const override { return inner_.detail(); }
-
- private:
-  EventSink& inner_;
-  std::mutex mutex_;
-};
-
 bool stopped(const agent::RunOptions& options) { return options.cancel && options.cancel->stopped(); }
 
 std::string seconds_text(std::chrono::milliseconds d) {

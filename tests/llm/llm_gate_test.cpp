@@ -93,7 +93,7 @@ TEST_CASE("tokens per minute: once the last minute's tokens reach the limit, cal
   CHECK(pass_refusal(unlimited, never).empty());
 }
 
-TEST_CASE("a hold stops every call through the gate until it ends; a cancelled wait gives its place back", "[llm]") {
+TEST_CASE("a hold stops every call through the gate until it ends, and a cancelled wait gives its place back", "[llm]") {
   llm::LlmGate gate(1);
   gate.hold_for(std::chrono::milliseconds(150));
   CHECK(ms_to_pass(gate) >= 140);

@@ -1,0 +1,204 @@
+#include "engine/app/batch.h"
+
+#include <algorithm>
+#include <exception>
+#include <thread>
+
+#include "engine/core/error.h"
+#include "engine/core/json_text.h"
+#include "engine/core/redact.h"
+
+namespace engine::app {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+size_t number(const std::string& text, const std::string& what) {
+  size_t used = 0;
+  unsigned long long n = 0;
+  try {
+    n = std::stoull(text, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used != text.size() || text.empty() || text[0] == '-') throw Error("usage", what);
+  return static_cast<size_t>(n);
+}
+
+}  // namespace
+
+Shard parse_shard(const std::string& text) {
+  std::string what = "--shard takes K/N, the shard K (from 0) of N, got '" + text + "'";
+  size_t slash = text.find('/');
+  if (slash == std::string::npos) throw Error("usage", what);
+  Shard s{number(text.substr(0, slash), what), number(text.substr(slash + 1), what)};
+  if (s.count == 0 || s.index >= s.count)
+    throw Error("usage", "--shard " + text + ": K must be from 0 to N-1, and N at least 1");
+  return s;
+}
+
+Shard shard_from_environment(size_t count, const std::function<const char*(const char*)>& env, std::string& source) {
+  auto set = [&](const char* name) {
+    const char* v = env(name);
+    return v && *v ? v : nullptr;
+  };
+  std::optional<size_t> k;
+  if (const char* v = set("JOB_COMPLETION_INDEX")) {
+    k = number(v, std::string("JOB_COMPLETION_INDEX is not a number: '") + v + "'");
+    source = "JOB_COMPLETION_INDEX";
+  } else if (const char* v = set("SLURM_ARRAY_TASK_ID")) {
+    std::string what = "SLURM_ARRAY_TASK_ID and SLURM_ARRAY_TASK_MIN must be numbers";
+    size_t id = number(v, what);
+    size_t min = set("SLURM_ARRAY_TASK_MIN") ? number(set("SLURM_ARRAY_TASK_MIN"), what) : 0;
+    if (id < min) throw Error("usage", what + ", with the task's id at least the array's first");
+    k = id - min;
+    source = "SLURM_ARRAY_TASK_ID";
+    if (count == 0 && set("SLURM_ARRAY_TASK_COUNT"))
+      count = number(set("SLURM_ARRAY_TASK_COUNT"), "SLURM_ARRAY_TASK_COUNT must be a number");
+  }
+  if (!k) {
+    if (count > 1) throw Error("usage", "--shards " + std::to_string(count) + " needs the shard's number: give --shard K/N, or run under a Kubernetes Indexed Job (JOB_COMPLETION_INDEX) or a Slurm array (SLURM_ARRAY_TASK_ID)");
+    return Shard{};
+  }
+  if (count == 0)
+    throw Error("usage", source + " says which shard this is, but not how many there are: give --shards N");
+  if (*k >= count)
+    throw Error("usage", source + " is " + std::to_string(*k) + ", past the last of " + std::to_string(count) + " shards");
+  return Shard{*k, count};
+}
+
+long BatchSummary::percentile_ms(double p) const {
+  if (latencies_ms.empty()) return 0;
+  // nearest rank, as most load tools report it
+  size_t rank = static_cast<size_t>(p / 100.0 * static_cast<double>(latencies_ms.size()) + 0.999999);
+  return latencies_ms[std::clamp<size_t>(rank, 1, latencies_ms.size()) - 1];
+}
+
+Value BatchSummary::to_json() const {
+  Value j{{"rows", counts.total + counts.resumed},
+          {"resumed", counts.resumed},
+          {"done", counts.done},
+          {"ok", counts.done - counts.failed},
+          {"failed", counts.failed},
+          {"stopped", stopped},
+          {"elapsed_s", elapsed_s},
+          {"p50_ms", percentile_ms(50)},
+          {"p95_ms", percentile_ms(95)},
+          {"tokens", counts.tokens}};
+  if (counts.cost_known) j["cost_usd"] = counts.cost_usd;
+  return j;
+}
+
+Batch::Batch(std::shared_ptr<const workflow::Executor> executor, BatchOptions options)
+    : executor_(std::move(executor)),
+      options_(std::move(options)),
+      columns_(options_.map, executor_->inputs()),
+      results_(options_.out, options_.retry_failed) {
+  if (options_.concurrency == 0) throw Error("usage", "--concurrency must be at least 1");
+  data_ = std::make_unique<DataReader>(options_.data);
+  if (data_->is_csv()) columns_.check_header(data_->header());
+  if (auto rows = count_rows(options_.data)) {
+    const Shard& s = options_.shard;
+    size_t mine = *rows / s.count + (s.index < *rows % s.count ? 1 : 0);
+    size_t before = results_.resumed().ok + results_.resumed().failed;
+    counts_.total = mine > before ? mine - before : 0;
+  }
+  counts_.resumed = results_.resumed().ok + results_.resumed().failed;
+}
+
+BatchCounts Batch::counts() const {
+  std::lock_guard lock(mutex_);
+  return counts_;
+}
+
+bool Batch::next_row(DataRow& row, Value& inputs, Value& rest) {
+  std::lock_guard lock(mutex_);
+  while (data_->next(row)) {
+    if (!options_.shard.takes(row.index)) continue;
+    if (row.columns.is_null()) {
+      inputs = Value::object();
+      rest = Value::object();
+    } else {
+      columns_.split(row.columns, inputs, rest);
+    }
+    if (results_.done(row.index, to_json_text(inputs))) continue;
+    ++counts_.in_flight;
+    return true;
+  }
+  return false;
+}
+
+void Batch::run_row(DataRow& row, Value& inputs, Value& rest, EventSink& events, const Cancel& cancel_runs) {
+  Value line{{"index", row.index}, {"line", row.line}, {"status", "ok"}, {"inputs", inputs}, {"data", std::move(rest)}};
+  agent::RunResult result;
+  if (!row.error.empty()) {
+    result.error = agent::RunError{"data.bad_row", row.error, {}, {}};
+    result.stopped_reason = "error";
+  } else {
+    try {
+      Value resolved = executor_->resolve_inputs(std::move(inputs));
+      Cancel cancel(&cancel_runs, std::nullopt, "");
+      result = executor_->run(resolved, events, agent::RunOptions{.cancel = &cancel});
+    } catch (const Error& e) {
+      result.error = agent::RunError::from(e);
+      result.stopped_reason = agent::stopped_reason_of(e.kind());
+    }
+  }
+  bool abandoned = result.stopped_reason == "cancelled" && cancel_runs.stopped();
+  if (!abandoned) {
+    if (!result.ok()) line["status"] = "failed";
+    Value run = result.to_json();
+    for (auto& [key, value] : run.items()) line[key] = std::move(value);
+    redact_value(line, executor_->redactor());
+    results_.append(line);
+  }
+  std::lock_guard lock(mutex_);
+  --counts_.in_flight;
+  if (abandoned) return;
+  ++counts_.done;
+  if (!result.ok()) ++counts_.failed;
+  counts_.tokens += result.usage.total();
+  if (result.cost_usd) {
+    counts_.cost_usd += *result.cost_usd;
+    counts_.cost_known = true;
+  }
+  latencies_.push_back(result.elapsed_ms);
+}
+
+BatchSummary Batch::run(EventSink& events, const Cancel& stop_launching, const Cancel& cancel_runs) {
+  auto start = Clock::now();
+  SerialSink serial(events);
+  std::exception_ptr failure;
+  std::mutex failure_mutex;
+  Cancel stop_all(&stop_launching, std::nullopt, "");  // also when a worker fails (a full disk)
+  auto worker = [&] {
+    DataRow row;
+    Value inputs, rest;
+    try {
+      while (!stop_all.stopped() && next_row(row, inputs, rest)) run_row(row, inputs, rest, serial, cancel_runs);
+    } catch (...) {
+      std::lock_guard lock(failure_mutex);
+      if (!failure) failure = std::current_exception();
+      stop_all.cancel();
+    }
+  };
+  std::vector<std::thread> workers;
+  for (size_t i = 0; i < options_.concurrency; ++i) workers.emplace_back(worker);
+  for (auto& t : workers) t.join();
+  if (failure) std::rethrow_exception(failure);
+
+  BatchSummary summary;
+  summary.stopped = stop_launching.stopped();
+  {
+    std::lock_guard lock(mutex_);
+    summary.counts = counts_;
+    summary.latencies_ms = latencies_;
+  }
+  std::sort(summary.latencies_ms.begin(), summary.latencies_ms.end());
+  if (!summary.stopped) results_.sort_by_index();
+  results_.sync();
+  summary.elapsed_s = std::chrono::duration<double>(Clock::now() - start).count();
+  return summary;
+}
+
+}  // namespace engine::app

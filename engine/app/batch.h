@@ -1,0 +1,97 @@
+#pragma once
+// `engine batch`: a workflow over every row of a data file, N runs at once sharing one executor, each result written
+// as its run ends (batch_results.h), so a stopped batch resumes where it stopped.
+#include <atomic>
+#include <chrono>
+#include <cstddef>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine/app/batch_data.h"
+#include "engine/app/batch_results.h"
+#include "engine/core/cancel.h"
+#include "engine/core/event.h"
+#include "engine/workflow/executor.h"
+
+namespace engine::app {
+
+// Which rows a process takes when a batch is spread over several (a Kubernetes Indexed Job, a Slurm array): row
+// `index` belongs to shard `index % count`, so every shard's rows are known without reading the others'.
+struct Shard {
+  size_t index = 0;
+  size_t count = 1;
+  bool takes(size_t row) const { return row % count == index; }
+};
+
+// "K/N"; throws Error "usage".
+Shard parse_shard(const std::string& text);
+// The shard a process of a cluster job takes when --shard is not given: K from JOB_COMPLETION_INDEX (a Kubernetes
+// Indexed Job) or SLURM_ARRAY_TASK_ID (less SLURM_ARRAY_TASK_MIN), N from `count` (--shards) or
+// SLURM_ARRAY_TASK_COUNT; the whole data when neither names K. `env` reads a variable (null when unset). Throws Error
+// "usage" for a K without an N, or values out of range. `source` says where K came from.
+Shard shard_from_environment(size_t count, const std::function<const char*(const char*)>& env, std::string& source);
+
+struct BatchOptions {
+  std::filesystem::path data;
+  std::filesystem::path out;
+  std::vector<std::string> map;  // INPUT=COLUMN
+  size_t concurrency = 4;
+  bool retry_failed = false;
+  Shard shard;
+};
+
+// What the batch has done so far, as a progress line shows it; read while the batch runs.
+struct BatchCounts {
+  size_t total = 0;    // the rows this batch runs (its shard's, less those done before); 0 when unknown
+  size_t resumed = 0;  // done by an earlier run of the batch
+  size_t done = 0;     // finished by this run, ok or not
+  size_t failed = 0;
+  size_t in_flight = 0;
+  long tokens = 0;
+  double cost_usd = 0;
+  bool cost_known = false;
+};
+
+struct BatchSummary {
+  BatchCounts counts;
+  std::vector<long> latencies_ms;  // of this run's finished rows, sorted
+  double elapsed_s = 0;
+  bool stopped = false;  // stopped before every row was run (SIGINT)
+
+  long percentile_ms(double p) const;  // of latencies_ms; 0 when none
+  Value to_json() const;
+};
+
+class Batch {
+ public:
+  // Reads the results file of an earlier run (resuming it) and the data's header; throws Error "usage", "data.*",
+  // "batch.*" or "io.*" before any run starts.
+  Batch(std::shared_ptr<const workflow::Executor> executor, BatchOptions options);
+
+  // Runs the rows not yet done, `options.concurrency` at once. `stop_launching` ends the batch after the runs in
+  // flight; `cancel_runs` cancels them too (their rows are not written, and run again on resume). `events` receives
+  // every run's events (tagged by run id); it must be safe to call from several threads.
+  BatchSummary run(EventSink& events, const Cancel& stop_launching, const Cancel& cancel_runs);
+
+  // A snapshot, safe from any thread while run() runs.
+  BatchCounts counts() const;
+  const ResultsFile& results() const { return results_; }
+
+ private:
+  bool next_row(DataRow& row, Value& inputs, Value& rest);
+  void run_row(DataRow& row, Value& inputs, Value& rest, EventSink& events, const Cancel& cancel_runs);
+
+  std::shared_ptr<const workflow::Executor> executor_;
+  BatchOptions options_;
+  ColumnMap columns_;
+  ResultsFile results_;
+  std::unique_ptr<DataReader> data_;
+  mutable std::mutex mutex_;  // guards data_, counts_, latencies_
+  BatchCounts counts_;
+  std::vector<long> latencies_;
+};
+
+}  // namespace engine::app

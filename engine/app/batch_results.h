@@ -1,0 +1,61 @@
+#pragma once
+// A batch's results file: JSON lines, one per row of the data, each written whole by one write(2) on an O_APPEND
+// descriptor as its run ends, so a batch killed at any moment keeps every line it finished. Opening the file of an
+// earlier, stopped batch reads which rows are done, so the batch goes on where it stopped:
+//   {"index":3,"line":4,"status":"ok","inputs":{...},"data":{...},"output":...,"usage":{...},"elapsed_ms":812,...}
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <unordered_map>
+
+#include "engine/core/file.h"
+#include "engine/core/value.h"
+
+namespace engine::app {
+
+class ResultsFile {
+ public:
+  struct Resumed {
+    size_t ok = 0;        // lines kept from the earlier batch
+    size_t failed = 0;    // failed lines kept (without --retry-failed)
+    size_t dropped = 0;   // failed lines removed to be run again (--retry-failed)
+    bool cut_torn = false;  // the last line was cut short (the batch was killed while writing it) and removed
+  };
+
+  // Opens `path`, creating it. An existing file is read: with `retry_failed`, its failed lines are removed, the file
+  // rewritten whole and renamed over itself; a torn last line is cut off. Throws Error "io.*", or "batch.bad_results"
+  // for a file whose lines are not a batch's results.
+  ResultsFile(std::filesystem::path path, bool retry_failed);
+
+  // Whether the row has a line; `inputs_json` (the row's inputs as JSON text) must then be those the line was run
+  // with: else an Error "batch.other_data" says the file was made from other data.
+  bool done(size_t index, const std::string& inputs_json) const;
+  const Resumed& resumed() const { return resumed_; }
+
+  // Appends one line, whole. Safe from any thread. Throws Error "io.write_failed".
+  void append(const Value& line);
+  // Puts the lines in the data's order: a new file written beside it, then renamed over it. Throws as append.
+  void sort_by_index();
+  // To the disk (a batch that ends or stops; a killed process loses nothing the kernel has).
+  void sync();
+
+  const std::filesystem::path& path() const { return path_; }
+
+ private:
+  void load(bool retry_failed);
+
+  std::filesystem::path path_;
+  FileDescriptor fd_;
+  std::mutex write_mutex_;
+  // For each row with a line: a hash of the inputs it ran with.
+  std::unordered_map<size_t, size_t> done_;
+  Resumed resumed_;
+};
+
+// The row index of a result line; nothing for a line that is not one.
+std::optional<size_t> result_index(const Value& line);
+
+}  // namespace engine::app

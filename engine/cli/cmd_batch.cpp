@@ -1,0 +1,104 @@
+// engine batch WORKFLOW --data FILE --out results.jsonl: the workflow over every row of a data file, N at once, each
+// result written as its run ends; run again with the same --out, it goes on where it stopped.
+#include <condition_variable>
+#include <cstdlib>
+#include <fstream>
+#include <iostream>
+#include <optional>
+#include <thread>
+
+#include "engine/app/batch.h"
+#include "engine/app/loading.h"
+#include "engine/cli/batch_progress.h"
+#include "engine/cli/cli_support.h"
+#include "engine/cli/commands.h"
+#include "engine/cli/interrupt_watch.h"
+#include "engine/core/error.h"
+#include "engine/core/json_text.h"
+#include "engine/trace/jsonl_writer.h"
+
+namespace engine::cli {
+namespace {
+
+struct BatchCommandOptions {
+  std::string workflow;
+  std::string llm;
+  app::BatchOptions batch;
+  std::string data;
+  std::string out;
+  std::string shard;
+  size_t shards = 0;
+  double rpm = 0;
+  double tpm = 0;
+  std::string trace_file;
+  bool progress = false;
+  bool no_progress = false;
+  bool json = false;
+};
+
+int run_batch(BatchCommandOptions& o) {
+  Cancel stop_launching;
+  Cancel cancel_runs;
+  InterruptWatch interrupts({&stop_launching, &cancel_runs});
+  app::BatchOptions options = o.batch;
+  options.data = o.data;
+  options.out = o.out;
+  std::string shard_source = "--shard";
+  options.shard = o.shard.empty() ? app::shard_from_environment(o.shards, std::getenv, shard_source)
+                                  : app::parse_shard(o.shard);
+  if (!o.shard.empty() && o.shards > 0) throw Error("usage", "give --shard K/N or --shards N, not both");
+  // Each run may have a few calls in flight (parallel steps); the workflow's llm.max_concurrent_calls, if set, wins.
+  auto executor = app::load_executor(
+      o.workflow, {.llm = o.llm, .calls_in_flight = options.concurrency * 2, .rate_limits = {o.rpm, o.tpm}});
+  app::Batch batch(executor, options);
+
+  std::ofstream trace_out;
+  std::optional<trace::JsonlWriter> jsonl;
+  NullSink nothing;
+  EventSink* trace = &nothing;
+  if (!o.trace_file.empty()) {
+    trace_out.open(o.trace_file, std::ios::app);
+    if (!trace_out) throw Error("io.write_failed", "cannot write the trace file '" + o.trace_file + "'");
+    jsonl.emplace(trace_out);
+    trace = &*jsonl;
+  }
+  RedactingSink events(*trace, executor->redactor());
+
+  bool show_progress = o.progress || (!o.no_progress && stderr_is_terminal());
+  BatchProgress progress(std::cerr, show_progress, options.shard, shard_source);
+  progress.start([&] { return batch.counts(); });
+  app::BatchSummary summary = batch.run(events, stop_launching, cancel_runs);
+  progress.stop();
+
+  if (o.json) std::cout << to_json_text(summary.to_json()) << std::endl;
+  print_summary(std::cerr, summary, options.out.string());
+  if (interrupts.signal()) return interrupted_exit_code(interrupts.signal());
+  return summary.counts.failed > 0 ? kRunFailed : kOk;
+}
+
+}  // namespace
+
+void add_batch_command(CLI::App& app, int& exit_code) {
+  auto o = std::make_shared<BatchCommandOptions>();
+  CLI::App* cmd = app.add_subcommand("batch", "Run a workflow over every row of a data file (JSON lines or CSV); "
+                                               "the same --out again goes on where it stopped");
+  cmd->add_option("workflow", o->workflow, "The workflow YAML file")->required();
+  cmd->add_option("--data", o->data, "The rows: JSON lines (an object per line) or CSV with a header row")->required();
+  cmd->add_option("--out", o->out, "The results, a JSON line per row, written as each run ends")->required();
+  cmd->add_option("--map", o->batch.map, "Which column an input reads: INPUT=COLUMN (default: the input's name)");
+  cmd->add_option("-c,--concurrency", o->batch.concurrency, "How many runs at once (default 4)");
+  cmd->add_option("--rpm", o->rpm, "At most this many model requests per minute, over the whole batch");
+  cmd->add_option("--tpm", o->tpm, "At most this many tokens per minute, over the whole batch");
+  cmd->add_flag("--retry-failed", o->batch.retry_failed, "Run again the rows whose lines in --out failed");
+  cmd->add_option("--shard", o->shard, "Run only shard K of N (from 0): the rows whose index modulo N is K");
+  cmd->add_option("--shards", o->shards, "The number of shards, the shard itself from JOB_COMPLETION_INDEX or "
+                  "SLURM_ARRAY_TASK_ID");
+  cmd->add_option("--llm", o->llm, "Use another model than the workflow's: PROVIDER:MODEL or replay:FILE");
+  cmd->add_option("--trace", o->trace_file, "Append every run's events to FILE as JSON lines (each with its run_id)");
+  auto* progress = cmd->add_flag("--progress", o->progress, "Show the progress line even when stderr is not a terminal");
+  cmd->add_flag("--no-progress", o->no_progress, "Never show the progress line")->excludes(progress);
+  cmd->add_flag("--json", o->json, "Print the summary as JSON on stdout");
+  cmd->callback([o, &exit_code] { exit_code = guarded([&] { return run_batch(*o); }); });
+}
+
+}  // namespace engine::cli

@@ -1,0 +1,91 @@
+// A batch's results file: whole lines only, what an earlier batch finished kept, a torn last line cut, failed lines
+// dropped to be run again, and the file put in the data's order.
+#include <catch2/catch.hpp>
+
+#include "engine/app/batch_results.h"
+#include "engine/core/error.h"
+#include "engine/core/file.h"
+#include "engine/core/json_text.h"
+#include "support/test_support.h"
+
+using namespace engine;
+
+namespace {
+
+std::string result_line(size_t index, const char* status, const std::string& question) {
+  return to_json_text(Value{{"index", index}, {"status", status}, {"inputs", {{"q", question}}}, {"output", "x"}}) + "\n";
+}
+
+std::string inputs_text(const std::string& question) { return to_json_text(Value{{"q", question}}); }
+
+}  // namespace
+
+TEST_CASE("results: a new file is created, and appended lines are whole and found again on resume", "[app][batch]") {
+  test::TempDir dir;
+  auto path = dir.path() / "out.jsonl";
+  {
+    app::ResultsFile results(path, false);
+    CHECK(results.resumed().ok == 0);
+    results.append(Value{{"index", 1}, {"status", "ok"}, {"inputs", {{"q", "b"}}}});
+    results.append(Value{{"index", 0}, {"status", "failed"}, {"inputs", {{"q", "a"}}}});
+  }
+  app::ResultsFile again(path, false);
+  CHECK(again.resumed().ok == 1);
+  CHECK(again.resumed().failed == 1);
+  CHECK(again.done(0, inputs_text("a")));
+  CHECK(again.done(1, inputs_text("b")));
+  CHECK(!again.done(2, inputs_text("c")));
+  CHECK_THROWS_WITH(again.done(1, inputs_text("changed")),
+                    path.string() + " has a result for row 1 run with other inputs than the data's: it was made from "
+                                    "other data. Give --out a new file to start again");
+  again.sort_by_index();
+  CHECK(read_file(path) == to_json_text(Value{{"index", 0}, {"status", "failed"}, {"inputs", {{"q", "a"}}}}) + "\n" +
+                               to_json_text(Value{{"index", 1}, {"status", "ok"}, {"inputs", {{"q", "b"}}}}) + "\n");
+}
+
+TEST_CASE("results: a torn last line (a batch killed while writing it) is cut off, the lines before it kept", "[app][batch]") {
+  test::TempDir dir;
+  std::string whole = result_line(0, "ok", "a") + result_line(1, "ok", "b");
+  auto path = dir.write("out.jsonl", whole + R"({"index":2,"status":"ok","inp)");
+  app::ResultsFile results(path, false);
+  CHECK(results.resumed().cut_torn);
+  CHECK(results.resumed().ok == 2);
+  CHECK(!results.done(2, inputs_text("c")));
+  CHECK(read_file(path) == whole);
+  results.append(Value{{"index", 2}, {"status", "ok"}, {"inputs", {{"q", "c"}}}, {"output", "x"}});
+  CHECK(read_file(path) == whole + result_line(2, "ok", "c"));
+}
+
+TEST_CASE("results: a whole last line without its newline is kept and ended", "[app][batch]") {
+  test::TempDir dir;
+  std::string line = result_line(0, "ok", "a");
+  auto path = dir.write("out.jsonl", line.substr(0, line.size() - 1));
+  app::ResultsFile results(path, false);
+  CHECK(!results.resumed().cut_torn);
+  CHECK(results.done(0, inputs_text("a")));
+  results.append(Value{{"index", 1}, {"status", "ok"}, {"inputs", {{"q", "b"}}}, {"output", "x"}});
+  CHECK(read_file(path) == line + result_line(1, "ok", "b"));
+}
+
+TEST_CASE("results: --retry-failed drops the failed lines, so their rows run again", "[app][batch]") {
+  test::TempDir dir;
+  auto path = dir.write("out.jsonl", result_line(0, "failed", "a") + result_line(1, "ok", "b") +
+                                         result_line(2, "failed", "c"));
+  app::ResultsFile results(path, true);
+  CHECK(results.resumed().dropped == 2);
+  CHECK(results.resumed().ok == 1);
+  CHECK(!results.done(0, inputs_text("a")));
+  CHECK(results.done(1, inputs_text("b")));
+  CHECK(read_file(path) == result_line(1, "ok", "b"));
+  results.append(Value{{"index", 0}, {"status", "ok"}, {"inputs", {{"q", "a"}}}, {"output", "x"}});
+  CHECK(read_file(path) == result_line(1, "ok", "b") + result_line(0, "ok", "a"));
+}
+
+TEST_CASE("results: a file that is not a batch's results is refused, not overwritten", "[app][batch]") {
+  test::TempDir dir;
+  auto path = dir.write("notes.txt", result_line(0, "ok", "a") + "my notes\n" + result_line(1, "ok", "b"));
+  CHECK_THROWS_WITH(app::ResultsFile(path, false),
+                    path.string() + ":2: not a batch's result line; give --out a new file, or the results file of "
+                                    "this batch");
+  CHECK(read_file(path) == result_line(0, "ok", "a") + "my notes\n" + result_line(1, "ok", "b"));
+}

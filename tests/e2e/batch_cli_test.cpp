@@ -1,0 +1,198 @@
+// `engine batch` as a user runs it: the shipped example, a batch killed with SIGKILL and run again (no finished line
+// lost, none torn, every row done exactly once), Ctrl-C, CSV data, shards run as separate processes, the progress
+// line only where a person watches.
+#include <catch2/catch.hpp>
+
+#include <signal.h>
+
+#include <chrono>
+#include <fstream>
+#include <map>
+#include <thread>
+
+#include "engine/core/json_parse.h"
+#include "support/test_support.h"
+
+using namespace engine;
+using test::run_engine;
+using test::shell_quote;
+
+namespace {
+
+// Echoes its question after `latency_ms`; a question with a capital letter matches no rule and fails.
+std::string slow_echo_workflow(int latency_ms) {
+  return "inputs:\n  question: q\nllm:\n  provider: scripted\n  scripted:\n    latency_ms: " +
+         std::to_string(latency_ms) +
+         "\n    rules: [{match: 'Q: (?P<q>[a-z0-9 ]+)$', reply: 'A: {{ q }}'}]\n"
+         "steps:\n  ask: {kind: llm, prompt: 'Q: {{ question }}'}\n";
+}
+
+std::string numbered_questions(int n) {
+  std::string text;
+  for (int i = 0; i < n; ++i) text += R"({"id": )" + std::to_string(i) + R"(, "question": "q)" + std::to_string(i) + "\"}\n";
+  return text;
+}
+
+// Every line of a results file, each of which must be a whole JSON object (a torn line fails the test).
+std::vector<Value> result_lines(const std::filesystem::path& file) {
+  std::vector<Value> out;
+  std::ifstream in(file);
+  for (std::string line; std::getline(in, line);) {
+    Value v = parse_json(line);
+    INFO("line: " << line);
+    REQUIRE(v.is_object());
+    out.push_back(std::move(v));
+  }
+  return out;
+}
+
+size_t line_count(const std::filesystem::path& file) {
+  std::ifstream in(file);
+  size_t n = 0;
+  for (std::string line; std::getline(in, line);) ++n;
+  return n;
+}
+
+// Waits (at most 20 s) until `file` holds `n` lines.
+bool lines_reach(const std::filesystem::path& file, size_t n) {
+  for (int i = 0; i < 20'000 && line_count(file) < n; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  return line_count(file) >= n;
+}
+
+// index -> output, checking that no index appears twice.
+std::map<size_t, Value> outputs_by_index(const std::vector<Value>& lines) {
+  std::map<size_t, Value> out;
+  for (const auto& l : lines) {
+    INFO("index " << l["index"]);
+    CHECK(out.count(l["index"].get<size_t>()) == 0);
+    out[l["index"].get<size_t>()] = l["output"];
+  }
+  return out;
+}
+
+std::string batch_args(const std::filesystem::path& workflow, const std::filesystem::path& data,
+                       const std::filesystem::path& out, const std::string& more = "") {
+  return "batch " + shell_quote(workflow.string()) + " --data " + shell_quote(data.string()) + " --out " +
+         shell_quote(out.string()) + (more.empty() ? "" : " " + more);
+}
+
+}  // namespace
+
+TEST_CASE("engine batch runs the shipped example: 20 lines, a summary, no progress line into a pipe", "[e2e][batch]") {
+  test::TempDir dir;
+  auto out = dir.path() / "results.jsonl";
+  auto r = run_engine(batch_args("workflows/batch_qa.yaml", "workflows/data/questions.jsonl", out));
+  INFO(r.err);
+  CHECK(r.exit_code == 0);
+  auto lines = result_lines(out);
+  REQUIRE(lines.size() == 20);
+  CHECK(lines[0]["index"] == 0);
+  CHECK(lines[0]["output"] == "87");
+  CHECK(lines[0]["data"]["expected"] == "87");
+  CHECK(lines[0]["usage"]["cost_usd"].is_number());
+  CHECK(r.err.find("batch: 20 rows: 20 ok, 0 failed in ") == 0);
+  CHECK(r.err.find("results: " + out.string()) != std::string::npos);
+  CHECK(r.err.find('\r') == std::string::npos);  // stderr is not a terminal: no progress line
+
+  auto again = run_engine(batch_args("workflows/batch_qa.yaml", "workflows/data/questions.jsonl", out, "--progress --json"));
+  CHECK(again.exit_code == 0);
+  CHECK(again.err.find("\r\033[Kbatch: 0 done (+20 resumed)") != std::string::npos);
+  Value summary = Value::parse(again.out);
+  CHECK(summary["resumed"] == 20);
+  CHECK(summary["done"] == 0);
+  CHECK(result_lines(out).size() == 20);
+}
+
+TEST_CASE("a batch killed with SIGKILL keeps every finished line whole, and its rerun does the rest exactly once", "[e2e][batch]") {
+  test::TempDir dir;
+  auto workflow = dir.write("echo.yaml", slow_echo_workflow(50));
+  auto data = dir.write("data.jsonl", numbered_questions(60));
+  auto out = dir.path() / "out.jsonl";
+  {
+    test::EngineProcess engine(batch_args(workflow, data, out, "--concurrency 4"));
+    REQUIRE(lines_reach(out, 8));
+    engine.signal(SIGKILL);
+    engine.wait();
+  }
+  auto before = result_lines(out);  // each whole: a torn line fails here
+  REQUIRE(before.size() >= 8);
+  REQUIRE(before.size() < 60);
+  auto r = run_engine(batch_args(workflow, data, out, "--concurrency 4"));
+  INFO(r.err);
+  CHECK(r.exit_code == 0);
+  auto after = result_lines(out);
+  REQUIRE(after.size() == 60);
+  auto outputs = outputs_by_index(after);
+  CHECK(outputs.size() == 60);
+  CHECK(outputs[59] == "A: q59");
+  for (const auto& line : before) CHECK(outputs[line["index"].get<size_t>()] == line["output"]);
+}
+
+TEST_CASE("Ctrl-C stops a batch launching runs: it exits 130, and running it again finishes it", "[e2e][batch]") {
+  test::TempDir dir;
+  auto workflow = dir.write("echo.yaml", slow_echo_workflow(200));
+  auto data = dir.write("data.jsonl", numbered_questions(30));
+  auto out = dir.path() / "out.jsonl";
+  test::CommandResult stopped;
+  {
+    test::EngineProcess engine(batch_args(workflow, data, out, "--concurrency 2"));
+    REQUIRE(lines_reach(out, 2));
+    engine.signal(SIGINT);
+    stopped = engine.wait();
+  }
+  INFO(stopped.err);
+  CHECK(stopped.exit_code == 130);
+  CHECK(stopped.err.find("batch: stopped after ") != std::string::npos);
+  CHECK(stopped.err.find("(run the same command again to go on)") != std::string::npos);
+  size_t done = result_lines(out).size();
+  CHECK(done < 30);
+  auto r = run_engine(batch_args(workflow, data, out, "--concurrency 8"));
+  CHECK(r.exit_code == 0);
+  CHECK(outputs_by_index(result_lines(out)).size() == 30);
+}
+
+TEST_CASE("CSV data with a BOM, quoting and --map, and a bad row reported with its line while the batch goes on", "[e2e][batch]") {
+  test::TempDir dir;
+  auto workflow = dir.write("echo.yaml", slow_echo_workflow(0));
+  auto data = dir.write("data.csv", "\xEF\xBB\xBFid,text\r\n1,\"two, three\"\r\n2,\"four\"\r\n3,five,extra\r\n4,six\r\n");
+  auto out = dir.path() / "out.jsonl";
+  auto r = run_engine(batch_args(workflow, data, out, "--map question=text"));
+  INFO(r.err);
+  CHECK(r.exit_code == 1);  // a row failed
+  CHECK(r.err.find("batch: 4 rows: 2 ok, 2 failed") == 0);
+  auto lines = result_lines(out);
+  REQUIRE(lines.size() == 4);
+  CHECK(lines[0]["inputs"]["question"] == "two, three");
+  CHECK(lines[0]["status"] == "failed");  // the comma matches no rule of the echo model
+  CHECK(lines[1]["output"] == "A: four");
+  CHECK(lines[1]["data"] == Value{{"id", "2"}});
+  CHECK(lines[2]["error"]["message"] == data.string() + ":4: the row has 3 fields and the header 2 columns");
+  CHECK(lines[3]["output"] == "A: six");
+
+  auto unmapped = run_engine(batch_args(workflow, data, dir.path() / "other.jsonl"));
+  CHECK(unmapped.exit_code == 2);
+  CHECK(unmapped.err == "engine: error: the data has no column 'question' for the input 'question' (columns: id, "
+                        "text); name its column with --map question=COLUMN\n");
+}
+
+TEST_CASE("four shards run as four processes hold, between them, what one unsharded batch holds", "[e2e][batch]") {
+  test::TempDir dir;
+  auto workflow = dir.write("echo.yaml", slow_echo_workflow(10));
+  auto data = dir.write("data.jsonl", numbered_questions(25));
+  std::vector<std::unique_ptr<test::EngineProcess>> shards;
+  for (int k = 0; k < 4; ++k)
+    shards.push_back(std::make_unique<test::EngineProcess>(
+        batch_args(workflow, data, dir.path() / ("shard" + std::to_string(k) + ".jsonl"), "--shards 4"),
+        "JOB_COMPLETION_INDEX=" + std::to_string(k)));
+  for (auto& s : shards) CHECK(s->wait().exit_code == 0);
+  std::vector<Value> merged;
+  for (int k = 0; k < 4; ++k)
+    for (auto& line : result_lines(dir.path() / ("shard" + std::to_string(k) + ".jsonl"))) {
+      CHECK(line["index"].get<size_t>() % 4 == static_cast<size_t>(k));
+      merged.push_back(std::move(line));
+    }
+  auto whole = dir.path() / "whole.jsonl";
+  REQUIRE(run_engine(batch_args(workflow, data, whole)).exit_code == 0);
+  CHECK(outputs_by_index(merged) == outputs_by_index(result_lines(whole)));
+  CHECK(merged.size() == 25);
+}

@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "engine/app/batch.h"
+#include "engine/app/batch_merge.h"
 #include "engine/app/loading.h"
 #include "engine/cli/batch_progress.h"
 #include "engine/cli/cli_support.h"
@@ -37,6 +38,9 @@ struct BatchCommandOptions {
 };
 
 int run_batch(BatchCommandOptions& o) {
+  // Not marked required, so that `engine batch merge` needs none of them.
+  if (o.workflow.empty() || o.data.empty() || o.out.empty())
+    throw Error("usage", "engine batch needs a WORKFLOW, --data FILE and --out FILE (see engine batch --help)");
   Cancel stop_launching;
   Cancel cancel_runs;
   InterruptWatch interrupts({&stop_launching, &cancel_runs});
@@ -76,15 +80,52 @@ int run_batch(BatchCommandOptions& o) {
   return summary.counts.failed > 0 ? kRunFailed : kOk;
 }
 
+struct MergeOptions {
+  std::vector<std::string> files;
+  std::string out;
+  std::string data;
+  bool json = false;
+};
+
+int merge(const MergeOptions& o) {
+  std::vector<std::filesystem::path> files(o.files.begin(), o.files.end());
+  std::optional<size_t> rows = o.data.empty() ? std::nullopt : app::count_rows(o.data);
+  app::MergeReport report = app::merge_results(files, o.out, rows);
+  if (o.json) std::cout << to_json_text(report.to_json()) << std::endl;
+  std::cerr << "merged " << report.lines << " of " << report.rows << " rows into " << o.out << "\n";
+  auto list = [](const std::vector<size_t>& rows) {
+    std::string text;
+    for (size_t i = 0; i < rows.size() && i < 20; ++i) text += (i ? ", " : "") + std::to_string(rows[i]);
+    return rows.size() > 20 ? text + ", ... (" + std::to_string(rows.size()) + " in all)" : text;
+  };
+  if (!report.missing.empty()) std::cerr << "missing rows: " << list(report.missing) << "\n";
+  if (!report.duplicates.empty()) std::cerr << "rows with more than one line (the first ok one kept): " << list(report.duplicates) << "\n";
+  for (const auto& t : report.torn) std::cerr << "left out a line cut short: " << t << "\n";
+  std::cerr.flush();
+  return report.complete() ? kOk : kRunFailed;
+}
+
+CLI::App* add_merge_command(CLI::App& batch, int& exit_code) {
+  auto o = std::make_shared<MergeOptions>();
+  CLI::App* cmd = batch.add_subcommand("merge", "Combine the results files of a batch's shards in the data's order, "
+                                                "reporting missing and duplicate rows");
+  cmd->add_option("files", o->files, "The results files to combine")->required();
+  cmd->add_option("--out", o->out, "The combined file")->required();
+  cmd->add_option("--data", o->data, "The batch's data, to find rows missing at its end");
+  cmd->add_flag("--json", o->json, "Print {lines, rows, complete, missing, duplicates, torn} as JSON on stdout");
+  cmd->callback([o, &exit_code] { exit_code = guarded([&] { return merge(*o); }); });
+  return cmd;
+}
+
 }  // namespace
 
 void add_batch_command(CLI::App& app, int& exit_code) {
   auto o = std::make_shared<BatchCommandOptions>();
   CLI::App* cmd = app.add_subcommand("batch", "Run a workflow over every row of a data file (JSON lines or CSV); "
                                                "the same --out again goes on where it stopped");
-  cmd->add_option("workflow", o->workflow, "The workflow YAML file")->required();
-  cmd->add_option("--data", o->data, "The rows: JSON lines (an object per line) or CSV with a header row")->required();
-  cmd->add_option("--out", o->out, "The results, a JSON line per row, written as each run ends")->required();
+  cmd->add_option("workflow", o->workflow, "The workflow YAML file");
+  cmd->add_option("--data", o->data, "The rows: JSON lines (an object per line) or CSV with a header row");
+  cmd->add_option("--out", o->out, "The results, a JSON line per row, written as each run ends");
   cmd->add_option("--map", o->batch.map, "Which column an input reads: INPUT=COLUMN (default: the input's name)");
   cmd->add_option("-c,--concurrency", o->batch.concurrency, "How many runs at once (default 4)");
   cmd->add_option("--rpm", o->rpm, "At most this many model requests per minute, over the whole batch");
@@ -98,7 +139,10 @@ void add_batch_command(CLI::App& app, int& exit_code) {
   auto* progress = cmd->add_flag("--progress", o->progress, "Show the progress line even when stderr is not a terminal");
   cmd->add_flag("--no-progress", o->no_progress, "Never show the progress line")->excludes(progress);
   cmd->add_flag("--json", o->json, "Print the summary as JSON on stdout");
-  cmd->callback([o, &exit_code] { exit_code = guarded([&] { return run_batch(*o); }); });
+  CLI::App* merge = add_merge_command(*cmd, exit_code);
+  cmd->callback([o, merge, &exit_code] {
+    if (!merge->parsed()) exit_code = guarded([&] { return run_batch(*o); });
+  });
 }
 
 }  // namespace engine::cli

@@ -185,14 +185,35 @@ TEST_CASE("four shards run as four processes hold, between them, what one unshar
         batch_args(workflow, data, dir.path() / ("shard" + std::to_string(k) + ".jsonl"), "--shards 4"),
         "JOB_COMPLETION_INDEX=" + std::to_string(k)));
   for (auto& s : shards) CHECK(s->wait().exit_code == 0);
-  std::vector<Value> merged;
-  for (int k = 0; k < 4; ++k)
-    for (auto& line : result_lines(dir.path() / ("shard" + std::to_string(k) + ".jsonl"))) {
-      CHECK(line["index"].get<size_t>() % 4 == static_cast<size_t>(k));
-      merged.push_back(std::move(line));
-    }
+  std::string shard_files;
+  for (int k = 0; k < 4; ++k) {
+    auto file = dir.path() / ("shard" + std::to_string(k) + ".jsonl");
+    for (auto& line : result_lines(file)) CHECK(line["index"].get<size_t>() % 4 == static_cast<size_t>(k));
+    shard_files += " " + shell_quote(file.string());
+  }
+  auto merged = dir.path() / "merged.jsonl";
+  auto m = run_engine("batch merge" + shard_files + " --out " + shell_quote(merged.string()) + " --data " +
+                      shell_quote(data.string()));
+  CHECK(m.exit_code == 0);
+  CHECK(m.err == "merged 25 of 25 rows into " + merged.string() + "\n");
   auto whole = dir.path() / "whole.jsonl";
   REQUIRE(run_engine(batch_args(workflow, data, whole)).exit_code == 0);
-  CHECK(outputs_by_index(merged) == outputs_by_index(result_lines(whole)));
-  CHECK(merged.size() == 25);
+  auto merged_lines = result_lines(merged);
+  auto whole_lines = result_lines(whole);
+  REQUIRE(merged_lines.size() == 25);
+  for (size_t i = 0; i < 25; ++i) {
+    CHECK(merged_lines[i]["index"] == i);
+    for (auto* line : {&merged_lines[i], &whole_lines[i]}) {  // what differs between any two runs
+      line->erase("run_id");
+      line->erase("elapsed_ms");
+      (*line)["steps"]["ask"].erase("elapsed_ms");
+    }
+    CHECK(merged_lines[i] == whole_lines[i]);
+  }
+
+  // A shard lost: the merge names its rows and fails.
+  auto partial = run_engine("batch merge " + shell_quote((dir.path() / "shard0.jsonl").string()) + " --out " +
+                            shell_quote((dir.path() / "partial.jsonl").string()) + " --data " + shell_quote(data.string()));
+  CHECK(partial.exit_code == 1);
+  CHECK(partial.err.find("missing rows: 1, 2, 3, 5,") != std::string::npos);
 }

@@ -1,0 +1,103 @@
+#include "engine/app/batch_merge.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+
+#include "engine/app/batch_results.h"
+#include "engine/core/error.h"
+#include "engine/core/file.h"
+#include "engine/core/file_lines.h"
+#include "engine/core/json_parse.h"
+
+namespace engine::app {
+namespace {
+
+struct Found {
+  size_t index;
+  size_t file;  // which input
+  uint64_t offset;
+  uint64_t length;
+  bool ok;
+};
+
+Error write_error(const std::filesystem::path& path) {
+  return Error("io.write_failed", "cannot write '" + path.string() + "': " + std::strerror(errno));
+}
+
+}  // namespace
+
+Value MergeReport::to_json() const {
+  return Value{{"lines", lines}, {"rows", rows}, {"complete", complete()}, {"missing", missing},
+               {"duplicates", duplicates}, {"torn", torn}};
+}
+
+MergeReport merge_results(const std::vector<std::filesystem::path>& inputs, const std::filesystem::path& out,
+                          std::optional<size_t> rows) {
+  std::error_code ec;
+  for (const auto& in : inputs)
+    if (std::filesystem::equivalent(in, out, ec))
+      throw Error("usage", "--out " + out.string() + " is one of the files to merge; give a new file");
+  MergeReport report;
+  std::vector<Found> found;
+  std::vector<FileDescriptor> files;
+  for (size_t f = 0; f < inputs.size(); ++f) {
+    FileLines lines(inputs[f], kMaxDataFileBytes, Pipes::Refused);
+    std::string text;
+    uint64_t start = 0;
+    while (lines.next(text)) {
+      uint64_t offset = start;
+      start = lines.end_offset();
+      if (text.empty()) continue;
+      Value v = lines.too_long() ? Value(Value::value_t::discarded) : parse_json(text);
+      std::optional<size_t> index = result_index(v);
+      std::string where = inputs[f].string() + ":" + std::to_string(lines.line_number());
+      if (!index) {
+        if (!lines.complete()) {
+          report.torn.push_back(where);
+          continue;
+        }
+        throw Error("batch.bad_results", where + ": not a batch's result line");
+      }
+      found.push_back({*index, f, offset, text.size(), v["status"] == "ok"});
+    }
+    files.emplace_back(::open(inputs[f].c_str(), O_RDONLY | O_CLOEXEC));
+    if (!files.back().valid()) throw Error("io.read_failed", "cannot read '" + inputs[f].string() + "'");
+  }
+  // By index; an ok line before a failed one; else in the order the files were given.
+  std::stable_sort(found.begin(), found.end(), [](const Found& a, const Found& b) {
+    return a.index != b.index ? a.index < b.index : a.ok > b.ok;
+  });
+  size_t highest = found.empty() ? 0 : found.back().index + 1;
+  report.rows = rows ? std::max(*rows, highest) : highest;
+
+  std::filesystem::path temp = out;
+  temp += ".merging";
+  FileDescriptor fd(::open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
+  if (!fd.valid()) throw write_error(temp);
+  size_t next = 0;  // the next row expected
+  std::string line;
+  for (size_t i = 0; i < found.size(); ++i) {
+    const Found& f = found[i];
+    if (i > 0 && found[i - 1].index == f.index) {
+      if (report.duplicates.empty() || report.duplicates.back() != f.index) report.duplicates.push_back(f.index);
+      continue;
+    }
+    for (; next < f.index; ++next) report.missing.push_back(next);
+    next = f.index + 1;
+    line.resize(f.length);
+    if (::pread(files[f.file].get(), line.data(), f.length, static_cast<off_t>(f.offset)) != static_cast<ssize_t>(f.length))
+      throw Error("io.read_failed", "cannot read back '" + inputs[f.file].string() + "'");
+    line += '\n';
+    if (!write_fully(fd.get(), line)) throw write_error(temp);
+    ++report.lines;
+  }
+  for (; next < report.rows; ++next) report.missing.push_back(next);
+  if (::fsync(fd.get()) != 0 || ::rename(temp.c_str(), out.c_str()) != 0) throw write_error(out);
+  return report;
+}
+
+}  // namespace engine::app

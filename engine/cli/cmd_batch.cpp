@@ -9,10 +9,12 @@
 
 #include "engine/app/batch.h"
 #include "engine/app/batch_merge.h"
+#include "engine/app/evaluation.h"
 #include "engine/app/loading.h"
 #include "engine/cli/batch_progress.h"
 #include "engine/cli/cli_support.h"
 #include "engine/cli/commands.h"
+#include "engine/cli/eval_table.h"
 #include "engine/cli/interrupt_watch.h"
 #include "engine/core/error.h"
 #include "engine/core/json_text.h"
@@ -32,6 +34,8 @@ struct BatchCommandOptions {
   double rpm = 0;
   double tpm = 0;
   std::string trace_file;
+  std::string eval_file;
+  std::optional<double> threshold;
   bool progress = false;
   bool no_progress = false;
   bool json = false;
@@ -54,6 +58,9 @@ int run_batch(BatchCommandOptions& o) {
   // Each run may have a few calls in flight (parallel steps); the workflow's llm.max_concurrent_calls, if set, wins.
   auto executor = app::load_executor(
       o.workflow, {.llm = o.llm, .calls_in_flight = options.concurrency * 2, .rate_limits = {o.rpm, o.tpm}});
+  // Built before the batch starts (or creates its results file), so a mistake in it costs nothing.
+  std::optional<app::Evaluation> evaluation;
+  if (!o.eval_file.empty()) evaluation.emplace(o.eval_file);
   app::Batch batch(executor, options);
 
   std::ofstream trace_out;
@@ -74,9 +81,21 @@ int run_batch(BatchCommandOptions& o) {
   app::BatchSummary summary = batch.run(events, stop_launching, cancel_runs);
   progress.stop();
 
-  if (o.json) std::cout << to_json_text(summary.to_json()) << std::endl;
   print_summary(std::cerr, summary, options.out.string());
-  if (interrupts.signal()) return interrupted_exit_code(interrupts.signal());
+  if (interrupts.signal()) {
+    if (o.json) std::cout << to_json_text(summary.to_json()) << std::endl;
+    return interrupted_exit_code(interrupts.signal());
+  }
+  std::optional<app::EvaluationReport> report;
+  if (evaluation) report = evaluation->run({.results = options.out, .threshold = o.threshold}, cancel_runs);
+  if (o.json) {
+    Value doc = summary.to_json();
+    if (report) doc["eval"] = report->to_json();
+    std::cout << to_json_text(doc) << std::endl;
+  } else if (report) {
+    print_evaluation(std::cout, *report);
+  }
+  if (report && !report->ok()) return kRunFailed;
   return summary.counts.failed > 0 ? kRunFailed : kOk;
 }
 
@@ -135,6 +154,10 @@ void add_batch_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--shards", o->shards, "The number of shards, the shard itself from JOB_COMPLETION_INDEX or "
                   "SLURM_ARRAY_TASK_ID");
   cmd->add_option("--llm", o->llm, "Use another model than the workflow's: PROVIDER:MODEL or replay:FILE");
+  cmd->add_option("--eval", o->eval_file, "Score the results with this evaluation file when the batch ends "
+                  "(as engine eval)");
+  cmd->add_option("--threshold", o->threshold, "With --eval: the pass rate each evaluator needs (exit 1 below it)")
+      ->check(CLI::Range(0.0, 1.0));
   cmd->add_option("--trace", o->trace_file, "Append every run's events to FILE as JSON lines (each with its run_id)");
   auto* progress = cmd->add_flag("--progress", o->progress, "Show the progress line even when stderr is not a terminal");
   cmd->add_flag("--no-progress", o->no_progress, "Never show the progress line")->excludes(progress);

@@ -13,5 +13,6 @@ void add_render_command(CLI::App& app, int& exit_code);
 void add_parse_command(CLI::App& app, int& exit_code);
 void add_tools_commands(CLI::App& app, int& exit_code);
 void add_batch_command(CLI::App& app, int& exit_code);
+void add_eval_command(CLI::App& app, int& exit_code);
 
 }  // namespace engine::cli

@@ -9,6 +9,7 @@
 #include "engine/schema/schema.h"
 #include "engine/spec/default_react.h"
 #include "engine/spec/workflow_spec.h"
+#include "engine/spec/yaml_document.h"
 #include "engine/spec/yaml_reader.h"
 
 namespace engine::spec {
@@ -807,30 +808,7 @@ class Loader {
 WorkflowSpec parse_workflow(std::string text, std::string display_path, std::filesystem::path dir,
                             const LoadOptions& options) {
   auto source = std::make_shared<SourceText>(display_path, std::move(text));
-  size_t bad = find_invalid_utf8(source->text());
-  if (bad != std::string::npos) {
-    int line = 1, col = 1;
-    for (size_t i = 0; i < bad; ++i) {
-      if (source->text()[i] == '\n') ++line, col = 1;
-      else if ((static_cast<unsigned char>(source->text()[i]) & 0xC0) != 0x80) ++col;
-    }
-    unsigned char b = static_cast<unsigned char>(source->text()[bad]);
-    char hex[8];
-    std::snprintf(hex, sizeof hex, "0x%02x", b);
-    throw Error("spec.not_text", std::string("not a YAML text file: ") + (b == 0 ? "NUL byte" : "invalid UTF-8 byte ") +
-                                     (b == 0 ? "" : hex) + " (is it a binary file?)",
-                SourceLoc{display_path, line, col});
-  }
-  YAML::Node root;
-  try {
-    root = YAML::Load(source->text());
-  } catch (const YAML::DeepRecursion& e) {
-    throw Error("spec.too_deep", "YAML nested too deeply (yaml-cpp stops at " + std::to_string(e.depth()) + " levels)",
-                source->loc(e.mark.line + 1, e.mark.column + 1), std::string(source->line(e.mark.line + 1)));
-  } catch (const YAML::ParserException& e) {
-    throw Error("spec.yaml_syntax", "invalid YAML: " + e.msg, source->loc(e.mark.line + 1, e.mark.column + 1),
-                std::string(source->line(e.mark.line + 1)));
-  }
+  YAML::Node root = parse_yaml_document(*source);
   std::vector<std::filesystem::path> roots = {dir};
   roots.insert(roots.end(), options.search_path.begin(), options.search_path.end());
   FileScope scope(roots);

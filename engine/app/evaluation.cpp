@@ -1,0 +1,127 @@
+#include "engine/app/evaluation.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstring>
+#include <exception>
+#include <thread>
+
+#include "engine/app/batch_results.h"
+#include "engine/core/error.h"
+#include "engine/core/file.h"
+#include "engine/core/file_lines.h"
+#include "engine/core/json_parse.h"
+#include "engine/core/json_text.h"
+
+namespace engine::app {
+namespace {
+
+// Lines are scored a chunk at a time, so a results file of any size is never held whole.
+constexpr size_t kChunk = 256;
+
+Error write_error(const std::filesystem::path& path) {
+  return Error("io.write_failed", "cannot write '" + path.string() + "': " + std::strerror(errno));
+}
+
+}  // namespace
+
+bool EvaluationReport::ok() const {
+  return std::all_of(evaluators.begin(), evaluators.end(), [](const EvaluatorSummary& e) { return e.ok(); });
+}
+
+Value EvaluationReport::to_json() const {
+  Value list = Value::array();
+  for (const auto& e : evaluators) {
+    Value j{{"name", e.name}, {"kind", e.kind},     {"lines", e.lines},         {"passed", e.passed},
+            {"mean", e.mean()}, {"pass_rate", e.pass_rate()}, {"ok", e.ok()}};
+    j["threshold"] = e.threshold ? Value(*e.threshold) : Value(nullptr);
+    list.push_back(std::move(j));
+  }
+  return Value{{"lines", lines}, {"ok", ok()}, {"evaluators", std::move(list)}};
+}
+
+Evaluation::Evaluation(const std::filesystem::path& eval_file)
+    : spec_(spec::load_eval(eval_file)), evaluators_(build_evaluators(spec_)) {}
+
+EvaluationReport Evaluation::run(const EvaluationOptions& o, const Cancel& cancel) const {
+  EvaluationReport report;
+  for (const auto& e : evaluators_) {
+    EvaluatorSummary s{e->name(), e->kind()};
+    s.threshold = e->threshold() ? e->threshold() : o.threshold ? o.threshold : spec_.threshold;
+    report.evaluators.push_back(s);
+  }
+  std::filesystem::path out = o.out.empty() ? o.results : o.out;
+  std::filesystem::path temp = out;
+  temp += ".scoring";
+  FileDescriptor fd(::open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
+  if (!fd.valid()) throw write_error(temp);
+
+  // A scoring that fails leaves the results as they were, and no half-written file beside them.
+  struct RemoveUnlessRenamed {
+    const std::filesystem::path& path;
+    bool renamed = false;
+    ~RemoveUnlessRenamed() {
+      if (!renamed) ::unlink(path.c_str());
+    }
+  } cleanup{temp};
+  FileLines lines(o.results, kMaxDataFileBytes, Pipes::Refused);
+  std::vector<Value> chunk;
+  std::vector<std::vector<Score>> scores;
+  auto score_chunk = [&] {
+    scores.assign(chunk.size(), std::vector<Score>(evaluators_.size()));
+    std::atomic<size_t> next{0};
+    std::exception_ptr failure;
+    std::mutex failure_mutex;
+    auto worker = [&] {
+      try {
+        for (size_t i; (i = next++) < chunk.size();)
+          for (size_t e = 0; e < evaluators_.size(); ++e) scores[i][e] = evaluators_[e]->score(chunk[i], &cancel);
+      } catch (...) {
+        std::lock_guard lock(failure_mutex);
+        if (!failure) failure = std::current_exception();
+        next = chunk.size();
+      }
+    };
+    std::vector<std::thread> threads;
+    for (size_t t = 1; t < std::min(o.concurrency, chunk.size()); ++t) threads.emplace_back(worker);
+    worker();
+    for (auto& t : threads) t.join();
+    if (failure) std::rethrow_exception(failure);
+    std::string text;
+    for (size_t i = 0; i < chunk.size(); ++i) {
+      Value by_name = Value::object();
+      for (size_t e = 0; e < evaluators_.size(); ++e) {
+        EvaluatorSummary& s = report.evaluators[e];
+        ++s.lines;
+        s.total += scores[i][e].score;
+        if (scores[i][e].pass) ++s.passed;
+        by_name[evaluators_[e]->name()] = scores[i][e].to_json();
+      }
+      chunk[i]["scores"] = std::move(by_name);
+      append_json_text(text, chunk[i]);
+      text += '\n';
+    }
+    if (!write_fully(fd.get(), text)) throw write_error(temp);
+    report.lines += chunk.size();
+    chunk.clear();
+  };
+  for (std::string text; lines.next(text);) {
+    if (text.empty()) continue;
+    Value v = lines.too_long() ? Value(Value::value_t::discarded) : parse_json(text);
+    if (!result_index(v))
+      throw Error("batch.bad_results", o.results.string() + ":" + std::to_string(lines.line_number()) +
+                                           ": not a batch's result line" +
+                                           (lines.complete() ? "" : " (cut short: run the batch again to finish it)"));
+    chunk.push_back(std::move(v));
+    if (chunk.size() == kChunk) score_chunk();
+  }
+  if (!chunk.empty()) score_chunk();
+  if (::fsync(fd.get()) != 0 || ::rename(temp.c_str(), out.c_str()) != 0) throw write_error(out);
+  cleanup.renamed = true;
+  return report;
+}
+
+}  // namespace engine::app

@@ -4,8 +4,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cerrno>
-#include <cstring>
 
 #include "engine/app/batch_results.h"
 #include "engine/core/error.h"
@@ -23,10 +21,6 @@ struct Found {
   uint64_t length;
   bool ok;
 };
-
-Error write_error(const std::filesystem::path& path) {
-  return Error("io.write_failed", "cannot write '" + path.string() + "': " + std::strerror(errno));
-}
 
 }  // namespace
 
@@ -74,10 +68,7 @@ MergeReport merge_results(const std::vector<std::filesystem::path>& inputs, cons
   size_t highest = found.empty() ? 0 : found.back().index + 1;
   report.rows = rows ? std::max(*rows, highest) : highest;
 
-  std::filesystem::path temp = out;
-  temp += ".merging";
-  FileDescriptor fd(::open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
-  if (!fd.valid()) throw write_error(temp);
+  FileReplacement merged(out);
   size_t next = 0;  // the next row expected
   std::string line;
   for (size_t i = 0; i < found.size(); ++i) {
@@ -92,11 +83,11 @@ MergeReport merge_results(const std::vector<std::filesystem::path>& inputs, cons
     if (::pread(files[f.file].get(), line.data(), f.length, static_cast<off_t>(f.offset)) != static_cast<ssize_t>(f.length))
       throw Error("io.read_failed", "cannot read back '" + inputs[f.file].string() + "'");
     line += '\n';
-    if (!write_fully(fd.get(), line)) throw write_error(temp);
+    merged.write(line);
     ++report.lines;
   }
   for (; next < report.rows; ++next) report.missing.push_back(next);
-  if (::fsync(fd.get()) != 0 || ::rename(temp.c_str(), out.c_str()) != 0) throw write_error(out);
+  merged.commit();
   return report;
 }
 

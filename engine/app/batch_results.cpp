@@ -17,13 +17,9 @@
 namespace engine::app {
 namespace {
 
-Error io_error(const std::string& what, const std::filesystem::path& file) {
-  return Error("io.write_failed", what + " '" + file.string() + "': " + std::strerror(errno));
-}
-
 FileDescriptor open_for_append(const std::filesystem::path& path) {
   FileDescriptor fd(::open(path.c_str(), O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC, 0644));
-  if (!fd.valid()) throw io_error("cannot open the results file", path);
+  if (!fd.valid()) throw file_error("cannot open the results file", path);
   return fd;
 }
 
@@ -34,22 +30,18 @@ struct LineSpan {
   uint64_t length;  // without the '\n'
 };
 
-// Writes the lines at `spans` of `from` into a new file beside `to`, then renames it over `to`.
+// Writes the lines at `spans` of `from` into a new version of `to`.
 void rewrite(int from, const std::vector<LineSpan>& spans, const std::filesystem::path& to) {
-  std::filesystem::path temp = to;
-  temp += ".rewriting";
-  FileDescriptor out(::open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
-  if (!out.valid()) throw io_error("cannot write", temp);
+  FileReplacement out(to);
   std::string line;
   for (const auto& s : spans) {
     line.resize(s.length);
     ssize_t n = ::pread(from, line.data(), s.length, static_cast<off_t>(s.offset));
-    if (n != static_cast<ssize_t>(s.length)) throw io_error("cannot read back", to);
+    if (n != static_cast<ssize_t>(s.length)) throw file_error("cannot read back", to, "io.read_failed");
     line += '\n';
-    if (!write_fully(out.get(), line)) throw io_error("cannot write", temp);
+    out.write(line);
   }
-  if (::fsync(out.get()) != 0) throw io_error("cannot write", temp);
-  if (::rename(temp.c_str(), to.c_str()) != 0) throw io_error("cannot replace", to);
+  out.commit();
 }
 
 size_t inputs_hash(const Value& inputs) { return std::hash<std::string>{}(to_json_text(inputs)); }
@@ -100,14 +92,14 @@ void ResultsFile::load(bool retry_failed) {
     done_[*index] = inputs_hash(v.value("inputs", Value::object()));
     ++(failed ? resumed_.failed : resumed_.ok);
     kept.push_back({*index, offset, text.size()});
-    if (!lines.complete() && !write_fully(fd_.get(), "\n")) throw io_error("cannot write", path_);
+    if (!lines.complete() && !write_fully(fd_.get(), "\n")) throw file_error("cannot write", path_);
   }
   if (must_rewrite) {
     rewrite(fd_.get(), kept, path_);
     fd_ = open_for_append(path_);
   } else if (resumed_.cut_torn) {
     uint64_t end = kept.empty() ? 0 : kept.back().offset + kept.back().length + 1;
-    if (::ftruncate(fd_.get(), static_cast<off_t>(end)) != 0) throw io_error("cannot cut the torn line of", path_);
+    if (::ftruncate(fd_.get(), static_cast<off_t>(end)) != 0) throw file_error("cannot cut the torn line of", path_);
   }
 }
 
@@ -125,7 +117,7 @@ void ResultsFile::append(const Value& line) {
   std::string text = to_json_text(line);
   text += '\n';
   std::lock_guard lock(write_mutex_);
-  if (!write_fully(fd_.get(), text)) throw io_error("cannot write the results file", path_);
+  if (!write_fully(fd_.get(), text)) throw file_error("cannot write the results file", path_);
 }
 
 void ResultsFile::sort_by_index() {
@@ -150,7 +142,7 @@ void ResultsFile::sort_by_index() {
 
 void ResultsFile::sync() {
   std::lock_guard lock(write_mutex_);
-  if (::fdatasync(fd_.get()) != 0) throw io_error("cannot write the results file", path_);
+  if (::fdatasync(fd_.get()) != 0) throw file_error("cannot write the results file", path_);
 }
 
 }  // namespace engine::app

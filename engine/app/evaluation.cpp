@@ -1,11 +1,6 @@
 #include "engine/app/evaluation.h"
 
-#include <fcntl.h>
-#include <unistd.h>
-
 #include <atomic>
-#include <cerrno>
-#include <cstring>
 #include <exception>
 #include <thread>
 
@@ -21,10 +16,6 @@ namespace {
 
 // Lines are scored a chunk at a time, so a results file of any size is never held whole.
 constexpr size_t kChunk = 256;
-
-Error write_error(const std::filesystem::path& path) {
-  return Error("io.write_failed", "cannot write '" + path.string() + "': " + std::strerror(errno));
-}
 
 }  // namespace
 
@@ -54,19 +45,7 @@ EvaluationReport Evaluation::run(const EvaluationOptions& o, const Cancel& cance
     report.evaluators.push_back(s);
   }
   std::filesystem::path out = o.out.empty() ? o.results : o.out;
-  std::filesystem::path temp = out;
-  temp += ".scoring";
-  FileDescriptor fd(::open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
-  if (!fd.valid()) throw write_error(temp);
-
-  // A scoring that fails leaves the results as they were, and no half-written file beside them.
-  struct RemoveUnlessRenamed {
-    const std::filesystem::path& path;
-    bool renamed = false;
-    ~RemoveUnlessRenamed() {
-      if (!renamed) ::unlink(path.c_str());
-    }
-  } cleanup{temp};
+  FileReplacement scored(out);
   FileLines lines(o.results, kMaxDataFileBytes, Pipes::Refused);
   std::vector<Value> chunk;
   std::vector<std::vector<Score>> scores;
@@ -104,7 +83,7 @@ EvaluationReport Evaluation::run(const EvaluationOptions& o, const Cancel& cance
       append_json_text(text, chunk[i]);
       text += '\n';
     }
-    if (!write_fully(fd.get(), text)) throw write_error(temp);
+    scored.write(text);
     report.lines += chunk.size();
     chunk.clear();
   };
@@ -119,8 +98,7 @@ EvaluationReport Evaluation::run(const EvaluationOptions& o, const Cancel& cance
     if (chunk.size() == kChunk) score_chunk();
   }
   if (!chunk.empty()) score_chunk();
-  if (::fsync(fd.get()) != 0 || ::rename(temp.c_str(), out.c_str()) != 0) throw write_error(out);
-  cleanup.renamed = true;
+  scored.commit();  // a scoring that fails leaves the results as they were
   return report;
 }
 

@@ -34,10 +34,6 @@ int column_of(const std::string& message) {
   return at == std::string::npos ? 0 : std::atoi(message.c_str() + at + 7);
 }
 
-Error io_error(const char* kind, const std::string& what, const std::filesystem::path& file) {
-  return Error(kind, what + " '" + file.string() + "': " + std::strerror(errno));
-}
-
 }  // namespace
 
 Session Session::open(const std::filesystem::path& file) {
@@ -79,7 +75,7 @@ Session Session::open(const std::filesystem::path& file) {
     ++s.turns_;
   }
   s.fd_ = FileDescriptor(::open(file.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600));
-  if (!s.fd_.valid()) throw io_error("io.write_failed", "cannot open the session file", file);
+  if (!s.fd_.valid()) throw file_error("cannot open the session file", file);
   return s;
 }
 
@@ -88,7 +84,7 @@ void Session::append_line(const Value& line) {
   std::string text = to_json_text(line);
   text += '\n';
   // One write of the whole line (O_APPEND places it at the end), then to the disk, before the turn counts.
-  if (!write_fully(fd_.get(), text) || ::fsync(fd_.get()) != 0) throw io_error("io.write_failed", "cannot write the session file", *file_);
+  if (!write_fully(fd_.get(), text) || ::fsync(fd_.get()) != 0) throw file_error("cannot write the session file", *file_);
 }
 
 void Session::add_turn(const std::string& input, const Value& output) {
@@ -114,9 +110,9 @@ void Session::save_as(const std::filesystem::path& path) const {
   FileDescriptor fd(::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600));
   if (!fd.valid()) {
     if (errno == EEXIST) throw Error("io.exists", "'" + path.string() + "' exists; give a new file name");
-    throw io_error("io.write_failed", "cannot write", path);
+    throw file_error("cannot write", path);
   }
-  if (!write_fully(fd.get(), text) || ::fsync(fd.get()) != 0) throw io_error("io.write_failed", "cannot write", path);
+  if (!write_fully(fd.get(), text) || ::fsync(fd.get()) != 0) throw file_error("cannot write", path);
 }
 
 }  // namespace engine::app

@@ -81,4 +81,28 @@ std::string read_file(const std::filesystem::path& path, size_t max_bytes, Pipes
   return out;
 }
 
+Error file_error(const std::string& what, const std::filesystem::path& file, const char* kind) {
+  return Error(kind, what + " '" + file.string() + "': " + std::strerror(errno));
+}
+
+FileReplacement::FileReplacement(std::filesystem::path path) : path_(std::move(path)), temp_(path_) {
+  temp_ += ".new";
+  fd_ = FileDescriptor(::open(temp_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
+  if (!fd_.valid()) throw file_error("cannot write", temp_);
+}
+
+FileReplacement::~FileReplacement() {
+  if (!committed_) ::unlink(temp_.c_str());
+}
+
+void FileReplacement::write(std::string_view text) {
+  if (!write_fully(fd_.get(), text)) throw file_error("cannot write", temp_);
+}
+
+void FileReplacement::commit() {
+  if (::fsync(fd_.get()) != 0) throw file_error("cannot write", temp_);
+  if (::rename(temp_.c_str(), path_.c_str()) != 0) throw file_error("cannot replace", path_);
+  committed_ = true;
+}
+
 }  // namespace engine

@@ -6,6 +6,8 @@
 #include <string>
 #include <string_view>
 
+#include "engine/core/error.h"
+
 namespace engine {
 
 // Workflows, templates, Lua scripts, --inputs and --vars files are kilobytes; this bound keeps /dev/zero or a
@@ -36,6 +38,28 @@ class FileDescriptor {
 
 // Writes all of `text` (retrying short writes and EINTR); false on an error, with errno set.
 bool write_fully(int fd, std::string_view text);
+
+// "WHAT 'FILE': the system's reason" from errno: the Error of a file operation that failed.
+Error file_error(const std::string& what, const std::filesystem::path& file, const char* kind = "io.write_failed");
+
+// A new version of a file, written beside it and renamed over it by commit(): a reader sees the old file or the new
+// one, never half of one. Dropped without commit() (an exception), the new file is removed and the old one stays.
+class FileReplacement {
+ public:
+  explicit FileReplacement(std::filesystem::path path);  // throws Error "io.write_failed"
+  ~FileReplacement();
+  FileReplacement(const FileReplacement&) = delete;
+  FileReplacement& operator=(const FileReplacement&) = delete;
+
+  void write(std::string_view text);  // throws Error "io.write_failed"
+  void commit();                      // to the disk, then over the old file
+
+ private:
+  std::filesystem::path path_;
+  std::filesystem::path temp_;
+  FileDescriptor fd_;
+  bool committed_ = false;
+};
 
 enum class Pipes { Refused, Allowed };
 

@@ -144,15 +144,8 @@ EvalSpec parse_eval(std::string text, std::string display_path, std::filesystem:
 }
 
 EvalSpec load_eval(const std::filesystem::path& file) {
-  std::string text;
-  try {
-    text = read_file(file, kMaxFileBytes, Pipes::Allowed);
-  } catch (const Error& e) {
-    throw Error(e.kind(), e.message(), SourceLoc{file.string()});
-  }
-  std::filesystem::path dir = file.parent_path();
-  if (dir.empty()) dir = ".";
-  return parse_eval(std::move(text), file.string(), dir);
+  SpecFile f = read_spec_file(file);  // named on the command line: may be a pipe
+  return parse_eval(std::move(f.text), file.string(), f.dir);
 }
 
 }  // namespace engine::spec

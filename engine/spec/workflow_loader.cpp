@@ -8,6 +8,7 @@
 #include "engine/core/text.h"
 #include "engine/schema/schema.h"
 #include "engine/spec/default_react.h"
+#include "engine/spec/scripted_replies.h"
 #include "engine/spec/workflow_spec.h"
 #include "engine/spec/yaml_document.h"
 #include "engine/spec/yaml_reader.h"
@@ -37,8 +38,6 @@ const std::vector<std::string> kMessageKeys = {"role", "content", "placeholder"}
 const std::vector<std::string> kMemoryKeys = {"kind", "k", "max_tokens", "human_prefix", "ai_prefix", "input_key"};
 const std::vector<std::string> kScriptedKeys = {"replies", "rules", "latency_ms"};
 const std::vector<std::string> kRuleKeys = {"match", "reply", "tool_calls"};
-const std::vector<std::string> kReplyKeys = {"content", "tool_calls"};
-const std::vector<std::string> kToolCallKeys = {"name", "arguments"};
 const std::vector<std::string> kToolKeys = {"name",       "description", "lua",     "builtin",
                                             "parameters", "limits",      "on_error", "workflow"};
 // Sub-workflows nest: a workflow whose steps or tools are workflows, and so on; this bounds the chain.
@@ -203,7 +202,7 @@ class Loader {
     if (n["scripted"]) {
       const YAML::Node& s = n["scripted"];
       r_.expect_map(s, at + ".scripted", kScriptedKeys);
-      if (s["replies"]) l.replies = scripted_replies(s["replies"], at);
+      if (s["replies"]) l.replies = read_scripted_replies(r_, s["replies"], at + ".scripted.replies");
       if (s["latency_ms"]) l.latency_ms = static_cast<int>(r_.integer(s["latency_ms"], at + ".scripted.latency_ms", 0, 600000));
       if (s["rules"]) {
         const YAML::Node& rules = s["rules"];
@@ -215,7 +214,7 @@ class Loader {
           if (!rules[i]["tool_calls"]) r_.expect_present(rules[i], "reply", path);
           ScriptedRuleSpec rule{r_.located_raw(rules[i]["match"], path + ".match"), {}, {}};
           if (rules[i]["reply"]) rule.reply = r_.located_raw(rules[i]["reply"], path + ".reply");
-          if (rules[i]["tool_calls"]) rule.tool_calls = scripted_tool_calls(rules[i]["tool_calls"], path + ".tool_calls", true);
+          if (rules[i]["tool_calls"]) rule.tool_calls = read_scripted_tool_calls(r_, rules[i]["tool_calls"], path + ".tool_calls", true);
           l.rules.push_back(std::move(rule));
         }
       }
@@ -227,44 +226,6 @@ class Loader {
     if (l.provider.value == "replay" && l.recording.value.empty())
       r_.fail("spec.missing_key", "the replay provider needs " + at + ".recording: FILE (a file written by --record)", n);
     return l;
-  }
-
-  // Each reply is the model's text, or {content, tool_calls} for a reply that calls tools.
-  std::vector<ScriptedReplySpec> scripted_replies(const YAML::Node& n, const std::string& at) {
-    std::vector<ScriptedReplySpec> out;
-    if (n.IsScalar()) return {{r_.located_str(n, at + ".scripted.replies"), {}}};
-    if (!n.IsSequence()) r_.fail("spec.wrong_type", at + ".scripted.replies must be a list", n);
-    for (size_t i = 0; i < n.size(); ++i) {
-      std::string path = at + ".scripted.replies[" + std::to_string(i) + "]";
-      if (!n[i].IsMap()) {
-        out.push_back({r_.located_str(n[i], path), {}});
-        continue;
-      }
-      r_.expect_map(n[i], path, kReplyKeys);
-      ScriptedReplySpec reply;
-      reply.text.loc = r_.loc(n[i]);
-      if (n[i]["content"]) reply.text = r_.located_str(n[i]["content"], path + ".content");
-      if (n[i]["tool_calls"]) reply.tool_calls = scripted_tool_calls(n[i]["tool_calls"], path + ".tool_calls", false);
-      out.push_back(std::move(reply));
-    }
-    return out;
-  }
-
-  // [{name, arguments}]: arguments a mapping (sent as JSON) or JSON text; in a rule, a template of JSON text.
-  std::vector<ScriptedToolCallSpec> scripted_tool_calls(const YAML::Node& n, const std::string& path, bool templated) {
-    std::vector<ScriptedToolCallSpec> out;
-    if (!n.IsSequence() || n.size() == 0) r_.fail("spec.wrong_type", path + " must be a list of {name, arguments}", n);
-    for (size_t i = 0; i < n.size(); ++i) {
-      std::string item = path + "[" + std::to_string(i) + "]";
-      r_.expect_map(n[i], item, kToolCallKeys);
-      r_.expect_present(n[i], "name", item);
-      ScriptedToolCallSpec call{r_.located_str(n[i]["name"], item + ".name"), {"{}", r_.loc(n[i])}};
-      const YAML::Node& args = n[i]["arguments"];
-      if (args && args.IsMap()) call.arguments = {to_json_text(r_.value(args, item + ".arguments")), r_.loc(args)};
-      else if (args) call.arguments = templated ? r_.located_raw(args, item + ".arguments") : r_.located_str(args, item + ".arguments");
-      out.push_back(std::move(call));
-    }
-    return out;
   }
 
   // A JSON Schema written in the file, checked here with its first problem located at its node. Its patterns are
@@ -823,17 +784,10 @@ WorkflowSpec parse_workflow(std::string text, std::string display_path, std::fil
 const std::vector<std::string>& override_providers() { return kOverrideProviders; }
 
 WorkflowSpec load_workflow(const std::filesystem::path& file, const LoadOptions& options) {
-  std::string text;
-  try {
-    text = read_file(file, kMaxFileBytes, Pipes::Allowed);  // named on the command line: may be a pipe
-  } catch (const Error& e) {
-    throw Error(e.kind(), e.message(), SourceLoc{file.string()});
-  }
-  std::filesystem::path dir = file.parent_path();
-  if (dir.empty()) dir = ".";
+  SpecFile f = read_spec_file(file);  // named on the command line: may be a pipe
   LoadOptions inner = options;
   inner.including.push_back(std::filesystem::weakly_canonical(file));
-  return parse_workflow(std::move(text), file.string(), dir, inner);
+  return parse_workflow(std::move(f.text), file.string(), f.dir, inner);
 }
 
 }  // namespace engine::spec

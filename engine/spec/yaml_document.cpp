@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "engine/core/error.h"
+#include "engine/core/file.h"
 #include "engine/core/text.h"
 
 namespace engine::spec {
@@ -33,6 +34,18 @@ YAML::Node parse_yaml_document(const SourceText& source) {
     throw Error("spec.yaml_syntax", "invalid YAML: " + e.msg, source.loc(e.mark.line + 1, e.mark.column + 1),
                 std::string(source.line(e.mark.line + 1)));
   }
+}
+
+SpecFile read_spec_file(const std::filesystem::path& file) {
+  SpecFile f;
+  try {
+    f.text = read_file(file, kMaxFileBytes, Pipes::Allowed);
+  } catch (const Error& e) {
+    throw Error(e.kind(), e.message(), SourceLoc{file.string()});
+  }
+  f.dir = file.parent_path();
+  if (f.dir.empty()) f.dir = ".";
+  return f;
 }
 
 }  // namespace engine::spec

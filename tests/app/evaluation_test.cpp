@@ -79,5 +79,5 @@ TEST_CASE("evaluation: --out leaves the results as they were, and a file that is
   CHECK_THROWS_WITH(evaluation.run({.results = bad}, cancel),
                     bad.string() + ":2: not a batch's result line (cut short: run the batch again to finish it)");
   CHECK(read_file(bad) == text + "{\"index\": 1, \"sta");  // untouched
-  CHECK(!std::filesystem::exists(dir.path() / "bad.jsonl.scoring"));
+  CHECK(!std::filesystem::exists(dir.path() / "bad.jsonl.new"));
 }

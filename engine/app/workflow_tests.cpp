@@ -1,0 +1,204 @@
+#include "engine/app/workflow_tests.h"
+
+#include <chrono>
+#include <cstdio>
+
+#include "engine/assemble/build_executor.h"
+#include "engine/core/error.h"
+#include "engine/core/json_text.h"
+#include "engine/core/text.h"
+#include "engine/parse/regex.h"
+#include "engine/spec/search_path.h"
+
+namespace engine::app {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+std::string shown(const Value& v) { return quote_excerpt(v.is_string() ? v.get<std::string>() : to_json_text(v), 120); }
+
+// Texts compare trimmed (a YAML block scalar ends with a newline); other values as JSON.
+bool same(const Value& expected, const Value& actual) {
+  if (expected.is_string() && actual.is_string())
+    return trim(expected.get_ref<const std::string&>()) == trim(actual.get_ref<const std::string&>());
+  if (expected.is_number() && actual.is_number()) return expected.get<double>() == actual.get<double>();
+  return expected == actual;
+}
+
+// The test's model in place of every model the workflow names, as --llm replaces them.
+void use_test_model(spec::WorkflowSpec& w, const spec::WorkflowTestSpec& t) {
+  if (!t.replies && !t.recording) return;
+  auto replace = [&](spec::LlmSpec& l) {
+    if (t.replies) {
+      l.provider = {"scripted", {}};
+      l.replies = *t.replies;
+      l.rules.clear();
+      l.latency_ms = 0;
+    } else {
+      l.provider = {"replay", {}};
+      l.recording = *t.recording;
+      l.recording_file = t.recording_file;
+    }
+  };
+  replace(w.llm);
+  spec::for_each_step(w.steps, [&](spec::StepSpec& st) {
+    if (st.llm) replace(*st.llm);
+  });
+}
+
+std::vector<std::string> tools_called(const agent::RunResult& r) {
+  std::vector<std::string> out;
+  for (const auto& st : r.intermediate_steps) out.push_back(st.action.tool);
+  return out;
+}
+
+void check(const spec::TestExpectations& e, const agent::RunResult& r, std::vector<std::string>& failures) {
+  if (!r.ok() && !e.error && !e.stopped_reason) failures.push_back("the run failed: " + r.error->formatted());
+  if (e.error) {
+    if (r.ok()) failures.push_back("error: expected an error of kind " + e.error->value + ", and the run ended ok");
+    else if (r.error->kind != e.error->value)
+      failures.push_back("error: expected " + e.error->value + ", got " + r.error->kind + ": " + r.error->message);
+  }
+  if (e.stopped_reason && r.stopped_reason != e.stopped_reason->value)
+    failures.push_back("stopped_reason: expected " + e.stopped_reason->value + ", got " + r.stopped_reason);
+  if (e.output && !same(*e.output, r.output))
+    failures.push_back("output: expected " + shown(*e.output) + ", got " + shown(r.output));
+  std::string text = r.output.is_string() ? r.output.get<std::string>() : to_json_text(r.output);
+  if (e.output_contains && text.find(e.output_contains->value) == std::string::npos)
+    failures.push_back("output: expected it to contain " + shown(e.output_contains->value) + ", got " + shown(r.output));
+  if (e.output_matches) {
+    try {
+      if (!parse::Regex::compile(e.output_matches->value).search(text))
+        failures.push_back("output: expected it to match /" + e.output_matches->value + "/, got " + shown(r.output));
+    } catch (const Error& err) {
+      failures.push_back("output_matches: " + err.message());
+    }
+  }
+  for (const auto& [name, value] : e.outputs) {
+    auto it = r.outputs.find(name);
+    if (it == r.outputs.end()) failures.push_back("outputs." + name + ": the run has no such output");
+    else if (!same(value, *it)) failures.push_back("outputs." + name + ": expected " + shown(value) + ", got " + shown(*it));
+  }
+  if (e.tools) {
+    std::vector<std::string> called = tools_called(r);
+    if (called != *e.tools)
+      failures.push_back("tools: expected [" + join(*e.tools, ", ") + "], called [" + join(called, ", ") + "]");
+  }
+  for (const auto& [step, status] : e.steps) {
+    auto it = r.steps.find(step);
+    std::string got = it == r.steps.end() ? "" : it->value("status", "");
+    if (got.empty()) failures.push_back("steps." + step + ": no such step in the run");
+    else if (got != status) failures.push_back("steps." + step + ": expected " + status + ", got " + got);
+  }
+  if (e.llm_calls && r.llm_calls != *e.llm_calls)
+    failures.push_back("llm_calls: expected " + std::to_string(*e.llm_calls) + ", got " + std::to_string(r.llm_calls));
+}
+
+TestOutcome run_one(const spec::WorkflowSpec& workflow, const spec::WorkflowTestSpec& t, const Cancel& cancel) {
+  TestOutcome out{t.name, {}, 0};
+  auto start = Clock::now();
+  try {
+    spec::WorkflowSpec w = workflow;
+    use_test_model(w, t);
+    auto executor = assemble::build_executor(w);
+    Value inputs = executor->resolve_inputs(t.inputs);
+    NullSink quiet;
+    agent::RunResult r = executor->run(inputs, quiet, agent::RunOptions{.cancel = &cancel});
+    if (r.stopped_reason == "cancelled" && cancel.stopped()) throw_stopped(cancel);
+    check(t.expect, r, out.failures);
+  } catch (const Error& e) {
+    if ((e.kind() == "run.cancelled" || e.kind() == "run.timeout") && cancel.stopped()) throw;
+    out.failures.push_back(e.formatted());
+  }
+  out.elapsed_ms = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start).count();
+  return out;
+}
+
+std::string xml_escaped(std::string_view s) {
+  std::string out;
+  for (char c : s) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      case '\'': out += "&apos;"; break;
+      default:
+        // XML 1.0 has no place for most control bytes, even escaped.
+        if (static_cast<unsigned char>(c) < 0x20 && c != '\n' && c != '\t' && c != '\r') out += "?";
+        else out += c;
+    }
+  }
+  return out;
+}
+
+std::string seconds(long ms) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3f", static_cast<double>(ms) / 1000.0);
+  return buf;
+}
+
+}  // namespace
+
+size_t TestFileOutcome::passed() const {
+  return static_cast<size_t>(std::count_if(tests.begin(), tests.end(), [](const TestOutcome& t) { return t.passed(); }));
+}
+
+spec::TestFileSpec load_test_file(const std::string& arg) {
+  if (arg.find(".test.") != std::string::npos) return spec::load_tests(arg);
+  std::filesystem::path beside = spec::test_file_for(arg);
+  std::error_code ec;
+  if (!std::filesystem::exists(beside, ec))
+    throw Error("usage", arg + " has no tests: write them in " + beside.string() + " (docs/testing.md)");
+  return spec::load_tests(beside);
+}
+
+TestFileOutcome run_workflow_tests(const spec::TestFileSpec& tests, const Cancel& cancel) {
+  TestFileOutcome out{tests.display_path, tests.workflow_file.string(), {}};
+  std::optional<spec::WorkflowSpec> workflow;
+  std::optional<Error> load_error;
+  try {
+    workflow = spec::load_workflow(tests.workflow_file, {spec::default_search_path()});
+  } catch (const Error& e) {
+    load_error = e;
+  }
+  for (const auto& t : tests.tests) {
+    if (cancel.stopped()) throw_stopped(cancel);
+    if (load_error) out.tests.push_back({t.name, {load_error->formatted()}, 0});
+    else out.tests.push_back(run_one(*workflow, t, cancel));
+  }
+  return out;
+}
+
+std::string junit_xml(const std::vector<TestFileOutcome>& files) {
+  size_t tests = 0, failures = 0;
+  long ms = 0;
+  for (const auto& f : files)
+    for (const auto& t : f.tests) {
+      ++tests;
+      failures += t.passed() ? 0 : 1;
+      ms += t.elapsed_ms;
+    }
+  std::string xml = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"engine test\" tests=\"" +
+                    std::to_string(tests) + "\" failures=\"" + std::to_string(failures) + "\" time=\"" + seconds(ms) + "\">\n";
+  for (const auto& f : files) {
+    long file_ms = 0;
+    for (const auto& t : f.tests) file_ms += t.elapsed_ms;
+    xml += "  <testsuite name=\"" + xml_escaped(f.file) + "\" tests=\"" + std::to_string(f.tests.size()) +
+           "\" failures=\"" + std::to_string(f.tests.size() - f.passed()) + "\" time=\"" + seconds(file_ms) + "\">\n";
+    for (const auto& t : f.tests) {
+      xml += "    <testcase name=\"" + xml_escaped(t.name) + "\" classname=\"" + xml_escaped(f.workflow) +
+             "\" time=\"" + seconds(t.elapsed_ms) + "\"";
+      if (t.passed()) {
+        xml += "/>\n";
+        continue;
+      }
+      xml += ">\n      <failure message=\"" + xml_escaped(t.failures[0]) + "\">" + xml_escaped(join(t.failures, "\n")) +
+             "</failure>\n    </testcase>\n";
+    }
+    xml += "  </testsuite>\n";
+  }
+  return xml + "</testsuites>\n";
+}
+
+}  // namespace engine::app

@@ -1,0 +1,74 @@
+// engine test WORKFLOW...: the tests declared beside each workflow (w.test.yaml), run offline, reported as a test
+// runner does; --junit FILE for CI.
+#include <fstream>
+#include <iostream>
+
+#include "engine/app/workflow_tests.h"
+#include "engine/cli/cli_support.h"
+#include "engine/cli/commands.h"
+#include "engine/cli/interrupt_watch.h"
+#include "engine/core/error.h"
+#include "engine/core/text.h"
+
+namespace engine::cli {
+namespace {
+
+struct TestOptions {
+  std::vector<std::string> files;
+  std::string junit;
+};
+
+void print_outcome(const app::TestFileOutcome& f) {
+  std::cout << f.file << " (" << f.workflow << ")\n";
+  size_t width = 4;
+  for (const auto& t : f.tests) width = std::max(width, t.name.size());
+  for (const auto& t : f.tests) {
+    std::string name = t.name + std::string(width - t.name.size(), ' ');
+    std::cout << "  " << (t.passed() ? "PASS  " : "FAIL  ") << name << "  " << t.elapsed_ms << " ms\n";
+    for (const auto& why : t.failures) {
+      // Each line of a failure (a located error's quoted line and caret) under the test's name.
+      std::string text = terminal_safe(redact_environment_keys(why));
+      for (size_t start = 0; start <= text.size();) {
+        size_t nl = text.find('\n', start);
+        std::cout << "        " << text.substr(start, nl == std::string::npos ? std::string::npos : nl - start) << "\n";
+        if (nl == std::string::npos) break;
+        start = nl + 1;
+      }
+    }
+  }
+}
+
+int run_tests(const TestOptions& o) {
+  Cancel cancel;
+  InterruptWatch interrupts(cancel);
+  std::vector<spec::TestFileSpec> specs;
+  for (const auto& arg : o.files) specs.push_back(app::load_test_file(arg));  // every file read first
+  std::vector<app::TestFileOutcome> outcomes;
+  size_t tests = 0, passed = 0;
+  for (const auto& s : specs) {
+    outcomes.push_back(app::run_workflow_tests(s, cancel));
+    print_outcome(outcomes.back());
+    tests += outcomes.back().tests.size();
+    passed += outcomes.back().passed();
+  }
+  std::cout << tests << (tests == 1 ? " test: " : " tests: ") << passed << " passed, " << tests - passed << " failed"
+            << std::endl;
+  if (!o.junit.empty()) {
+    std::ofstream out(o.junit, std::ios::trunc);
+    out << app::junit_xml(outcomes);
+    if (!out.flush()) throw Error("io.write_failed", "cannot write the JUnit file '" + o.junit + "'");
+  }
+  return passed == tests ? kOk : kRunFailed;
+}
+
+}  // namespace
+
+void add_test_command(CLI::App& app, int& exit_code) {
+  auto o = std::make_shared<TestOptions>();
+  CLI::App* cmd = app.add_subcommand("test", "Run the tests declared beside workflows (W.test.yaml), offline");
+  cmd->add_option("files", o->files, "Workflows (their W.test.yaml is run) or test files")->required();
+  cmd->add_option("--junit", o->junit, "Also write the results as JUnit XML to FILE, for CI");
+  cmd->callback([o, &exit_code] { exit_code = guarded([&] { return run_tests(*o); }); });
+}
+
+}  // namespace engine::cli

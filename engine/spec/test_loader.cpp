@@ -1,0 +1,141 @@
+#include "engine/core/error.h"
+#include "engine/core/file.h"
+#include "engine/core/text.h"
+#include "engine/spec/scripted_replies.h"
+#include "engine/spec/test_spec.h"
+#include "engine/spec/yaml_document.h"
+#include "engine/spec/yaml_reader.h"
+
+namespace engine::spec {
+namespace {
+
+const std::vector<std::string> kFileKeys = {"version", "description", "workflow", "tests"};
+const std::vector<std::string> kTestKeys = {"description", "inputs", "replies", "recording", "expect"};
+const std::vector<std::string> kExpectKeys = {"output", "output_contains", "output_matches", "outputs",   "tools",
+                                              "stopped_reason", "steps", "error", "llm_calls"};
+const std::vector<std::string> kStopReasons = {"finish", "return_direct", "max_iterations", "max_execution_time",
+                                               "max_tokens_total", "max_cost", "error", "cancelled", "timeout"};
+const std::vector<std::string> kStepStatuses = {"ok", "failed", "skipped", "not_run"};
+// Far more than a file written by hand has.
+constexpr size_t kMaxTests = 1000;
+
+class TestLoader {
+ public:
+  TestLoader(const SourceText& source, std::filesystem::path dir) : dir_(std::move(dir)), r_(source, process_environment()) {}
+
+  TestFileSpec load(const YAML::Node& root, std::filesystem::path default_workflow) {
+    TestFileSpec f;
+    if (!root || !root.IsMap()) r_.fail("spec.wrong_type", "a test file is a mapping with `tests:`", root);
+    r_.expect_map(root, "the test file", kFileKeys);
+    if (root["version"]) r_.integer(root["version"], "version", 1, 1);
+    f.workflow_file = root["workflow"] ? dir_ / r_.str(root["workflow"], "workflow") : std::move(default_workflow);
+    r_.expect_present(root, "tests", "the test file");
+    const YAML::Node& tests = root["tests"];
+    if (!tests.IsMap()) r_.fail("spec.wrong_type", "tests must be a mapping of names to tests", tests);
+    if (tests.size() == 0) r_.fail("spec.missing_key", "tests must name at least one test", tests);
+    if (tests.size() > kMaxTests) r_.fail("spec.too_many", "more than " + std::to_string(kMaxTests) + " tests", tests);
+    for (const auto& kv : tests) {
+      for (const auto& before : f.tests)
+        if (before.name == kv.first.Scalar()) r_.fail("spec.duplicate_key", "duplicate key '" + before.name + "' in tests", kv.first);
+      f.tests.push_back(test(kv.first, kv.second));
+    }
+    return f;
+  }
+
+ private:
+  WorkflowTestSpec test(const YAML::Node& key, const YAML::Node& n) {
+    WorkflowTestSpec t;
+    t.name = key.Scalar();
+    t.at = r_.loc(key);
+    std::string at = "tests." + t.name;
+    r_.expect_map(n, at, kTestKeys);
+    if (n["inputs"]) {
+      if (!n["inputs"].IsMap()) r_.fail("spec.wrong_type", at + ".inputs must be a mapping of input names to values", n["inputs"]);
+      t.inputs = r_.value(n["inputs"], at + ".inputs");
+    }
+    if (n["replies"] && n["recording"])
+      r_.fail("spec.conflict", at + " has both replies and a recording; give one of them", n["recording"]);
+    if (n["replies"]) t.replies = read_scripted_replies(r_, n["replies"], at + ".replies");
+    if (n["recording"]) {
+      t.recording = r_.located_str(n["recording"], at + ".recording");
+      t.recording_file = dir_ / t.recording->value;
+    }
+    r_.expect_present(n, "expect", at);
+    t.expect = expectations(n["expect"], at + ".expect");
+    return t;
+  }
+
+  TestExpectations expectations(const YAML::Node& n, const std::string& at) {
+    TestExpectations e;
+    r_.expect_map(n, at, kExpectKeys);
+    if (n.size() == 0) r_.fail("spec.missing_key", at + " must say what the run must show", n);
+    if (n["output"]) e.output = r_.value(n["output"], at + ".output");
+    if (n["output_contains"]) e.output_contains = r_.located_str(n["output_contains"], at + ".output_contains");
+    if (n["output_matches"]) e.output_matches = r_.located_raw(n["output_matches"], at + ".output_matches");
+    if (n["outputs"]) {
+      if (!n["outputs"].IsMap()) r_.fail("spec.wrong_type", at + ".outputs must be a mapping of output names to values", n["outputs"]);
+      for (const auto& kv : n["outputs"])
+        e.outputs.emplace_back(kv.first.Scalar(), r_.value(kv.second, at + ".outputs." + kv.first.Scalar()));
+    }
+    if (n["tools"]) {
+      if (!n["tools"].IsSequence()) r_.fail("spec.wrong_type", at + ".tools must be a list of tool names, in the order they are called", n["tools"]);
+      e.tools.emplace();
+      for (const auto& name : r_.str_list(n["tools"], at + ".tools")) e.tools->push_back(name.value);
+    }
+    if (n["stopped_reason"]) {
+      e.stopped_reason = r_.located_str(n["stopped_reason"], at + ".stopped_reason");
+      one_of(e.stopped_reason->value, kStopReasons, at + ".stopped_reason", n["stopped_reason"]);
+    }
+    if (n["steps"]) {
+      if (!n["steps"].IsMap()) r_.fail("spec.wrong_type", at + ".steps must be a mapping of step names to statuses", n["steps"]);
+      for (const auto& kv : n["steps"]) {
+        std::string status = r_.str(kv.second, at + ".steps." + kv.first.Scalar());
+        one_of(status, kStepStatuses, at + ".steps." + kv.first.Scalar(), kv.second);
+        e.steps.emplace_back(kv.first.Scalar(), status);
+      }
+    }
+    if (n["error"]) e.error = r_.located_str(n["error"], at + ".error");
+    if (n["llm_calls"]) e.llm_calls = static_cast<int>(r_.integer(n["llm_calls"], at + ".llm_calls", 0, 1'000'000));
+    return e;
+  }
+
+  void one_of(const std::string& value, const std::vector<std::string>& allowed, const std::string& at, const YAML::Node& n) {
+    if (std::find(allowed.begin(), allowed.end(), value) == allowed.end())
+      r_.fail("spec.bad_value", at + " must be one of " + join(allowed, ", ") + ", got '" + value + "'" +
+                                    did_you_mean(value, allowed), n);
+  }
+
+  std::filesystem::path dir_;
+  YamlReader r_;
+};
+
+}  // namespace
+
+std::filesystem::path test_file_for(const std::filesystem::path& workflow) {
+  std::filesystem::path file = workflow;
+  file.replace_extension();
+  file += ".test" + workflow.extension().string();
+  return file;
+}
+
+TestFileSpec parse_tests(std::string text, std::string display_path, std::filesystem::path dir,
+                         std::filesystem::path default_workflow) {
+  auto source = std::make_shared<SourceText>(display_path, std::move(text));
+  YAML::Node root = parse_yaml_document(*source);
+  TestFileSpec f = TestLoader(*source, dir).load(root, std::move(default_workflow));
+  f.display_path = std::move(display_path);
+  f.dir = std::move(dir);
+  f.source = std::move(source);
+  return f;
+}
+
+TestFileSpec load_tests(const std::filesystem::path& file) {
+  SpecFile f = read_spec_file(file);  // named on the command line: may be a pipe
+  // calculator.test.yaml tests calculator.yaml
+  std::string name = file.filename().string();
+  size_t dot = name.find(".test.");
+  std::filesystem::path workflow = f.dir / (dot == std::string::npos ? name : name.substr(0, dot) + name.substr(dot + 5));
+  return parse_tests(std::move(f.text), file.string(), f.dir, workflow);
+}
+
+}  // namespace engine::spec

@@ -1,0 +1,57 @@
+#pragma once
+// A workflow's declared tests (`engine test`): for each, the inputs, the model's answers (scripted replies or a
+// recording made with --record; the workflow's own model when neither) and what the run must show. docs/testing.md
+// describes every key.
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "engine/core/source.h"
+#include "engine/core/value.h"
+#include "engine/spec/workflow_spec.h"
+
+namespace engine::spec {
+
+struct TestExpectations {
+  std::optional<Value> output;  // equal to the run's output (text, or a structured answer)
+  std::optional<Located<std::string>> output_contains;
+  std::optional<Located<std::string>> output_matches;  // a regex, searched
+  std::vector<std::pair<std::string, Value>> outputs;  // declared outputs, each equal
+  std::optional<std::vector<std::string>> tools;       // the tools called, in order
+  std::optional<Located<std::string>> stopped_reason;
+  std::vector<std::pair<std::string, std::string>> steps;  // a step's status: ok, failed, skipped, not_run
+  std::optional<Located<std::string>> error;              // the kind of the error the run ends with
+  std::optional<int> llm_calls;
+};
+
+struct WorkflowTestSpec {
+  std::string name;
+  SourceLoc at;
+  Value inputs = Value::object();
+  std::optional<std::vector<ScriptedReplySpec>> replies;  // answer the run's model calls in order
+  std::optional<Located<std::string>> recording;          // a --record file, relative to the test file
+  std::filesystem::path recording_file;
+  TestExpectations expect;
+};
+
+struct TestFileSpec {
+  std::string display_path;
+  std::filesystem::path dir;
+  std::shared_ptr<const SourceText> source;
+  std::filesystem::path workflow_file;  // the workflow under test
+  std::vector<WorkflowTestSpec> tests;
+};
+
+// A test file: `workflow:` names the workflow (default: the file's name without `.test`: calculator.test.yaml tests
+// calculator.yaml), `tests:` the tests. Throws a located Error.
+TestFileSpec load_tests(const std::filesystem::path& file);
+TestFileSpec parse_tests(std::string text, std::string display_path, std::filesystem::path dir,
+                         std::filesystem::path default_workflow);
+
+// The test file beside a workflow (w.yaml -> w.test.yaml), whether or not it exists.
+std::filesystem::path test_file_for(const std::filesystem::path& workflow);
+
+}  // namespace engine::spec

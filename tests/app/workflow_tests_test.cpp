@@ -1,0 +1,98 @@
+// Declared tests run on a workflow: each expectation that does not hold is named with what the run showed, a
+// workflow that does not build fails its tests (not the command), and JUnit XML is escaped.
+#include <catch2/catch.hpp>
+
+#include "engine/app/workflow_tests.h"
+#include "support/test_support.h"
+
+using namespace engine;
+
+namespace {
+
+// An agent whose model answers from the test's replies; a calculator-like echo tool.
+const char* const kAgentWorkflow =
+    "inputs:\n  input: q\nllm:\n  provider: scripted\n  scripted:\n    replies: ['Final Answer: from the workflow']\n"
+    "tools:\n  - {builtin: echo}\n"
+    "outputs:\n  answer: {value: '{{ output }}'}\nagent: {max_iterations: 3}\n";
+
+app::TestFileOutcome outcome_of(const test::TempDir& dir, const std::string& tests_yaml) {
+  auto file = dir.write("w.test.yaml", tests_yaml);
+  Cancel cancel;
+  return app::run_workflow_tests(spec::load_tests(file), cancel);
+}
+
+}  // namespace
+
+TEST_CASE("workflow tests: passing ones pass, and each failed expectation says what the run showed", "[app][test]") {
+  test::TempDir dir;
+  dir.write("w.yaml", kAgentWorkflow);
+  auto out = outcome_of(dir,
+                        "tests:\n"
+                        "  own_model:\n    inputs: {input: hi}\n    expect: {output: from the workflow, llm_calls: 1}\n"
+                        "  replies:\n    inputs: {input: hi}\n"
+                        "    replies: [\"Action: echo\\nAction Input: ping\", 'Final Answer: pong']\n"
+                        "    expect: {output: pong, tools: [echo], outputs: {answer: pong}, stopped_reason: finish}\n"
+                        "  wrong:\n    inputs: {input: hi}\n    replies: ['Final Answer: 41']\n"
+                        "    expect: {output: '42', output_contains: '4 2', output_matches: '^4[0-1]$', tools: [echo],\n"
+                        "             outputs: {answer: '42', missing: x}, stopped_reason: max_iterations, llm_calls: 3,\n"
+                        "             error: llm.unavailable, steps: {ask: ok}}\n");
+  CHECK(out.workflow == (dir.path() / "w.yaml").string());
+  REQUIRE(out.tests.size() == 3);
+  CHECK(out.tests[0].passed());
+  CHECK(out.tests[1].passed());
+  CHECK(out.passed() == 2);
+  CHECK(out.tests[2].failures == std::vector<std::string>{
+                                     "error: expected an error of kind llm.unavailable, and the run ended ok",
+                                     "stopped_reason: expected max_iterations, got finish",
+                                     "output: expected '42', got '41'",
+                                     "output: expected it to contain '4 2', got '41'",
+                                     "outputs.answer: expected '42', got '41'",
+                                     "outputs.missing: the run has no such output",
+                                     "tools: expected [echo], called []",
+                                     "steps.ask: no such step in the run",
+                                     "llm_calls: expected 3, got 1"});
+}
+
+TEST_CASE("workflow tests: a run that fails fails its test with the error, unless the test expects it", "[app][test]") {
+  test::TempDir dir;
+  dir.write("w.yaml", kAgentWorkflow);
+  auto out = outcome_of(dir,
+                        "tests:\n"
+                        "  unexpected:\n    inputs: {input: hi}\n    replies: ['Action: nope\\nAction Input: x']\n"
+                        "    expect: {output: x}\n"
+                        "  missing_input:\n    expect: {output: x}\n"
+                        "  expected:\n    inputs: {input: hi}\n    recording: none.jsonl\n    expect: {error: io.read_failed}\n");
+  REQUIRE(out.tests.size() == 3);
+  REQUIRE(!out.tests[0].passed());
+  CHECK(out.tests[0].failures.back().find("output: expected 'x', got") == 0);
+  REQUIRE(out.tests[1].failures.size() == 1);
+  CHECK(out.tests[1].failures[0].find("input") != std::string::npos);
+  // A recording that does not exist fails the build of that test's workflow: an error, not a run's.
+  REQUIRE(out.tests[2].failures.size() == 1);
+  CHECK(out.tests[2].failures[0].find("none.jsonl") != std::string::npos);
+}
+
+TEST_CASE("workflow tests: a workflow that does not load fails every test with its error", "[app][test]") {
+  test::TempDir dir;
+  dir.write("w.yaml", "inputs: {input: q}\nllm: {provider: scripted, scripted: {replies: [x]}}\nagent: {stopp: x}\n");
+  auto out = outcome_of(dir, "tests:\n  a: {expect: {output: x}}\n  b: {expect: {output: y}}\n");
+  REQUIRE(out.tests.size() == 2);
+  CHECK(out.tests[0].failures[0].find("unknown key 'stopp' in agent") != std::string::npos);
+  CHECK(out.tests[1].failures == out.tests[0].failures);
+}
+
+TEST_CASE("JUnit XML: a suite per file, a case per test, failures escaped", "[app][test]") {
+  app::TestFileOutcome f{"w.test.yaml", "w.yaml", {{"ok", {}, 1500}, {"bad <one>", {"output: expected '<a & b>'", "second\x01"}, 2}}};
+  std::string xml = app::junit_xml({f});
+  CHECK(xml ==
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+        "<testsuites name=\"engine test\" tests=\"2\" failures=\"1\" time=\"1.502\">\n"
+        "  <testsuite name=\"w.test.yaml\" tests=\"2\" failures=\"1\" time=\"1.502\">\n"
+        "    <testcase name=\"ok\" classname=\"w.yaml\" time=\"1.500\"/>\n"
+        "    <testcase name=\"bad &lt;one&gt;\" classname=\"w.yaml\" time=\"0.002\">\n"
+        "      <failure message=\"output: expected &apos;&lt;a &amp; b&gt;&apos;\">output: expected &apos;&lt;a &amp; "
+        "b&gt;&apos;\nsecond?</failure>\n"
+        "    </testcase>\n"
+        "  </testsuite>\n"
+        "</testsuites>\n");
+}

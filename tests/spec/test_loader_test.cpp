@@ -1,0 +1,67 @@
+// Test files: the workflow they test, each test's inputs, model and expectations, and every mistake located.
+#include <catch2/catch.hpp>
+
+#include "engine/core/error.h"
+#include "engine/spec/test_spec.h"
+
+using namespace engine;
+
+namespace {
+
+std::string tests_error(const std::string& yaml) {
+  try {
+    spec::parse_tests(yaml, "w.test.yaml", ".", "w.yaml");
+  } catch (const Error& e) {
+    return e.kind() + ": " + e.what();
+  }
+  return "no error";
+}
+
+}  // namespace
+
+TEST_CASE("a test file: its tests in order, with inputs, replies or a recording, and expectations", "[spec][test]") {
+  auto f = spec::parse_tests(
+      "tests:\n"
+      "  adds:\n    inputs: {input: '1+1'}\n    replies: ['Final Answer: 2', {content: '', tool_calls: [{name: add, arguments: {a: 1}}]}]\n"
+      "    expect: {output: '2', tools: [add], stopped_reason: finish, llm_calls: 1, outputs: {answer: '2'}}\n"
+      "  replays:\n    recording: rec.jsonl\n    expect: {steps: {ask: ok}, error: llm.unavailable, output_matches: '^2$'}\n",
+      "w.test.yaml", "dir", "dir/w.yaml");
+  CHECK(f.workflow_file == std::filesystem::path("dir/w.yaml"));
+  REQUIRE(f.tests.size() == 2);
+  const auto& adds = f.tests[0];
+  CHECK(adds.name == "adds");
+  CHECK(adds.inputs == Value{{"input", "1+1"}});
+  REQUIRE(adds.replies);
+  CHECK(adds.replies->size() == 2);
+  CHECK((*adds.replies)[1].tool_calls[0].arguments.value == R"({"a":1})");
+  CHECK(adds.expect.output == Value("2"));
+  CHECK(adds.expect.tools == std::vector<std::string>{"add"});
+  CHECK(adds.expect.llm_calls == 1);
+  CHECK(adds.expect.outputs.size() == 1);
+  const auto& replays = f.tests[1];
+  CHECK(replays.recording_file == std::filesystem::path("dir/rec.jsonl"));
+  CHECK(replays.expect.steps == std::vector<std::pair<std::string, std::string>>{{"ask", "ok"}});
+  CHECK(replays.expect.error->value == "llm.unavailable");
+  CHECK(spec::test_file_for("workflows/calculator.yaml") == std::filesystem::path("workflows/calculator.test.yaml"));
+  CHECK(spec::parse_tests("workflow: other.yaml\ntests: {a: {expect: {output: x}}}\n", "t.yaml", "d", "d/t.yaml")
+            .workflow_file == std::filesystem::path("d/other.yaml"));
+}
+
+TEST_CASE("a test file's mistakes are named at their line", "[spec][test]") {
+  CHECK(tests_error("tests:\n  a: {expect: {outptu: x}}\n") ==
+        "spec.unknown_key: w.test.yaml:2:16: unknown key 'outptu' in tests.a.expect (did you mean 'output'?)");
+  CHECK(tests_error("tests:\n  a: {inputs: {x: 1}}\n") ==
+        "spec.missing_key: w.test.yaml:2:6: missing required key 'expect' in tests.a");
+  CHECK(tests_error("tests:\n  a: {expect: {stopped_reason: done}}\n") ==
+        "spec.bad_value: w.test.yaml:2:32: tests.a.expect.stopped_reason must be one of finish, return_direct, "
+        "max_iterations, max_execution_time, max_tokens_total, max_cost, error, cancelled, timeout, got 'done'");
+  CHECK(tests_error("tests:\n  a: {replies: [x], recording: r.jsonl, expect: {output: x}}\n") ==
+        "spec.conflict: w.test.yaml:2:32: tests.a has both replies and a recording; give one of them");
+  CHECK(tests_error("tests:\n  a: {expect: {}}\n") ==
+        "spec.missing_key: w.test.yaml:2:15: tests.a.expect must say what the run must show");
+  CHECK(tests_error("tests:\n  a: {expect: {steps: {ask: done}}}\n") ==
+        "spec.bad_value: w.test.yaml:2:29: tests.a.expect.steps.ask must be one of ok, failed, skipped, not_run, got 'done'");
+  CHECK(tests_error("tests: {}\n") == "spec.missing_key: w.test.yaml:1:8: tests must name at least one test");
+  CHECK(tests_error("tests:\n  a: {expect: {tools: add}}\n") ==
+        "spec.wrong_type: w.test.yaml:2:23: tests.a.expect.tools must be a list of tool names, in the order they are called");
+}

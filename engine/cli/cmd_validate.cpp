@@ -25,7 +25,7 @@ int validate(const ValidateOptions& o) {
     } else if (v.ok()) {
       std::cout << file << ": ok (" << v.tools << " tools, " << v.inputs << " inputs)" << std::endl;
     } else {
-      print_error(v.error->formatted());
+      for (const auto& e : v.errors) print_error(e.formatted());
     }
   }
   if (o.json) {
@@ -44,7 +44,7 @@ void add_validate_command(CLI::App& app, int& exit_code) {
   cmd->add_option("workflow", o->files, "The workflow YAML files")->required();
   cmd->add_flag("--json", o->json,
                 "Print {ok, files: [{file, ok, tools, inputs} or {file, ok, errors: [{kind, file, line, column, "
-                "message}]}]} on stdout");
+                "message, source_line}]}]} on stdout");
   cmd->callback([o, &exit_code] { exit_code = guarded([&] { return validate(*o); }); });
 }
 

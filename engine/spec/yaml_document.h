@@ -3,22 +3,12 @@
 // YAML syntax, nesting past yaml-cpp's guard. Internal to spec/ (it exposes yaml-cpp types).
 #include <yaml-cpp/yaml.h>
 
-#include <filesystem>
-#include <string>
-
 #include "engine/core/source.h"
+#include "engine/spec/spec_file.h"
 
 namespace engine::spec {
 
 // Throws Error "spec.not_text", "spec.yaml_syntax" or "spec.too_deep" at the place in `source`.
 YAML::Node parse_yaml_document(const SourceText& source);
-
-// A file named on the command line (it may be a pipe), and the folder its relative paths resolve against. Throws
-// Error "io.*" naming the file.
-struct SpecFile {
-  std::string text;
-  std::filesystem::path dir;
-};
-SpecFile read_spec_file(const std::filesystem::path& file);
 
 }  // namespace engine::spec

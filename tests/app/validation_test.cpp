@@ -27,3 +27,35 @@ TEST_CASE("validation: a file that builds, one with a located problem, one that 
   REQUIRE_FALSE(missing.ok());
   CHECK(missing.to_json()["errors"][0]["kind"].get<std::string>().rfind("io.", 0) == 0);
 }
+
+TEST_CASE("validation reports every problem of independent entries, not only the first, up to a limit", "[app]") {
+  test::TempDir dir;
+  auto three = dir.write("three.yaml",
+                         "version: 1\ninputs:\n  input: {}\nllm:\n  provider: scripted\n  temprature: 0\n"
+                         "  scripted:\n    replies: ['Final Answer: x']\n"
+                         "tools:\n  - builtin: echo\n    on_eror: fail\n"
+                         "agent:\n  max_iterations: lots\n  stop: [\"\\nObservation:\"]\n  prompt: |\n"
+                         "    Question: {{ input | uper }}\n    {{ agent_scratchpad }}\n");
+  app::Validation v = app::validate_workflow(three.string());
+  REQUIRE(v.errors.size() == 4);
+  Value errors = v.to_json()["errors"];
+  CHECK(errors[0]["message"] == "unknown key 'temprature' in llm (did you mean 'temperature'?)");
+  CHECK(errors[0]["line"] == 6);
+  CHECK(errors[1]["message"] == "unknown key 'on_eror' in tools[0] (did you mean 'on_error'?)");
+  CHECK(errors[1]["line"] == 11);
+  CHECK(errors[2]["kind"] == "spec.wrong_type");
+  CHECK(errors[2]["line"] == 13);
+  CHECK(errors[3]["kind"] == "template.unknown_filter");
+  CHECK(errors[3]["line"] == 16);  // in the block, as in the file
+  CHECK(errors[3]["source_line"] == "    Question: {{ input | uper }}");
+  CHECK(app::validate_workflow(three.string(), 2).errors.size() == 2);
+}
+
+TEST_CASE("validation does not report what taking an entry out causes, such as a required key then missing", "[app]") {
+  test::TempDir dir;
+  // Taking out the llm block's wrong provider leaves no llm at all: one problem, not two.
+  auto w = dir.write("w.yaml", "llm:\n  provider: scriptd\nagent: {}\n");
+  app::Validation v = app::validate_workflow(w.string());
+  REQUIRE(v.errors.size() == 1);
+  CHECK(v.errors[0].message().find("scriptd") != std::string::npos);
+}

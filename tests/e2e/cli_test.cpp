@@ -143,6 +143,25 @@ TEST_CASE("engine validate takes several files, and --json gives each one's resu
   CHECK(Value::parse(good.out)["ok"] == true);
 }
 
+TEST_CASE("engine validate reports three problems of one file at once, on stderr and in --json", "[e2e]") {
+  test::TempDir dir;
+  auto bad = dir.write("three.yaml",
+                       "llm:\n  provider: scripted\n  temprature: 0\n  scripted: {replies: [x]}\n"
+                       "tools:\n  - {builtin: ech}\nagent:\n  stopp: [x]\n  max_iterations: 3\ninputs: {input: {}}\n");
+  auto r = run_engine("validate " + shell_quote(bad.string()));
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find(":3:3: unknown key 'temprature' in llm") != std::string::npos);
+  CHECK(r.err.find(":6:") != std::string::npos);
+  CHECK(r.err.find(":8:3: unknown key 'stopp' in agent") != std::string::npos);
+  auto json = run_engine("validate --json " + shell_quote(bad.string()));
+  Value errors = Value::parse(json.out)["files"][0]["errors"];
+  REQUIRE(errors.size() == 3);
+  CHECK(errors[0]["line"] == 3);
+  CHECK(errors[1]["line"] == 6);
+  CHECK(errors[2]["line"] == 8);
+  CHECK(errors[2]["column"] == 3);
+}
+
 TEST_CASE("engine render prints the first prompt, or one template", "[e2e]") {
   auto r = run_engine("render workflows/calculator.yaml --input 'What is 1 + 2?'");
   CHECK(r.exit_code == 0);

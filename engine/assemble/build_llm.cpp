@@ -1,5 +1,7 @@
 #include "engine/assemble/build_llm.h"
 
+#include <algorithm>
+
 #include <cstdlib>
 
 #include "engine/assemble/match_context.h"
@@ -34,6 +36,23 @@ std::vector<llm::ToolCall> fixed_tool_calls(const std::vector<spec::ScriptedTool
 
 // A rule: the regex searches the prompt; the reply template (and each tool call's arguments template) sees the
 // named groups, `groups` (by number) and `prompt`.
+// A rule's reply reads the match: its named groups, `groups` and `prompt`. Any other name is a group the regex does
+// not define, which would render empty (or fail) only when the rule first matches.
+void reads_only_groups(const tmpl::Template& t, const parse::Regex& regex, const std::string& what, const SourceLoc& loc,
+                       const spec::WorkflowSpec& s) {
+  std::vector<std::string> groups;
+  for (const auto& name : regex.group_names())
+    if (!name.empty()) groups.push_back(name);
+  for (const auto& name : t.free_names()) {
+    if (name == "groups" || name == "prompt" || std::find(groups.begin(), groups.end(), name) != groups.end()) continue;
+    throw Error("spec.undefined_group",
+                what + " uses '" + name + "', which its match regex does not define" + did_you_mean(name, groups) +
+                    (groups.empty() ? " (it names no groups: write (?P<" + name + ">...))"
+                                    : " (its groups: " + join(groups, ", ") + ")"),
+                loc, quoted_line(s, loc));
+  }
+}
+
 llm::ScriptedRule make_rule(const spec::ScriptedRuleSpec& r, size_t index, const std::string& at,
                             const spec::WorkflowSpec& s) {
   std::string path = at + ".scripted.rules[" + std::to_string(index) + "]";
@@ -53,6 +72,10 @@ llm::ScriptedRule make_rule(const spec::ScriptedRuleSpec& r, size_t index, const
     calls.push_back({r.tool_calls[i].name.value,
                      tmpl::Template::compile(r.tool_calls[i].arguments.value,
                                              s.display_path + " (" + path + ".tool_calls[" + std::to_string(i) + "].arguments)")});
+  reads_only_groups(reply, *regex, path + ".reply", r.reply.loc, s);
+  for (size_t i = 0; i < calls.size(); ++i)
+    reads_only_groups(calls[i].arguments, *regex, path + ".tool_calls[" + std::to_string(i) + "].arguments",
+                      r.tool_calls[i].arguments.loc, s);
   return llm::ScriptedRule{r.match.value, [regex = std::move(*regex), reply, calls](std::string_view prompt)
                                               -> std::optional<llm::ScriptedReply> {
                              auto m = regex.search(prompt);

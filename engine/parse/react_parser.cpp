@@ -27,6 +27,13 @@ bool has_any_group(const Regex& r, std::initializer_list<std::string_view> names
   return false;
 }
 
+std::vector<std::string> group_names_of(const Regex& r) {
+  std::vector<std::string> out;
+  for (const auto& name : r.group_names())
+    if (!name.empty()) out.push_back(name);
+  return out;
+}
+
 const std::initializer_list<std::string_view> kOutputNames = {"output", "answer", "final_answer"};
 const std::initializer_list<std::string_view> kToolNames = {"tool", "action"};
 const std::initializer_list<std::string_view> kInputNames = {"input", "tool_input", "action_input"};
@@ -44,6 +51,16 @@ ReactParser::ReactParser(Regex final_answer, Regex action, bool strip_quotes, Bo
   if (!named && groups < 2)
     throw Error("regex.missing_group",
                 "action regex needs groups named 'tool' and 'input' (or two groups), found " + std::to_string(groups));
+  // A regex that names its groups must name the ones read: a misspelt name would fall back to group positions and
+  // read the wrong text without a word.
+  if (!named && !group_names_of(action_).empty())
+    throw Error("regex.missing_group", "action regex names its groups " + join(group_names_of(action_), ", ") +
+                                           ", but the parser reads groups named 'tool' (or 'action') and 'input' "
+                                           "(or 'tool_input', 'action_input')");
+  if (!has_any_group(final_answer_, kOutputNames) && !group_names_of(final_answer_).empty())
+    throw Error("regex.missing_group", "final_answer regex names its groups " + join(group_names_of(final_answer_), ", ") +
+                                           ", but the parser reads a group named 'output' (or 'answer', "
+                                           "'final_answer')");
 }
 
 ParsedOutput ReactParser::parse(std::string_view text) const {

@@ -64,6 +64,23 @@ TEST_CASE("an invalid scripted rule regex points at the rule", "[assemble]") {
             "w.yaml:7:16: llm.scripted.rules[0].match: invalid regex: missing closing parenthesis at offset 9", 0) == 0);
 }
 
+TEST_CASE("a scripted rule's reply that reads a group its regex does not define points at the reply", "[assemble]") {
+  std::string head = "inputs:\n  question: q\nllm:\n  provider: scripted\n  scripted:\n    rules:\n";
+  std::string tail = "agent:\n  prompt: '{{ question }}'\n";
+  CHECK(build_error(head + "      - match: 'Q: (?P<expr>.*)'\n        reply: 'Final Answer: {{ exp }}'\n" + tail) ==
+        "w.yaml:8:16: llm.scripted.rules[0].reply uses 'exp', which its match regex does not define (did you mean "
+        "'expr'?) (its groups: expr)\n          reply: 'Final Answer: {{ exp }}'\n                 ^");
+  CHECK(build_error(head + "      - match: 'Q: .*'\n        reply: 'Final Answer: {{ q }}'\n" + tail)
+            .find("llm.scripted.rules[0].reply uses 'q', which its match regex does not define (it names no groups: "
+                  "write (?P<q>...))") != std::string::npos);
+  CHECK(build_error(head + "      - match: 'Q: (?P<q>.*)'\n        tool_calls: [{name: t, arguments: '{\"x\": \"{{ y }}\"}'}]\n" + tail)
+            .find("llm.scripted.rules[0].tool_calls[0].arguments uses 'y', which its match regex does not define") !=
+        std::string::npos);
+  // What every reply may read besides the groups.
+  CHECK(build_error(head + "      - match: 'Q: (?P<q>.*)'\n        reply: '{{ q }} {{ groups[0] }} {{ prompt | length }}'\n" + tail) ==
+        "no error");
+}
+
 TEST_CASE("an unknown builtin tool suggests the close one", "[assemble]") {
   CHECK(build_error(kHead + "tools:\n  - builtin: ecoh\nagent:\n  prompt: '{{ question }}'\n")
             .rfind("w.yaml:8:14: unknown builtin tool 'ecoh' (did you mean 'echo'?) (available: echo, current_time)", 0) == 0);

@@ -63,6 +63,26 @@ TEST_CASE("unnamed groups work: the first two are tool and input", "[parse]") {
   CHECK(a->tool_input == "canada");
 }
 
+TEST_CASE("a regex that names its groups must name the ones the parser reads, not fall back to positions", "[parse]") {
+  auto refusal = [](const char* final_answer, const char* action) -> std::string {
+    try {
+      ReactParser(ReactPatterns{final_answer, action});
+    } catch (const engine::Error& e) {
+      return e.message();
+    }
+    return "no error";
+  };
+  CHECK(refusal("Final Answer:(.*)", "Action: (?P<tool_name>\\w+)\\nAction Input: (?P<input>.*)") ==
+        "action regex names its groups tool_name, input, but the parser reads groups named 'tool' (or 'action') and "
+        "'input' (or 'tool_input', 'action_input')");
+  CHECK(refusal("Final Answer: (?P<answr>.*)", "Action: (\\w+) (.*)") ==
+        "final_answer regex names its groups answr, but the parser reads a group named 'output' (or 'answer', "
+        "'final_answer')");
+  // Positions are still read when no group is named, and the usual names and their aliases are read.
+  CHECK(refusal("Final Answer:(.*)", "Action: (\\w+) (.*)") == "no error");
+  CHECK(refusal("Final Answer: (?P<answer>.*)", "Action: (?P<action>\\w+) (?P<action_input>.*)") == "no error");
+}
+
 TEST_CASE("an action regex without tool and input groups is rejected", "[parse]") {
   try {
     ReactParser(ReactPatterns{"Final Answer:(.*)", "Action: \\w+"});

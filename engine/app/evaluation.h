@@ -50,6 +50,7 @@ class Evaluation {
 
   // Scores every line of the results file; throws Error "io.*" or "batch.bad_results", or as throw_stopped.
   EvaluationReport run(const EvaluationOptions& options, const Cancel& cancel) const;
+  size_t size() const { return evaluators_.size(); }  // how many evaluators
 
  private:
   spec::EvalSpec spec_;

@@ -4,9 +4,11 @@
 #include <new>
 #include <tuple>
 
+#include "engine/app/evaluation.h"
 #include "engine/assemble/build_executor.h"
 #include "engine/spec/search_path.h"
 #include "engine/spec/spec_file.h"
+#include "engine/spec/test_spec.h"
 #include "engine/spec/workflow_spec.h"
 
 namespace engine::app {
@@ -74,7 +76,7 @@ bool is_this_file(const SourceLoc& at, const std::string& file) { return at.know
 }  // namespace
 
 Validation validate_workflow(const std::string& file, size_t max_errors) {
-  Validation v{file, {}, 0, 0};
+  Validation v{.file = file};
   std::vector<std::string> lines;
   std::filesystem::path dir;
   try {
@@ -120,11 +122,46 @@ Validation validate_workflow(const std::string& file, size_t max_errors) {
   return v;
 }
 
+Validation validate_file(const std::string& file) {
+  std::string name = std::filesystem::path(file).filename().string();
+  bool tests = name.find(".test.") != std::string::npos;
+  bool evaluation = name.find(".eval.") != std::string::npos;
+  if (!tests && !evaluation) return validate_workflow(file);
+  Validation v{.file = file, .kind = tests ? "tests" : "evaluation"};
+  try {
+    if (tests) {
+      spec::TestFileSpec spec = spec::load_tests(file);
+      v.tests = spec.tests.size();
+      Validation workflow = validate_workflow(spec.workflow_file.string());
+      v.errors = std::move(workflow.errors);
+    } else {
+      v.evaluators = Evaluation(file).size();
+    }
+  } catch (const Error& e) {
+    v.errors.push_back(e);
+  } catch (const std::bad_alloc&) {
+    v.errors.push_back(Error("engine.out_of_memory", "out of memory while loading the file"));
+  }
+  return v;
+}
+
+std::string Validation::summary() const {
+  if (kind == "tests") return std::to_string(tests) + (tests == 1 ? " test" : " tests");
+  if (kind == "evaluation") return std::to_string(evaluators) + (evaluators == 1 ? " evaluator" : " evaluators");
+  return std::to_string(tools) + " tools, " + std::to_string(inputs) + " inputs";
+}
+
 Value Validation::to_json() const {
   Value j{{"file", file}, {"ok", ok()}};
   if (ok()) {
-    j["tools"] = tools;
-    j["inputs"] = inputs;
+    if (kind == "tests") {
+      j["tests"] = tests;
+    } else if (kind == "evaluation") {
+      j["evaluators"] = evaluators;
+    } else {
+      j["tools"] = tools;
+      j["inputs"] = inputs;
+    }
     return j;
   }
   Value list = Value::array();

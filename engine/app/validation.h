@@ -16,13 +16,18 @@ inline constexpr size_t kMaxValidationErrors = 20;
 
 struct Validation {
   std::string file;  // as given
-  std::vector<Error> errors;  // the problems found, in the order found; none when the workflow builds
+  std::vector<Error> errors;  // the problems found, in the file's order; none when it is valid
+  std::string kind = "workflow";  // or "tests" (W.test.yaml), "evaluation" (an evaluation file: *.eval.yaml)
   size_t tools = 0;            // what a valid workflow declares
   size_t inputs = 0;
+  size_t tests = 0;            // what a valid test file declares
+  size_t evaluators = 0;       // what a valid evaluation file declares
 
   bool ok() const { return errors.empty(); }
-  // {file, ok, tools, inputs} or {file, ok, errors: [{kind, file, line, column, message, source_line}]}
+  // {file, ok, tools, inputs} ({file, ok, tests} / {file, ok, evaluators}) or {file, ok, errors: [{kind, file, line,
+  // column, message, source_line}]}
   Value to_json() const;
+  std::string summary() const;  // "2 tools, 1 inputs", "5 tests", "7 evaluators"
 };
 
 // Loads and builds the workflow at `file` (its tools loaded, its templates and regexes compiled). Never throws for
@@ -30,5 +35,9 @@ struct Validation {
 // is taken out and the rest built again, so the problems of independent entries are all reported; a problem in a
 // file the workflow includes is reported alone.
 Validation validate_workflow(const std::string& file, size_t max_errors = kMaxValidationErrors);
+
+// What `engine validate` checks of a file given to it: a test file (its name holds ".test.") loads and its workflow
+// builds; an evaluation file (".eval.") loads and its evaluators build; anything else is a workflow.
+Validation validate_file(const std::string& file);
 
 }  // namespace engine::app

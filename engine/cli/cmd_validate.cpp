@@ -18,12 +18,12 @@ int validate(const ValidateOptions& o) {
   Value files = Value::array();
   bool all_ok = true;
   for (const auto& file : o.files) {
-    app::Validation v = app::validate_workflow(file);
+    app::Validation v = app::validate_file(file);
     all_ok = all_ok && v.ok();
     if (o.json) {
       files.push_back(v.to_json());
     } else if (v.ok()) {
-      std::cout << file << ": ok (" << v.tools << " tools, " << v.inputs << " inputs)" << std::endl;
+      std::cout << file << ": ok (" << v.summary() << ")" << std::endl;
     } else {
       for (const auto& e : v.errors) print_error(e.formatted());
     }

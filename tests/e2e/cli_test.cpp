@@ -1,6 +1,8 @@
 // The built `engine`, as a user runs it: answers on stdout, steps on stderr, documented exit codes.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+
 #include <fstream>
 
 #include "support/mock_llm_server.h"
@@ -160,6 +162,33 @@ TEST_CASE("engine validate reports three problems of one file at once, on stderr
   CHECK(errors[1]["line"] == 6);
   CHECK(errors[2]["line"] == 8);
   CHECK(errors[2]["column"] == 3);
+}
+
+TEST_CASE("engine validate takes every shipped file: workflows, their tests and evaluation files, each checked as what it is", "[e2e]") {
+  std::string files;
+  size_t count = 0;
+  for (const char* folder : {"workflows", "workflows/team", "workflows/judges"})
+    for (const auto& entry : std::filesystem::directory_iterator(test::source_path(folder)))
+      if (entry.path().extension() == ".yaml") {
+        files += " " + shell_quote(entry.path().string());
+        ++count;
+      }
+  auto r = run_engine("validate" + files);
+  INFO(r.err);
+  CHECK(r.exit_code == 0);
+  CHECK(static_cast<size_t>(std::count(r.out.begin(), r.out.end(), '\n')) == count);
+  CHECK(r.out.find("calculator.test.yaml: ok (5 tests)\n") != std::string::npos);
+  CHECK(r.out.find("batch_qa.eval.yaml: ok (7 evaluators)\n") != std::string::npos);
+
+  test::TempDir dir;
+  dir.write("w.yaml", "llm:\n  provider: scripted\n  scripted: {replies: [x]}\nagent:\n  stopp: [x]\n");
+  auto tests = dir.write("w.test.yaml", "tests:\n  a: {expect: {output: x}}\n");
+  auto evaluation = dir.write("e.eval.yaml", "evaluators:\n  a: {kind: regex, pattern: '('}\n");
+  auto bad = run_engine("validate --json " + shell_quote(tests.string()) + " " + shell_quote(evaluation.string()));
+  CHECK(bad.exit_code == 2);
+  Value doc = Value::parse(bad.out);
+  CHECK(doc["files"][0]["errors"][0]["message"] == "unknown key 'stopp' in agent (did you mean 'stop'?)");  // its workflow
+  CHECK(doc["files"][1]["errors"][0]["message"].get<std::string>().rfind("evaluators.a.pattern: invalid regex", 0) == 0);
 }
 
 TEST_CASE("engine render prints the first prompt, or one template", "[e2e]") {

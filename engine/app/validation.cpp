@@ -126,7 +126,16 @@ Validation validate_file(const std::string& file) {
   std::string name = std::filesystem::path(file).filename().string();
   bool tests = name.find(".test.") != std::string::npos;
   bool evaluation = name.find(".eval.") != std::string::npos;
-  if (!tests && !evaluation) return validate_workflow(file);
+  if (!tests && !evaluation) {
+    Validation v = validate_workflow(file);
+    if (!v.ok()) return v;
+    try {
+      if (auto own = spec::load_tests_in_workflow(file)) v.tests = own->tests.size();
+    } catch (const Error& e) {
+      v.errors.push_back(e);
+    }
+    return v;
+  }
   Validation v{.file = file, .kind = tests ? "tests" : "evaluation"};
   try {
     if (tests) {
@@ -148,7 +157,8 @@ Validation validate_file(const std::string& file) {
 std::string Validation::summary() const {
   if (kind == "tests") return std::to_string(tests) + (tests == 1 ? " test" : " tests");
   if (kind == "evaluation") return std::to_string(evaluators) + (evaluators == 1 ? " evaluator" : " evaluators");
-  return std::to_string(tools) + " tools, " + std::to_string(inputs) + " inputs";
+  return std::to_string(tools) + " tools, " + std::to_string(inputs) + " inputs" +
+         (tests > 0 ? ", " + std::to_string(tests) + (tests == 1 ? " test" : " tests") : "");
 }
 
 Value Validation::to_json() const {
@@ -161,6 +171,7 @@ Value Validation::to_json() const {
     } else {
       j["tools"] = tools;
       j["inputs"] = inputs;
+      if (tests > 0) j["tests"] = tests;
     }
     return j;
   }

@@ -148,9 +148,9 @@ spec::TestFileSpec load_test_file(const std::string& arg) {
   if (arg.find(".test.") != std::string::npos) return spec::load_tests(arg);
   std::filesystem::path beside = spec::test_file_for(arg);
   std::error_code ec;
-  if (!std::filesystem::exists(beside, ec))
-    throw Error("usage", arg + " has no tests: write them in " + beside.string() + " (docs/testing.md)");
-  return spec::load_tests(beside);
+  if (std::filesystem::exists(beside, ec)) return spec::load_tests(beside);
+  if (auto within = spec::load_tests_in_workflow(arg)) return std::move(*within);
+  throw Error("usage", arg + " has no tests: write them in " + beside.string() + ", or under `tests:` in it (docs/testing.md)");
 }
 
 TestFileOutcome run_workflow_tests(const spec::TestFileSpec& tests, const Cancel& cancel) {

@@ -23,8 +23,8 @@ struct TestFileOutcome {
   size_t passed() const;
 };
 
-// The tests `arg` names: a test file (its name holds ".test."), or the workflow beside which they are written
-// (w.yaml -> w.test.yaml). Throws Error "usage" for a workflow without one, or as spec::load_tests.
+// The tests `arg` names: a test file (its name holds ".test."), or a workflow: the test file beside it (w.yaml ->
+// w.test.yaml), else its own `tests:`. Throws Error "usage" for a workflow without tests, or as spec::load_tests.
 spec::TestFileSpec load_test_file(const std::string& arg);
 
 // Runs the tests of a test file in order. A workflow that does not build, inputs it refuses and runs that fail fail

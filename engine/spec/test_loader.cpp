@@ -23,12 +23,16 @@ class TestLoader {
  public:
   TestLoader(const SourceText& source, std::filesystem::path dir) : dir_(std::move(dir)), r_(source, process_environment()) {}
 
-  TestFileSpec load(const YAML::Node& root, std::filesystem::path default_workflow) {
+  // `in_workflow`: the root is a workflow's, whose other keys are the workflow loader's business.
+  TestFileSpec load(const YAML::Node& root, std::filesystem::path default_workflow, bool in_workflow = false) {
     TestFileSpec f;
     if (!root || !root.IsMap()) r_.fail("spec.wrong_type", "a test file is a mapping with `tests:`", root);
-    r_.expect_map(root, "the test file", kFileKeys);
-    if (root["version"]) r_.integer(root["version"], "version", 1, 1);
-    f.workflow_file = root["workflow"] ? dir_ / r_.str(root["workflow"], "workflow") : std::move(default_workflow);
+    if (!in_workflow) {
+      r_.expect_map(root, "the test file", kFileKeys);
+      if (root["version"]) r_.integer(root["version"], "version", 1, 1);
+    }
+    f.workflow_file = root["workflow"] && !in_workflow ? dir_ / r_.str(root["workflow"], "workflow")
+                                                       : std::move(default_workflow);
     r_.expect_present(root, "tests", "the test file");
     const YAML::Node& tests = root["tests"];
     if (!tests.IsMap()) r_.fail("spec.wrong_type", "tests must be a mapping of names to tests", tests);
@@ -127,6 +131,18 @@ TestFileSpec parse_tests(std::string text, std::string display_path, std::filesy
   f.dir = std::move(dir);
   f.source = std::move(source);
   return f;
+}
+
+std::optional<TestFileSpec> load_tests_in_workflow(const std::filesystem::path& workflow) {
+  SpecFile f = read_spec_file(workflow);
+  auto source = std::make_shared<SourceText>(workflow.string(), std::move(f.text));
+  YAML::Node root = parse_yaml_document(*source);
+  if (!root.IsMap() || !root["tests"]) return std::nullopt;
+  TestFileSpec tests = TestLoader(*source, f.dir).load(root, workflow, true);
+  tests.display_path = workflow.string();
+  tests.dir = f.dir;
+  tests.source = std::move(source);
+  return tests;
 }
 
 TestFileSpec load_tests(const std::filesystem::path& file) {

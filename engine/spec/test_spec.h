@@ -51,6 +51,10 @@ TestFileSpec load_tests(const std::filesystem::path& file);
 TestFileSpec parse_tests(std::string text, std::string display_path, std::filesystem::path dir,
                          std::filesystem::path default_workflow);
 
+// The tests written in a workflow file under `tests:`, with the same keys as a test file's; nothing when it has none.
+// Throws a located Error.
+std::optional<TestFileSpec> load_tests_in_workflow(const std::filesystem::path& workflow);
+
 // The test file beside a workflow (w.yaml -> w.test.yaml), whether or not it exists.
 std::filesystem::path test_file_for(const std::filesystem::path& workflow);
 

@@ -16,8 +16,9 @@
 namespace engine::spec {
 namespace {
 
+// `tests` are the workflow's own tests (test_spec.h), which a run does not read.
 const std::vector<std::string> kTopKeys = {"version", "name", "description", "inputs", "outputs",
-                                           "llm",     "tools", "agent",       "steps"};
+                                           "llm",     "tools", "agent",       "steps",  "tests"};
 const std::vector<std::string> kStepKeys = {"kind",   "description", "when",  "template", "prompt",
                                             "agent",  "inputs",      "retry", "on_error", "timeout", "for_each", "concurrency",
                                             "tool",   "input",       "steps", "until",    "max_iterations",

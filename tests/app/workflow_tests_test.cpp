@@ -96,3 +96,19 @@ TEST_CASE("JUnit XML: a suite per file, a case per test, failures escaped", "[ap
         "  </testsuite>\n"
         "</testsuites>\n");
 }
+
+TEST_CASE("workflow tests: a workflow's own tests: are run when no test file is beside it", "[app][test]") {
+  test::TempDir dir;
+  auto w = dir.write("w.yaml", std::string(kAgentWorkflow) + "tests:\n  own: {inputs: {input: hi}, expect: {output: from the workflow}}\n");
+  spec::TestFileSpec tests = app::load_test_file(w.string());
+  REQUIRE(tests.tests.size() == 1);
+  Cancel cancel;
+  CHECK(app::run_workflow_tests(tests, cancel).tests[0].passed());
+  // A test file beside it comes first.
+  dir.write("w.test.yaml", "tests:\n  beside: {inputs: {input: hi}, expect: {output: x}}\n");
+  CHECK(app::load_test_file(w.string()).tests[0].name == "beside");
+  auto plain = dir.write("plain.yaml", kAgentWorkflow);
+  CHECK_THROWS_WITH(app::load_test_file(plain.string()),
+                    plain.string() + " has no tests: write them in " + (dir.path() / "plain.test.yaml").string() +
+                        ", or under `tests:` in it (docs/testing.md)");
+}

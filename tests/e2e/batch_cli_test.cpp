@@ -217,3 +217,15 @@ TEST_CASE("four shards run as four processes hold, between them, what one unshar
   CHECK(partial.exit_code == 1);
   CHECK(partial.err.find("missing rows: 1, 2, 3, 5,") != std::string::npos);
 }
+
+TEST_CASE("a batch under --rpm starts its calls one interval apart, whatever its concurrency", "[e2e][batch]") {
+  test::TempDir dir;
+  auto workflow = dir.write("echo.yaml", slow_echo_workflow(0));
+  auto data = dir.write("data.jsonl", numbered_questions(6));
+  auto r = run_engine(batch_args(workflow, data, dir.path() / "out.jsonl", "--concurrency 6 --rpm 600 --json"));
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  // Six calls at 600 a minute start 100 ms apart: the last at least 500 ms after the first (a lower bound, which a
+  // busy machine only lengthens).
+  CHECK(Value::parse(r.out)["elapsed_s"].get<double>() >= 0.49);
+}

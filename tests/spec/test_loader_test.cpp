@@ -3,6 +3,7 @@
 
 #include "engine/core/error.h"
 #include "engine/spec/test_spec.h"
+#include "support/test_support.h"
 
 using namespace engine;
 
@@ -64,4 +65,21 @@ TEST_CASE("a test file's mistakes are named at their line", "[spec][test]") {
   CHECK(tests_error("tests: {}\n") == "spec.missing_key: w.test.yaml:1:8: tests must name at least one test");
   CHECK(tests_error("tests:\n  a: {expect: {tools: add}}\n") ==
         "spec.wrong_type: w.test.yaml:2:23: tests.a.expect.tools must be a list of tool names, in the order they are called");
+}
+
+TEST_CASE("tests may be written in the workflow itself under tests:, which a run does not read", "[spec][test]") {
+  test::TempDir dir;
+  auto with = dir.write("w.yaml", "llm:\n  provider: scripted\n  scripted: {replies: ['Final Answer: x']}\n"
+                                  "agent: {}\ntests:\n  a: {inputs: {input: q}, expect: {output: x}}\n");
+  auto own = spec::load_tests_in_workflow(with);
+  REQUIRE(own);
+  CHECK(own->workflow_file == with);
+  REQUIRE(own->tests.size() == 1);
+  CHECK(own->tests[0].expect.output == Value("x"));
+  CHECK_NOTHROW(spec::load_workflow(with));  // the workflow loader takes the key and leaves it
+  auto without = dir.write("plain.yaml", "agent: {}\n");
+  CHECK(!spec::load_tests_in_workflow(without));
+  auto bad = dir.write("bad.yaml", "agent: {}\ntests:\n  a: {expect: {outptu: x}}\n");
+  CHECK_THROWS_WITH(spec::load_tests_in_workflow(bad),
+                    Catch::Contains("bad.yaml:3:16: unknown key 'outptu' in tests.a.expect"));
 }

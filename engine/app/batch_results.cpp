@@ -1,6 +1,7 @@
 #include "engine/app/batch_results.h"
 
 #include <fcntl.h>
+#include <sys/file.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -20,6 +21,11 @@ namespace {
 FileDescriptor open_for_append(const std::filesystem::path& path) {
   FileDescriptor fd(::open(path.c_str(), O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC, 0644));
   if (!fd.valid()) throw file_error("cannot open the results file", path);
+  // Two batches appending to one file would each run the rows the other is running. The lock goes with the
+  // descriptor, so a killed batch leaves none behind; a file system without locks (some NFS) is let through.
+  if (::flock(fd.get(), LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK)
+    throw Error("batch.busy", "another engine batch is writing '" + path.string() +
+                                  "'; wait for it to end, or give --out another file");
   return fd;
 }
 

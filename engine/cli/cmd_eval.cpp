@@ -26,8 +26,15 @@ int evaluate(const EvalOptions& o) {
   Cancel cancel;
   InterruptWatch interrupts(cancel);
   app::Evaluation evaluation(o.eval_file);
-  app::EvaluationReport report = evaluation.run(
-      {.results = o.results, .out = o.out, .concurrency = o.concurrency, .threshold = o.threshold}, cancel);
+  app::EvaluationReport report;
+  try {
+    report = evaluation.run({.results = o.results, .out = o.out, .concurrency = o.concurrency, .threshold = o.threshold},
+                            cancel);
+  } catch (const Error&) {
+    if (!interrupts.signal()) throw;
+    print_error("stopped: the results are left as they were");
+    return interrupted_exit_code(interrupts.signal());
+  }
   if (o.json) std::cout << to_json_text(report.to_json()) << std::endl;
   else print_evaluation(std::cout, report);
   return report.ok() ? kOk : kRunFailed;

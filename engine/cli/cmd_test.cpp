@@ -46,7 +46,13 @@ int run_tests(const TestOptions& o) {
   std::vector<app::TestFileOutcome> outcomes;
   size_t tests = 0, passed = 0;
   for (const auto& s : specs) {
-    outcomes.push_back(app::run_workflow_tests(s, cancel));
+    try {
+      outcomes.push_back(app::run_workflow_tests(s, cancel));
+    } catch (const Error&) {
+      if (!interrupts.signal()) throw;
+      print_error("stopped before every test had run");
+      return interrupted_exit_code(interrupts.signal());
+    }
     print_outcome(outcomes.back());
     tests += outcomes.back().tests.size();
     passed += outcomes.back().passed();

@@ -89,3 +89,14 @@ TEST_CASE("results: a file that is not a batch's results is refused, not overwri
                                     "this batch");
   CHECK(read_file(path) == result_line(0, "ok", "a") + "my notes\n" + result_line(1, "ok", "b"));
 }
+
+TEST_CASE("results: a second batch writing the same file is refused while the first holds it", "[app][batch]") {
+  test::TempDir dir;
+  auto path = dir.path() / "out.jsonl";
+  {
+    app::ResultsFile first(path, false);
+    CHECK_THROWS_WITH(app::ResultsFile(path, false),
+                      "another engine batch is writing '" + path.string() + "'; wait for it to end, or give --out another file");
+  }
+  CHECK_NOTHROW(app::ResultsFile(path, false));  // the first let go when it ended
+}

@@ -51,3 +51,10 @@ if [ -x /usr/bin/time ]; then  # GNU time, when installed, gives the peak memory
   rss=$( { /usr/bin/time -f '%M' "$build/engine" run workflows/calculator.yaml -q >/dev/null; } 2>&1 )
   printf '  peak RSS %s KiB\n' "$rss"
 fi
+
+# `engine batch` against the shared loopback mock (needs node; skipped without it): 1000 runs of 4 calls, 64 at once.
+if command -v node >/dev/null && [ -f "${PEER_BENCH:-$root/../shared/bench}/mock_llm/server.js" ]; then
+  bench/batch.sh "$build" 1000 64 50
+else
+  echo "engine batch: not measured (needs node and ../shared/bench/mock_llm)"
+fi

@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "engine/core/json_parse.h"
+#include "support/mock_llm_server.h"
 #include "support/test_support.h"
 
 using namespace engine;
@@ -228,4 +229,23 @@ TEST_CASE("a batch under --rpm starts its calls one interval apart, whatever its
   // Six calls at 600 a minute start 100 ms apart: the last at least 500 ms after the first (a lower bound, which a
   // busy machine only lengthens).
   CHECK(Value::parse(r.out)["elapsed_s"].get<double>() >= 0.49);
+}
+
+TEST_CASE("a 429 holds the whole batch: no run starts a model call before the server's Retry-After", "[e2e][batch]") {
+  test::MockLlmServer server;
+  server.enqueue({429, R"({"error": {"message": "Rate limit reached"}})", {{"retry-after-ms", "500"}}, 0});
+  for (int i = 0; i < 6; ++i) server.enqueue(test::MockLlmServer::chat("A: ok"));
+  test::TempDir dir;
+  auto workflow = dir.write("ask.yaml", "inputs:\n  question: q\nllm:\n  provider: scripted\n"
+                                        "  scripted: {replies: [x]}\nsteps:\n  ask: {kind: llm, prompt: '{{ question }}'}\n");
+  auto data = dir.write("data.jsonl", numbered_questions(5));
+  auto r = run_engine(batch_args(workflow, data, dir.path() / "out.jsonl", "--concurrency 2 --llm openai:test-model"), "",
+                      "OPENAI_API_KEY=sk-e2e-secret-key OPENAI_BASE_URL=" + server.base_url());
+  INFO(r.err);
+  CHECK(r.exit_code == 0);
+  auto requests = server.requests();
+  REQUIRE(requests.size() == 6);  // five rows, one of them retried
+  // The first request heard the 429; the second was already on its way. Every later one waited for the hold.
+  for (size_t i = 2; i < requests.size(); ++i)
+    CHECK(requests[i].received - requests[0].received >= std::chrono::milliseconds(450));
 }

@@ -30,7 +30,8 @@ struct MockLlmServer::Impl {
     {
       std::lock_guard<std::mutex> lock(mu);
       requests.push_back({req.path, Value::parse(req.body, nullptr, false), req.get_header_value("Authorization"),
-                          req.get_header_value("x-api-key"), req.get_header_value("anthropic-version")});
+                          req.get_header_value("x-api-key"), req.get_header_value("anthropic-version"),
+                          std::chrono::steady_clock::now()});
       if (replies.empty()) {
         reply = {500, R"({"error": {"message": "the mock server has no scripted reply left"}})"};
       } else {

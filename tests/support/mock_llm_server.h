@@ -2,6 +2,7 @@
 // A loopback stand-in for OpenAI-compatible and Anthropic servers, run inside the tests: it serves scripted replies
 // in order, whole or streamed piece by piece, and injects faults (status codes, headers, malformed bodies, stalls,
 // connections cut mid-stream). 127.0.0.1 only.
+#include <chrono>
 #include <memory>
 #include <string>
 #include <utility>
@@ -31,6 +32,7 @@ class MockLlmServer {
     std::string authorization;
     std::string api_key;  // x-api-key
     std::string anthropic_version;
+    std::chrono::steady_clock::time_point received;
   };
 
   MockLlmServer();

@@ -4,16 +4,6 @@
 #include "engine/core/text.h"
 
 namespace engine::agent {
-namespace {
-
-// The inside of the first ``` fence, or the whole text when there is none.
-std::string_view unfenced(std::string_view text) {
-  auto blocks = fenced_blocks(text);
-  return blocks.empty() ? trim(text) : blocks[0];
-}
-
-}  // namespace
-
 std::string check_answer(const OutputSchema& output, const Value& answer) {
   auto violations = output.schema.validate(answer);
   if (violations.empty()) return "";

@@ -162,7 +162,7 @@ void Batch::run_row(DataRow& row, Value& inputs, Value& rest, EventSink& events,
     counts_.cost_usd += *result.cost_usd;
     counts_.cost_known = true;
   }
-  latencies_.push_back(result.elapsed_ms);
+  if (row.error.empty()) latencies_.push_back(result.elapsed_ms);  // a row that could not be read was not run
 }
 
 BatchSummary Batch::run(EventSink& events, const Cancel& stop_launching, const Cancel& cancel_runs) {

@@ -75,7 +75,7 @@ bool DataReader::next_record(std::string& text, int& line, std::string& error) {
   for (;;) {
     if (!lines_->next(piece)) return false;
     if (lines_->line_number() == 1 && piece.compare(0, kBom.size(), kBom) == 0) piece.erase(0, kBom.size());
-    if (lines_->too_long()) error = "the row is longer than " + std::to_string(kMaxFileBytes) + " bytes";
+    if (lines_->too_long()) error = "the row is longer than " + std::to_string(kMaxFileBytes >> 20) + " MiB";
     if (!piece.empty() && piece.back() == '\r') piece.pop_back();
     if (!trim(piece).empty()) break;
   }
@@ -94,7 +94,7 @@ bool DataReader::next_record(std::string& text, int& line, std::string& error) {
     text += '\n';
     text += piece;
     if (text.size() > kMaxFileBytes) {
-      error = "the row is longer than " + std::to_string(kMaxFileBytes) + " bytes";
+      error = "the row is longer than " + std::to_string(kMaxFileBytes >> 20) + " MiB";
       return true;
     }
   }

@@ -41,10 +41,7 @@ MergeReport merge_results(const std::vector<std::filesystem::path>& inputs, cons
   for (size_t f = 0; f < inputs.size(); ++f) {
     FileLines lines(inputs[f], kMaxDataFileBytes, Pipes::Refused);
     std::string text;
-    uint64_t start = 0;
     while (lines.next(text)) {
-      uint64_t offset = start;
-      start = lines.end_offset();
       if (text.empty()) continue;
       Value v = lines.too_long() ? Value(Value::value_t::discarded) : parse_json(text);
       std::optional<size_t> index = result_index(v);
@@ -56,7 +53,7 @@ MergeReport merge_results(const std::vector<std::filesystem::path>& inputs, cons
         }
         throw Error("batch.bad_results", where + ": not a batch's result line");
       }
-      found.push_back({*index, f, offset, text.size(), v["status"] == "ok"});
+      found.push_back({*index, f, lines.start_offset(), text.size(), v["status"] == "ok"});
     }
     files.emplace_back(::open(inputs[f].c_str(), O_RDONLY | O_CLOEXEC));
     if (!files.back().valid()) throw Error("io.read_failed", "cannot read '" + inputs[f].string() + "'");

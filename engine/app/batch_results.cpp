@@ -70,11 +70,8 @@ void ResultsFile::load(bool retry_failed) {
   FileLines lines(path_, kMaxDataFileBytes, Pipes::Refused);
   std::vector<LineSpan> kept;
   std::string text;
-  uint64_t start = 0;
   bool must_rewrite = false;
   while (lines.next(text)) {
-    uint64_t offset = start;
-    start = lines.end_offset();
     if (text.empty()) continue;
     JsonError why;
     Value v = lines.too_long() ? Value(Value::value_t::discarded) : parse_json(text, &why);
@@ -97,7 +94,7 @@ void ResultsFile::load(bool retry_failed) {
     if (done_.count(*index)) continue;  // a line twice: the first counts
     done_[*index] = inputs_hash(v.value("inputs", Value::object()));
     ++(failed ? resumed_.failed : resumed_.ok);
-    kept.push_back({*index, offset, text.size()});
+    kept.push_back({*index, lines.start_offset(), text.size()});
     if (!lines.complete() && !write_fully(fd_.get(), "\n")) throw file_error("cannot write", path_);
   }
   if (must_rewrite) {
@@ -132,12 +129,9 @@ void ResultsFile::sort_by_index() {
   {
     FileLines lines(path_, kMaxDataFileBytes, Pipes::Refused);
     std::string text;
-    uint64_t start = 0;
     while (lines.next(text)) {
-      uint64_t offset = start;
-      start = lines.end_offset();
       // Only the index is wanted: the line is one this batch wrote or kept.
-      if (auto index = result_index(parse_json(text))) spans.push_back({*index, offset, text.size()});
+      if (auto index = result_index(parse_json(text))) spans.push_back({*index, lines.start_offset(), text.size()});
     }
   }
   if (std::is_sorted(spans.begin(), spans.end(), [](auto& a, auto& b) { return a.index < b.index; })) return;

@@ -98,13 +98,7 @@ class RegexEvaluator : public Evaluator {
 // The value an evaluator of JSON reads: JSON as it is, or text that holds JSON (a model's answer, perhaps fenced).
 std::optional<Value> as_json(const Value& v) {
   if (!v.is_string()) return v;
-  std::string_view t = trim(v.get_ref<const std::string&>());
-  if (t.substr(0, 3) == "```") {
-    size_t nl = t.find('\n');
-    size_t end = t.rfind("```");
-    if (nl != std::string_view::npos && end > nl) t = trim(t.substr(nl + 1, end - nl - 1));
-  }
-  Value parsed = parse_json(t);
+  Value parsed = parse_json(unfenced(v.get_ref<const std::string&>()));
   if (parsed.is_discarded()) return std::nullopt;
   return parsed;
 }
@@ -261,7 +255,7 @@ class JudgeEvaluator : public Evaluator {
     agent::RunResult r = judge_->run(inputs, quiet, agent::RunOptions{.cancel = cancel});
     if (!r.ok()) {
       if (r.stopped_reason == "cancelled") throw_stopped(*cancel);
-      return Score{0, false, "the judge failed: " + r.error->message};
+      return Score{0, false, judge_->redactor().redact("the judge failed: " + r.error->message)};
     }
     return read_verdict(r.output);
   }
@@ -293,7 +287,8 @@ class JudgeEvaluator : public Evaluator {
     }
     if (!score) return Score{0, false, "the judge gave no score: " + shown(output.is_string() ? output.get<std::string>() : to_json_text(output))};
     double normalised = std::clamp(*score / scale_, 0.0, 1.0);
-    return Score{normalised, normalised >= pass_score(), reason};
+    // A judge's words are a model's: they may quote a key it saw.
+    return Score{normalised, normalised >= pass_score(), judge_->redactor().redact(reason)};
   }
 
   double scale_;

@@ -106,6 +106,7 @@ TestOutcome run_one(const spec::WorkflowSpec& workflow, const spec::WorkflowTest
     agent::RunResult r = executor->run(inputs, quiet, agent::RunOptions{.cancel = &cancel});
     if (r.stopped_reason == "cancelled" && cancel.stopped()) throw_stopped(cancel);
     check(t.expect, r, out.failures);
+    for (auto& failure : out.failures) failure = executor->redactor().redact(failure);
   } catch (const Error& e) {
     if ((e.kind() == "run.cancelled" || e.kind() == "run.timeout") && cancel.stopped()) throw;
     out.failures.push_back(e.formatted());

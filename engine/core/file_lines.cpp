@@ -10,6 +10,7 @@ FileLines::FileLines(const std::filesystem::path& path, size_t max_line, Pipes p
 bool FileLines::next(std::string& line) {
   line.clear();
   too_long_ = false;
+  start_ = offset_;
   bool any = false;
   for (;;) {
     if (chunk_.empty() && !at_end_) {

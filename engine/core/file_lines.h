@@ -27,6 +27,7 @@ class FileLines {
   int line_number() const { return line_number_; }  // of the line last returned, from 1
   bool complete() const { return complete_; }       // false: the file ended without the line's '\n'
   bool too_long() const { return too_long_; }
+  uint64_t start_offset() const { return start_; }  // the line last returned's first byte
   uint64_t end_offset() const { return offset_; }   // the byte just past the line last returned and its '\n'
   size_t size_hint() const { return reader_.size_hint(); }
 
@@ -38,6 +39,7 @@ class FileLines {
   int line_number_ = 0;
   bool complete_ = true;
   bool too_long_ = false;
+  uint64_t start_ = 0;
   uint64_t offset_ = 0;
 };
 

@@ -145,6 +145,11 @@ std::vector<std::string_view> fenced_blocks(std::string_view text) {
   return out;
 }
 
+std::string_view unfenced(std::string_view text) {
+  auto blocks = fenced_blocks(text);
+  return blocks.empty() ? trim(text) : blocks[0];
+}
+
 std::string join(const std::vector<std::string>& parts, std::string_view sep) {
   std::string out;
   for (size_t i = 0; i < parts.size(); ++i) {

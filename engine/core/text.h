@@ -34,5 +34,7 @@ std::string join(const std::vector<std::string>& parts, std::string_view sep);
 // The insides of the ``` fences in a model's text, trimmed, in order: the opening line (with its language tag, such
 // as json) is dropped, and an unclosed fence runs to the end. One pass over the text.
 std::vector<std::string_view> fenced_blocks(std::string_view text);
+// The inside of the first ``` fence, or the whole text, trimmed, when there is none: where a model's JSON answer is.
+std::string_view unfenced(std::string_view text);
 
 }  // namespace engine

@@ -127,3 +127,18 @@ TEST_CASE("workflow: another workflow judges the line, its {score, reason} scale
   CHECK_THROWS_WITH(evaluator_of("{kind: workflow, workflow: missing.yaml}", dir.path()),
                     Catch::Contains("evaluators.e.workflow: "));
 }
+
+TEST_CASE("workflow: a judge quoting a key it saw has it masked in its reason", "[app][eval]") {
+  const std::string key = "sk-judge-secret-0123456789abcdef";
+  setenv("ENGINE_TEST_JUDGE_KEY", key.c_str(), 1);
+  test::TempDir dir;
+  dir.write("judge.yaml",
+            "inputs:\n  answer: a\nllm:\n  provider: scripted\n  api_key_env: ENGINE_TEST_JUDGE_KEY\n  scripted:\n"
+            "    rules: [{match: 'Grade: (?P<a>.*)', reply: '{\"score\": 1, \"reason\": \"it says {{ a }}\"}'}]\n"
+            "steps:\n  grade: {kind: llm, prompt: 'Grade: {{ answer }}'}\n");
+  auto judge = evaluator_of("{kind: workflow, workflow: judge.yaml, inputs: {answer: '{{ output }}'}}", dir.path());
+  app::Score s = judge->score(ok_line("the key is " + key), nullptr);
+  CHECK(s.pass);
+  CHECK(!test::holds_piece_of_key(s.reason, key));
+  CHECK(s.reason.find("it says the key is ") == 0);
+}

@@ -112,3 +112,16 @@ TEST_CASE("workflow tests: a workflow's own tests: are run when no test file is 
                     plain.string() + " has no tests: write them in " + (dir.path() / "plain.test.yaml").string() +
                         ", or under `tests:` in it (docs/testing.md)");
 }
+
+TEST_CASE("workflow tests: what a failed expectation quotes has the workflow's keys masked", "[app][test]") {
+  const std::string key = "sk-test-report-secret-0123456789";
+  setenv("ENGINE_TEST_REPORT_KEY", key.c_str(), 1);
+  test::TempDir dir;
+  dir.write("w.yaml", "inputs:\n  input: q\nllm:\n  provider: scripted\n  api_key_env: ENGINE_TEST_REPORT_KEY\n"
+                      "  scripted: {replies: ['Final Answer: the key is " + key + "']}\nagent: {}\n");
+  auto out = outcome_of(dir, "tests:\n  leaks: {inputs: {input: hi}, expect: {output: nothing}}\n");
+  REQUIRE(out.tests.size() == 1);
+  REQUIRE(out.tests[0].failures.size() == 1);
+  CHECK(out.tests[0].failures[0].find("output: expected 'nothing', got 'the key is ") == 0);
+  CHECK(!test::holds_piece_of_key(out.tests[0].failures[0], key));
+}

@@ -16,7 +16,7 @@ for _ in $(seq 50); do port="$(sed -n 's/^listening \([0-9]*\).*/\1/p' "$log")";
 [ -n "$port" ] || { echo "inflight.sh: the mock server did not start" >&2; exit 1; }
 ulimit -n "$(( conc * 2 + 256 > $(ulimit -n) ? conc * 2 + 256 : $(ulimit -n) ))" 2>/dev/null || true
 ideal=$(( (runs + conc - 1) / conc * 4 * lat ))
-for mode in threads multi; do
+for mode in ${INFLIGHT_MODES:-threads handoff multi}; do
   line=$("$build/bench/inflight_bench" --base "http://127.0.0.1:$port/v1" --runs "$runs" --concurrency "$conc" --mode "$mode")
   awk -v l="$line" -v i="$ideal" 'BEGIN {
     match(l, /"mode":"[a-z]*"/); mode = substr(l, RSTART + 8, RLENGTH - 9)

@@ -2,11 +2,14 @@
 // thread per run, each driving its own curl handle (as runs do today), or one thread driving every transfer through
 // one curl multi handle (what an event-driven run would do). Runs of 4 sequential calls each, K runs in flight,
 // against a server that answers after a delay (the shared Node mock: bench/inflight.sh starts it).
-//   inflight_bench --base URL [--runs N] [--concurrency K] [--mode threads|multi]
+//   inflight_bench --base URL [--runs N] [--concurrency K] [--mode threads|handoff|multi]
 #include <curl/curl.h>
 #include <sys/resource.h>
 
 #include <atomic>
+#include <condition_variable>
+#include <deque>
+#include <mutex>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -120,6 +123,76 @@ long run_multi(const std::string& url, int runs, int concurrency, curl_slist* he
   return ok;
 }
 
+// A thread per run as today, but the thread only waits: it hands its transfer to one transport thread that drives
+// every transfer through one multi handle, and sleeps until its answer is in.
+struct Handoff {
+  std::mutex mu;
+  std::deque<Transfer*> queued;
+  CURLM* multi = curl_multi_init();
+  bool done = false;
+};
+
+struct Waiter {
+  std::mutex mu;
+  std::condition_variable cv;
+  bool ready = false;
+};
+
+long run_handoff(const std::string& url, int runs, int concurrency, curl_slist* headers) {
+  Handoff h;
+  curl_multi_setopt(h.multi, CURLMOPT_MAX_HOST_CONNECTIONS, 0L);
+  std::thread transport([&] {
+    for (;;) {
+      {
+        std::lock_guard<std::mutex> lock(h.mu);
+        if (h.done) break;
+        for (Transfer* t : h.queued) curl_multi_add_handle(h.multi, t->easy);
+        h.queued.clear();
+      }
+      int running = 0;
+      curl_multi_perform(h.multi, &running);
+      int left = 0;
+      while (CURLMsg* msg = curl_multi_info_read(h.multi, &left)) {
+        if (msg->msg != CURLMSG_DONE) continue;
+        Waiter* w = nullptr;
+        curl_easy_getinfo(msg->easy_handle, CURLINFO_PRIVATE, &w);
+        curl_multi_remove_handle(h.multi, msg->easy_handle);
+        { std::lock_guard<std::mutex> lock(w->mu); w->ready = true; }
+        w->cv.notify_one();
+      }
+      curl_multi_poll(h.multi, nullptr, 0, 1000, nullptr);
+    }
+  });
+  std::atomic<int> next{0};
+  std::atomic<long> ok{0};
+  std::vector<std::thread> threads;
+  for (int i = 0; i < concurrency; ++i)
+    threads.emplace_back([&] {
+      Transfer t;
+      Waiter w;
+      t.easy = curl_easy_init();
+      while (next++ < runs) {
+        for (int call = 0; call < 4; ++call) {
+          prepare(t, url, headers);
+          curl_easy_setopt(t.easy, CURLOPT_PRIVATE, &w);
+          w.ready = false;
+          { std::lock_guard<std::mutex> lock(h.mu); h.queued.push_back(&t); }
+          curl_multi_wakeup(h.multi);
+          std::unique_lock<std::mutex> lock(w.mu);
+          w.cv.wait(lock, [&] { return w.ready; });
+          ok += t.answer.find("choices") != std::string::npos;
+        }
+      }
+      curl_easy_cleanup(t.easy);
+    });
+  for (auto& t : threads) t.join();
+  { std::lock_guard<std::mutex> lock(h.mu); h.done = true; }
+  curl_multi_wakeup(h.multi);
+  transport.join();
+  curl_multi_cleanup(h.multi);
+  return ok;
+}
+
 double cpu_seconds() {
   rusage u{};
   getrusage(RUSAGE_SELF, &u);
@@ -133,8 +206,8 @@ int main(int argc, char** argv) {
   int runs = std::atoi(arg(argc, argv, "--runs", "4096"));
   int concurrency = std::atoi(arg(argc, argv, "--concurrency", "1024"));
   std::string mode = arg(argc, argv, "--mode", "threads");
-  if (base.empty() || runs < 1 || concurrency < 1 || (mode != "threads" && mode != "multi")) {
-    std::fprintf(stderr, "usage: inflight_bench --base URL [--runs N] [--concurrency K] [--mode threads|multi]\n");
+  if (base.empty() || runs < 1 || concurrency < 1 || (mode != "threads" && mode != "multi" && mode != "handoff")) {
+    std::fprintf(stderr, "usage: inflight_bench --base URL [--runs N] [--concurrency K] [--mode threads|handoff|multi]\n");
     return 2;
   }
   curl_global_init(CURL_GLOBAL_DEFAULT);
@@ -143,7 +216,9 @@ int main(int argc, char** argv) {
   std::string url = base + "/chat/completions";
   auto start = Clock::now();
   double cpu0 = cpu_seconds();
-  long ok = mode == "threads" ? run_threads(url, runs, concurrency, headers) : run_multi(url, runs, concurrency, headers);
+  long ok = mode == "threads"   ? run_threads(url, runs, concurrency, headers)
+            : mode == "handoff" ? run_handoff(url, runs, concurrency, headers)
+                                : run_multi(url, runs, concurrency, headers);
   double ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
   double cpu = cpu_seconds() - cpu0;
   rusage u{};

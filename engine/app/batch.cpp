@@ -5,6 +5,7 @@
 #include <thread>
 
 #include "engine/core/error.h"
+#include "engine/core/fiber.h"
 #include "engine/core/json_text.h"
 #include "engine/core/redact.h"
 
@@ -182,9 +183,14 @@ BatchSummary Batch::run(EventSink& events, const Cancel& stop_launching, const C
       stop_all.cancel();
     }
   };
-  std::vector<std::thread> workers;
-  for (size_t i = 0; i < options_.concurrency; ++i) workers.emplace_back(worker);
-  for (auto& t : workers) t.join();
+  {
+    // The runs in flight are fibers on a thread per core: a run waiting for its model holds no thread, so a
+    // thousand at once cost a thousand small stacks, not a thousand threads (docs/architecture.md).
+    size_t cores = std::max(1u, std::thread::hardware_concurrency());
+    FiberPool fibers(std::min(options_.concurrency, static_cast<size_t>(cores)));
+    for (size_t i = 0; i < options_.concurrency; ++i) fibers.spawn(worker);
+    fibers.join();
+  }
   if (failure) std::rethrow_exception(failure);
 
   BatchSummary summary;

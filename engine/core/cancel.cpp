@@ -1,10 +1,8 @@
 #include "engine/core/cancel.h"
 
-#include <condition_variable>
-#include <mutex>
-#include <thread>
 
 #include "engine/core/error.h"
+#include "engine/core/fiber.h"
 
 namespace engine {
 
@@ -28,10 +26,9 @@ std::chrono::milliseconds Cancel::wait_slice(std::chrono::milliseconds at_most) 
 bool Cancel::sleep_for(std::chrono::milliseconds d) const {
   auto until = Clock::now() + d;
   if (deadline_ && *deadline_ < until) until = *deadline_;
-  std::mutex m;
-  std::condition_variable_any woken;
-  std::unique_lock lock(m);
-  woken.wait_until(lock, source_.get_token(), until, [] { return false; });
+  Wakeup woken;  // on a fiber, the sleep gives its thread to other fibers
+  std::stop_callback wake(source_.get_token(), [&] { woken.signal(); });
+  woken.wait_until(until);
   return !stopped();
 }
 
@@ -44,7 +41,7 @@ void throw_stopped(const Cancel& cancel) { throw stopped_error(cancel); }
 
 void sleep_or_throw(const Cancel* cancel, std::chrono::milliseconds d) {
   if (!cancel) {
-    std::this_thread::sleep_for(d);
+    sleep_until(Cancel::Clock::now() + d);
     return;
   }
   if (!cancel->sleep_for(d)) throw_stopped(*cancel);

@@ -100,7 +100,7 @@ class AnthropicWholeReader : public ResponseReader {
 // reason and usage, message_stop as the end marker; ping events and error events in between.
 class AnthropicStreamReader : public SseReader {
  public:
-  AnthropicStreamReader(const LlmRequest& request, const ApiEndpoint& api) : SseReader(request, api.redactor()), request_(request), api_(api) {}
+  AnthropicStreamReader(const LlmRequest& request, const ApiEndpoint& api) : SseReader(request, *api.redactor()), request_(request), api_(api) {}
 
  private:
   LlmResponse read_whole(const http::HttpResponse& r) override { return AnthropicWholeReader(request_, api_).finish(r); }

@@ -99,9 +99,17 @@ std::string ApiEndpoint::require_api_key() const {
   return key;
 }
 
-Redactor ApiEndpoint::redactor() const { return Redactor({api_key()}); }
+std::shared_ptr<const Redactor> ApiEndpoint::redactor() const {
+  std::string key = api_key();
+  std::lock_guard lock(redactor_mutex_);
+  if (!redactor_ || key != redactor_key_) {
+    redactor_ = std::make_shared<const Redactor>(std::vector<std::string>{key});
+    redactor_key_ = std::move(key);
+  }
+  return redactor_;
+}
 
-std::string ApiEndpoint::redact(std::string_view text) const { return redactor().redact(text); }
+std::string ApiEndpoint::redact(std::string_view text) const { return redactor()->redact(text); }
 
 // The server's word when it gives one, else exponential backoff with jitter, as the official SDKs do.
 std::chrono::milliseconds ApiEndpoint::backoff(int attempt, const http::HttpResponse* r) const {
@@ -119,7 +127,8 @@ std::chrono::milliseconds ApiEndpoint::backoff(int attempt, const http::HttpResp
 LlmResponse ApiEndpoint::send(const std::string& url, const std::vector<std::string>& headers,
                               const std::string& body, const LlmRequest& request,
                               const std::function<std::unique_ptr<ResponseReader>()>& new_reader) const {
-  const Redactor redactor = this->redactor();
+  const std::shared_ptr<const Redactor> masks = this->redactor();
+  const Redactor& redactor = *masks;
   for (int attempt = 0;; ++attempt) {
     std::unique_ptr<ResponseReader> reader = new_reader();
     std::optional<http::HttpResponse> response;

@@ -4,6 +4,7 @@
 // read answers (ResponseReader).
 #include <chrono>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -59,7 +60,8 @@ class ApiEndpoint {
   // Throws "llm.no_api_key" when a key is configured but its variable is unset.
   std::string require_api_key() const;
   // Masks the key, whole or in part (core/redact.h). Whatever a server sends passes through it before any output.
-  Redactor redactor() const;
+  // Built once per key, not per call: it is a table of 8 KB.
+  std::shared_ptr<const Redactor> redactor() const;
   std::string redact(std::string_view text) const;
 
   // POSTs `body` to `url` and reads the answer with a fresh reader per attempt, retrying as the policy says.
@@ -77,6 +79,9 @@ class ApiEndpoint {
   http::HttpTimeouts timeouts_;
   RetryPolicy retry_;
   http::HttpClient http_;
+  mutable std::mutex redactor_mutex_;
+  mutable std::string redactor_key_;
+  mutable std::shared_ptr<const Redactor> redactor_;
 };
 
 // The message an error body carries ({"error": {"message": ...}} and its variants), else an excerpt of the body;

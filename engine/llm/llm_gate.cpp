@@ -1,6 +1,5 @@
 #include "engine/llm/llm_gate.h"
 
-#include <thread>
 
 namespace engine::llm {
 namespace {
@@ -15,9 +14,10 @@ LlmGate::Pass::Place::Place(LlmGate& g, const Cancel* cancel) : gate(g) {
   if (!cancel) {
     gate.freed_.wait(lock, free);
   } else {
+    std::stop_callback wake(cancel->token(), [&] { gate.freed_.notify_all(); });
     while (!free()) {
       if (cancel->stopped()) throw_stopped(*cancel);
-      gate.freed_.wait_for(lock, cancel->token(), cancel->wait_slice(std::chrono::seconds(1)), free);
+      gate.freed_.wait_until(lock, Clock::now() + cancel->wait_slice(std::chrono::seconds(1)));
     }
   }
   ++gate.used_;
@@ -75,8 +75,7 @@ void LlmGate::wait_for_turn(const Cancel* cancel) {
     if (start <= now) return;
     // A hold or the tokens may move the turn while it waits: it looks again when the wait ends.
     auto wait = std::chrono::ceil<std::chrono::milliseconds>(start - now);
-    if (cancel) sleep_or_throw(cancel, wait);
-    else std::this_thread::sleep_for(wait);
+    sleep_or_throw(cancel, wait);
   }
 }
 

@@ -5,12 +5,12 @@
 // the gate waits as long as it asked, not only the one that heard it.
 #include <atomic>
 #include <chrono>
-#include <condition_variable>
 #include <cstddef>
 #include <deque>
 #include <memory>
 #include <mutex>
 
+#include "engine/core/fiber.h"
 #include "engine/llm/llm_client.h"
 
 namespace engine::llm {
@@ -70,7 +70,7 @@ class LlmGate {
   std::atomic<bool> held_{false};  // once a server asked to wait, every call looks at the hold
   std::deque<std::pair<Clock::time_point, long>> recent_tokens_;  // the last minute's finished calls
   std::mutex mutex_;
-  std::condition_variable_any freed_;  // waits that a cancelled run can leave
+  Condition freed_;  // a run on a fiber waits for a place without holding its thread
 };
 
 // A client whose calls pass the gate.

@@ -110,7 +110,7 @@ class OpenAiWholeReader : public ResponseReader {
 class OpenAiStreamReader : public SseReader {
  public:
   OpenAiStreamReader(const OpenAiConfig& cfg, const LlmRequest& request, const ApiEndpoint& api)
-      : SseReader(request, api.redactor()), cfg_(cfg), request_(request), api_(api) {}
+      : SseReader(request, *api.redactor()), cfg_(cfg), request_(request), api_(api) {}
 
  private:
   LlmResponse read_whole(const http::HttpResponse& r) override { return OpenAiWholeReader(cfg_, request_, api_).finish(r); }

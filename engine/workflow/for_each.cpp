@@ -3,9 +3,9 @@
 #include <atomic>
 #include <mutex>
 #include <optional>
-#include <thread>
 
 #include "engine/core/error.h"
+#include "engine/core/fiber.h"
 
 namespace engine::workflow {
 
@@ -34,10 +34,11 @@ std::vector<StepOutcome> map_items(const Value& items, size_t concurrency,
       }
     }
   };
-  std::vector<std::thread> threads;
-  for (size_t t = 1; t < std::min(concurrency, n); ++t) threads.emplace_back(worker);
-  worker();  // this thread is one of the workers
-  for (auto& t : threads) t.join();
+  {
+    TaskGroup others;  // on fibers when the run is on one
+    for (size_t t = 1; t < std::min(concurrency, n); ++t) others.spawn(worker);
+    worker();  // the caller is one of the workers
+  }
   if (first) throw *first;
   return out;
 }

@@ -2,13 +2,13 @@
 
 #include <algorithm>
 #include <chrono>
-#include <condition_variable>
 #include <mutex>
 #include <new>
 #include <thread>
 
 #include "engine/core/cancel.h"
 #include "engine/core/error.h"
+#include "engine/core/fiber.h"
 #include "engine/workflow/for_each.h"
 
 namespace engine::workflow {
@@ -92,7 +92,7 @@ class GraphRunner {
         return;
       }
       ++idle_;
-      changed_.wait(lock);
+      changed_.wait_until(lock);
       --idle_;
     }
   }
@@ -107,7 +107,9 @@ class GraphRunner {
       --helpers_running_;
       changed_.notify_all();  // under the lock: once it is released, run() may return and this runner be gone
     };
-    if (pool_) pool_->run(helper);
+    // A run on a fiber (a batch's) keeps its steps on fibers, so that their waits hold no thread either.
+    if (FiberPool* fibers = FiberPool::current()) fibers->spawn(helper);
+    else if (pool_) pool_->run(helper);
     else threads_.emplace_back(helper);
   }
 
@@ -271,15 +273,18 @@ class GraphRunner {
     const Step& step = steps_[i];
     auto wait = step.backoff;
     for (int n = 1;; ++n) {
+      std::optional<Error> failure;
       try {
         return step.work->run(vars, ctx.work_events, ctx.options);
       } catch (const Error& e) {
         if (n >= step.attempts || stopped(ctx.options)) throw;
-        ctx.events.emit({EventType::StepRetry, Value{{"step", event_name(i)}, {"attempt", n}, {"wait_ms", wait.count()},
-                                                     {"error", agent::RunError::from(e).to_json()}}});
-        sleep_or_throw(ctx.options.cancel, wait);
-        wait *= 2;
+        failure = e;
       }
+      // Out of the catch block: a wait there would hold a fiber's thread (core/fiber.h).
+      ctx.events.emit({EventType::StepRetry, Value{{"step", event_name(i)}, {"attempt", n}, {"wait_ms", wait.count()},
+                                                   {"error", agent::RunError::from(*failure).to_json()}}});
+      sleep_or_throw(ctx.options.cancel, wait);
+      wait *= 2;
     }
   }
 
@@ -309,7 +314,7 @@ class GraphRunner {
   size_t max_parallel_;
 
   std::mutex mutex_;  // guards everything below
-  std::condition_variable changed_;
+  Condition changed_;
   std::vector<State> state_;
   std::vector<Value> outputs_;
   std::vector<Value> details_;

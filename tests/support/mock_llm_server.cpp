@@ -1,6 +1,7 @@
 #include "support/mock_llm_server.h"
 
 #include <httplib.h>
+#include <sys/socket.h>
 
 #include <chrono>
 #include <condition_variable>
@@ -64,7 +65,16 @@ MockLlmServer::MockLlmServer() : impl_(std::make_unique<Impl>()) {
     impl_->server.Post(path, [this](const httplib::Request& req, httplib::Response& res) { impl_->serve(req, res); });
   impl_->server.set_keep_alive_max_count(1'000'000);  // one connection per client, as real servers allow
   impl_->server.set_tcp_nodelay(true);
+  int listening = -1;
+  impl_->server.set_socket_options([&listening](int sock) {
+    httplib::default_socket_options(sock);
+    listening = sock;
+  });
   impl_->port = impl_->server.bind_to_any_port("127.0.0.1");
+  // A burst of connections (a batch's runs, a test's fibers) must all be accepted: with httplib's backlog of five
+  // the kernel drops the rest, and a dropped connection is tried again only a second later. A second listen() on
+  // the socket raises its backlog.
+  if (listening >= 0) ::listen(listening, 256);
   impl_->thread = std::thread([this] { impl_->server.listen_after_bind(); });
   // cpp-httplib 0.11 has no wait_until_ready(); the loop is bounded so a server that never starts fails the test.
   for (int i = 0; i < 5000 && !impl_->server.is_running(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(1));

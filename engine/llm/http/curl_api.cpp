@@ -29,7 +29,8 @@ class LoadedCurl {
               find(api_.multi_remove_handle, "curl_multi_remove_handle") &&
               find(api_.multi_perform, "curl_multi_perform") && find(api_.multi_poll, "curl_multi_poll") &&
               find(api_.multi_wakeup, "curl_multi_wakeup") && find(api_.multi_info_read, "curl_multi_info_read") &&
-              find(api_.multi_strerror, "curl_multi_strerror");
+              find(api_.multi_strerror, "curl_multi_strerror") && find(api_.multi_timeout, "curl_multi_timeout") &&
+              find(api_.multi_setopt, "curl_multi_setopt") && find(api_.multi_socket_action, "curl_multi_socket_action");
     // curl_global_init is not thread-safe; doing it once, before any handle, is what libcurl asks.
     if (ok) initialised_ = api_.global_init(CURL_GLOBAL_DEFAULT) == CURLE_OK;
     if (ok && !initialised_) error_ = "libcurl failed to initialise";

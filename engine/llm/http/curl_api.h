@@ -29,6 +29,10 @@ struct CurlApi {
   CURLMcode (*multi_wakeup)(CURLM*);
   CURLMsg* (*multi_info_read)(CURLM*, int* left);
   const char* (*multi_strerror)(CURLMcode);
+  CURLMcode (*multi_timeout)(CURLM*, long* timeout_ms);
+  // The event-driven side of the multi interface, for the transport of runs on fibers (transport.h).
+  CURLMcode (*multi_setopt)(CURLM*, CURLMoption, ...);
+  CURLMcode (*multi_socket_action)(CURLM*, curl_socket_t, int ev_bitmask, int* running);
 };
 
 // Loads libcurl and runs curl_global_init once, the first time it is called (thread-safe); throws Error

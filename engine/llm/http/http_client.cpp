@@ -7,7 +7,9 @@
 #include <stop_token>
 
 #include "engine/core/error.h"
+#include "engine/core/fiber.h"
 #include "engine/llm/http/curl_api.h"
+#include "engine/llm/http/transport.h"
 
 namespace engine::llm::http {
 namespace {
@@ -145,6 +147,12 @@ std::unique_ptr<HttpClient::Handle> HttpClient::acquire() const {
   return h;
 }
 
+Transport& HttpClient::transport() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (!transport_) transport_ = std::make_unique<Transport>();
+  return *transport_;
+}
+
 void HttpClient::release(std::unique_ptr<Handle> h) const {
   std::lock_guard<std::mutex> lock(mu_);
   idle_.push_back(std::move(h));
@@ -189,18 +197,28 @@ HttpResponse HttpClient::post(const std::string& url, const std::vector<std::str
   api.easy_setopt(c, CURLOPT_ERRORBUFFER, error);
   CURLcode rc = CURLE_OK;
   bool finished = false;
-  if (api.multi_add_handle(handle->multi, c) != CURLM_OK) {
-    api.slist_free_all(list);
-    throw Error("http.transport", "cannot start a transfer");
-  }
-  try {
-    finished = drive(api, handle->multi, c, cancel, rc);
-  } catch (...) {
+  if (FiberPool::current()) {
+    // A run on a fiber hands the transfer over and gives its thread to other runs until the answer is in.
+    try {
+      finished = transport().perform(c, cancel, rc);
+    } catch (...) {
+      api.slist_free_all(list);
+      throw;
+    }
+  } else {
+    if (api.multi_add_handle(handle->multi, c) != CURLM_OK) {
+      api.slist_free_all(list);
+      throw Error("http.transport", "cannot start a transfer");
+    }
+    try {
+      finished = drive(api, handle->multi, c, cancel, rc);
+    } catch (...) {
+      api.multi_remove_handle(handle->multi, c);
+      api.slist_free_all(list);
+      throw;
+    }
     api.multi_remove_handle(handle->multi, c);
-    api.slist_free_all(list);
-    throw;
   }
-  api.multi_remove_handle(handle->multi, c);
   api.slist_free_all(list);
   // An abandoned transfer's connection is in an unknown state: the handle goes with it.
   if (!finished) throw_stopped(*cancel);

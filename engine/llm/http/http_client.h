@@ -1,6 +1,8 @@
 #pragma once
 // HTTP POST over libcurl, for the LLM providers. Connections are kept alive and reused: a client holds a small
-// pool of curl handles, each with its own connection cache, shared by every run (and thread) of an executor.
+// pool of curl handles, each with its own connection cache, shared by every run (and thread) of an executor. A run
+// on a thread drives its own transfer; runs on fibers (a batch's) hand theirs to one transport thread, which drives
+// them all through one multi handle and one connection cache while their fibers give their threads up.
 #include <chrono>
 #include <functional>
 #include <memory>
@@ -13,6 +15,8 @@
 #include "engine/core/cancel.h"
 
 namespace engine::llm::http {
+
+class Transport;
 
 // An answer is a few KB, a long stream a few MB; past this a server is broken or hostile, and the transfer ends
 // with Error "http.too_large" rather than holding its body in memory.
@@ -56,9 +60,11 @@ class HttpClient {
   struct Handle;
   std::unique_ptr<Handle> acquire() const;
   void release(std::unique_ptr<Handle> h) const;
+  Transport& transport() const;  // started with the first transfer from a fiber
 
   mutable std::mutex mu_;
   mutable std::vector<std::unique_ptr<Handle>> idle_;
+  mutable std::unique_ptr<Transport> transport_;
 };
 
 }  // namespace engine::llm::http

@@ -1,0 +1,374 @@
+#include "engine/core/fiber.h"
+
+#include <sys/mman.h>
+#include <ucontext.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <deque>
+#include <new>
+#include <set>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#if defined(__SANITIZE_ADDRESS__)
+#define ENGINE_FIBER_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define ENGINE_FIBER_ASAN 1
+#endif
+#endif
+#ifdef ENGINE_FIBER_ASAN
+#include <sanitizer/common_interface_defs.h>
+#endif
+
+namespace engine {
+namespace fiber_detail {
+
+struct Worker;
+
+// A fiber's stack: mapped, not allocated, so its pages cost memory only once touched; the lowest page is a guard.
+class Stack {
+ public:
+  explicit Stack(size_t bytes) {
+    page_ = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+    size_ = (bytes + page_ - 1) / page_ * page_ + page_;
+    void* p = mmap(nullptr, size_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK | MAP_NORESERVE, -1, 0);
+    if (p == MAP_FAILED) throw std::bad_alloc();
+    base_ = static_cast<char*>(p);
+    mprotect(base_, page_, PROT_NONE);
+  }
+  ~Stack() {
+    if (base_) munmap(base_, size_);
+  }
+  Stack(Stack&& o) noexcept : base_(std::exchange(o.base_, nullptr)), size_(o.size_), page_(o.page_) {}
+  Stack& operator=(Stack&&) = delete;
+  void* bottom() const { return base_ + page_; }
+  size_t usable() const { return size_ - page_; }
+
+ private:
+  char* base_ = nullptr;
+  size_t size_ = 0;
+  size_t page_ = 0;
+};
+
+enum class FiberState { Ready, Running, Parked, Done };
+
+struct Fiber {
+  Fiber(Worker& w, Stack s, std::function<void()> b) : worker(w), stack(std::move(s)), body(std::move(b)) {}
+  Worker& worker;
+  Stack stack;
+  std::function<void()> body;
+  ucontext_t context{};
+  FiberState state = FiberState::Ready;
+  std::optional<SteadyTime> deadline;  // while parked with one, its place in the worker's timers
+  std::mutex* release_after_switch = nullptr;  // the waiter's lock, let go once the fiber is off its thread
+  void* asan_fake_stack = nullptr;
+};
+
+// One OS thread and the fibers it runs. Its mutex guards everything below it but the context.
+struct Worker {
+  Pool& pool;
+  explicit Worker(Pool& p) : pool(p) {}
+  std::mutex mutex;
+  std::condition_variable wake;
+  std::deque<Fiber*> ready;
+  std::set<std::pair<SteadyTime, Fiber*>> timers;
+  size_t fibers = 0;  // alive on this worker
+  std::vector<Stack> spare_stacks;
+  bool closing = false;
+  ucontext_t context{};  // the scheduler's, while a fiber runs
+  const void* thread_stack = nullptr;  // for the sanitizer's bookkeeping of stack switches
+  size_t thread_stack_size = 0;
+  std::thread thread;
+};
+
+struct Pool {
+  FiberPool* owner = nullptr;
+  size_t stack_bytes = 0;
+  std::vector<std::unique_ptr<Worker>> workers;
+  std::mutex mutex;  // guards alive and failure
+  std::condition_variable all_ended;
+  size_t alive = 0;
+  std::exception_ptr failure;
+};
+
+namespace {
+
+thread_local Fiber* current_fiber = nullptr;
+
+void start_switch([[maybe_unused]] void** fake_stack, [[maybe_unused]] const void* bottom,
+                  [[maybe_unused]] size_t size) {
+#ifdef ENGINE_FIBER_ASAN
+  __sanitizer_start_switch_fiber(fake_stack, bottom, size);
+#endif
+}
+
+void finish_switch([[maybe_unused]] void* fake_stack, [[maybe_unused]] const void** old_bottom,
+                   [[maybe_unused]] size_t* old_size) {
+#ifdef ENGINE_FIBER_ASAN
+  __sanitizer_finish_switch_fiber(fake_stack, old_bottom, old_size);
+#endif
+}
+
+// Back to the worker's scheduler; returns when the fiber is resumed.
+void switch_out(Fiber& f) {
+  Worker& w = f.worker;
+  start_switch(f.state == FiberState::Done ? nullptr : &f.asan_fake_stack, w.thread_stack, w.thread_stack_size);
+  swapcontext(&f.context, &w.context);
+  finish_switch(f.asan_fake_stack, nullptr, nullptr);
+}
+
+void fiber_main() {
+  Fiber& f = *current_fiber;
+  finish_switch(nullptr, &f.worker.thread_stack, &f.worker.thread_stack_size);
+  try {
+    f.body();
+  } catch (...) {
+    std::lock_guard lock(f.worker.pool.mutex);
+    if (!f.worker.pool.failure) f.worker.pool.failure = std::current_exception();
+  }
+  f.body = nullptr;  // what it captured goes while the fiber can still run destructors
+  f.state = FiberState::Done;
+  switch_out(f);  // never returns: a done fiber is not resumed
+}
+
+// Makes a parked fiber runnable; called with its worker's mutex held.
+void make_ready(Fiber& f) {
+  if (f.state != FiberState::Parked) return;
+  if (f.deadline) f.worker.timers.erase({*f.deadline, &f});
+  f.deadline.reset();
+  f.state = FiberState::Ready;
+  f.worker.ready.push_back(&f);
+}
+
+void finished(Worker& w, Fiber* f) {
+  {
+    std::lock_guard lock(w.mutex);
+    w.spare_stacks.push_back(std::move(f->stack));
+    --w.fibers;
+  }
+  delete f;
+  Pool& pool = w.pool;
+  std::lock_guard lock(pool.mutex);
+  if (--pool.alive == 0) pool.all_ended.notify_all();
+}
+
+void serve(Worker& w) {
+  std::unique_lock lock(w.mutex);
+  for (;;) {
+    auto now = std::chrono::steady_clock::now();
+    while (!w.timers.empty() && w.timers.begin()->first <= now) make_ready(*w.timers.begin()->second);
+    if (w.ready.empty()) {
+      if (w.closing && w.fibers == 0) return;
+      if (w.timers.empty()) w.wake.wait(lock);
+      else w.wake.wait_until(lock, w.timers.begin()->first);
+      continue;
+    }
+    Fiber* f = w.ready.front();
+    w.ready.pop_front();
+    f->state = FiberState::Running;
+    lock.unlock();
+    current_fiber = f;
+    void* fake_stack = nullptr;
+    start_switch(&fake_stack, f->stack.bottom(), f->stack.usable());
+    swapcontext(&w.context, &f->context);
+    finish_switch(fake_stack, nullptr, nullptr);
+    current_fiber = nullptr;
+    if (f->release_after_switch) std::exchange(f->release_after_switch, nullptr)->unlock();
+    if (f->state == FiberState::Done) finished(w, f);
+    lock.lock();
+  }
+}
+
+// Parks the current fiber until make_ready (a signal, or its deadline); `held` is released once the fiber is off
+// its thread, so a signaller holding it cannot find the fiber half parked, and taken again on return.
+void park(std::unique_lock<std::mutex>& held, std::optional<SteadyTime> deadline) {
+  Fiber& f = *current_fiber;
+  {
+    std::lock_guard lock(f.worker.mutex);
+    f.state = FiberState::Parked;
+    f.deadline = deadline;
+    if (deadline) f.worker.timers.insert({*deadline, &f});
+  }
+  std::mutex* m = held.release();
+  f.release_after_switch = m;
+  switch_out(f);
+  held = std::unique_lock(*m);
+}
+
+// Apart, so that no caller's locals live across getcontext (which, like setjmp, returns twice in principle).
+[[gnu::noinline]] void start_context(Fiber& f) {
+  getcontext(&f.context);
+  f.context.uc_stack.ss_sp = f.stack.bottom();
+  f.context.uc_stack.ss_size = f.stack.usable();
+  f.context.uc_link = nullptr;
+  makecontext(&f.context, fiber_main, 0);
+}
+
+// The fiber that may step aside here, if any: not inside a catch block or an unwinding (see fiber.h).
+Fiber* suspendable() {
+  if (!current_fiber || std::uncaught_exceptions() > 0 || std::current_exception()) return nullptr;
+  return current_fiber;
+}
+
+}  // namespace
+}  // namespace fiber_detail
+
+using namespace fiber_detail;
+
+FiberPool::FiberPool(size_t threads, size_t stack_bytes) : pool_(std::make_unique<Pool>()) {
+  pool_->owner = this;
+  pool_->stack_bytes = stack_bytes;
+  threads = std::max<size_t>(1, threads);
+  for (size_t i = 0; i < threads; ++i) pool_->workers.push_back(std::make_unique<Worker>(*pool_));
+  for (auto& w : pool_->workers) w->thread = std::thread([w = w.get()] { serve(*w); });
+}
+
+FiberPool::~FiberPool() {
+  try {
+    join();
+  } catch (...) {  // the owner did not join; what escaped its fibers has nowhere to go
+  }
+  for (auto& w : pool_->workers) {
+    {
+      std::lock_guard lock(w->mutex);
+      w->closing = true;
+    }
+    w->wake.notify_all();
+  }
+  for (auto& w : pool_->workers) w->thread.join();
+}
+
+void FiberPool::spawn(std::function<void()> body) {
+  Worker* w = pool_->workers.front().get();
+  {
+    std::lock_guard lock(pool_->mutex);
+    ++pool_->alive;
+  }
+  // The least busy thread: fibers stay where they start, so a batch spreads its runs as it launches them.
+  size_t least = SIZE_MAX;
+  for (auto& candidate : pool_->workers) {
+    std::lock_guard lock(candidate->mutex);
+    if (candidate->fibers < least) least = candidate->fibers, w = candidate.get();
+  }
+  std::lock_guard lock(w->mutex);
+  Stack stack = [&] {
+    if (w->spare_stacks.empty()) return Stack(pool_->stack_bytes);
+    Stack s = std::move(w->spare_stacks.back());
+    w->spare_stacks.pop_back();
+    return s;
+  }();
+  auto* f = new Fiber(*w, std::move(stack), std::move(body));
+  start_context(*f);
+  ++w->fibers;
+  w->ready.push_back(f);
+  w->wake.notify_one();
+}
+
+void FiberPool::join() {
+  std::unique_lock lock(pool_->mutex);
+  pool_->all_ended.wait(lock, [&] { return pool_->alive == 0; });
+  if (pool_->failure) std::rethrow_exception(std::exchange(pool_->failure, nullptr));
+}
+
+FiberPool* FiberPool::current() { return current_fiber ? current_fiber->worker.pool.owner : nullptr; }
+
+bool Wakeup::wait_until(std::optional<SteadyTime> deadline) {
+  std::unique_lock lock(mutex_);
+  while (!signalled_) {
+    if (deadline && std::chrono::steady_clock::now() >= *deadline) return false;
+    if (Fiber* f = suspendable()) {
+      parked_ = f;
+      park(lock, deadline);
+      parked_ = nullptr;
+    } else if (deadline) {
+      cv_.wait_until(lock, *deadline);
+    } else {
+      cv_.wait(lock);
+    }
+  }
+  return true;
+}
+
+void Wakeup::signal() {
+  // Under the lock: the waiter cannot leave (and its Wakeup cannot end) before its fiber is marked ready.
+  std::lock_guard lock(mutex_);
+  signalled_ = true;
+  if (parked_) {
+    std::lock_guard worker_lock(parked_->worker.mutex);
+    make_ready(*parked_);
+    parked_->worker.wake.notify_one();
+    parked_ = nullptr;
+  }
+  cv_.notify_all();
+}
+
+void Condition::wait_until(std::unique_lock<std::mutex>& lock, std::optional<SteadyTime> deadline) {
+  Waiter me;
+  {
+    std::lock_guard guard(mutex_);
+    waiters_.push_back(&me);
+  }
+  lock.unlock();
+  me.wakeup.wait_until(deadline);
+  {
+    std::lock_guard guard(mutex_);
+    if (!me.notified) waiters_.remove(&me);  // a notify takes the waiters it signals off the list
+  }
+  lock.lock();
+}
+
+void Condition::notify_one() {
+  std::lock_guard guard(mutex_);
+  if (waiters_.empty()) return;
+  Waiter* w = waiters_.front();
+  waiters_.pop_front();
+  w->notified = true;
+  w->wakeup.signal();
+}
+
+void Condition::notify_all() {
+  std::lock_guard guard(mutex_);
+  for (Waiter* w : waiters_) {
+    w->notified = true;
+    w->wakeup.signal();
+  }
+  waiters_.clear();
+}
+
+void sleep_until(SteadyTime until) {
+  Wakeup never;
+  never.wait_until(until);
+}
+
+void TaskGroup::spawn(std::function<void()> task) {
+  {
+    std::lock_guard lock(mutex_);
+    ++running_;
+  }
+  auto run = [this, task = std::move(task)] {
+    task();
+    std::lock_guard lock(mutex_);
+    --running_;
+    ended_.notify_all();  // under the lock: once it is let go, join() may return and the group end
+  };
+  if (FiberPool* pool = FiberPool::current()) {
+    pool->spawn(std::move(run));
+  } else {
+    std::lock_guard lock(mutex_);
+    threads_.emplace_back(std::move(run));
+  }
+}
+
+void TaskGroup::join() {
+  {
+    std::unique_lock lock(mutex_);
+    ended_.wait(lock, [&] { return running_ == 0; });
+  }
+  for (auto& t : threads_) t.join();
+  threads_.clear();
+}
+
+}  // namespace engine

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <exception>
-#include <thread>
 
 #include "engine/core/error.h"
 #include "engine/core/fiber.h"
@@ -186,8 +185,7 @@ BatchSummary Batch::run(EventSink& events, const Cancel& stop_launching, const C
   {
     // The runs in flight are fibers on a thread per core: a run waiting for its model holds no thread, so a
     // thousand at once cost a thousand small stacks, not a thousand threads (docs/architecture.md).
-    size_t cores = std::max(1u, std::thread::hardware_concurrency());
-    FiberPool fibers(std::min(options_.concurrency, static_cast<size_t>(cores)));
+    FiberPool fibers(FiberPool::threads_for(options_.concurrency));
     for (size_t i = 0; i < options_.concurrency; ++i) fibers.spawn(worker);
     fibers.join();
   }

@@ -2,10 +2,10 @@
 
 #include <atomic>
 #include <exception>
-#include <thread>
 
 #include "engine/app/batch_results.h"
 #include "engine/core/error.h"
+#include "engine/core/fiber.h"
 #include "engine/core/file.h"
 #include "engine/core/file_lines.h"
 #include "engine/core/json_parse.h"
@@ -64,10 +64,13 @@ EvaluationReport Evaluation::run(const EvaluationOptions& o, const Cancel& cance
         next = chunk.size();
       }
     };
-    std::vector<std::thread> threads;
-    for (size_t t = 1; t < std::min(o.concurrency, chunk.size()); ++t) threads.emplace_back(worker);
-    worker();
-    for (auto& t : threads) t.join();
+    {
+      // Judges are runs that wait for a model: fibers, as a batch's runs are.
+      size_t workers = std::min(o.concurrency, chunk.size());
+      FiberPool fibers(FiberPool::threads_for(workers));
+      for (size_t t = 0; t < workers; ++t) fibers.spawn(worker);
+      fibers.join();
+    }
     if (failure) std::rethrow_exception(failure);
     std::string text;
     for (size_t i = 0; i < chunk.size(); ++i) {

@@ -1,7 +1,8 @@
 #include "engine/core/fiber.h"
 
+#include "engine/core/fiber_context.h"
+
 #include <sys/mman.h>
-#include <ucontext.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -20,6 +21,7 @@
 #endif
 #endif
 #ifdef ENGINE_FIBER_ASAN
+#include <sanitizer/asan_interface.h>
 #include <sanitizer/common_interface_defs.h>
 #endif
 
@@ -60,7 +62,7 @@ struct Fiber {
   Worker& worker;
   Stack stack;
   std::function<void()> body;
-  ucontext_t context{};
+  Context context;
   FiberState state = FiberState::Ready;
   std::optional<SteadyTime> deadline;  // while parked with one, its place in the worker's timers
   std::mutex* release_after_switch = nullptr;  // the waiter's lock, let go once the fiber is off its thread
@@ -78,7 +80,7 @@ struct Worker {
   size_t fibers = 0;  // alive on this worker
   std::vector<Stack> spare_stacks;
   bool closing = false;
-  ucontext_t context{};  // the scheduler's, while a fiber runs
+  Context context;  // the scheduler's, while a fiber runs
   const void* thread_stack = nullptr;  // for the sanitizer's bookkeeping of stack switches
   size_t thread_stack_size = 0;
   std::thread thread;
@@ -116,7 +118,7 @@ void finish_switch([[maybe_unused]] void* fake_stack, [[maybe_unused]] const voi
 void switch_out(Fiber& f) {
   Worker& w = f.worker;
   start_switch(f.state == FiberState::Done ? nullptr : &f.asan_fake_stack, w.thread_stack, w.thread_stack_size);
-  swapcontext(&f.context, &w.context);
+  switch_context(f.context, w.context);
   finish_switch(f.asan_fake_stack, nullptr, nullptr);
 }
 
@@ -162,8 +164,12 @@ void serve(Worker& w) {
     while (!w.timers.empty() && w.timers.begin()->first <= now) make_ready(*w.timers.begin()->second);
     if (w.ready.empty()) {
       if (w.closing && w.fibers == 0) return;
-      if (w.timers.empty()) w.wake.wait(lock);
-      else w.wake.wait_until(lock, w.timers.begin()->first);
+      if (w.timers.empty()) {
+        w.wake.wait(lock);
+      } else {
+        SteadyTime next = w.timers.begin()->first;  // a copy: the wait reads it again after others changed the set
+        w.wake.wait_until(lock, next);
+      }
       continue;
     }
     Fiber* f = w.ready.front();
@@ -173,7 +179,7 @@ void serve(Worker& w) {
     current_fiber = f;
     void* fake_stack = nullptr;
     start_switch(&fake_stack, f->stack.bottom(), f->stack.usable());
-    swapcontext(&w.context, &f->context);
+    switch_context(w.context, f->context);
     finish_switch(fake_stack, nullptr, nullptr);
     current_fiber = nullptr;
     if (f->release_after_switch) std::exchange(f->release_after_switch, nullptr)->unlock();
@@ -198,13 +204,12 @@ void park(std::unique_lock<std::mutex>& held, std::optional<SteadyTime> deadline
   held = std::unique_lock(*m);
 }
 
-// Apart, so that no caller's locals live across getcontext (which, like setjmp, returns twice in principle).
-[[gnu::noinline]] void start_context(Fiber& f) {
-  getcontext(&f.context);
-  f.context.uc_stack.ss_sp = f.stack.bottom();
-  f.context.uc_stack.ss_size = f.stack.usable();
-  f.context.uc_link = nullptr;
-  makecontext(&f.context, fiber_main, 0);
+void start_context(Fiber& f) {
+#ifdef ENGINE_FIBER_ASAN
+  // A reused stack still has the poison of the frames its last fiber never returned from.
+  __asan_unpoison_memory_region(f.stack.bottom(), f.stack.usable());
+#endif
+  make_context(f.context, f.stack.bottom(), f.stack.usable(), fiber_main);
 }
 
 // The fiber that may step aside here, if any: not inside a catch block or an unwinding (see fiber.h).
@@ -224,6 +229,11 @@ FiberPool::FiberPool(size_t threads, size_t stack_bytes) : pool_(std::make_uniqu
   threads = std::max<size_t>(1, threads);
   for (size_t i = 0; i < threads; ++i) pool_->workers.push_back(std::make_unique<Worker>(*pool_));
   for (auto& w : pool_->workers) w->thread = std::thread([w = w.get()] { serve(*w); });
+}
+
+size_t FiberPool::threads_for(size_t fibers) {
+  size_t cores = std::max(1u, std::thread::hardware_concurrency());
+  return std::max<size_t>(1, std::min(fibers, cores));
 }
 
 FiberPool::~FiberPool() {

@@ -41,6 +41,8 @@ class FiberPool {
 
   // `threads` OS threads (at least one) share the fibers; each fiber has a stack of `stack_bytes`.
   explicit FiberPool(size_t threads, size_t stack_bytes = kDefaultStackBytes);
+  // Threads enough for `fibers` fibers that mostly wait: one per core, fewer when there are fewer fibers.
+  static size_t threads_for(size_t fibers);
   ~FiberPool();  // joins: waits for every fiber, as join() does, but drops what escaped them
   FiberPool(const FiberPool&) = delete;
   FiberPool& operator=(const FiberPool&) = delete;

@@ -234,7 +234,13 @@ TEST_CASE("a batch under --rpm starts its calls one interval apart, whatever its
 TEST_CASE("a 429 holds the whole batch: no run starts a model call before the server's Retry-After", "[e2e][batch]") {
   test::MockLlmServer server;
   server.enqueue({429, R"({"error": {"message": "Rate limit reached"}})", {{"retry-after-ms", "500"}}, 0});
-  for (int i = 0; i < 6; ++i) server.enqueue(test::MockLlmServer::chat("A: ok"));
+  // The answers take 50 ms, so the 429 is read first: a call that ends in the same instant as the 429 arrives may
+  // start its next call before the hold is known, as with any client.
+  for (int i = 0; i < 6; ++i) {
+    auto answer = test::MockLlmServer::chat("A: ok");
+    answer.delay_ms = 50;
+    server.enqueue(answer);
+  }
   test::TempDir dir;
   auto workflow = dir.write("ask.yaml", "inputs:\n  question: q\nllm:\n  provider: scripted\n"
                                         "  scripted: {replies: [x]}\nsteps:\n  ask: {kind: llm, prompt: '{{ question }}'}\n");

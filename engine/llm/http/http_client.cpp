@@ -84,12 +84,13 @@ int check_stall(void* ud, curl_off_t, curl_off_t, curl_off_t, curl_off_t) {
 
 }  // namespace
 
-// An easy handle and the multi handle that drives it; the multi holds the connection cache, so a handle keeps its
-// connections alive from one request to the next.
+// An easy handle and, once a thread drives it, the multi handle it is driven by; the multi holds the connection
+// cache, so a handle keeps its connections alive from one request to the next. A handle only ever driven by the
+// transport (runs on fibers) never needs a multi of its own.
 struct HttpClient::Handle {
   const CurlApi& api = curl_api();
   CURL* curl = api.easy_init();
-  CURLM* multi = api.multi_init();
+  CURLM* multi = nullptr;
   ~Handle() {
     if (multi) api.multi_cleanup(multi);
     if (curl) api.easy_cleanup(curl);
@@ -162,7 +163,7 @@ HttpResponse HttpClient::post(const std::string& url, const std::vector<std::str
                               const HttpTimeouts& timeouts, const BodySink& sink, const Cancel* cancel) const {
   if (cancel && cancel->stopped()) throw_stopped(*cancel);  // a stopped run sends nothing
   auto handle = acquire();
-  if (!handle->curl || !handle->multi) throw Error("http.transport", "cannot create a curl handle");
+  if (!handle->curl) throw Error("http.transport", "cannot create a curl handle");
   CURL* c = handle->curl;
   const CurlApi& api = handle->api;
   api.easy_reset(c);  // keeps the connection cache; clears the previous request's options
@@ -206,7 +207,8 @@ HttpResponse HttpClient::post(const std::string& url, const std::vector<std::str
       throw;
     }
   } else {
-    if (api.multi_add_handle(handle->multi, c) != CURLM_OK) {
+    if (!handle->multi) handle->multi = api.multi_init();
+    if (!handle->multi || api.multi_add_handle(handle->multi, c) != CURLM_OK) {
       api.slist_free_all(list);
       throw Error("http.transport", "cannot start a transfer");
     }

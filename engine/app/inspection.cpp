@@ -24,6 +24,14 @@ std::string render_template_file(const std::string& path, const std::string& var
   return tmpl::Template::compile_file(path, options).render(vars);
 }
 
+Value describe_tools(const workflow::Executor& executor) {
+  Value out = Value::array();
+  for (const auto& t : executor.tools().all())
+    out.push_back(Value{{"name", t->name()}, {"kind", t->kind()}, {"description", t->description()},
+                        {"parameters", t->parameters()}});
+  return out;
+}
+
 Value parse_verdict(const workflow::Executor& executor, std::string_view text) {
   auto parsed = executor.parse_output(text);
   if (auto* a = std::get_if<parse::AgentAction>(&parsed))

@@ -19,6 +19,9 @@ std::string render_template_file(const std::string& path, const std::string& var
 // {type: error, message}.
 Value parse_verdict(const workflow::Executor& executor, std::string_view text);
 
+// The workflow's tools as JSON: [{name, kind, description, parameters}], parameters null for a tool of one text input.
+Value describe_tools(const workflow::Executor& executor);
+
 // Calls the workflow's tool `name` with `input` (text, or a JSON object's text for a tool with parameters), its
 // logs going to `logs`. Throws Error "input.unknown_tool" naming the tools there are.
 tools::ToolResult call_tool(const workflow::Executor& executor, const std::string& workflow_file,

@@ -1,4 +1,5 @@
-// engine parse WORKFLOW < llm_output.txt: what the workflow's parser makes of a text, as JSON.
+// engine parse WORKFLOW < llm_output.txt: what the workflow's parser makes of a text, as JSON; exit 1 when it
+// cannot read it.
 #include <iostream>
 #include <iterator>
 
@@ -20,7 +21,8 @@ void add_parse_command(CLI::App& app, int& exit_code) {
       std::string text((std::istreambuf_iterator<char>(std::cin)), std::istreambuf_iterator<char>());
       Value v = app::parse_verdict(*executor, text);
       std::cout << to_json_text(v) << std::endl;
-      return kOk;
+      // A text the parser cannot read is what a script testing a parser wants to notice without reading the JSON.
+      return v["type"] == "error" ? kRunFailed : kOk;
     });
   });
 }

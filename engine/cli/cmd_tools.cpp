@@ -18,8 +18,12 @@ struct ToolOptions {
   bool json = false;
 };
 
-int list_tools(const std::string& workflow) {
+int list_tools(const std::string& workflow, bool json) {
   auto executor = app::load_executor(workflow);
+  if (json) {
+    std::cout << to_json_text(app::describe_tools(*executor)) << std::endl;
+    return kOk;
+  }
   for (const auto& t : executor->tools().all())
     std::cout << t->name() << " (" << t->kind() << ")" << (t->description().empty() ? "" : ": " + t->description())
               << "\n";
@@ -49,9 +53,11 @@ int run_tool(const ToolOptions& o) {
 
 void add_tools_commands(CLI::App& app, int& exit_code) {
   auto workflow = std::make_shared<std::string>();
+  auto json = std::make_shared<bool>(false);
   CLI::App* list = app.add_subcommand("tools", "List a workflow's tools");
   list->add_option("workflow", *workflow, "The workflow YAML file")->required();
-  list->callback([workflow, &exit_code] { exit_code = guarded([&] { return list_tools(*workflow); }); });
+  list->add_flag("--json", *json, "Print [{name, kind, description, parameters}] as JSON");
+  list->callback([workflow, json, &exit_code] { exit_code = guarded([&] { return list_tools(*workflow, *json); }); });
 
   auto o = std::make_shared<ToolOptions>();
   CLI::App* one = app.add_subcommand("tool", "Run one tool of a workflow with an input");

@@ -196,14 +196,18 @@ TEST_CASE("engine render prints the first prompt, or one template", "[e2e]") {
   CHECK(r.exit_code == 0);
   CHECK(r.out.find("calculator: Evaluates an arithmetic expression") != std::string::npos);
   CHECK(r.out.find("Action: the action to take, should be one of [calculator]") != std::string::npos);
-  CHECK(r.out.substr(r.out.size() - 33) == "Question: What is 1 + 2?\nThought:");
+  // The prompt ends "Thought:"; the line end after it is the command's, which --json leaves out.
+  CHECK(r.out.substr(r.out.size() - 34) == "Question: What is 1 + 2?\nThought:\n");
+  auto exact = run_engine("render workflows/calculator.yaml --input 'What is 1 + 2?' --json");
+  CHECK(exact.exit_code == 0);
+  CHECK(Value::parse(exact.out)["text"] == r.out.substr(0, r.out.size() - 1));
 
   test::TempDir dir;
   auto t = dir.write("t.j2", "{% for n in names %}{{ n | upper }}{{ ', ' if not loop.last else '' }}{% endfor %}");
   auto v = dir.write("v.json", R"({"names": ["a", "b"]})");
   auto rt = run_engine("render " + shell_quote(t.string()) + " --vars " + shell_quote(v.string()));
   CHECK(rt.exit_code == 0);
-  CHECK(rt.out == "A, B");
+  CHECK(rt.out == "A, B\n");
   auto undefined = run_engine("render " + shell_quote(t.string()));
   CHECK(undefined.exit_code == 2);
   CHECK(undefined.err.find(t.string() + ":1:13: undefined variable 'names'") != std::string::npos);
@@ -214,8 +218,12 @@ TEST_CASE("engine parse prints the parser's verdict", "[e2e]") {
         Value{{"type", "action"}, {"tool", "calculator"}, {"tool_input", "1+1"}});
   CHECK(Value::parse(run_engine("parse workflows/calculator.yaml", "Final Answer: 42").out) ==
         Value{{"type", "finish"}, {"output", "42"}});
-  Value e = Value::parse(run_engine("parse workflows/calculator.yaml", "hmm").out);
-  CHECK(e["type"] == "error");
+  auto found = run_engine("parse workflows/calculator.yaml", "Final Answer: 42");
+  CHECK(found.exit_code == 0);
+  // An error verdict is still printed, and exits 1.
+  auto unreadable = run_engine("parse workflows/calculator.yaml", "hmm");
+  CHECK(unreadable.exit_code == 1);
+  CHECK(Value::parse(unreadable.out)["type"] == "error");
   CHECK(Value::parse(run_engine("parse workflows/invoice.yaml", "思考: x\n行動: GetInvoice[B]").out) ==
         Value{{"type", "action"}, {"tool", "GetInvoice"}, {"tool_input", "B"}});
 }
@@ -225,6 +233,15 @@ TEST_CASE("engine tools lists and engine tool runs one", "[e2e]") {
   CHECK(list.out == "GetInvoice (lua): 顧客IDを受け取り、その顧客の請求額（円）を返す\n"
                     "calculator (lua): Evaluates an arithmetic expression such as 12 * 7 + 3 or (2 + 3) ^ 2 and returns "
                     "the number.\n");
+  auto listed = run_engine("tools workflows/invoice.yaml --json");
+  CHECK(listed.exit_code == 0);
+  Value tools = Value::parse(listed.out);
+  REQUIRE(tools.size() == 2);
+  CHECK(tools[0]["name"] == "GetInvoice");
+  CHECK(tools[0]["kind"] == "lua");
+  CHECK(tools[0]["description"] == "顧客IDを受け取り、その顧客の請求額（円）を返す");
+  CHECK(tools[0]["parameters"].is_null());
+  CHECK(tools[1]["name"] == "calculator");
   auto one = run_engine("tool workflows/invoice.yaml GetInvoice --input B");
   CHECK(one.exit_code == 0);
   CHECK(one.out == "3400\n");

@@ -204,10 +204,10 @@ void park(std::unique_lock<std::mutex>& held, std::optional<SteadyTime> deadline
   held = std::unique_lock(*m);
 }
 
-void start_context(Fiber& f) {
+void start_context(Fiber& f, [[maybe_unused]] bool reused_stack) {
 #ifdef ENGINE_FIBER_ASAN
   // A reused stack still has the poison of the frames its last fiber never returned from.
-  __asan_unpoison_memory_region(f.stack.bottom(), f.stack.usable());
+  if (reused_stack) __asan_unpoison_memory_region(f.stack.bottom(), f.stack.usable());
 #endif
   make_context(f.context, f.stack.bottom(), f.stack.usable(), fiber_main);
 }
@@ -264,14 +264,15 @@ void FiberPool::spawn(std::function<void()> body) {
     if (candidate->fibers < least) least = candidate->fibers, w = candidate.get();
   }
   std::lock_guard lock(w->mutex);
+  bool reused = !w->spare_stacks.empty();
   Stack stack = [&] {
-    if (w->spare_stacks.empty()) return Stack(pool_->stack_bytes);
+    if (!reused) return Stack(pool_->stack_bytes);
     Stack s = std::move(w->spare_stacks.back());
     w->spare_stacks.pop_back();
     return s;
   }();
   auto* f = new Fiber(*w, std::move(stack), std::move(body));
-  start_context(*f);
+  start_context(*f, reused);
   ++w->fibers;
   w->ready.push_back(f);
   w->wake.notify_one();

@@ -1,6 +1,10 @@
 // engine: turns workflow YAML files into running LLM agents.
 #include <CLI/CLI.hpp>
 
+#include <iostream>
+
+#include "engine/cli/cli_support.h"
+#include "engine/cli/command_guide.h"
 #include "engine/cli/commands.h"
 
 int main(int argc, char** argv) {
@@ -17,8 +21,21 @@ int main(int argc, char** argv) {
   engine::cli::add_batch_command(app, exit_code);
   engine::cli::add_eval_command(app, exit_code);
   engine::cli::add_test_command(app, exit_code);
+  if (argc == 1) {
+    engine::cli::print_commands(app, std::cout);
+    return engine::cli::kOk;
+  }
+  if (auto unknown = engine::cli::unknown_command(app, argc, argv)) {
+    engine::cli::print_error(*unknown);
+    return engine::cli::kBadInput;
+  }
   try {
     app.parse(argc, argv);
+  } catch (const CLI::ExtrasError& e) {
+    auto unknown = engine::cli::unknown_flag(app, argc, argv);
+    if (!unknown) return app.exit(e) == 0 ? 0 : engine::cli::kBadInput;
+    engine::cli::print_error(*unknown);
+    return engine::cli::kBadInput;
   } catch (const CLI::ParseError& e) {
     int rc = app.exit(e);
     return rc == 0 ? 0 : engine::cli::kBadInput;  // --help exits 0; usage errors are bad input

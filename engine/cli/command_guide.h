@@ -1,0 +1,23 @@
+#pragma once
+// Help that guides: `engine` alone lists the commands, and an unknown command or flag is answered with the nearest
+// one ("did you mean"), as git, cargo and kubectl answer.
+#include <CLI/CLI.hpp>
+
+#include <optional>
+#include <ostream>
+#include <string>
+
+namespace engine::cli {
+
+// The commands, one line each, and how to get a command's flags.
+void print_commands(const CLI::App& app, std::ostream& out);
+
+// For argv whose first argument names no command: "unknown command 'runn' (did you mean 'run'?)". None when the
+// first argument is a command or a flag (CLI11 then handles it).
+std::optional<std::string> unknown_command(const CLI::App& app, int argc, char** argv);
+
+// After CLI11 refused arguments it did not expect: "unknown flag '--inptu' for 'engine run' (did you mean
+// '--input'?)" for the first flag the command does not have; none when every refused argument is not a flag.
+std::optional<std::string> unknown_flag(const CLI::App& app, int argc, char** argv);
+
+}  // namespace engine::cli

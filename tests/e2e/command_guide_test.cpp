@@ -1,0 +1,44 @@
+// The command line guides: `engine` alone lists the commands, and a mistyped command or flag gets the nearest one.
+#include <catch2/catch.hpp>
+
+#include "support/test_support.h"
+
+using namespace engine;
+using engine::test::run_engine;
+
+TEST_CASE("engine alone lists every command with one line each, and exits 0", "[e2e][cli]") {
+  auto r = run_engine("");
+  CHECK(r.exit_code == 0);
+  CHECK(r.err.empty());
+  CHECK(r.out.rfind("engine: declarative LLM agents and workflows from YAML\n\nUsage: engine COMMAND [ARGS]...\n\n"
+                    "Commands:\n  run       Run a workflow: the answer goes to stdout, the steps to stderr\n",
+                    0) == 0);
+  for (const char* command : {"\n  chat ", "\n  validate ", "\n  render ", "\n  parse ", "\n  tools ", "\n  tool ",
+                              "\n  batch ", "\n  eval ", "\n  test "})
+    CHECK(r.out.find(command) != std::string::npos);
+  CHECK(r.out.find("`engine COMMAND --help` shows a command's arguments and flags") != std::string::npos);
+}
+
+TEST_CASE("a mistyped command is answered with the nearest one", "[e2e][cli]") {
+  auto r = run_engine("runn workflows/calculator.yaml");
+  CHECK(r.exit_code == 2);
+  CHECK(r.out.empty());
+  CHECK(r.err == "engine: error: unknown command 'runn' (did you mean 'run'?); `engine` alone lists the commands\n");
+  auto far = run_engine("deploy workflows/calculator.yaml");
+  CHECK(far.exit_code == 2);
+  CHECK(far.err == "engine: error: unknown command 'deploy'; `engine` alone lists the commands\n");
+}
+
+TEST_CASE("a mistyped flag is answered with the command's nearest flag", "[e2e][cli]") {
+  auto r = run_engine("run workflows/calculator.yaml --inptu '1 + 1'");
+  CHECK(r.exit_code == 2);
+  CHECK(r.err == "engine: error: unknown flag '--inptu' for 'engine run' (did you mean '--input'?); "
+                 "`engine run --help` lists its flags\n");
+  auto with_value = run_engine("batch workflows/batch_qa.yaml --concurency=3");
+  CHECK(with_value.exit_code == 2);
+  CHECK(with_value.err == "engine: error: unknown flag '--concurency' for 'engine batch' (did you mean "
+                          "'--concurrency'?); `engine batch --help` lists its flags\n");
+  // A value after -- is a value, never a flag.
+  auto value = run_engine("render templates/react.j2 -- --not-a-flag");
+  CHECK(value.err.find("unknown flag") == std::string::npos);
+}

@@ -15,7 +15,8 @@ struct GivenInputs {
 };
 
 // The inputs given, not yet checked against the workflow's (an input may still be missing); throws Error
-// "input.*" for a bad file or a bare value the workflow cannot place.
+// "input.*" for a bad file, a bare value the workflow cannot place, a NAME=value whose NAME is no input's
+// ("input.unknown", with the nearest name) or an input given twice ("input.duplicate"). A pair overrides the file.
 Value given_inputs(const workflow::Executor& executor, const GivenInputs& given);
 // The run's inputs, checked against the workflow's declared inputs and completed by their defaults.
 Value collect_inputs(const workflow::Executor& executor, const GivenInputs& given);

@@ -42,3 +42,14 @@ TEST_CASE("a mistyped flag is answered with the command's nearest flag", "[e2e][
   auto value = run_engine("render templates/react.j2 -- --not-a-flag");
   CHECK(value.err.find("unknown flag") == std::string::npos);
 }
+
+TEST_CASE("a mistyped input name is a usage error, not text for the only input", "[e2e][cli]") {
+  auto r = run_engine("run workflows/calculator.yaml --input 'inptu=2+2'");
+  CHECK(r.exit_code == 2);
+  CHECK(r.out.empty());
+  CHECK(r.err == "engine: error: --input 'inptu=2+2': the workflow has no input 'inptu' (did you mean 'input'?); to "
+                 "give the whole text to 'input', write --input 'input=inptu=2+2'\n");
+  auto twice = run_engine("run workflows/calculator.yaml --input '1+1' --input 'input=2+2'");
+  CHECK(twice.exit_code == 2);
+  CHECK(twice.err == "engine: error: --input 'input=2+2' gives the input 'input' a second time; give each input once\n");
+}

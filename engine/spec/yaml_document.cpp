@@ -2,13 +2,35 @@
 
 #include <yaml-cpp/depthguard.h>
 
+#include <algorithm>
 #include <cstdio>
+#include <optional>
+#include <string_view>
+#include <utility>
 
 #include "engine/core/error.h"
 #include "engine/core/file.h"
 #include "engine/core/text.h"
 
 namespace engine::spec {
+
+namespace {
+
+// The error's line, or the one before it, when its indentation holds a tab: the tab's line and column. yaml-cpp
+// reports such a line as "illegal map value", on it or on the line after; a tab in a value, or in a block of text
+// far from the error, has nothing to do with it.
+std::optional<std::pair<int, int>> tab_indent_before(const SourceText& source, int line) {
+  for (int n = line; n >= std::max(1, line - 1); --n) {
+    std::string_view text = source.line(n);
+    size_t lead = text.find_first_not_of(" \t");
+    size_t tab = text.substr(0, lead).find('\t');
+    if (tab != std::string_view::npos && lead != std::string_view::npos)
+      return std::pair<int, int>{n, static_cast<int>(tab) + 1};
+  }
+  return std::nullopt;
+}
+
+}  // namespace
 
 YAML::Node parse_yaml_document(const SourceText& source) {
   size_t bad = find_invalid_utf8(source.text());
@@ -31,8 +53,12 @@ YAML::Node parse_yaml_document(const SourceText& source) {
     throw Error("spec.too_deep", "YAML nested too deeply (yaml-cpp stops at " + std::to_string(e.depth()) + " levels)",
                 source.loc(e.mark.line + 1, e.mark.column + 1), std::string(source.line(e.mark.line + 1)));
   } catch (const YAML::ParserException& e) {
-    throw Error("spec.yaml_syntax", "invalid YAML: " + e.msg, source.loc(e.mark.line + 1, e.mark.column + 1),
-                std::string(source.line(e.mark.line + 1)));
+    int line = e.mark.line + 1;
+    if (auto tab = tab_indent_before(source, line))
+      throw Error("spec.yaml_syntax", "invalid YAML: a tab indents this line; YAML indents with spaces only",
+                  source.loc(tab->first, tab->second), std::string(source.line(tab->first)));
+    throw Error("spec.yaml_syntax", "invalid YAML: " + e.msg, source.loc(line, e.mark.column + 1),
+                std::string(source.line(line)));
   }
 }
 

@@ -40,6 +40,16 @@ TEST_CASE("malformed YAML names the line and column", "[spec]") {
   CHECK(e.find("invalid YAML") != std::string::npos);
 }
 
+TEST_CASE("a tab used to indent is named, at the tab, on its own line", "[spec]") {
+  // yaml-cpp alone says "illegal map value", at the value's colon.
+  CHECK(workflow_error("inputs:\n  input: q\nllm:\n\tprovider: scripted\n") ==
+        "w.yaml:4:1: invalid YAML: a tab indents this line; YAML indents with spaces only\n  \tprovider: scripted\n  ^");
+  CHECK(workflow_error(kLlm + "agent:\n  kind: react\n  \tstop: [x]\n") ==
+        "w.yaml:7:3: invalid YAML: a tab indents this line; YAML indents with spaces only\n    \tstop: [x]\n    ^");
+  // A tab inside a value is text like any other.
+  CHECK(workflow_error("inputs:\n  input: 'a\tb'\n" + kLlm + "agent:\n  kind: react\n") == "no error");
+}
+
 TEST_CASE("an unknown key suggests the close one", "[spec]") {
   CHECK(workflow_error(kLlm + "agent:\n  stopp: ['x']\n") ==
         "w.yaml:6:3: unknown key 'stopp' in agent (did you mean 'stop'?)\n    stopp: ['x']\n    ^");

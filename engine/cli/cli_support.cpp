@@ -26,21 +26,30 @@ std::string redact_environment_keys(const std::string& text) {
   return redact_secrets(text, keys);
 }
 
-// The usual key variables are masked in every error, even one raised before a workflow names its own.
-void print_error(const std::string& formatted) {
-  std::cerr << "engine: error: " << terminal_safe(redact_environment_keys(formatted)) << std::endl;
+std::string error_line(const std::string& kind, const std::string& formatted, bool color) {
+  std::string label = kind.empty() ? "error" : "error[" + kind + "]";
+  if (color) label = "\033[1;31m" + label + "\033[0m";
+  return "engine: " + label + ": " + formatted;
 }
+
+// The usual key variables are masked in every error, even one raised before a workflow names its own.
+void print_error(const std::string& kind, const std::string& formatted) {
+  std::cerr << error_line(kind, terminal_safe(redact_environment_keys(formatted)), stderr_wants_color(false))
+            << std::endl;
+}
+
+void print_error(const std::string& formatted) { print_error("", formatted); }
 
 int guarded(const std::function<int()>& body) {
   try {
     return body();
   } catch (const Error& e) {
-    print_error(e.formatted());
+    print_error(e.kind(), e.formatted());
     return kBadInput;
   } catch (const std::bad_alloc&) {
-    print_error("out of memory (engine.out_of_memory): a limit is set higher than this machine can hold");
+    print_error("engine.out_of_memory", "out of memory: a limit is set higher than this machine can hold");
   } catch (const std::exception& e) {
-    print_error(std::string("internal error (engine.internal): ") + e.what());
+    print_error("engine.internal", std::string("internal error: ") + e.what());
   }
   return kRunFailed;
 }

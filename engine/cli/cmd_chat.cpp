@@ -66,7 +66,7 @@ class Chat {
     agent::RunResult result = executor_->run(executor_->resolve_inputs(std::move(given)), out_.sink(), options);
     if (!result.ok()) {
       // A failed turn is not an exchange: the conversation goes on without it.
-      print_error(executor_->redactor().redact(result.error->formatted()));
+      print_error(result.error->kind, executor_->redactor().redact(result.error->formatted()));
       ++failed_;
       return;
     }
@@ -106,7 +106,7 @@ class Chat {
       std::cerr << "saved " << session_.exchanges().size() << " exchanges to " << file
                 << "; resume them with --session " << file << "\n";
     } catch (const Error& e) {
-      print_error(e.formatted());
+      print_error(e.kind(), e.formatted());
     }
   }
 

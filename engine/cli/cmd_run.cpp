@@ -57,7 +57,7 @@ int run(const RunOptions& o) {
     print_answer(result.output, redactor);
   }
   if (!result.ok()) {
-    print_error(redactor.redact(result.error->formatted()));
+    print_error(result.error->kind, redactor.redact(result.error->formatted()));
     if (result.stopped_reason == "cancelled" && interrupts.signal()) return interrupted_exit_code(interrupts.signal());
     return kRunFailed;
   }

@@ -43,7 +43,7 @@ int run_tool(const ToolOptions& o) {
     std::cout << r.text() << std::endl;
   }
   if (!r.ok()) {
-    if (!o.json) print_error(r.text());
+    if (!o.json) print_error(r.error_kind, r.text());
     return kRunFailed;
   }
   return kOk;

@@ -25,7 +25,7 @@ int validate(const ValidateOptions& o) {
     } else if (v.ok()) {
       std::cout << file << ": ok (" << v.summary() << ")" << std::endl;
     } else {
-      for (const auto& e : v.errors) print_error(e.formatted());
+      for (const auto& e : v.errors) print_error(e.kind(), e.formatted());
     }
   }
   if (o.json) {

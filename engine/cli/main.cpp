@@ -26,7 +26,7 @@ int main(int argc, char** argv) {
     return engine::cli::kOk;
   }
   if (auto unknown = engine::cli::unknown_command(app, argc, argv)) {
-    engine::cli::print_error(*unknown);
+    engine::cli::print_error("usage", *unknown);
     return engine::cli::kBadInput;
   }
   try {
@@ -34,7 +34,7 @@ int main(int argc, char** argv) {
   } catch (const CLI::ExtrasError& e) {
     auto unknown = engine::cli::unknown_flag(app, argc, argv);
     if (!unknown) return app.exit(e) == 0 ? 0 : engine::cli::kBadInput;
-    engine::cli::print_error(*unknown);
+    engine::cli::print_error("usage", *unknown);
     return engine::cli::kBadInput;
   } catch (const CLI::ParseError& e) {
     int rc = app.exit(e);

@@ -172,7 +172,7 @@ TEST_CASE("CSV data with a BOM, quoting and --map, and a bad row reported with i
 
   auto unmapped = run_engine(batch_args(workflow, data, dir.path() / "other.jsonl"));
   CHECK(unmapped.exit_code == 2);
-  CHECK(unmapped.err == "engine: error: the data has no column 'question' for the input 'question' (columns: id, "
+  CHECK(unmapped.err == "engine: error[usage]: the data has no column 'question' for the input 'question' (columns: id, "
                         "text); name its column with --map question=COLUMN\n");
 }
 

@@ -80,7 +80,7 @@ TEST_CASE("sessions: a torn file is refused with its place, and nothing in it is
   std::string torn = read_file(path);
   auto chat = run_engine(kPirateChat + " -q --session " + file, kFollowUp);
   CHECK(chat.exit_code == 2);
-  CHECK(chat.err == "engine: error: " + path.string() + ":2:1: the session's last line is cut short (was the process "
+  CHECK(chat.err == "engine: error[session.torn]: " + path.string() + ":2:1: the session's last line is cut short (was the process "
                     "stopped while writing it?); the 1 lines before it are whole: remove line 2 to resume from them\n");
   CHECK(chat.out.empty());
   auto run = run_engine("run workflows/pirate_search.yaml -q --session " + file + " --input x");
@@ -96,7 +96,7 @@ TEST_CASE("chat commands: /reset forgets, /save copies, unknown ones are named, 
                       kCanada + "/save " + copy + "\n/save " + copy + "\n/reset\n/hist\n" + kFollowUp + "/exit\n" + kCanada);
   REQUIRE(r.exit_code == 0);
   CHECK(r.err.find("saved 1 exchanges to " + copy + "; resume them with --session " + copy) != std::string::npos);
-  CHECK(r.err.find("engine: error: '" + copy + "' exists; give a new file name") != std::string::npos);
+  CHECK(r.err.find("engine: error[io.exists]: '" + copy + "' exists; give a new file name") != std::string::npos);
   CHECK(r.err.find("the conversation starts again (its file keeps what was said)") != std::string::npos);
   CHECK(r.err.find("unknown command '/hist'; the commands are /reset, /history, /save FILE, /exit") != std::string::npos);
   CHECK(r.err.find(kUnderstood) == std::string::npos);  // the reset forgot canada
@@ -115,12 +115,12 @@ TEST_CASE("chat: a failed turn is reported and the chat goes on, and a workflow 
   auto r = run_engine("chat -q " + shell_quote(w.string()), "please fail\nhello\n");
   CHECK(r.exit_code == 1);
   CHECK(r.out == "ok\n");
-  CHECK(r.err.find("engine: error: could not parse LLM output") != std::string::npos);
+  CHECK(r.err.find("engine: error[parse.failed]: could not parse LLM output") != std::string::npos);
   auto two = dir.write("two.yaml", "inputs:\n  a: x\n  b: y\nllm:\n  provider: scripted\n  scripted:\n    replies: [x]\n"
                                    "agent:\n  prompt: '{{ a }}{{ b }}'\n");
   auto usage = run_engine("chat " + shell_quote(two.string()), "hi\n");
   CHECK(usage.exit_code == 2);
-  CHECK(usage.err == "engine: error: a chat needs to know which input holds the human's message, and this workflow has "
+  CHECK(usage.err == "engine: error[usage]: a chat needs to know which input holds the human's message, and this workflow has "
                      "the inputs a, b: declare an input named 'input', or set agent.memory.input_key\n");
 }
 

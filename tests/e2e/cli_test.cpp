@@ -113,7 +113,7 @@ TEST_CASE("engine validate checks without calling the LLM", "[e2e]") {
   auto bad = dir.write("w.yaml", "llm:\n  provider: scripted\n  scripted: {replies: [x]}\nagent:\n  stopp: [x]\n");
   auto r = run_engine("validate " + shell_quote(bad.string()));
   CHECK(r.exit_code == 2);
-  CHECK(r.err == "engine: error: " + bad.string() +
+  CHECK(r.err == "engine: error[spec.unknown_key]: " + bad.string() +
                      ":5:3: unknown key 'stopp' in agent (did you mean 'stop'?)\n    stopp: [x]\n    ^\n");
 }
 
@@ -247,7 +247,7 @@ TEST_CASE("engine tools lists and engine tool runs one", "[e2e]") {
   CHECK(one.out == "3400\n");
   auto failed = run_engine("tool workflows/invoice.yaml GetInvoice --input Z");
   CHECK(failed.exit_code == 1);
-  CHECK(failed.err == "engine: error: tool 'GetInvoice' failed: plugins/invoices.lua:10: unknown customer 'Z'\n");
+  CHECK(failed.err == "engine: error[tool.error]: tool 'GetInvoice' failed: plugins/invoices.lua:10: unknown customer 'Z'\n");
   auto missing = run_engine("tool workflows/invoice.yaml GetInvoce --input B");
   CHECK(missing.exit_code == 2);
   CHECK(missing.err.find("no tool named 'GetInvoce' in workflows/invoice.yaml (did you mean 'GetInvoice'?)") !=
@@ -278,7 +278,7 @@ TEST_CASE("on_error: fail turns a tool failure into a failed run", "[e2e]") {
   auto r = run_engine("run " + shell_quote(w.string()) + " -q --input go");
   CHECK(r.exit_code == 1);
   CHECK(r.out.empty());
-  CHECK(r.err == "engine: error: tool 'boom' failed: " + (dir.path() / "boom.lua").lexically_normal().string() +
+  CHECK(r.err == "engine: error[tool.error]: tool 'boom' failed: " + (dir.path() / "boom.lua").lexically_normal().string() +
                      ":1: boom\n");
 }
 
@@ -288,12 +288,12 @@ TEST_CASE("a run that fails exits 1, bad input and usage exit 2", "[e2e]") {
                      "inputs:\n  input: q\nllm:\n  provider: scripted\n  scripted:\n    replies: ['no idea']\nagent: {}\n");
   auto failed = run_engine("run " + shell_quote(w.string()) + " -q --input x");
   CHECK(failed.exit_code == 1);
-  CHECK(failed.err.find("engine: error: could not parse LLM output") == 0);
+  CHECK(failed.err.find("engine: error[parse.failed]: could not parse LLM output") == 0);
   CHECK(run_engine("run").exit_code == 2);
   CHECK(run_engine("frobnicate").exit_code == 2);
   auto missing = run_engine("run /nonexistent.yaml");
   CHECK(missing.exit_code == 2);
-  CHECK(missing.err == "engine: error: /nonexistent.yaml: cannot read '/nonexistent.yaml': No such file or directory\n");
+  CHECK(missing.err == "engine: error[io.read_failed]: /nonexistent.yaml: cannot read '/nonexistent.yaml': No such file or directory\n");
   // a small binary file (the engine's own binary is past the file size limit in a sanitizer build)
   auto bin = dir.write("bin.yaml", std::string("\x7f" "ELF\x02\x01\x01\0\0\0", 10));
   auto binary = run_engine("validate " + shell_quote(bin.string()));
@@ -357,7 +357,7 @@ TEST_CASE("run --llm points an example workflow at an OpenAI-compatible server",
 TEST_CASE("run --llm with an unknown provider is a usage error", "[e2e]") {
   auto r = run_engine("run workflows/calculator.yaml --llm opnai:x");
   CHECK(r.exit_code == 2);
-  CHECK(r.err == "engine: error: --llm takes PROVIDER:MODEL with PROVIDER one of openai, ollama, llamacpp, anthropic, "
+  CHECK(r.err == "engine: error[usage]: --llm takes PROVIDER:MODEL with PROVIDER one of openai, ollama, llamacpp, anthropic, "
                  "replay (did you mean 'openai'?), got 'opnai:x'\n");
   CHECK(run_engine("run workflows/calculator.yaml --llm scripted:x").exit_code == 2);  // --llm is for real models
 }
@@ -370,7 +370,7 @@ TEST_CASE("a failed run shows its steps, then its error once, and no Finished ch
   auto r = run_engine("run " + shell_quote(w.string()) + " --input hi");
   CHECK(r.exit_code == 1);
   CHECK(r.err == "\n> Entering new AgentExecutor chain...\nAction: echo\nAction Input: x\nObservation: x\nThought: \n"
-                 "engine: error: the scripted provider has 1 replies, and call 2 asked for one more\n");
+                 "engine: error[llm.script_exhausted]: the scripted provider has 1 replies, and call 2 asked for one more\n");
 }
 
 TEST_CASE("agent.parser as a chain: the ReAct regexes first, then LangChain's JSON blob", "[e2e][parse]") {

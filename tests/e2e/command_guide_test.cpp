@@ -23,20 +23,20 @@ TEST_CASE("a mistyped command is answered with the nearest one", "[e2e][cli]") {
   auto r = run_engine("runn workflows/calculator.yaml");
   CHECK(r.exit_code == 2);
   CHECK(r.out.empty());
-  CHECK(r.err == "engine: error: unknown command 'runn' (did you mean 'run'?); `engine` alone lists the commands\n");
+  CHECK(r.err == "engine: error[usage]: unknown command 'runn' (did you mean 'run'?); `engine` alone lists the commands\n");
   auto far = run_engine("deploy workflows/calculator.yaml");
   CHECK(far.exit_code == 2);
-  CHECK(far.err == "engine: error: unknown command 'deploy'; `engine` alone lists the commands\n");
+  CHECK(far.err == "engine: error[usage]: unknown command 'deploy'; `engine` alone lists the commands\n");
 }
 
 TEST_CASE("a mistyped flag is answered with the command's nearest flag", "[e2e][cli]") {
   auto r = run_engine("run workflows/calculator.yaml --inptu '1 + 1'");
   CHECK(r.exit_code == 2);
-  CHECK(r.err == "engine: error: unknown flag '--inptu' for 'engine run' (did you mean '--input'?); "
+  CHECK(r.err == "engine: error[usage]: unknown flag '--inptu' for 'engine run' (did you mean '--input'?); "
                  "`engine run --help` lists its flags\n");
   auto with_value = run_engine("batch workflows/batch_qa.yaml --concurency=3");
   CHECK(with_value.exit_code == 2);
-  CHECK(with_value.err == "engine: error: unknown flag '--concurency' for 'engine batch' (did you mean "
+  CHECK(with_value.err == "engine: error[usage]: unknown flag '--concurency' for 'engine batch' (did you mean "
                           "'--concurrency'?); `engine batch --help` lists its flags\n");
   // A value after -- is a value, never a flag.
   auto value = run_engine("render templates/react.j2 -- --not-a-flag");
@@ -47,9 +47,9 @@ TEST_CASE("a mistyped input name is a usage error, not text for the only input",
   auto r = run_engine("run workflows/calculator.yaml --input 'inptu=2+2'");
   CHECK(r.exit_code == 2);
   CHECK(r.out.empty());
-  CHECK(r.err == "engine: error: --input 'inptu=2+2': the workflow has no input 'inptu' (did you mean 'input'?); to "
+  CHECK(r.err == "engine: error[input.unknown]: --input 'inptu=2+2': the workflow has no input 'inptu' (did you mean 'input'?); to "
                  "give the whole text to 'input', write --input 'input=inptu=2+2'\n");
   auto twice = run_engine("run workflows/calculator.yaml --input '1+1' --input 'input=2+2'");
   CHECK(twice.exit_code == 2);
-  CHECK(twice.err == "engine: error: --input 'input=2+2' gives the input 'input' a second time; give each input once\n");
+  CHECK(twice.err == "engine: error[input.duplicate]: --input 'input=2+2' gives the input 'input' a second time; give each input once\n");
 }

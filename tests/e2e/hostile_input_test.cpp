@@ -20,20 +20,20 @@ std::string deep_json(int depth) { return std::string(depth, '[') + std::string(
 TEST_CASE("e2e: devices and huge files as --inputs, --vars or the workflow are clear errors", "[e2e][hostile]") {
   auto r = run_engine("run workflows/calculator.yaml --inputs /dev/zero");
   CHECK(r.exit_code == 2);
-  CHECK(r.err == "engine: error: cannot read '/dev/zero': not a regular file (a device or a socket)\n");
+  CHECK(r.err == "engine: error[io.read_failed]: cannot read '/dev/zero': not a regular file (a device or a socket)\n");
   r = run_engine("validate /dev/zero");
   CHECK(r.exit_code == 2);
-  CHECK(r.err == "engine: error: /dev/zero: cannot read '/dev/zero': not a regular file (a device or a socket)\n");
+  CHECK(r.err == "engine: error[io.read_failed]: /dev/zero: cannot read '/dev/zero': not a regular file (a device or a socket)\n");
   test::TempDir dir;
   auto big = dir.write("big.json", "");
   std::filesystem::resize_file(big, size_t{2} << 30);
   r = run_engine("run workflows/calculator.yaml --inputs " + shell_quote(big.string()));
   CHECK(r.exit_code == 2);
-  CHECK(r.err == "engine: error: cannot read '" + big.string() +
+  CHECK(r.err == "engine: error[io.too_large]: cannot read '" + big.string() +
                      "': it is 2048 MiB, more than the 16 MiB a file may have\n");
   r = run_engine("render templates/react.j2 --vars /dev/urandom");
   CHECK(r.exit_code == 2);
-  CHECK(r.err == "engine: error: cannot read '/dev/urandom': not a regular file (a device or a socket)\n");
+  CHECK(r.err == "engine: error[io.read_failed]: cannot read '/dev/urandom': not a regular file (a device or a socket)\n");
 }
 
 TEST_CASE("e2e: JSON nested 200,000 deep as --inputs or --vars is refused, not a crash", "[e2e][hostile]") {
@@ -41,12 +41,12 @@ TEST_CASE("e2e: JSON nested 200,000 deep as --inputs or --vars is refused, not a
   auto deep = dir.write("deep.json", "{\"input\": " + deep_json(200'000) + "}");
   auto r = run_engine("run workflows/calculator.yaml -q --inputs " + shell_quote(deep.string()));
   CHECK(r.exit_code == 2);
-  CHECK(r.err == "engine: error: --inputs " + deep.string() +
+  CHECK(r.err == "engine: error[input.bad_file]: --inputs " + deep.string() +
                      ": expected a JSON object of inputs (nested deeper than 128 levels)\n");
   auto t = dir.write("t.j2", "{{ x }}");
   r = run_engine("render " + shell_quote(t.string()) + " --vars " + shell_quote(deep.string()));
   CHECK(r.exit_code == 2);
-  CHECK(r.err == "engine: error: --vars " + deep.string() + ": expected a JSON object (nested deeper than 128 levels)\n");
+  CHECK(r.err == "engine: error[input.bad_file]: --vars " + deep.string() + ": expected a JSON object (nested deeper than 128 levels)\n");
   // at the bound it is data like any other
   auto ok = dir.write("ok.json", "{\"x\": " + deep_json(127) + "}");
   r = run_engine("render " + shell_quote(t.string()) + " --vars " + shell_quote(ok.string()));

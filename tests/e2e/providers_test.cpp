@@ -122,7 +122,7 @@ TEST_CASE("run --record then --replay gives the same run without the model", "[e
   auto changed = run_engine("run workflows/calculator.yaml -q --replay " + shell_quote(file.string()) +
                             " --input 'What is 1 + 1?'");
   CHECK(changed.exit_code == 1);
-  CHECK(changed.err.find("engine: error: replay: call 1 sends a request that " + file.string() +
+  CHECK(changed.err.find("engine: error[llm.replay_miss]: replay: call 1 sends a request that " + file.string() +
                          " does not hold (2 recorded); against the closest, on line 1 (- recorded, + sent):\n") == 0);
   CHECK(changed.err.find("\n- messages") == std::string::npos);
   CHECK(changed.err.find("\n- prompt| Question: What is 12 * 7 + 3?\n+ prompt| Question: What is 1 + 1?\n") !=
@@ -150,7 +150,7 @@ TEST_CASE("a workflow that names the replay provider reads its recording next to
 TEST_CASE("a recording or trace file that cannot be written is a usage error before any call", "[e2e][replay]") {
   auto r = run_engine("run workflows/calculator.yaml -q --record /nonexistent-dir/calls.jsonl --input '1 + 1'");
   CHECK(r.exit_code == 2);
-  CHECK(r.err == "engine: error: cannot write the recording file '/nonexistent-dir/calls.jsonl'\n");
+  CHECK(r.err == "engine: error[io.write_failed]: cannot write the recording file '/nonexistent-dir/calls.jsonl'\n");
   CHECK(r.out.empty());
 }
 

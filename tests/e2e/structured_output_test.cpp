@@ -44,7 +44,7 @@ TEST_CASE("response_format replies from a server are validated, never passed thr
                            "OPENAI_BASE_URL=" + stubborn.base_url() + " OPENAI_API_KEY=sk-e2e-secret-key");
   CHECK(failed.exit_code == 1);
   CHECK(failed.out.empty());
-  CHECK(failed.err == "engine: error: the run reached max_iterations before an answer that matches the output schema\n");
+  CHECK(failed.err == "engine: error[output.missing]: the run reached max_iterations before an answer that matches the output schema\n");
   CHECK(stubborn.requests().size() == 3);
 }
 

@@ -36,7 +36,7 @@ TEST_CASE("engine test shows a failing test with what the run showed, exits 1, a
 
   auto none = run_engine("test workflows/invoice.yaml");
   CHECK(none.exit_code == 2);
-  CHECK(none.err == "engine: error: workflows/invoice.yaml has no tests: write them in workflows/invoice.test.yaml, "
+  CHECK(none.err == "engine: error[usage]: workflows/invoice.yaml has no tests: write them in workflows/invoice.test.yaml, "
                     "or under `tests:` in it (docs/testing.md)\n");
   auto bad = dir.write("bad.test.yaml", "tests:\n  a: {expect: {outptu: x}}\n");
   auto refused = run_engine("test " + shell_quote(bad.string()));

@@ -38,7 +38,7 @@ TEST_CASE("the tool-calling example answers offline, and engine parse says it re
   CHECK(r.err.find("Invoking: `calculator` with `{\"input\": \"12 * 7 + 3\"}`\n87\n") != std::string::npos);
   auto parse = run_engine("parse workflows/calculator_tools.yaml", "Final Answer: 1");
   CHECK(parse.exit_code == 2);
-  CHECK(parse.err == "engine: error: this workflow's agent reads the model's tool calls, not its text: engine parse is "
+  CHECK(parse.err == "engine: error[usage]: this workflow's agent reads the model's tool calls, not its text: engine parse is "
                      "for react agents\n");
   CHECK(run_engine("render workflows/calculator_tools.yaml --input 'What is 1 + 1?'").out ==
         "[system]\nYou are a careful assistant. Use the calculator for any arithmetic, then answer with the number "

@@ -42,7 +42,13 @@ class Stack {
     mprotect(base_, page_, PROT_NONE);
   }
   ~Stack() {
-    if (base_) munmap(base_, size_);
+    if (!base_) return;
+#ifdef ENGINE_FIBER_ASAN
+    // The sanitizer keeps a stack's poison past munmap: the next mapping at these addresses would inherit the
+    // frames its last fiber never returned from.
+    __asan_unpoison_memory_region(bottom(), usable());
+#endif
+    munmap(base_, size_);
   }
   Stack(Stack&& o) noexcept : base_(std::exchange(o.base_, nullptr)), size_(o.size_), page_(o.page_) {}
   Stack& operator=(Stack&&) = delete;

@@ -2,6 +2,7 @@
 
 #include <lua.hpp>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 
@@ -93,12 +94,15 @@ LuaSandbox::~LuaSandbox() {
 
 void* LuaSandbox::allocate(void* ud, void* ptr, size_t osize, size_t nsize) {
   auto* self = static_cast<LuaSandbox*>(ud);
+  LuaArena& arena = self->arena_;
   if (nsize == 0) {
-    if (ptr) self->used_ -= osize;
-    std::free(ptr);
+    if (!ptr) return nullptr;
+    self->used_ -= osize;
+    if (arena.owns(ptr)) arena.release(ptr, osize);
+    else std::free(ptr);
     return nullptr;
   }
-  size_t old = ptr ? osize : 0;
+  size_t old = ptr ? osize : 0;  // with no ptr, osize names the kind of object, not a size
   if (nsize > old) {
     size_t cap = self->limits_.memory_bytes + (self->trip_ != Trip::None ? kErrorHeadroom : 0);
     if (self->used_ + (nsize - old) > cap) {
@@ -106,7 +110,22 @@ void* LuaSandbox::allocate(void* ud, void* ptr, size_t osize, size_t nsize) {
       return nullptr;
     }
   }
-  void* p = std::realloc(ptr, nsize);
+  void* p = nullptr;
+  if (!ptr) {
+    p = arena.allocate(nsize);
+    if (!p) p = std::malloc(nsize);
+  } else if (!arena.owns(ptr)) {
+    p = std::realloc(ptr, nsize);
+  } else if (nsize <= osize || LuaArena::same_slot(osize, nsize)) {
+    p = ptr;  // Lua counts on a shrink never failing; the slot's spare bytes wait for the state's close
+  } else {
+    p = arena.allocate(nsize);
+    if (!p) p = std::malloc(nsize);
+    if (p) {
+      std::memcpy(p, ptr, std::min(osize, nsize));
+      arena.release(ptr, osize);
+    }
+  }
   if (p) self->used_ = self->used_ - old + nsize;
   return p;
 }

@@ -9,6 +9,8 @@
 #include <string>
 #include <string_view>
 
+#include "engine/tools/lua/lua_arena.h"
+
 struct lua_State;
 struct lua_Debug;
 
@@ -67,6 +69,7 @@ class LuaSandbox {
   std::chrono::steady_clock::time_point deadline_;
   bool in_call_ = false;
   Trip trip_ = Trip::None;
+  LuaArena arena_;  // outlives L_: the destructor closes the state first
   lua_State* L_ = nullptr;
 };
 

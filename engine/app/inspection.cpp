@@ -6,6 +6,7 @@
 #include "engine/core/file.h"
 #include "engine/core/json_parse.h"
 #include "engine/core/text.h"
+#include "engine/spec/format_schema.h"
 #include "engine/template/template.h"
 
 namespace engine::app {
@@ -52,5 +53,7 @@ tools::ToolResult call_tool(const workflow::Executor& executor, const std::strin
   if (!refused.empty()) return tools::ToolResult::failure("tool.invalid_arguments", refused);
   return tool->instantiate({&logs})->invoke(arguments);
 }
+
+std::string_view workflow_schema() { return spec::workflow_format_schema(); }
 
 }  // namespace engine::app

@@ -27,4 +27,7 @@ Value describe_tools(const workflow::Executor& executor);
 tools::ToolResult call_tool(const workflow::Executor& executor, const std::string& workflow_file,
                             const std::string& name, const std::string& input, EventSink& logs);
 
+// The workflow format's JSON Schema (draft 7), as `engine schema` prints it.
+std::string_view workflow_schema();
+
 }  // namespace engine::app

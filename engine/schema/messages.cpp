@@ -52,6 +52,7 @@ const Plain kPlain[] = {
     {"Failed to match expected value set by 'const'", "is not the value the schema requires (const)"},
     {"Failed to validate against any schemas allowed by anyOf", "matches none of the allowed schemas (anyOf)"},
     {"Failed to validate against exactly one child schema", "must match exactly one of the schemas (oneOf)"},
+    {"Failed to validate against any child schemas allowed by oneOf", "matches none of the schemas (oneOf)"},
     {"Failed to validate against a conditional schema", "does not match the schema its if/then/else selects"},
     {"Failed to any values against subschema in 'contains'", "has no item that matches 'contains'"},
     {"Array contains more items than allowed by items", "has more items than the schema allows (additionalItems)"},

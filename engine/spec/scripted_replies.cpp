@@ -1,14 +1,9 @@
 #include "engine/spec/scripted_replies.h"
 
 #include "engine/core/json_text.h"
+#include "engine/spec/format_keys.h"
 
 namespace engine::spec {
-namespace {
-
-const std::vector<std::string> kReplyKeys = {"content", "tool_calls"};
-const std::vector<std::string> kToolCallKeys = {"name", "arguments"};
-
-}  // namespace
 
 std::vector<ScriptedReplySpec> read_scripted_replies(const YamlReader& r, const YAML::Node& n, const std::string& path) {
   std::vector<ScriptedReplySpec> out;
@@ -20,7 +15,7 @@ std::vector<ScriptedReplySpec> read_scripted_replies(const YamlReader& r, const 
       out.push_back({r.located_str(n[i], item), {}});
       continue;
     }
-    r.expect_map(n[i], item, kReplyKeys);
+    r.expect_map(n[i], item, keys::kScriptedReply);
     ScriptedReplySpec reply;
     reply.text.loc = r.loc(n[i]);
     if (n[i]["content"]) reply.text = r.located_str(n[i]["content"], item + ".content");
@@ -36,7 +31,7 @@ std::vector<ScriptedToolCallSpec> read_scripted_tool_calls(const YamlReader& r, 
   if (!n.IsSequence() || n.size() == 0) r.fail("spec.wrong_type", path + " must be a list of {name, arguments}", n);
   for (size_t i = 0; i < n.size(); ++i) {
     std::string item = path + "[" + std::to_string(i) + "]";
-    r.expect_map(n[i], item, kToolCallKeys);
+    r.expect_map(n[i], item, keys::kToolCall);
     r.expect_present(n[i], "name", item);
     ScriptedToolCallSpec call{r.located_str(n[i]["name"], item + ".name"), {"{}", r.loc(n[i])}};
     const YAML::Node& args = n[i]["arguments"];

@@ -1,6 +1,7 @@
 #include "engine/core/error.h"
 #include "engine/core/file.h"
 #include "engine/core/text.h"
+#include "engine/spec/format_keys.h"
 #include "engine/spec/scripted_replies.h"
 #include "engine/spec/test_spec.h"
 #include "engine/spec/yaml_document.h"
@@ -9,10 +10,6 @@
 namespace engine::spec {
 namespace {
 
-const std::vector<std::string> kFileKeys = {"version", "description", "workflow", "tests"};
-const std::vector<std::string> kTestKeys = {"description", "inputs", "replies", "recording", "expect"};
-const std::vector<std::string> kExpectKeys = {"output", "output_contains", "output_matches", "outputs",   "tools",
-                                              "stopped_reason", "steps", "error", "llm_calls"};
 const std::vector<std::string> kStopReasons = {"finish", "return_direct", "max_iterations", "max_execution_time",
                                                "max_tokens_total", "max_cost", "error", "cancelled", "timeout"};
 const std::vector<std::string> kStepStatuses = {"ok", "failed", "skipped", "not_run"};
@@ -28,7 +25,7 @@ class TestLoader {
     TestFileSpec f;
     if (!root || !root.IsMap()) r_.fail("spec.wrong_type", "a test file is a mapping with `tests:`", root);
     if (!in_workflow) {
-      r_.expect_map(root, "the test file", kFileKeys);
+      r_.expect_map(root, "the test file", keys::kTestFile);
       if (root["version"]) r_.integer(root["version"], "version", 1, 1);
     }
     f.workflow_file = root["workflow"] && !in_workflow ? dir_ / r_.str(root["workflow"], "workflow")
@@ -52,7 +49,7 @@ class TestLoader {
     t.name = key.Scalar();
     t.at = r_.loc(key);
     std::string at = "tests." + t.name;
-    r_.expect_map(n, at, kTestKeys);
+    r_.expect_map(n, at, keys::kTest);
     if (n["inputs"]) {
       if (!n["inputs"].IsMap()) r_.fail("spec.wrong_type", at + ".inputs must be a mapping of input names to values", n["inputs"]);
       t.inputs = r_.value(n["inputs"], at + ".inputs");
@@ -71,7 +68,7 @@ class TestLoader {
 
   TestExpectations expectations(const YAML::Node& n, const std::string& at) {
     TestExpectations e;
-    r_.expect_map(n, at, kExpectKeys);
+    r_.expect_map(n, at, keys::kTestExpect);
     if (n.size() == 0) r_.fail("spec.missing_key", at + " must say what the run must show", n);
     if (n["output"]) e.output = r_.value(n["output"], at + ".output");
     if (n["output_contains"]) e.output_contains = r_.located_str(n["output_contains"], at + ".output_contains");

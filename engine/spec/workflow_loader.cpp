@@ -8,6 +8,7 @@
 #include "engine/core/text.h"
 #include "engine/schema/schema.h"
 #include "engine/spec/default_react.h"
+#include "engine/spec/format_keys.h"
 #include "engine/spec/scripted_replies.h"
 #include "engine/spec/workflow_spec.h"
 #include "engine/spec/yaml_document.h"
@@ -16,46 +17,11 @@
 namespace engine::spec {
 namespace {
 
-// `tests` are the workflow's own tests (test_spec.h), which a run does not read.
-const std::vector<std::string> kTopKeys = {"version", "name", "description", "inputs", "outputs",
-                                           "llm",     "tools", "agent",       "steps",  "tests"};
-const std::vector<std::string> kStepKeys = {"kind",   "description", "when",  "template", "prompt",
-                                            "agent",  "inputs",      "retry", "on_error", "timeout", "for_each", "concurrency",
-                                            "tool",   "input",       "steps", "until",    "max_iterations",
-                                            "workflow", "lua",         "limits",         "llm",      "output_schema"};
-const std::vector<std::string> kRetryKeys = {"attempts", "backoff"};
 const std::vector<std::string> kStepKinds = {"template", "llm", "agent", "tool", "lua", "loop", "workflow"};
 // Far more than a graph written by hand has; it bounds what the build's graph walks cost on a hostile file.
 constexpr size_t kMaxSteps = 1000;
-const std::vector<std::string> kInputKeys = {"description", "default", "required"};
-const std::vector<std::string> kOutputKeys = {"description", "value"};
-const std::vector<std::string> kLlmKeys = {
-    "provider",    "model",   "temperature",     "max_tokens",       "scripted",         "chat_template",
-    "bos_token",   "eos_token", "base_url",      "api_key_env",      "max_retries",      "timeout",
-    "connect_timeout", "read_timeout", "max_tokens_field", "extra", "endpoint", "seed", "response_format",
-    "tool_choice", "parallel_tool_calls", "anthropic_version", "recording", "prices", "max_concurrent_calls"};
-const std::vector<std::string> kPriceKeys = {"prompt", "completion"};
-const std::vector<std::string> kMessageKeys = {"role", "content", "placeholder"};
-const std::vector<std::string> kMemoryKeys = {"kind", "k", "max_tokens", "human_prefix", "ai_prefix", "input_key"};
-const std::vector<std::string> kScriptedKeys = {"replies", "rules", "latency_ms"};
-const std::vector<std::string> kRuleKeys = {"match", "reply", "tool_calls"};
-const std::vector<std::string> kToolKeys = {"name",       "description", "lua",     "builtin",
-                                            "parameters", "limits",      "on_error", "workflow"};
 // Sub-workflows nest: a workflow whose steps or tools are workflows, and so on; this bounds the chain.
 constexpr size_t kMaxWorkflowNesting = 8;
-const std::vector<std::string> kLimitKeys = {"instructions", "memory_mb", "timeout_ms"};
-const std::vector<std::string> kAgentKeys = {
-    "kind",           "prompt",          "scratchpad",  "stop",          "parser",
-    "max_iterations", "max_execution_time", "early_stopping", "on_parse_error", "tools",
-    "return_direct",  "observation_prefix", "llm_prefix", "temperature", "max_tokens",
-    "template_options", "max_tokens_total", "max_cost", "output_schema", "memory"};
-const std::vector<std::string> kParserKeys = {"kind", "final_answer", "action", "dotall", "strip_quotes", "both"};
-const std::vector<std::string> kJsonBlobKeys = {"kind", "action_key", "input_key", "final_action"};
-const std::vector<std::string> kKeywordKeys = {"kind", "rules"};
-const std::vector<std::string> kLuaParserKeys = {"kind", "script", "function", "limits"};
-const std::vector<std::string> kKeywordRuleKeys = {"match", "tool", "input"};
-const std::vector<std::string> kTemplateOptionKeys = {"strict_undefined", "trim_blocks", "lstrip_blocks"};
-const std::vector<std::string> kTemplateFileKeys = {"file", "text", "strict_undefined", "trim_blocks", "lstrip_blocks"};
 
 const std::vector<std::string> kOverrideProviders = {"openai", "ollama", "llamacpp", "anthropic", "replay"};
 const std::vector<std::string> kProviders = [] {
@@ -75,7 +41,7 @@ class Loader {
     WorkflowSpec w;
     if (!root.IsDefined() || root.IsNull())
       r_.fail_at("spec.empty", "the workflow file is empty", SourceLoc{display_});
-    r_.expect_map(root, "the workflow", kTopKeys);
+    r_.expect_map(root, "the workflow", keys::kTop);
     if (root["version"]) w.version = static_cast<int>(r_.integer(root["version"], "version", 1, 1));
     if (root["name"]) w.name = r_.str(root["name"], "name");
     if (root["description"]) w.description = r_.str(root["description"], "description");
@@ -122,7 +88,7 @@ class Loader {
       if (body.IsScalar()) {  // `question: the user's question` is a description
         in.description = r_.str(body, path);
       } else if (!body.IsNull()) {
-        r_.expect_map(body, path, kInputKeys);
+        r_.expect_map(body, path, keys::kInput);
         if (body["description"]) in.description = r_.str(body["description"], path + ".description");
         if (body["default"]) in.default_value = r_.value(body["default"], path + ".default");
         if (body["required"] && !r_.boolean(body["required"], path + ".required") && !in.default_value)
@@ -146,7 +112,7 @@ class Loader {
       if (kv.second.IsScalar()) {
         o.description = r_.str(kv.second, path);
       } else if (!kv.second.IsNull()) {
-        r_.expect_map(kv.second, path, kOutputKeys);
+        r_.expect_map(kv.second, path, keys::kOutput);
         if (kv.second["description"]) o.description = r_.str(kv.second["description"], path + ".description");
         if (kv.second["value"]) o.value = r_.located_raw(kv.second["value"], path + ".value");
       }
@@ -159,7 +125,7 @@ class Loader {
   LlmSpec llm(const YAML::Node& n, const std::string& at = "llm") {
     LlmSpec l;
     l.loc = r_.loc(n);
-    r_.expect_map(n, at, kLlmKeys);
+    r_.expect_map(n, at, keys::kLlm);
     if (n["provider"]) {
       l.provider = r_.located_str(n["provider"], at + ".provider");
       const std::string& p = l.provider.value;
@@ -202,7 +168,7 @@ class Loader {
     if (n["max_tokens"]) l.max_tokens = static_cast<int>(r_.integer(n["max_tokens"], at + ".max_tokens", 1, 1 << 24));
     if (n["scripted"]) {
       const YAML::Node& s = n["scripted"];
-      r_.expect_map(s, at + ".scripted", kScriptedKeys);
+      r_.expect_map(s, at + ".scripted", keys::kScripted);
       if (s["replies"]) l.replies = read_scripted_replies(r_, s["replies"], at + ".scripted.replies");
       if (s["latency_ms"]) l.latency_ms = static_cast<int>(r_.integer(s["latency_ms"], at + ".scripted.latency_ms", 0, 600000));
       if (s["rules"]) {
@@ -210,7 +176,7 @@ class Loader {
         if (!rules.IsSequence()) r_.fail("spec.wrong_type", at + ".scripted.rules must be a list", rules);
         for (size_t i = 0; i < rules.size(); ++i) {
           std::string path = at + ".scripted.rules[" + std::to_string(i) + "]";
-          r_.expect_map(rules[i], path, kRuleKeys);
+          r_.expect_map(rules[i], path, keys::kScriptedRule);
           r_.expect_present(rules[i], "match", path);
           if (!rules[i]["tool_calls"]) r_.expect_present(rules[i], "reply", path);
           ScriptedRuleSpec rule{r_.located_raw(rules[i]["match"], path + ".match"), {}, {}};
@@ -290,7 +256,7 @@ class Loader {
     for (const auto& kv : n) {
       std::string model = r_.str(kv.first, at + ".prices");
       std::string path = at + ".prices." + model;
-      r_.expect_map(kv.second, path, kPriceKeys);
+      r_.expect_map(kv.second, path, keys::kPrice);
       r_.expect_present(kv.second, "prompt", path);
       r_.expect_present(kv.second, "completion", path);
       out.push_back({model, {r_.number(kv.second["prompt"], path + ".prompt", 0),
@@ -301,7 +267,7 @@ class Loader {
 
   LuaLimitsSpec lua_limits(const YAML::Node& lim, const std::string& path) {
     LuaLimitsSpec s;
-    r_.expect_map(lim, path, kLimitKeys);
+    r_.expect_map(lim, path, keys::kLuaLimits);
     if (lim["instructions"]) s.instructions = r_.integer(lim["instructions"], path + ".instructions", 1000, 100'000'000'000LL);
     if (lim["memory_mb"]) s.memory_mb = r_.integer(lim["memory_mb"], path + ".memory_mb", 1, 4096);
     if (lim["timeout_ms"]) s.timeout_ms = r_.integer(lim["timeout_ms"], path + ".timeout_ms", 1, 3'600'000);
@@ -314,7 +280,7 @@ class Loader {
     for (size_t i = 0; i < n.size(); ++i) {
       const YAML::Node& t = n[i];
       std::string path = "tools[" + std::to_string(i) + "]";
-      r_.expect_map(t, path, kToolKeys);
+      r_.expect_map(t, path, keys::kTool);
       ToolSpec s;
       s.loc = r_.loc(t);
       if (t["name"]) {
@@ -353,10 +319,10 @@ class Loader {
     s.path = path;
     if (p) {
       if (p.IsMap() && p["kind"]) s.kind = one_of(p["kind"], path + ".kind", {"regex", "json_blob", "keyword", "lua"});
-      r_.expect_map(p, path, s.kind.value == "json_blob" ? kJsonBlobKeys
-                             : s.kind.value == "keyword" ? kKeywordKeys
-                             : s.kind.value == "lua"     ? kLuaParserKeys
-                                                         : kParserKeys);
+      r_.expect_map(p, path, s.kind.value == "json_blob" ? keys::kParserJsonBlob
+                             : s.kind.value == "keyword" ? keys::kParserKeyword
+                             : s.kind.value == "lua"     ? keys::kParserLua
+                                                         : keys::kParserRegex);
       if (s.kind.value == "lua") {
         r_.expect_present(p, "script", path);
         s.script = r_.located_str(p["script"], path + ".script");
@@ -371,7 +337,7 @@ class Loader {
           r_.fail("spec.wrong_type", path + ".rules must be a list of {match, tool, input}", rules);
         for (size_t i = 0; i < rules.size(); ++i) {
           std::string at = path + ".rules[" + std::to_string(i) + "]";
-          r_.expect_map(rules[i], at, kKeywordRuleKeys);
+          r_.expect_map(rules[i], at, keys::kKeywordRule);
           r_.expect_present(rules[i], "match", at);
           r_.expect_present(rules[i], "tool", at);
           KeywordRuleSpec rule{r_.located_raw(rules[i]["match"], at + ".match"),
@@ -399,7 +365,7 @@ class Loader {
     AgentSpec a;
     a.path = at;
     a.loc = r_.loc(n);
-    r_.expect_map(n, at, kAgentKeys);
+    r_.expect_map(n, at, keys::kAgent);
     if (n["kind"]) a.kind = one_of(n["kind"], at + ".kind", {"react", "tool_calling"});
     bool tool_calling = a.kind.value == "tool_calling";
     if (tool_calling)
@@ -451,7 +417,7 @@ class Loader {
     if (n["max_tokens"]) a.max_tokens = static_cast<int>(r_.integer(n["max_tokens"], at + ".max_tokens", 1, 1 << 24));
     if (n["template_options"]) {
       const YAML::Node& o = n["template_options"];
-      r_.expect_map(o, at + ".template_options", kTemplateOptionKeys);
+      r_.expect_map(o, at + ".template_options", keys::kTemplateOptions);
       if (o["strict_undefined"])
         a.template_flags.strict_undefined = r_.boolean(o["strict_undefined"], at + ".template_options.strict_undefined");
       if (o["trim_blocks"]) a.template_flags.trim_blocks = r_.boolean(o["trim_blocks"], at + ".template_options.trim_blocks");
@@ -488,7 +454,7 @@ class Loader {
       std::string path = at + "." + st.name;
       st.path = path;
       const YAML::Node& b = kv.second;
-      r_.expect_map(b, path, kStepKeys);
+      r_.expect_map(b, path, keys::kStep);
       r_.expect_present(b, "kind", path);
       st.kind = one_of(b["kind"], path + ".kind", kStepKinds);
       // Each kind takes its own key; another kind's key is a mistake worth naming.
@@ -566,7 +532,7 @@ class Loader {
         st.concurrency = static_cast<int>(r_.integer(b["concurrency"], path + ".concurrency", 1, 64));
       }
       if (b["retry"]) {
-        r_.expect_map(b["retry"], path + ".retry", kRetryKeys);
+        r_.expect_map(b["retry"], path + ".retry", keys::kRetry);
         r_.expect_present(b["retry"], "attempts", path + ".retry");
         st.attempts = static_cast<int>(r_.integer(b["retry"]["attempts"], path + ".retry.attempts", 1, 10));
         if (b["retry"]["backoff"]) st.backoff = r_.number(b["retry"]["backoff"], path + ".retry.backoff", 0);
@@ -599,7 +565,7 @@ class Loader {
   MemorySpec memory(const YAML::Node& n, const std::string& at) {
     MemorySpec m;
     m.loc = r_.loc(n);
-    r_.expect_map(n, at, kMemoryKeys);
+    r_.expect_map(n, at, keys::kMemory);
     r_.expect_present(n, "kind", at);
     m.kind = one_of(n["kind"], at + ".kind", {"none", "full", "window", "token_limit"});
     auto only_for = [&](const char* key, const char* kind) {
@@ -622,7 +588,7 @@ class Loader {
     if (n.size() == 0) r_.fail("spec.wrong_type", path + " must list at least one message", n);
     for (size_t i = 0; i < n.size(); ++i) {
       std::string item = path + "[" + std::to_string(i) + "]";
-      r_.expect_map(n[i], item, kMessageKeys);
+      r_.expect_map(n[i], item, keys::kMessage);
       if (n[i]["placeholder"]) {
         for (const char* key : {"role", "content"})
           if (n[i][key])
@@ -655,7 +621,7 @@ class Loader {
       t.key_path = path;
       return t;
     }
-    r_.expect_map(n, path, kTemplateFileKeys);
+    r_.expect_map(n, path, keys::kTemplateFile);
     if (n["strict_undefined"]) t.overrides.strict_undefined = r_.boolean(n["strict_undefined"], path + ".strict_undefined");
     if (n["trim_blocks"]) t.overrides.trim_blocks = r_.boolean(n["trim_blocks"], path + ".trim_blocks");
     if (n["lstrip_blocks"]) t.overrides.lstrip_blocks = r_.boolean(n["lstrip_blocks"], path + ".lstrip_blocks");

@@ -14,7 +14,7 @@ TEST_CASE("engine alone lists every command with one line each, and exits 0", "[
                     "Commands:\n  run       Run a workflow: the answer goes to stdout, the steps to stderr\n",
                     0) == 0);
   for (const char* command : {"\n  chat ", "\n  validate ", "\n  render ", "\n  parse ", "\n  tools ", "\n  tool ",
-                              "\n  batch ", "\n  eval ", "\n  test "})
+                              "\n  batch ", "\n  eval ", "\n  test ", "\n  schema "})
     CHECK(r.out.find(command) != std::string::npos);
   CHECK(r.out.find("`engine COMMAND --help` shows a command's arguments and flags") != std::string::npos);
 }
@@ -52,4 +52,20 @@ TEST_CASE("a mistyped input name is a usage error, not text for the only input",
   auto twice = run_engine("run workflows/calculator.yaml --input '1+1' --input 'input=2+2'");
   CHECK(twice.exit_code == 2);
   CHECK(twice.err == "engine: error[input.duplicate]: --input 'input=2+2' gives the input 'input' a second time; give each input once\n");
+}
+
+TEST_CASE("engine schema prints the workflow format's JSON Schema, and the engine loads a file that names it",
+          "[e2e][cli]") {
+  auto r = run_engine("schema");
+  CHECK(r.exit_code == 0);
+  CHECK(r.err.empty());
+  CHECK(r.out == test::run_command("cat schema/workflow.schema.json").out);
+  // Both ways of naming it, the YAML language server's comment (every example has one) and a $schema key.
+  CHECK(run_engine("validate workflows/calculator.yaml").exit_code == 0);
+  test::TempDir dir;
+  auto file = dir.write("w.yaml", "$schema: https://example.invalid/workflow.schema.json\nllm: {provider: scripted, "
+                                  "scripted: {replies: [\"Final Answer: 2\"]}}\nagent: {}\ninputs: {input: {}}\n");
+  auto run = run_engine("run " + test::shell_quote(file.string()) + " --input x");
+  CHECK(run.exit_code == 0);
+  CHECK(run.out == "2\n");
 }

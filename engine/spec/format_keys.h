@@ -1,0 +1,27 @@
+#pragma once
+// The keys each mapping of the workflow format accepts. The loaders check files against these lists, and
+// schema/workflow.schema.json describes the same mappings for editors: format_key_tables() names each list by its
+// place in that schema, so a test holds the two together (a key one of them lacks fails it).
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace engine::spec {
+
+using KeyList = std::vector<std::string>;
+
+namespace keys {
+extern const KeyList kTop, kInput, kOutput, kLlm, kPrice, kScripted, kScriptedRule, kScriptedReply, kToolCall, kTool,
+    kLuaLimits, kAgent, kMessage, kMemory, kParserRegex, kParserJsonBlob, kParserKeyword, kKeywordRule, kParserLua,
+    kTemplateOptions, kTemplateFile, kStep, kRetry, kTest, kTestExpect, kTestFile;
+}  // namespace keys
+
+struct KeyTable {
+  std::string_view schema_definition;  // "" for the schema's root (the workflow itself)
+  const KeyList* keys;
+};
+
+// Every mapping of a workflow file (its tests included). A test file's own top level is not in the schema.
+const std::vector<KeyTable>& format_key_tables();
+
+}  // namespace engine::spec

@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# `make install` into a scratch prefix: the engine, its shipped files, the schema, the manual page and the completion
+# scripts where man and the shells look for them, and the installed engine working from there.
+set -u
+build="${1:?build dir}"
+prefix="$(mktemp -d)"
+trap 'rm -rf "$prefix"' EXIT
+cmake --install "$build" --prefix "$prefix" >/dev/null || { echo "install failed"; exit 1; }
+fail=0
+for f in bin/engine share/engine/schema/workflow.schema.json share/engine/plugins/calculator.lua \
+         share/engine/templates/react.j2 share/man/man1/engine.1 share/bash-completion/completions/engine \
+         share/zsh/site-functions/_engine share/fish/vendor_completions.d/engine.fish; do
+  [ -f "$prefix/$f" ] || { echo "not installed: $f"; fail=1; }
+done
+cmp -s <("$prefix/bin/engine" schema) "$prefix/share/engine/schema/workflow.schema.json" ||
+  { echo "engine schema differs from the installed schema"; fail=1; }
+cmp -s <("$prefix/bin/engine" completion bash) "$prefix/share/bash-completion/completions/engine" ||
+  { echo "the installed bash completion is not the engine's"; fail=1; }
+cmp -s <("$prefix/bin/engine" man) "$prefix/share/man/man1/engine.1" ||
+  { echo "the installed manual page is not the engine's"; fail=1; }
+[ "$fail" -eq 0 ] && echo "install: ok"
+exit "$fail"

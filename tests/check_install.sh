@@ -18,5 +18,11 @@ cmp -s <("$prefix/bin/engine" completion bash) "$prefix/share/bash-completion/co
   { echo "the installed bash completion is not the engine's"; fail=1; }
 cmp -s <("$prefix/bin/engine" man) "$prefix/share/man/man1/engine.1" ||
   { echo "the installed manual page is not the engine's"; fail=1; }
+# The installed examples, by name, from anywhere: their ../plugins and ../templates are the installed ones.
+answer=$(cd "$prefix" && bin/engine run calculator -q --input "What is 6 * 7?" 2>&1)
+[ "$answer" = 42 ] || { echo "engine run calculator from the install: $answer"; fail=1; }
+for f in "$prefix"/share/engine/workflows/*.yaml; do
+  out=$(cd / && "$prefix/bin/engine" validate "$f" 2>&1) || { echo "an installed example does not validate: $out"; fail=1; }
+done
 [ "$fail" -eq 0 ] && echo "install: ok"
 exit "$fail"

@@ -37,7 +37,7 @@ void override_llm(spec::WorkflowSpec& spec, const std::string& llm) {
 }  // namespace
 
 std::shared_ptr<const workflow::Executor> load_executor(const std::string& path, const LoadOptions& options) {
-  spec::WorkflowSpec spec = spec::load_workflow(path, {spec::default_search_path()});
+  spec::WorkflowSpec spec = spec::load_workflow(spec::find_workflow_file(path), {spec::default_search_path()});
   if (!options.llm.empty()) override_llm(spec, options.llm);
   size_t calls = spec.llm.max_concurrent_calls ? static_cast<size_t>(*spec.llm.max_concurrent_calls)
                  : options.calls_in_flight > 0     ? options.calls_in_flight

@@ -75,11 +75,14 @@ bool is_this_file(const SourceLoc& at, const std::string& file) { return at.know
 
 }  // namespace
 
-Validation validate_workflow(const std::string& file, size_t max_errors) {
-  Validation v{.file = file};
+Validation validate_workflow(const std::string& name, size_t max_errors) {
+  Validation v{.file = name};
   std::vector<std::string> lines;
   std::filesystem::path dir;
+  std::string file;
   try {
+    file = spec::find_workflow_file(name).string();  // `engine validate calculator`: an installed example
+    v.file = file;
     spec::SpecFile f = spec::read_spec_file(file);
     lines = lines_of(f.text);
     dir = f.dir;
@@ -130,7 +133,7 @@ Validation validate_file(const std::string& file) {
     Validation v = validate_workflow(file);
     if (!v.ok()) return v;
     try {
-      if (auto own = spec::load_tests_in_workflow(file)) v.tests = own->tests.size();
+      if (auto own = spec::load_tests_in_workflow(v.file)) v.tests = own->tests.size();
     } catch (const Error& e) {
       v.errors.push_back(e);
     }

@@ -15,7 +15,7 @@ namespace engine::app {
 inline constexpr size_t kMaxValidationErrors = 20;
 
 struct Validation {
-  std::string file;  // as given
+  std::string file;  // as given, or where a bare name was found (`engine validate calculator`)
   std::vector<Error> errors;  // the problems found, in the file's order; none when it is valid
   std::string kind = "workflow";  // or "tests" (W.test.yaml), "evaluation" (an evaluation file: *.eval.yaml)
   size_t tools = 0;            // what a valid workflow declares

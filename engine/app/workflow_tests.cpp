@@ -145,7 +145,8 @@ size_t TestFileOutcome::passed() const {
   return static_cast<size_t>(std::count_if(tests.begin(), tests.end(), [](const TestOutcome& t) { return t.passed(); }));
 }
 
-spec::TestFileSpec load_test_file(const std::string& arg) {
+spec::TestFileSpec load_test_file(const std::string& name) {
+  std::string arg = spec::find_workflow_file(name).string();  // `engine test calculator`: an installed example's tests
   if (arg.find(".test.") != std::string::npos) return spec::load_tests(arg);
   std::filesystem::path beside = spec::test_file_for(arg);
   std::error_code ec;

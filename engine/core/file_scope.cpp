@@ -28,12 +28,33 @@ fs::path resolved(const fs::path& p) {
 
 }  // namespace
 
-FileScope::FileScope(const std::vector<fs::path>& roots) {
-  for (const auto& r : roots) {
+FileScope::FileScope(const std::vector<fs::path>& roots, const std::vector<fs::path>& search) {
+  auto add = [](std::vector<fs::path>& to, const fs::path& folder) {
     std::error_code ec;
-    fs::path c = fs::canonical(r, ec);
-    if (!ec && std::find(roots_.begin(), roots_.end(), c) == roots_.end()) roots_.push_back(std::move(c));
+    fs::path c = fs::canonical(folder, ec);
+    if (!ec && std::find(to.begin(), to.end(), c) == to.end()) to.push_back(std::move(c));
+  };
+  for (const auto& r : roots) add(roots_, r);
+  for (const auto& s : search) {
+    add(roots_, s);
+    add(search_, s);
   }
+}
+
+FileScope::Found FileScope::find(const fs::path& base, const fs::path& name) const {
+  Found found{resolve(base, name), false, {resolved(base)}};
+  std::error_code ec;
+  found.exists = fs::exists(found.path, ec);
+  auto first = name.begin();
+  bool bare = name.is_relative() && !name.empty() && *first != "." && *first != "..";
+  if (found.exists || !bare) return found;
+  for (const auto& folder : search_) {
+    if (std::find(found.looked.begin(), found.looked.end(), folder) != found.looked.end()) continue;
+    found.looked.push_back(folder);
+    fs::path candidate = resolve(folder, name);
+    if (fs::exists(candidate, ec)) return {candidate, true, std::move(found.looked)};
+  }
+  return found;
 }
 
 bool FileScope::allows(const fs::path& path) const {
@@ -51,6 +72,13 @@ fs::path FileScope::resolve(const fs::path& base, const fs::path& name) const {
                                          : "outside the folders a workflow may read (" +
                                                (where.empty() ? std::string("none") : join(where, ", ")) + ")";
   throw Error("io.outside_scope", "'" + name.string() + "' resolves to '" + path.string() + "', " + why);
+}
+
+std::string not_found_message(const fs::path& name, const std::vector<fs::path>& looked) {
+  std::string where;
+  for (size_t i = 0; i < looked.size(); ++i)
+    where += (i == 0 ? "" : i + 1 == looked.size() ? " or " : ", ") + looked[i].string();
+  return "'" + name.string() + "' not found in " + where;
 }
 
 }  // namespace engine

@@ -10,4 +10,13 @@ namespace engine::spec {
 // links to the source folders).
 std::vector<std::filesystem::path> default_search_path();
 
+// The folders a workflow named by a bare name on the command line is looked for in after the current folder:
+// ENGINE_PATH's folders, then the shipped examples (<prefix>/share/engine/workflows).
+std::vector<std::filesystem::path> workflow_search_path();
+
+// The file a command's workflow argument names. A name that is a file, or that has a folder in it, is taken as it
+// is. A bare name (`calculator`) is looked for as NAME, NAME.yaml and NAME.yml in the current folder, then on
+// workflow_search_path(). Throws Error "io.not_found" listing the folders looked in, with the nearest name found.
+std::filesystem::path find_workflow_file(const std::string& name);
+
 }  // namespace engine::spec

@@ -151,7 +151,13 @@ class Loader {
     if (n["anthropic_version"]) l.anthropic_version = r_.str(n["anthropic_version"], at + ".anthropic_version");
     if (n["recording"]) {
       l.recording = r_.located_str(n["recording"], at + ".recording");
-      l.recording_file = within_scope(l.recording.value, at + ".recording", n["recording"]);
+      // The workflow's own data, not a shared file: never looked for on the search path; one not there yet is
+      // reported when the run reads it.
+      try {
+        l.recording_file = scope_.resolve(dir_, l.recording.value);
+      } catch (const Error& e) {
+        r_.fail(e.kind(), at + ".recording: " + e.message(), n["recording"]);
+      }
     }
     if (n["prices"]) l.prices = prices(n["prices"], at);
     if (n["max_concurrent_calls"])
@@ -669,12 +675,16 @@ class Loader {
   }
 
   // A file the workflow names, resolved against its folder, when the workflow may read it (core/file_scope.h).
+  // A file the workflow names: beside it, or (a bare name) on the search path; an error lists where it looked.
   std::filesystem::path within_scope(const std::string& name, const std::string& path, const YAML::Node& at) {
+    FileScope::Found found;
     try {
-      return scope_.resolve(dir_, name);
+      found = scope_.find(dir_, name);
     } catch (const Error& e) {
       r_.fail(e.kind(), path + ": " + e.message(), at);
     }
+    if (!found.exists) r_.fail("io.not_found", path + ": " + not_found_message(name, found.looked), at);
+    return found.path;
   }
 
   Located<std::string> one_of(const YAML::Node& n, const std::string& path, const std::vector<std::string>& options) {
@@ -737,9 +747,7 @@ WorkflowSpec parse_workflow(std::string text, std::string display_path, std::fil
                             const LoadOptions& options) {
   auto source = std::make_shared<SourceText>(display_path, std::move(text));
   YAML::Node root = parse_yaml_document(*source);
-  std::vector<std::filesystem::path> roots = {dir};
-  roots.insert(roots.end(), options.search_path.begin(), options.search_path.end());
-  FileScope scope(roots);
+  FileScope scope({dir}, options.search_path);
   WorkflowSpec w = Loader(*source, display_path, dir, scope, options).load(root);
   w.scope = std::make_shared<const FileScope>(std::move(scope));
   w.display_path = std::move(display_path);

@@ -242,23 +242,27 @@ void resolve_includes(Body& body, const SourceText& src, const TemplateOptions& 
                               " levels (a template including itself?)",
                           src, pos.line, pos.col);
     std::filesystem::path path;
-    if (!options.include_dir.empty()) {
-      try {
-        path = options.scope ? options.scope->resolve(options.include_dir, name)
-                             : FileScope({options.include_dir}).resolve(options.include_dir, name);
-      } catch (const Error& e) {
-        throw located_error(e.kind(), "cannot include '" + name + "': " + e.message(), src, pos.line, pos.col);
-      }
-    }
-    std::error_code ec;
-    if (options.include_dir.empty() || !std::filesystem::is_regular_file(path, ec)) {
+    if (options.include_dir.empty()) {
       if (ignore_missing) return nullptr;
       throw located_error("template.not_found",
-                          "template '" + name + "' not found" +
-                              (options.include_dir.empty() ? " (this template has no folder to include from)"
-                                                           : " in " + options.include_dir.string()),
-                          src, pos.line, pos.col);
+                          "template '" + name + "' not found (this template has no folder to include from)", src,
+                          pos.line, pos.col);
     }
+    // Beside the including template, then (a bare name) on the workflow's search path.
+    FileScope::Found found;
+    try {
+      found = options.scope ? options.scope->find(options.include_dir, name)
+                            : FileScope({options.include_dir}).find(options.include_dir, name);
+    } catch (const Error& e) {
+      throw located_error(e.kind(), "cannot include '" + name + "': " + e.message(), src, pos.line, pos.col);
+    }
+    std::error_code ec;
+    if (!found.exists || !std::filesystem::is_regular_file(found.path, ec)) {
+      if (ignore_missing) return nullptr;
+      throw located_error("template.not_found", "template " + not_found_message(name, found.looked), src, pos.line,
+                          pos.col);
+    }
+    path = found.path;
     std::string text;
     try {
       text = read_file(path);

@@ -91,8 +91,10 @@ TEST_CASE("a Lua syntax error points into the script", "[assemble]") {
   dir.write("bad.lua", "return function(x)\n  return x +\nend\n");
   CHECK(build_error(kHead + "tools:\n  - lua: bad.lua\nagent:\n  prompt: '{{ question }}'\n", &dir) ==
         "bad.lua:3: lua syntax error: unexpected symbol near 'end'\n  end");
-  CHECK(build_error(kHead + "tools:\n  - lua: missing.lua\nagent:\n  prompt: '{{ question }}'\n", &dir)
-            .rfind("w.yaml:8:10: tool 'missing.lua': cannot read", 0) == 0);
+  // Not beside the workflow, and with no search path, looked for nowhere else.
+  CHECK(build_error(kHead + "tools:\n  - lua: missing.lua\nagent:\n  prompt: '{{ question }}'\n", &dir) ==
+        "w.yaml:8:10: tools[0].lua: 'missing.lua' not found in " + std::filesystem::canonical(dir.path()).string() +
+            "\n    - lua: missing.lua\n           ^");
 }
 
 TEST_CASE("chat prompts: variables are checked per message, a chat template needs messages", "[assemble]") {

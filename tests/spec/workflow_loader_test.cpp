@@ -7,6 +7,7 @@
 
 #include "engine/core/error.h"
 #include "engine/spec/workflow_spec.h"
+#include "support/test_support.h"
 
 using namespace engine;
 
@@ -183,8 +184,11 @@ TEST_CASE("environment variables are interpolated, with defaults", "[spec]") {
         "name\n  name: ${ENGINE_TEST_UNSET}\n        ^");
 }
 
-TEST_CASE("a missing template file is named with its key", "[spec]") {
-  CHECK(workflow_error(kLlm + "agent:\n  prompt: {file: nope.j2}\n").rfind("w.yaml:6:18: agent.prompt.file: cannot read", 0) == 0);
+TEST_CASE("a missing template file is named with its key and where it was looked for", "[spec]") {
+  std::string here = std::filesystem::current_path().string();
+  CHECK(workflow_error(kLlm + "agent:\n  prompt: {file: ./nope.j2}\n") ==
+        "w.yaml:6:18: agent.prompt.file: './nope.j2' not found in " + here + "\n    prompt: {file: ./nope.j2}\n"
+        "                   ^");
 }
 
 TEST_CASE("an empty file and a missing file are clear errors", "[spec]") {
@@ -213,15 +217,17 @@ TEST_CASE("a workflow names files only in its folder and the search path", "[spe
 }
 
 TEST_CASE("a Lua parser names its script, inside the workflow's reach, and its limits", "[spec][parse]") {
+  test::TempDir dir;
+  auto script = dir.write("plugins/p.lua", "return {read = function(text) return nil end}\n");
   auto w = spec::parse_workflow(kLlm + "agent:\n  parser:\n    - kind: json_blob\n    - kind: lua\n"
                                        "      script: plugins/p.lua\n      function: read\n"
                                        "      limits: {instructions: 5000, timeout_ms: 50}\n",
-                                "w.yaml", ".");
+                                "w.yaml", dir.path());
   REQUIRE(w.agent.parsers.size() == 2);
   const auto& lua = w.agent.parsers[1];
   CHECK(lua.kind.value == "lua");
   CHECK(lua.path == "agent.parser[1]");
-  CHECK(lua.script_file == std::filesystem::absolute("plugins/p.lua").lexically_normal());
+  CHECK(lua.script_file == std::filesystem::canonical(script));
   CHECK(lua.function == "read");
   CHECK(lua.limits.instructions == 5000);
   CHECK(lua.limits.timeout_ms == 50);
@@ -232,7 +238,7 @@ TEST_CASE("a Lua parser names its script, inside the workflow's reach, and its l
             .rfind("w.yaml:6:38: unknown key 'action' in agent.parser", 0) == 0);
   CHECK(workflow_error(kLlm + "agent:\n  parser: {kind: lua, script: /etc/passwd}\n")
             .rfind("w.yaml:6:31: agent.parser.script: '/etc/passwd' resolves to '/etc/passwd', outside the folders", 0) == 0);
-  CHECK(workflow_error(kLlm + "agent:\n  parser: {kind: lua, script: p.lua, limits: {memory_mb: 0}}\n")
+  CHECK(workflow_error(kLlm + "agent:\n  parser: {kind: lua, script: plugins/calculator.lua, limits: {memory_mb: 0}}\n")
             .find("agent.parser.limits.memory_mb must be between 1 and 4096, got 0") != std::string::npos);
 }
 
@@ -243,6 +249,43 @@ TEST_CASE("the search path widens what a workflow may name", "[spec]") {
   CHECK(w.tools[0].lua_file == fs::canonical("plugins/calculator.lua"));
   CHECK_THROWS_WITH(spec::parse_workflow(yaml, "w.yaml", "workflows"),
                     Catch::Contains("outside the folders a workflow may read"));
+}
+
+TEST_CASE("a bare file name is looked for beside the workflow, then on the search path in order", "[spec]") {
+  namespace fs = std::filesystem;
+  test::TempDir dir;
+  dir.write("flow/beside.lua", "return function() end\n");
+  dir.write("first/tool.lua", "return function() end\n");
+  dir.write("first/beside.lua", "return function() end\n");
+  dir.write("second/tool.lua", "return function() end\n");
+  dir.write("second/only.lua", "return function() end\n");
+  dir.write("second/prompts/react.j2", "{{ input }}");
+  fs::path root = fs::canonical(dir.path());
+  std::vector<fs::path> search = {root / "first", root / "second"};
+  auto load = [&](const std::string& tools, const std::string& agent = "{}") {
+    return spec::parse_workflow(kLlm + "tools:\n" + tools + "agent: " + agent + "\n", "w.yaml", root / "flow",
+                                {search});
+  };
+  auto w = load("  - lua: beside.lua\n  - lua: tool.lua\n  - lua: only.lua\n",
+                "{prompt: {file: prompts/react.j2}}");
+  CHECK(w.tools[0].lua_file == root / "flow/beside.lua");  // the workflow's own folder first
+  CHECK(w.tools[1].lua_file == root / "first/tool.lua");   // then the search path, in its order
+  CHECK(w.tools[2].lua_file == root / "second/only.lua");
+  CHECK(w.agent.prompt.text == "{{ input }}");
+  auto error = [&](const std::string& tools) {
+    try {
+      load(tools);
+    } catch (const Error& e) {
+      return e.formatted();
+    }
+    return std::string("no error");
+  };
+  CHECK(error("  - lua: missing.lua\n") ==
+        "w.yaml:6:10: tools[0].lua: 'missing.lua' not found in " + (root / "flow").string() + ", " +
+            (root / "first").string() + " or " + (root / "second").string() + "\n    - lua: missing.lua\n           ^");
+  // A name that says where it is (./, ../) is looked for there alone.
+  CHECK(error("  - lua: ./only.lua\n") == "w.yaml:6:10: tools[0].lua: './only.lua' not found in " +
+                                               (root / "flow").string() + "\n    - lua: ./only.lua\n           ^");
 }
 
 TEST_CASE("a prompt may be a list of messages, roles are checked", "[spec]") {

@@ -2,6 +2,7 @@
 #include <catch2/catch.hpp>
 
 #include "engine/core/error.h"
+#include "engine/core/file_scope.h"
 #include "engine/template/template.h"
 #include "support/test_support.h"
 
@@ -146,4 +147,26 @@ TEST_CASE("an include past the file size limit is a located error", "[template]"
   CHECK(f.error_of("{% include 'big.j2' %}") ==
         "main.j2:1:1: cannot read '" + std::filesystem::canonical(big).string() +
             "': it is 1024 MiB, more than the 16 MiB a file may have\n  {% include 'big.j2' %}\n  ^");
+}
+
+TEST_CASE("an include is looked for beside its template, then on the search path, and a miss names every place",
+          "[template]") {
+  namespace fs = std::filesystem;
+  engine::test::TempDir dir;
+  dir.write("own/parts/local.j2", "mine");
+  dir.write("shared/parts/header.j2", "Answer briefly.");
+  dir.write("shared/parts/local.j2", "shared");
+  fs::path own = fs::canonical(dir.path()) / "own", shared = fs::canonical(dir.path()) / "shared";
+  TemplateOptions o;
+  o.include_dir = own;
+  o.scope = std::make_shared<const engine::FileScope>(std::vector<fs::path>{own}, std::vector<fs::path>{shared});
+  auto t = Template::compile("{% include 'parts/header.j2' %}|{% include 'parts/local.j2' %}", "t", o);
+  CHECK(t.render(Value::object()) == "Answer briefly.|mine");
+  try {
+    Template::compile("{% include 'parts/none.j2' %}", "t", o);
+    FAIL("compiled");
+  } catch (const Error& e) {
+    CHECK(e.formatted() == "t:1:1: template 'parts/none.j2' not found in " + own.string() + " or " + shared.string() +
+                               "\n  {% include 'parts/none.j2' %}\n  ^");
+  }
 }

@@ -24,4 +24,9 @@ struct KeyTable {
 // Every mapping of a workflow file (its tests included). A test file's own top level is not in the schema.
 const std::vector<KeyTable>& format_key_tables();
 
+// For a key `table` (read at `path`) does not take but the mapping one level up or down, or beside it, does:
+// " (did you mean to indent it under llm?)", " (did you mean to outdent it? it is a key of the workflow)" or
+// " (it is a key of agent)"; "" otherwise.
+std::string misplaced_key_hint(const KeyList& table, const std::string& path, const std::string& key);
+
 }  // namespace engine::spec

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "engine/core/text.h"
+#include "engine/spec/format_keys.h"
 
 namespace engine::spec {
 namespace {
@@ -69,8 +70,12 @@ void YamlReader::expect_map(const YAML::Node& node, const std::string& path,
   for (const auto& kv : node) {
     if (!kv.first.IsScalar()) fail("spec.wrong_type", "keys in " + path + " must be plain names", kv.first);
     const std::string& key = kv.first.Scalar();
-    if (std::find(allowed.begin(), allowed.end(), key) == allowed.end())
-      fail("spec.unknown_key", "unknown key '" + key + "' in " + path + did_you_mean(key, allowed), kv.first);
+    if (std::find(allowed.begin(), allowed.end(), key) == allowed.end()) {
+      std::string misplaced = misplaced_key_hint(allowed, path, key);
+      fail("spec.unknown_key", "unknown key '" + key + "' in " + path +
+                                   (misplaced.empty() ? did_you_mean(key, allowed) : misplaced),
+           kv.first);
+    }
     if (std::find(seen.begin(), seen.end(), key) != seen.end())
       fail("spec.duplicate_key", "duplicate key '" + key + "' in " + path, kv.first);
     seen.push_back(key);

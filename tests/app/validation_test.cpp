@@ -58,4 +58,9 @@ TEST_CASE("validation does not report what taking an entry out causes, such as a
   app::Validation v = app::validate_workflow(w.string());
   REQUIRE(v.errors.size() == 1);
   CHECK(v.errors[0].message().find("scriptd") != std::string::npos);
+  // Taking out a misindented list item's key leaves the file empty: still one problem.
+  auto emptied = dir.write("e.yaml", "tools:\n  - lua: a.lua\n   limits: {}\n");
+  app::Validation e = app::validate_workflow(emptied.string());
+  REQUIRE(e.errors.size() == 1);
+  CHECK(e.errors[0].kind() == "spec.yaml_syntax");
 }

@@ -51,6 +51,48 @@ TEST_CASE("a tab used to indent is named, at the tab, on its own line", "[spec]"
   CHECK(workflow_error("inputs:\n  input: 'a\tb'\n" + kLlm + "agent:\n  kind: react\n") == "no error");
 }
 
+TEST_CASE("a line indented to no level above it is named, on its own line, with the levels there are", "[spec]") {
+  std::string levels = "; keys of one mapping line up, and a key ending its line with ':' opens a deeper one\n";
+  // One space too many: yaml-cpp says "illegal map value", at the colon.
+  CHECK(workflow_error("llm:\n  provider: scripted\n   model: x\nagent: {}\n") ==
+        "w.yaml:3:4: invalid YAML: this line is indented 3 spaces, which lines up with no key above it (they are at "
+        "2 or 0)" + levels + "     model: x\n     ^");
+  // One too few: yaml-cpp says "end of map not found".
+  CHECK(workflow_error("llm:\n  provider: scripted\n model: x\nagent: {}\n") ==
+        "w.yaml:3:2: invalid YAML: this line is indented 1 space, which lines up with no key above it (they are at "
+        "2 or 0)" + levels + "   model: x\n   ^");
+  // A list item's keys line up after its '- '.
+  CHECK(workflow_error("tools:\n  - lua: a.lua\n   limits: {}\n") ==
+        "w.yaml:3:4: invalid YAML: this line is indented 3 spaces, which lines up with no key above it (they are at "
+        "4, 2 or 0)" + levels + "     limits: {}\n     ^");
+  // A block of text is not structure: its lines may sit at any depth under their key.
+  CHECK(workflow_error("agent:\n  prompt: |\n    Question:\n        deeper\n  kind: react\n   stop: x\n") ==
+        "w.yaml:6:4: invalid YAML: this line is indented 3 spaces, which lines up with no key above it (they are at "
+        "2 or 0)" + levels + "     stop: x\n     ^");
+  // Deeper after a key that opens a mapping, a plain value continued on the next lines: both fine.
+  CHECK(workflow_error(kLlm + "description: a long\n    text on two lines\nagent:\n      kind: react\n") ==
+        "no error");
+}
+
+TEST_CASE("a second ': ' in a plain value asks for quotes", "[spec]") {
+  CHECK(workflow_error("description: ratio: 3\n" + kLlm + "agent: {}\n") ==
+        "w.yaml:1:19: invalid YAML: a second ': ' on this line; a value holding ': ' must be quoted (\"...\" or "
+        "'...')\n  description: ratio: 3\n                    ^");
+}
+
+TEST_CASE("a key one level too deep or too shallow, or in the mapping beside, says where it belongs", "[spec]") {
+  CHECK(workflow_error("model: x\n" + kLlm + "agent: {}\n") ==
+        "w.yaml:1:1: unknown key 'model' in the workflow (did you mean to indent it under llm?)\n  model: x\n  ^");
+  CHECK(workflow_error("llm:\n  provider: scripted\n  scripted: {replies: [a], temperature: 0}\nagent: {}\n") ==
+        "w.yaml:3:28: unknown key 'temperature' in llm.scripted (did you mean to outdent it? it is a key of llm)\n"
+        "    scripted: {replies: [a], temperature: 0}\n                             ^");
+  CHECK(workflow_error(kLlm + "steps:\n  a:\n    kind: agent\n    agent: {when: x}\n") ==
+        "w.yaml:8:13: unknown key 'when' in steps.a.agent (did you mean to outdent it? it is a key of steps.a)\n"
+        "      agent: {when: x}\n              ^");
+  CHECK(workflow_error(kLlm + "  max_iterations: 3\nagent: {}\n") ==
+        "w.yaml:5:3: unknown key 'max_iterations' in llm (it is a key of agent)\n    max_iterations: 3\n    ^");
+}
+
 TEST_CASE("an unknown key suggests the close one", "[spec]") {
   CHECK(workflow_error(kLlm + "agent:\n  stopp: ['x']\n") ==
         "w.yaml:6:3: unknown key 'stopp' in agent (did you mean 'stop'?)\n    stopp: ['x']\n    ^");

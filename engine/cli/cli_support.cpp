@@ -33,23 +33,23 @@ std::string error_line(const std::string& kind, const std::string& formatted, bo
 }
 
 // The usual key variables are masked in every error, even one raised before a workflow names its own.
-void print_error(const std::string& kind, const std::string& formatted) {
-  std::cerr << error_line(kind, terminal_safe(redact_environment_keys(formatted)), stderr_wants_color(false))
+void print_error(const std::string& kind, const std::string& formatted, bool no_color) {
+  std::cerr << error_line(kind, terminal_safe(redact_environment_keys(formatted)), stderr_wants_color(no_color))
             << std::endl;
 }
 
 void print_error(const std::string& formatted) { print_error("", formatted); }
 
-int guarded(const std::function<int()>& body) {
+int guarded(const std::function<int()>& body, bool no_color) {
   try {
     return body();
   } catch (const Error& e) {
-    print_error(e.kind(), e.formatted());
+    print_error(e.kind(), e.formatted(), no_color);
     return kBadInput;
   } catch (const std::bad_alloc&) {
-    print_error("engine.out_of_memory", "out of memory: a limit is set higher than this machine can hold");
+    print_error("engine.out_of_memory", "out of memory: a limit is set higher than this machine can hold", no_color);
   } catch (const std::exception& e) {
-    print_error("engine.internal", std::string("internal error: ") + e.what());
+    print_error("engine.internal", std::string("internal error: ") + e.what(), no_color);
   }
   return kRunFailed;
 }

@@ -32,7 +32,8 @@ class Chat {
       : executor_(app::load_executor(o.workflow, {.llm = o.llm})),
         given_(app::given_inputs(*executor_, o.inputs)),
         session_(o.session_file.empty() ? app::Session() : app::Session::open(o.session_file)),
-        out_(o.output, executor_->redactor(), executor_->tools().names()) {
+        out_(o.output, executor_->redactor(), executor_->tools().names()),
+        no_color_(o.output.no_color) {
     app::require_chat_input(*executor_);
     // The other inputs are checked once, before the first message, with a stand-in for it.
     Value probe = given_;
@@ -66,7 +67,7 @@ class Chat {
     agent::RunResult result = executor_->run(executor_->resolve_inputs(std::move(given)), out_.sink(), options);
     if (!result.ok()) {
       // A failed turn is not an exchange: the conversation goes on without it.
-      print_error(result.error->kind, executor_->redactor().redact(result.error->formatted()));
+      print_error(result.error->kind, executor_->redactor().redact(result.error->formatted()), no_color_);
       ++failed_;
       return;
     }
@@ -106,7 +107,7 @@ class Chat {
       std::cerr << "saved " << session_.exchanges().size() << " exchanges to " << file
                 << "; resume them with --session " << file << "\n";
     } catch (const Error& e) {
-      print_error(e.kind(), e.formatted());
+      print_error(e.kind(), e.formatted(), no_color_);
     }
   }
 
@@ -114,6 +115,7 @@ class Chat {
   Value given_;
   app::Session session_;
   RunOutput out_;
+  bool no_color_;
   int failed_ = 0;
 };
 
@@ -129,7 +131,7 @@ void add_chat_command(CLI::App& app, int& exit_code) {
   add_input_options(*cmd, o->inputs);
   cmd->add_option("--llm", o->llm, "Use another model than the workflow's: PROVIDER:MODEL (as engine run)");
   add_output_options(*cmd, o->output);
-  cmd->callback([o, &exit_code] { exit_code = guarded([&] { return Chat(*o).loop(); }); });
+  cmd->callback([o, &exit_code] { exit_code = guarded([&] { return Chat(*o).loop(); }, o->output.no_color); });
 }
 
 }  // namespace engine::cli

@@ -57,7 +57,7 @@ int run(const RunOptions& o) {
     print_answer(result.output, redactor);
   }
   if (!result.ok()) {
-    print_error(result.error->kind, redactor.redact(result.error->formatted()));
+    print_error(result.error->kind, redactor.redact(result.error->formatted()), o.output.no_color);
     if (result.stopped_reason == "cancelled" && interrupts.signal()) return interrupted_exit_code(interrupts.signal());
     return kRunFailed;
   }
@@ -81,7 +81,7 @@ void add_run_command(CLI::App& app, int& exit_code) {
                   "run sees its history, and the turn is added to it");
   cmd->add_flag("--json", o->json, "Print {output, intermediate_steps, usage, elapsed_ms, stopped_reason} as JSON");
   add_output_options(*cmd, o->output);
-  cmd->callback([o, &exit_code] { exit_code = guarded([&] { return run(*o); }); });
+  cmd->callback([o, &exit_code] { exit_code = guarded([&] { return run(*o); }, o->output.no_color); });
 }
 
 }  // namespace engine::cli

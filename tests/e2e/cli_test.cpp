@@ -325,6 +325,20 @@ TEST_CASE("run --no-color keeps escape codes out, the answer is never coloured",
   CHECK(r.out == "87\n");
 }
 
+TEST_CASE("on a terminal the error's label is red, unless --no-color or NO_COLOR says not to", "[e2e]") {
+  // util-linux's script gives the command a terminal; run_command sets NO_COLOR, which the first two undo.
+  auto on_tty = [](const std::string& env, const std::string& args) {
+    std::string command = std::string(ENGINE_BIN) + " " + args;
+    return test::run_command("env " + env + " script -qec " + shell_quote(command) + " /dev/null").out;
+  };
+  CHECK(on_tty("-u NO_COLOR", "run /nonexistent.yaml").find("engine: \033[1;31merror[io.read_failed]\033[0m: ") !=
+        std::string::npos);
+  CHECK(on_tty("-u NO_COLOR", "run /nonexistent.yaml --no-color").find("engine: error[io.read_failed]: ") !=
+        std::string::npos);
+  CHECK(on_tty("-u NO_COLOR", "run /nonexistent.yaml --no-color").find("\033[") == std::string::npos);
+  CHECK(on_tty("NO_COLOR=1", "run /nonexistent.yaml").find("\033[") == std::string::npos);
+}
+
 TEST_CASE("a chat prompt rendered by the model's chat template runs end to end", "[e2e]") {
   auto r = run_engine("run workflows/chat_template.yaml -q --input 'What is 6 * 7?'");
   CHECK(r.exit_code == 0);

@@ -3,6 +3,7 @@
 #include <new>
 
 #include "engine/agent/llm_call.h"
+#include "engine/core/elapsed.h"
 #include "engine/core/error.h"
 #include "engine/core/text.h"
 
@@ -29,7 +30,9 @@ RunCore::RunCore(const llm::LlmClient& llm, EventSink& events, const RunOptions&
 RunResult RunCore::execute(const Value& inputs, const std::function<void()>& loop) {
   start_ = Clock::now();
   if (events_.detail() != EventDetail::None) {
-    Value start{{"name", "AgentExecutor"}};
+    // Named for what runs, as a trace with sub-workflows needs; `chain` is what LangChain would call it.
+    Value start{{"name", options_.chain_name.empty() ? std::string("AgentExecutor") : std::string(options_.chain_name)},
+                {"chain", "AgentExecutor"}};
     // How this agent writes its scratchpad, for whoever shows the run as LangChain's verbose mode does.
     if (!limits_.observation_prefix.empty()) start["observation_prefix"] = limits_.observation_prefix;
     if (!limits_.llm_prefix.empty()) start["llm_prefix"] = limits_.llm_prefix;
@@ -46,8 +49,7 @@ RunResult RunCore::execute(const Value& inputs, const std::function<void()>& loo
   } catch (const std::exception& e) {
     fail("engine.internal", std::string("internal error: ") + e.what());
   }
-  result_.elapsed_ms =
-      static_cast<long>(std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start_).count());
+  result_.elapsed_ms = engine::elapsed_ms(start_);
   Value end{{"output", result_.output}, {"stopped_reason", result_.stopped_reason},
             {"elapsed_ms", result_.elapsed_ms}, {"usage", result_.usage_json()}};
   if (result_.error) end["error"] = result_.error->to_json();

@@ -62,6 +62,8 @@ struct RunOptions {
   llm::RunState* llm_state = nullptr;
   // The run's id, which every event carries (EventPlace); the executor makes one when none is given.
   std::string_view run_id;
+  // What chain_start names: the workflow (its `name:`), or the step whose agent this is; the executor sets it.
+  std::string_view chain_name;
 };
 
 class RunCore {

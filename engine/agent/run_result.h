@@ -41,7 +41,7 @@ struct RunResult {
   llm::TokenUsage usage;
   std::optional<double> cost_usd;  // when the model's price is known
   int llm_calls = 0;
-  long elapsed_ms = 0;
+  double elapsed_ms = 0;  // to the microsecond (core/elapsed.h)
   // "finish", "return_direct", "max_iterations", "max_execution_time", "max_tokens_total", "max_cost", "error",
   // "cancelled" or "timeout"
   std::string stopped_reason;

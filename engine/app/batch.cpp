@@ -67,7 +67,7 @@ Shard shard_from_environment(size_t count, const std::function<const char*(const
   return Shard{*k, count};
 }
 
-long BatchSummary::percentile_ms(double p) const {
+double BatchSummary::percentile_ms(double p) const {
   if (latencies_ms.empty()) return 0;
   // nearest rank, as most load tools report it
   size_t rank = static_cast<size_t>(p / 100.0 * static_cast<double>(latencies_ms.size()) + 0.999999);

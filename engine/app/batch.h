@@ -57,11 +57,11 @@ struct BatchCounts {
 
 struct BatchSummary {
   BatchCounts counts;
-  std::vector<long> latencies_ms;  // of this run's finished rows, sorted
+  std::vector<double> latencies_ms;  // of this run's finished rows, sorted
   double elapsed_s = 0;
   bool stopped = false;  // stopped before every row was run (SIGINT)
 
-  long percentile_ms(double p) const;  // of latencies_ms; 0 when none
+  double percentile_ms(double p) const;  // of latencies_ms; 0 when none
   Value to_json() const;
 };
 
@@ -91,7 +91,7 @@ class Batch {
   std::unique_ptr<DataReader> data_;
   mutable std::mutex mutex_;  // guards data_, counts_, latencies_
   BatchCounts counts_;
-  std::vector<long> latencies_;
+  std::vector<double> latencies_;
 };
 
 }  // namespace engine::app

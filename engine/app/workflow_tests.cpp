@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "engine/assemble/build_executor.h"
+#include "engine/core/elapsed.h"
 #include "engine/core/error.h"
 #include "engine/core/json_text.h"
 #include "engine/core/text.h"
@@ -111,7 +112,7 @@ TestOutcome run_one(const spec::WorkflowSpec& workflow, const spec::WorkflowTest
     if ((e.kind() == "run.cancelled" || e.kind() == "run.timeout") && cancel.stopped()) throw;
     out.failures.push_back(e.formatted());
   }
-  out.elapsed_ms = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start).count();
+  out.elapsed_ms = engine::elapsed_ms(start);
   return out;
 }
 
@@ -133,9 +134,9 @@ std::string xml_escaped(std::string_view s) {
   return out;
 }
 
-std::string seconds(long ms) {
+std::string seconds(double ms) {
   char buf[32];
-  std::snprintf(buf, sizeof buf, "%.3f", static_cast<double>(ms) / 1000.0);
+  std::snprintf(buf, sizeof buf, "%.3f", ms / 1000.0);
   return buf;
 }
 
@@ -174,7 +175,7 @@ TestFileOutcome run_workflow_tests(const spec::TestFileSpec& tests, const Cancel
 
 std::string junit_xml(const std::vector<TestFileOutcome>& files) {
   size_t tests = 0, failures = 0;
-  long ms = 0;
+  double ms = 0;
   for (const auto& f : files)
     for (const auto& t : f.tests) {
       ++tests;
@@ -184,7 +185,7 @@ std::string junit_xml(const std::vector<TestFileOutcome>& files) {
   std::string xml = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"engine test\" tests=\"" +
                     std::to_string(tests) + "\" failures=\"" + std::to_string(failures) + "\" time=\"" + seconds(ms) + "\">\n";
   for (const auto& f : files) {
-    long file_ms = 0;
+    double file_ms = 0;
     for (const auto& t : f.tests) file_ms += t.elapsed_ms;
     xml += "  <testsuite name=\"" + xml_escaped(f.file) + "\" tests=\"" + std::to_string(f.tests.size()) +
            "\" failures=\"" + std::to_string(f.tests.size() - f.passed()) + "\" time=\"" + seconds(file_ms) + "\">\n";

@@ -12,7 +12,7 @@ namespace engine::app {
 struct TestOutcome {
   std::string name;
   std::vector<std::string> failures;  // each: what was expected, and what the run showed
-  long elapsed_ms = 0;
+  double elapsed_ms = 0;
   bool passed() const { return failures.empty(); }
 };
 

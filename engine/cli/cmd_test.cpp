@@ -6,6 +6,7 @@
 #include "engine/app/workflow_tests.h"
 #include "engine/cli/cli_support.h"
 #include "engine/cli/commands.h"
+#include "engine/core/elapsed.h"
 #include "engine/cli/interrupt_watch.h"
 #include "engine/core/error.h"
 #include "engine/core/text.h"
@@ -24,7 +25,7 @@ void print_outcome(const app::TestFileOutcome& f) {
   for (const auto& t : f.tests) width = std::max(width, t.name.size());
   for (const auto& t : f.tests) {
     std::string name = t.name + std::string(width - t.name.size(), ' ');
-    std::cout << "  " << (t.passed() ? "PASS  " : "FAIL  ") << name << "  " << t.elapsed_ms << " ms\n";
+    std::cout << "  " << (t.passed() ? "PASS  " : "FAIL  ") << name << "  " << milliseconds_text(t.elapsed_ms) << "\n";
     for (const auto& why : t.failures) {
       // Each line of a failure (a located error's quoted line and caret) under the test's name.
       std::string text = terminal_safe(redact_environment_keys(why));

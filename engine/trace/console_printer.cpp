@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <iterator>
 
+#include "engine/core/elapsed.h"
 #include "engine/core/json_text.h"
 #include "engine/core/text.h"
 
@@ -108,7 +109,9 @@ void ConsolePrinter::show(const Event& e, Chain& chain) {
       chain.observation_prefix = str(d, "observation_prefix");
       chain.llm_prefix = str(d, "llm_prefix");
       newline();
-      write("> Entering new " + str(d, "name") + " chain...", kBold);
+      // As LangChain's verbose mode: an agent is the AgentExecutor chain; a workflow of steps goes by its name.
+      write("> Entering new " + (str(d, "chain") == "AgentExecutor" ? "AgentExecutor" : str(d, "name")) + " chain...",
+            kBold);
       newline();
       break;
     case EventType::LlmStart:
@@ -171,7 +174,7 @@ void ConsolePrinter::show(const Event& e, Chain& chain) {
       std::string status = str(d, "status");
       std::string line = "[" + str(d, "step") + "] ";
       if (status == "skipped") line += "skipped: its when: does not hold";
-      else line += status + " in " + std::to_string(d.value("elapsed_ms", 0L)) + " ms";
+      else line += status + " in " + milliseconds_text(d.value("elapsed_ms", 0.0));
       if (auto error = d.find("error"); error != d.end()) line += " (" + str(*error, "kind") + ")";
       write(line, status == "failed" ? kRed : kBold);
       // A failed step's report: what it was given (the error itself is the caller's to print, once).

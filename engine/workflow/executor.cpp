@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <random>
 
+#include "engine/core/elapsed.h"
 #include "engine/core/error.h"
 #include "engine/core/text.h"
 
@@ -62,6 +63,7 @@ agent::RunResult Executor::run(const Value& inputs, EventSink& given_events, con
   if (!options.llm_state) options.llm_state = &own_state;
   std::string own_id;
   if (options.run_id.empty()) options.run_id = own_id = new_run_id();
+  options.chain_name = parts_.name;
   PlacingSink events(given_events, "", std::string(options.run_id));
   agent::RunResult r = parts_.agent ? parts_.agent->run(inputs, events, options) : run_steps(inputs, events, options);
   r.run_id = options.run_id;
@@ -87,7 +89,7 @@ agent::RunResult Executor::run_steps(const Value& inputs, EventSink& events, con
   using Clock = std::chrono::steady_clock;
   auto start = Clock::now();
   if (events.detail() != EventDetail::None) {
-    Value begin{{"name", parts_.name.empty() ? "Workflow" : parts_.name}};
+    Value begin{{"name", parts_.name.empty() ? "Workflow" : parts_.name}, {"chain", "Workflow"}};
     if (events.detail() == EventDetail::Full) begin["inputs"] = inputs;
     events.emit({EventType::ChainStart, std::move(begin)});
   }
@@ -111,7 +113,7 @@ agent::RunResult Executor::run_steps(const Value& inputs, EventSink& events, con
       r.stopped_reason = "error";
     }
   }
-  r.elapsed_ms = static_cast<long>(std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start).count());
+  r.elapsed_ms = engine::elapsed_ms(start);
   if (events.detail() != EventDetail::None) {
     Value end{{"output", r.output}, {"stopped_reason", r.stopped_reason}, {"elapsed_ms", r.elapsed_ms},
               {"usage", r.usage_json()}};

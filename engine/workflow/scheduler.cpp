@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "engine/core/cancel.h"
+#include "engine/core/elapsed.h"
 #include "engine/core/error.h"
 #include "engine/core/fiber.h"
 #include "engine/workflow/for_each.h"
@@ -167,7 +168,7 @@ class GraphRunner {
     State end = State::Done;
     StepOutcome outcome;
     std::optional<agent::RunError> error;
-    long elapsed_ms = 0;
+    double elapsed_ms = 0;
   };
 
   // Runs on the step's own thread. Whatever happens inside, the step's report reaches the scheduler: a thread that
@@ -195,8 +196,7 @@ class GraphRunner {
       report.error =
           agent::RunError{"engine.internal", "step '" + steps_[i].name + "': internal error: " + e.what(), {}, {}};
     }
-    report.elapsed_ms =
-        static_cast<long>(std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start).count());
+    report.elapsed_ms = engine::elapsed_ms(start);
     if (report.error) {
       report.end = State::Failed;
       report.outcome.output = report.error->to_json();
@@ -318,7 +318,7 @@ class GraphRunner {
   std::vector<State> state_;
   std::vector<Value> outputs_;
   std::vector<Value> details_;
-  std::vector<long> elapsed_ms_;
+  std::vector<double> elapsed_ms_;
   size_t running_ = 0;
   size_t idle_ = 0;                  // workers waiting for a step to become ready
   size_t helpers_started_ = 0;  // workers besides the calling thread...

@@ -261,9 +261,17 @@ TEST_CASE("every event says whose it is: the run's id and the step's path, neste
   auto team = dir.path() / "team.jsonl";
   REQUIRE(run_engine("run workflows/research_team.yaml -q --trace " + shell_quote(team.string())).exit_code == 0);
   std::set<std::string> team_paths;
-  for (const auto& e : trace_lines(team)) team_paths.insert(e.value("path", ""));
+  std::set<std::string> chains;  // path: name (chain) of each chain_start
+  for (const auto& e : trace_lines(team)) {
+    team_paths.insert(e.value("path", ""));
+    if (e["type"] == "chain_start")
+      chains.insert(e.value("path", "") + ": " + e["name"].get<std::string>() + " (" + e["chain"].get<std::string>() + ")");
+  }
   CHECK(team_paths.count("researcher") == 1);
   CHECK(team_paths.count("writer") == 1);
+  // Each chain is named for what runs: the workflow, the agent workflow used as a tool, the workflow of steps.
+  CHECK(chains == std::set<std::string>{": research_team (AgentExecutor)", "researcher: researcher (AgentExecutor)",
+                                        "writer: writer (Workflow)"});
 }
 
 TEST_CASE("the console shows an agent step's chain indented under the step", "[e2e][steps][trace]") {

@@ -146,7 +146,7 @@ TEST_CASE("the console shows each step's start, retries and end, skipped and fai
   printer.emit({EventType::StepEnd, Value{{"step", "billing"}, {"status", "failed"}, {"elapsed_ms", 3}}});
   CHECK(out.str() ==
         "\n[classify] started (llm)\n[classify] attempt 1 failed (503 Service Unavailable); retrying in 1000 ms"
-        "\n[classify] done in 1210 ms\n[technical] skipped: its when: does not hold\n[billing] failed in 3 ms");
+        "\n[classify] done in 1210 ms\n[technical] skipped: its when: does not hold\n[billing] failed in 3.0 ms");
 }
 
 TEST_CASE("what happens inside a step is indented under it, its start and end at its parent's level", "[trace]") {
@@ -167,7 +167,7 @@ TEST_CASE("what happens inside a step is indented under it, its start and end at
         "   Look it up.\n  Action: refunds"
         "\n  [agent] started (agent)"
         "\n  Observation: pending\n  Thought: "
-        "\n[billing] done in 7 ms");
+        "\n[billing] done in 7.0 ms");
 }
 
 TEST_CASE("chains streaming at once on several threads each keep their own text", "[trace][stream]") {
@@ -227,6 +227,6 @@ TEST_CASE("a failed step's end names its error's kind and what it was given, eac
                                               {"error", {{"kind", "llm.http_error"}, {"message", "HTTP 400"}}},
                                               {"inputs", {{"prompt", "line one\nline two " + std::string(300, 'x')}}}}},
                   {"r1", "ask"});
-  CHECK(out.str() == "\n[ask] failed in 4 ms (llm.http_error)\n  prompt: line one line two " + std::string(182, 'x') +
+  CHECK(out.str() == "\n[ask] failed in 4.0 ms (llm.http_error)\n  prompt: line one line two " + std::string(182, 'x') +
                          "... (318 bytes)");
 }

@@ -108,7 +108,8 @@ struct DictExpr : Expr {
 
 // ---- statements ----
 
-enum class NodeKind { Text, Output, If, For, Set, SetBlock, Macro, CallBlock, FilterBlock, Include, Import };
+enum class NodeKind { Text, Output, If, For, Set, SetBlock, Macro, CallBlock, FilterBlock, Include, Import, With,
+                      Break, Continue };
 
 struct Node {
   explicit Node(NodeKind k, Pos p) : kind(k), pos(p) {}
@@ -139,6 +140,7 @@ struct ForNode : Node {
   ExprPtr filter;  // {% for x in xs if cond %}
   Body body;
   Body otherwise;  // {% else %}: runs when nothing was iterated
+  bool recursive = false;  // {% for ... recursive %}: the body may call loop(items) for a deeper level
 };
 struct SetNode : Node {  // {% set a = expr %}, {% set a, b = expr %} or {% set ns.attr = expr %}
   SetNode(Pos p) : Node(NodeKind::Set, p) {}
@@ -146,10 +148,21 @@ struct SetNode : Node {  // {% set a = expr %}, {% set a, b = expr %} or {% set 
   std::string attribute;  // set when the target is ns.attribute (a namespace)
   ExprPtr value;
 };
-struct SetBlockNode : Node {  // {% set a %}...{% endset %}
+struct SetBlockNode : Node {  // {% set a %}...{% endset %}, or {% set a | filter %}...{% endset %}
   SetBlockNode(Pos p) : Node(NodeKind::SetBlock, p) {}
   std::string target;
+  std::vector<std::pair<std::string, Args>> filters;
   Body body;
+};
+
+struct WithNode : Node {  // {% with a = 1, b = x %}...{% endwith %}: a scope of its own
+  WithNode(Pos p) : Node(NodeKind::With, p) {}
+  std::vector<std::pair<std::string, ExprPtr>> assignments;  // evaluated in the enclosing scope, then bound
+  Body body;
+};
+
+struct LoopControlNode : Node {  // {% break %} and {% continue %}, inside a for loop's body
+  LoopControlNode(NodeKind k, Pos p) : Node(k, p) {}
 };
 
 // What macros and call blocks share: parameters with optional defaults, and a body to render.

@@ -3,11 +3,16 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <cstdio>
 #include <map>
 
 #include "engine/core/json_parse.h"
+#include "engine/template/builtin_args.h"
 #include "engine/template/integer.h"
+#include "engine/template/markup_filters.h"
 #include "engine/template/py_value.h"
+#include "engine/template/str_methods.h"
+#include "engine/template/unicode_case.h"
 
 namespace engine::tmpl {
 
@@ -20,30 +25,7 @@ const Value* CallArgs::get(size_t i, std::string_view name) const {
 
 namespace {
 
-[[noreturn]] void fail(std::string msg) { throw BuiltinError{std::move(msg)}; }
-
-const std::string& need_string(const Value& v, const char* what) {
-  if (!v.is_string()) fail(std::string(what) + " expects a string, got " + type_name(v));
-  return v.get_ref<const std::string&>();
-}
-
-long long need_int(const Value* v, long long dflt, const char* what) {
-  if (!v) return dflt;
-  if (v->is_number_integer() || v->is_number_unsigned() || v->is_boolean()) return int_of(*v);
-  if (v->is_number_float()) return int_from_double(v->get<double>());
-  fail(std::string(what) + " expects an integer, got " + type_name(*v));
-}
-
-// Widths and counts that size what a filter builds (center, indent, batch, format's %10s): Jinja2 would try to
-// build a string of center(1e10); the engine refuses a size past any prompt's before allocating it.
-constexpr long long kMaxWidth = 1'000'000;
-
-size_t need_width(const Value* v, long long dflt, const char* what) {
-  long long n = need_int(v, dflt, what);
-  if (n < 0 || n > kMaxWidth)
-    fail("a width of " + std::to_string(n) + " is not one from 0 to " + std::to_string(kMaxWidth));
-  return static_cast<size_t>(n);
-}
+using namespace builtin;
 
 bool arg_bool(const Value* v, bool dflt) { return v ? truthy(*v) : dflt; }
 
@@ -103,14 +85,8 @@ size_t utf8_length(const std::string& s) {
   return n;
 }
 
-std::string lower(std::string s) {
-  for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
-std::string upper(std::string s) {
-  for (auto& c : s) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  return s;
-}
+std::string lower(const std::string& s) { return to_lower(s); }
+std::string upper(const std::string& s) { return to_upper(s); }
 std::string strip_chars(const std::string& s, const Value* chars, bool left, bool right) {
   std::string set = chars && chars->is_string() ? chars->get<std::string>() : std::string(" \t\n\r\f\v");
   size_t b = 0, e = s.size();
@@ -148,25 +124,19 @@ Value f_abs(const Value& v, const CallArgs&) {
   if (v.is_number()) return std::fabs(v.get<double>());
   fail("abs expects a number, got " + type_name(v));
 }
-Value f_capitalize(const Value& v, const CallArgs&) {
-  std::string s = lower(py_str(v));
-  if (!s.empty()) s[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(s[0])));
-  return s;
-}
+Value f_capitalize(const Value& v, const CallArgs&) { return capitalized(py_str(v)); }
+// Jinja2's title: words begin after '-', whitespace or an opening bracket; each word's first character upper, the
+// rest lower (so "o'neil" is "O'neil", not str.title's "O'Neil").
 Value f_title(const Value& v, const CallArgs&) {
-  std::string s = py_str(v);
+  std::string s = py_str(v), out;
   bool start = true;
-  for (auto& c : s) {
-    unsigned char u = c;
-    if (std::isalpha(u)) {
-      c = static_cast<char>(start ? std::toupper(u) : std::tolower(u));
-      start = false;
-    } else {
-      start = !(std::isalnum(u) || u == '\'');
-      if (u >= 0x80) start = false;
-    }
+  for (const CodePoint& c : code_points(s)) {
+    bool separator = c.valid && (c.cp == '-' || c.cp == '(' || c.cp == '{' || c.cp == '[' || c.cp == '<' || is_space(c.cp));
+    if (separator || !c.valid) out += c.bytes;
+    else out += start ? to_upper(c.bytes) : to_lower(c.bytes);
+    start = separator;
   }
-  return s;
+  return out;
 }
 Value f_first(const Value& v, const CallArgs&) {
   Value l = as_list(v);
@@ -358,14 +328,38 @@ Value extreme(const Value& v, const CallArgs& a, bool want_max) {
 }
 Value f_max(const Value& v, const CallArgs& a) { return extreme(v, a, true); }
 Value f_min(const Value& v, const CallArgs& a) { return extreme(v, a, false); }
+// Python's round(x, n): the nearest value with n decimals, ties to even, on the double's exact value (so 2.675
+// rounds to 2.67: it is 2.67499999...). glibc's printf rounds exactly that way; an integer stays an integer.
+Value round_half_even(const Value& v, long long precision) {
+  if (v.is_number_integer()) {
+    if (precision >= 0) return v;
+    if (precision < -18) return 0;
+    long long unit = 1;
+    for (long long i = 0; i < -precision; ++i) unit *= 10;
+    long long x = v.get<long long>(), q = x / unit, r = x % unit;
+    if (r < 0) r += unit, --q;  // floor division
+    if (2 * r > unit || (2 * r == unit && q % 2 != 0)) ++q;
+    return q * unit;  // cannot overflow: |q * unit| <= |x| + unit / 2 rounded to a multiple of unit
+  }
+  double x = v.get<double>();
+  if (!std::isfinite(x) || precision > 340) return x;
+  if (precision < 0) {
+    double unit = std::pow(10.0, static_cast<double>(-precision));
+    return std::nearbyint(x / unit) * unit;
+  }
+  char buf[700];
+  std::snprintf(buf, sizeof buf, "%.*f", static_cast<int>(precision), x);
+  return std::strtod(buf, nullptr);
+}
+
 Value f_round(const Value& v, const CallArgs& a) {
   if (!v.is_number()) fail("round expects a number, got " + type_name(v));
   long long precision = need_int(a.get(0, "precision"), 0, "round");
   std::string method = a.get(1, "method") ? py_str(*a.get(1, "method")) : "common";
+  if (method == "common") return round_half_even(v, precision);
   double scale = std::pow(10.0, static_cast<double>(precision));
   double x = v.get<double>() * scale;
-  if (method == "common") x = std::round(x);
-  else if (method == "ceil") x = std::ceil(x);
+  if (method == "ceil") x = std::ceil(x);
   else if (method == "floor") x = std::floor(x);
   else fail("round's method must be 'common', 'ceil' or 'floor'");
   return x / scale;
@@ -446,20 +440,7 @@ Value f_batch(const Value& v, const CallArgs& a) {
 }
 
 // HTML-escapes as markupsafe does. Without autoescaping there is no Markup type, so escaping twice escapes twice.
-Value f_escape(const Value& v, const CallArgs&) {
-  std::string out;
-  for (char c : py_str(v)) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&#34;"; break;
-      case '\'': out += "&#39;"; break;
-      default: out += c;
-    }
-  }
-  return out;
-}
+Value f_escape(const Value& v, const CallArgs&) { return html_escaped(py_str(v)); }
 Value f_safe(const Value& v, const CallArgs&) { return v; }
 
 // printf-style formatting, as Python's "%s" % args: s r d i f F e g x X o c and %%, flags, width, precision.
@@ -685,6 +666,19 @@ bool t_sameas(const Value& v, const CallArgs& a) { return v == other(a) && (v.is
 bool t_lower(const Value& v, const CallArgs&) { return v.is_string() && lower(v.get<std::string>()) == v.get<std::string>(); }
 bool t_upper(const Value& v, const CallArgs&) { return v.is_string() && upper(v.get<std::string>()) == v.get<std::string>(); }
 bool t_iterable(const Value& v, const CallArgs&) { return v.is_array() || v.is_object() || v.is_string(); }
+// Only Jinja2's Markup is "escaped", and the engine has none (escape gives plain text): nothing is.
+bool t_escaped(const Value&, const CallArgs&) { return false; }
+// The renderer answers default, defined and undefined itself: they see undefined values.
+bool t_filter(const Value& v, const CallArgs&) {
+  if (!v.is_string()) return false;
+  const std::string& n = v.get_ref<const std::string&>();
+  return n == "default" || n == "d" || find_filter(n) != nullptr;
+}
+bool t_test(const Value& v, const CallArgs&) {
+  if (!v.is_string()) return false;
+  const std::string& n = v.get_ref<const std::string&>();
+  return n == "defined" || n == "undefined" || find_test(n) != nullptr;
+}
 
 }  // namespace
 
@@ -749,6 +743,8 @@ Value f_attr(const Value& v, const CallArgs& a) {
 
 const std::map<std::string, FilterFn, std::less<>>& filters() {
   static const std::map<std::string, FilterFn, std::less<>> table = {
+      {"filesizeformat", f_filesizeformat}, {"striptags", f_striptags}, {"urlencode", f_urlencode},
+      {"xmlattr", f_xmlattr}, {"pprint", f_pprint},     {"forceescape", f_escape},
       {"abs", f_abs},         {"attr", f_attr},         {"batch", f_batch},       {"capitalize", f_capitalize},
       {"center", f_center},   {"count", f_length},      {"dictsort", f_dictsort}, {"e", f_escape},         {"escape", f_escape},     {"format", f_format},
       {"groupby", f_groupby},   {"safe", f_safe},         {"slice", f_slice},       {"wordwrap", f_wordwrap}, {"first", f_first},
@@ -773,7 +769,9 @@ const std::map<std::string, TestFn, std::less<>>& tests() {
       {"lower", t_lower},     {"lt", t_lt},             {"lessthan", t_lt},     {"mapping", t_mapping},
       {"ne", t_ne},           {"none", t_none},         {"number", t_number},   {"odd", t_odd},
       {"sameas", t_sameas},   {"sequence", t_sequence}, {"string", t_string},   {"true", t_true},
-      {"upper", t_upper},
+      {"upper", t_upper},     {"escaped", t_escaped},   {"filter", t_filter},   {"test", t_test},
+      {"!=", t_ne},           {"<", t_lt},              {"<=", t_le},           {">", t_gt},
+      {">=", t_ge},
   };
   return table;
 }
@@ -840,6 +838,26 @@ Value call_method(const Value& obj, std::string_view name, const CallArgs& a) {
       const Value* d = a.get(1, "default");
       return d ? *d : Value();
     }
+  }
+  if (obj.is_object() && name == "copy") return obj;
+  if (obj.is_array()) {  // the methods that leave a list as it is (Jinja2's sandbox refuses the others)
+    if (name == "copy") return obj;
+    if (name == "count" || name == "index") {
+      const Value* x = a.get(0, "value");
+      if (!x) fail(std::string(name) + " expects a value");
+      long long n = 0;
+      for (size_t i = 0; i < obj.size(); ++i)
+        if (py_equal(obj[i], *x)) {
+          if (name == "index") return static_cast<long long>(i);
+          ++n;
+        }
+      if (name == "index") fail(py_repr(*x) + " is not in list");
+      return n;
+    }
+    if (name == "append" || name == "extend" || name == "pop" || name == "insert" || name == "remove" ||
+        name == "clear" || name == "sort" || name == "reverse")
+      fail("list." + std::string(name) + "() changes the list, which templates may not do (as in Jinja2's "
+           "sandbox); build a new list with filters or +");
   }
   if (obj.is_string()) {
     const std::string& s = obj.get_ref<const std::string&>();
@@ -914,31 +932,7 @@ Value call_method(const Value& obj, std::string_view name, const CallArgs& a) {
       }
       return out;
     }
-    if (name == "format") {
-      // Only positional "{}" and "{0}" fields, the forms prompt templates use.
-      std::string out;
-      size_t next_auto = 0;
-      for (size_t i = 0; i < s.size(); ++i) {
-        if (s[i] == '{' && i + 1 < s.size() && s[i + 1] == '{') { out += '{'; ++i; continue; }
-        if (s[i] == '}' && i + 1 < s.size() && s[i + 1] == '}') { out += '}'; ++i; continue; }
-        if (s[i] != '{') { out += s[i]; continue; }
-        size_t close = s.find('}', i);
-        if (close == std::string::npos) fail("single '{' encountered in format string");
-        std::string field = s.substr(i + 1, close - i - 1);
-        const Value* arg = nullptr;
-        if (field.empty()) arg = a.get(next_auto++, "");
-        else if (std::all_of(field.begin(), field.end(), ::isdigit)) {
-          size_t index = 0;
-          auto [end, ec] = std::from_chars(field.data(), field.data() + field.size(), index);
-          if (ec == std::errc()) arg = a.get(index, "");
-        }
-        else arg = a.get(SIZE_MAX, field);
-        if (!arg) fail("format: no argument for field '{" + field + "}'");
-        append_py_str(out, *arg);
-        i = close;
-      }
-      return out;
-    }
+    if (auto more = call_str_method(s, name, a)) return std::move(*more);
   }
   fail("'" + type_name(obj) + "' object has no method '" + std::string(name) + "'");
 }

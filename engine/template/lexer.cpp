@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "engine/core/error.h"
+#include "engine/template/unicode_case.h"
 
 namespace engine::tmpl {
 namespace {
@@ -246,6 +247,61 @@ class Lexer {
     fail("unexpected character '" + bad + "' in expression", l, c);
   }
 
+  // After a backslash in a string literal: Python's escapes (Jinja2 reads literals as Python does). An unknown one
+  // is kept as written; a \x, \u or \U with too few hex digits is an error, as in Python.
+  void escape(std::string& out, int l, int c) {
+    char e = s_[pos_];
+    auto hex = [&](int digits) {
+      uint32_t cp = 0;
+      for (int i = 1; i <= digits; ++i) {
+        char h = pos_ + i < s_.size() ? s_[pos_ + i] : '\0';
+        if (!std::isxdigit(static_cast<unsigned char>(h)))
+          fail(std::string("truncated \\") + e + " escape in a string literal: it takes " + std::to_string(digits) +
+                   " hex digits",
+               l, c);
+        cp = cp * 16 + static_cast<uint32_t>(std::isdigit(static_cast<unsigned char>(h)) ? h - '0'
+                                                                                           : (std::tolower(h) - 'a' + 10));
+      }
+      for (int i = 0; i < digits; ++i) advance();
+      return cp;
+    };
+    switch (e) {
+      case 'n': out += '\n'; break;
+      case 't': out += '\t'; break;
+      case 'r': out += '\r'; break;
+      case 'a': out += '\a'; break;
+      case 'b': out += '\b'; break;
+      case 'f': out += '\f'; break;
+      case 'v': out += '\v'; break;
+      case '\\': out += '\\'; break;
+      case '\'': out += '\''; break;
+      case '"': out += '"'; break;
+      case '\n': break;  // a backslash-newline continues the string
+      case 'x': append_code_point(out, hex(2), l, c); break;
+      case 'u': append_code_point(out, hex(4), l, c); break;
+      case 'U': append_code_point(out, hex(8), l, c); break;
+      case 'N': fail("\\N{...} escapes (characters by name) are not supported; write the character itself", l, c);
+      default:
+        if (e >= '0' && e <= '7') {  // up to three octal digits
+          uint32_t cp = static_cast<uint32_t>(e - '0');
+          for (int i = 0; i < 2 && pos_ + 1 < s_.size() && s_[pos_ + 1] >= '0' && s_[pos_ + 1] <= '7'; ++i) {
+            advance();
+            cp = cp * 8 + static_cast<uint32_t>(s_[pos_] - '0');
+          }
+          append_code_point(out, cp, l, c);
+        } else {
+          out += '\\', out += e;  // Python keeps unknown escapes as written
+        }
+    }
+    advance();
+  }
+
+  void append_code_point(std::string& out, uint32_t cp, int l, int c) {
+    if (cp > 0x10FFFF) fail("a \\U escape past U+10FFFF in a string literal", l, c);
+    if (cp >= 0xD800 && cp <= 0xDFFF) fail("a surrogate code point in a string literal cannot be written as UTF-8", l, c);
+    append_utf8(out, cp);
+  }
+
   static char closer(char open) { return open == '(' ? ')' : open == '[' ? ']' : '}'; }
 
   std::string lex_string() {
@@ -257,19 +313,7 @@ class Lexer {
       char ch = s_[pos_];
       if (ch == '\\' && pos_ + 1 < s_.size()) {
         advance();
-        char e = s_[pos_];
-        switch (e) {
-          case 'n': out += '\n'; break;
-          case 't': out += '\t'; break;
-          case 'r': out += '\r'; break;
-          case '\\': out += '\\'; break;
-          case '\'': out += '\''; break;
-          case '"': out += '"'; break;
-          case '0': out += '\0'; break;
-          case '\n': break;  // a backslash-newline continues the string
-          default: out += '\\', out += e;  // Python keeps unknown escapes as written
-        }
-        advance();
+        escape(out, l, c);
         continue;
       }
       out += ch;

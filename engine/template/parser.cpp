@@ -131,10 +131,22 @@ class Parser {
     if (name.text == "include") return parse_include(open);
     if (name.text == "import") return parse_import(open);
     if (name.text == "from") return parse_from_import(open);
-    static const std::vector<std::string> closers = {"endif",    "endfor",  "endset",    "elif",  "else",
-                                                     "endmacro", "endcall", "endfilter", "endraw"};
+    if (name.text == "with") return parse_with(open);
+    if (name.text == "break" || name.text == "continue") return parse_loop_control(open, name);
+    static const std::vector<std::string> closers = {"endif",    "endfor",    "endset", "elif",   "else",
+                                                     "endmacro", "endcall",   "endfilter", "endraw", "endwith"};
     for (const auto& c : closers)
       if (name.text == c) fail_at(name, "unexpected '" + c + "': no open block to close or continue here");
+    // Jinja2's own statements the engine leaves out (docs/templates.md, "Differences from Jinja2").
+    static const std::vector<std::pair<std::string, std::string>> unsupported = {
+        {"extends", "template inheritance"}, {"block", "template inheritance"},
+        {"autoescape", "there is no autoescaping: prompts are not HTML"}, {"do", "an extension"},
+        {"trans", "the i18n extension"}, {"pluralize", "the i18n extension"}};
+    for (const auto& [tag, why] : unsupported)
+      if (name.text == tag)
+        throw located_error("template.unsupported",
+                            "'" + tag + "' is not supported (" + why + "; docs/templates.md lists what is)", src_,
+                            name.line, name.col);
     fail_at(name, "unknown tag '" + name.text + "'");
   }
 
@@ -183,9 +195,14 @@ class Parser {
       next();
       node->filter = parse_or_no_cond();
     }
-    if (is_name("recursive")) fail_at(peek(), "recursive loops are not supported");
+    if (is_name("recursive")) {
+      next();
+      node->recursive = true;
+    }
     expect_block_end("for");
+    ++loop_depth_;
     node->body = parse_body({"else", "endfor"});
+    --loop_depth_;
     const Token& tag = block_continuation(open, "for", "endfor");
     if (tag.text == "else") {
       expect_block_end("else");
@@ -212,9 +229,16 @@ class Parser {
       next();
       targets.push_back(expect_name("in the set's targets"));
     }
-    if (peek().kind == TokenKind::BlockEnd && targets.size() == 1) {
-      next();
+    if ((peek().kind == TokenKind::BlockEnd || is_op("|")) && targets.size() == 1) {
       auto node = std::make_unique<SetBlockNode>(pos_of(open));
+      while (is_op("|")) {  // {% set x | upper %}: the block's text goes through these filters
+        next();
+        std::string filter = expect_name("after '|' in the set block");
+        Args args;
+        if (is_op("(")) args = parse_call_args();
+        node->filters.emplace_back(std::move(filter), std::move(args));
+      }
+      expect_block_end("set");
       node->target = targets[0];
       node->body = parse_body({"endset"});
       block_continuation(open, "set", "endset");
@@ -227,6 +251,38 @@ class Parser {
     node->value = parse_tuple_or_expression();
     expect_block_end("set");
     return node;
+  }
+
+  // {% with a = 1, b = x %}: the values are computed in the enclosing scope, then bound in the block's own.
+  NodePtr parse_with(const Token& open) {
+    auto node = std::make_unique<WithNode>(pos_of(open));
+    while (peek().kind != TokenKind::BlockEnd) {
+      if (!node->assignments.empty()) expect_op(",", "between the with statement's assignments");
+      std::string target = expect_name("in the with statement");
+      expect_op("=", "in the with statement");
+      node->assignments.emplace_back(std::move(target), parse_expression());
+    }
+    expect_block_end("with");
+    node->body = parse_body({"endwith"});
+    block_continuation(open, "with", "endwith");
+    expect_block_end("endwith");
+    return node;
+  }
+
+  // {% break %} and {% continue %} (Jinja2's loopcontrols extension, which transformers turns on for chat templates).
+  NodePtr parse_loop_control(const Token& open, const Token& name) {
+    if (loop_depth_ == 0) fail_at(name, "'" + name.text + "' outside a for loop");
+    expect_block_end(name.text);
+    return std::make_unique<LoopControlNode>(name.text == "break" ? NodeKind::Break : NodeKind::Continue, pos_of(open));
+  }
+
+  // A macro's or a call block's body is a function of its own: a loop around its definition is not its loop.
+  Body parse_function_body(const char* end) {
+    int saved = loop_depth_;
+    loop_depth_ = 0;
+    Body b = parse_body({end});
+    loop_depth_ = saved;
+    return b;
   }
 
   // (a, b=default, ...) for macros and call blocks.
@@ -253,7 +309,7 @@ class Parser {
     node->def.name = expect_name("after 'macro'");
     parse_params(node->def);
     expect_block_end("macro");
-    node->def.body = parse_body({"endmacro"});
+    node->def.body = parse_function_body("endmacro");
     block_continuation(open, "macro", "endmacro");
     if (peek().kind == TokenKind::Name) next();  // {% endmacro name %}
     expect_block_end("endmacro");
@@ -268,7 +324,7 @@ class Parser {
     node->call = parse_expression();
     if (node->call->kind != ExprKind::Call) fail_at(at, "expected a macro call after 'call'");
     expect_block_end("call");
-    node->caller.body = parse_body({"endcall"});
+    node->caller.body = parse_function_body("endcall");
     block_continuation(open, "call", "endcall");
     expect_block_end("endcall");
     return node;
@@ -683,6 +739,7 @@ class Parser {
   const std::vector<Token>& t_;
   size_t i_ = 0;
   int depth_ = 0;
+  int loop_depth_ = 0;  // for loops open around the statement being parsed, within the current function
 };
 
 }  // namespace

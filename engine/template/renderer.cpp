@@ -23,7 +23,13 @@ struct LoopState {
   const std::vector<const Value*>* items = nullptr;
   size_t index0 = 0;
   int depth = 1;
+  const ForNode* node = nullptr;  // for loop(items) in a recursive loop
+  int scope = 0;                  // the frame the loop was entered from: a deeper level's scope falls back to it
+  mutable std::optional<Value> changed_last;  // what loop.changed() saw last
 };
+
+// What {% break %} or {% continue %} asks of the loop around it, while the rest of its body is skipped.
+enum class LoopControl { None, Break, Continue };
 
 class Renderer;
 struct Module;
@@ -162,7 +168,10 @@ class Renderer {
   }
 
   void body(const Body& b) {
-    for (const auto& n : b) node(*n);
+    for (const auto& n : b) {
+      node(*n);
+      if (loop_control_ != LoopControl::None) return;  // the enclosing loop takes it from here
+    }
   }
 
   // An expression's value, as `{% if %}` would test it; an undefined name is an error in a strict template.
@@ -304,9 +313,32 @@ class Renderer {
         saved.swap(out_);
         body(s.body);
         saved.swap(out_);
-        assign(s.target, Value(std::move(saved)));
+        Value v(std::move(saved));
+        for (const auto& [name, a] : s.filters) v = apply_filter(name, v, eval_args(a), s.pos);
+        assign(s.target, std::move(v));
         return;
       }
+      case NodeKind::With: {
+        const auto& w = static_cast<const WithNode&>(n);
+        std::vector<Ref> values;  // computed where the block stands, before any of its names exist
+        values.reserve(w.assignments.size());
+        for (const auto& [name, e] : w.assignments) values.push_back(eval(*e));
+        int saved = push_frame(current_);
+        for (size_t i = 0; i < values.size(); ++i) {
+          const std::string& name = w.assignments[i].first;
+          if (values[i].is_special()) {
+            assign_special(name, values[i]);
+            continue;
+          }
+          bool is_ns = values[i].is_namespace();
+          assign(name, defined_value(values[i])).is_namespace = is_ns;
+        }
+        body(w.body);
+        pop_frame(saved);
+        return;
+      }
+      case NodeKind::Break: loop_control_ = LoopControl::Break; return;
+      case NodeKind::Continue: loop_control_ = LoopControl::Continue; return;
       case NodeKind::Macro: {
         const auto& m = static_cast<const MacroNode&>(n);
         Binding& b = assign(m.def.name, Value());
@@ -450,7 +482,12 @@ class Renderer {
 
   void render_for(const ForNode& f) {
     Ref iterable = eval(*f.iterable);
-    const Value& seq = defined(iterable);
+    render_loop(f, defined(iterable), current_, 1);
+  }
+
+  // One level of a loop over `seq`, its scope falling back to frame `scope`; a recursive loop's loop(items) renders
+  // the next level with depth + 1.
+  void render_loop(const ForNode& f, const Value& seq, int scope, int depth) {
     // Dicts iterate over their keys and strings over their characters, so those need a list of their own.
     Value expanded;
     const Value* list = &seq;
@@ -463,8 +500,11 @@ class Renderer {
       list = &expanded;
     }
 
-    int saved_frame = push_frame(current_);
+    int saved_frame = push_frame(scope);
     LoopState loop;
+    loop.depth = depth;
+    loop.node = &f;
+    loop.scope = scope;
     std::vector<const Value*> items;
     items.reserve(list->size());
     if (f.filter) {
@@ -483,6 +523,9 @@ class Renderer {
       bind_targets(f, *items[i]);
       bind_loop(loop);
       body(f.body);
+      LoopControl control = loop_control_;
+      loop_control_ = LoopControl::None;
+      if (control == LoopControl::Break) break;
     }
     pop_frame(saved_frame);
     if (items.empty()) body(f.otherwise);
@@ -631,6 +674,7 @@ class Renderer {
       evaluated = true;
     }
     if (evaluated && callee_ref.callable_ptr()) return invoke(*callee_ref.callable_ptr(), eval_args(c.args), c.pos, caller);
+    if (evaluated && callee_ref.loop_state()) return recurse(*callee_ref.loop_state(), c);
     if (caller) fail("template.render", "{% call %} needs a macro to call", c.pos);
     if (c.callee->kind == ExprKind::Attr) {
       const auto& a = static_cast<const AttrExpr&>(*c.callee);
@@ -645,6 +689,13 @@ class Renderer {
           CallArgs args = eval_args(c.args);
           if (args.positional.empty()) fail("template.render", "loop.cycle() expects at least one value", c.pos);
           return Ref::own(args.positional[l->index0 % args.positional.size()]);
+        }
+        if (a.name == "changed") {  // true on the first call and whenever the values differ from the last call's
+          CallArgs args = eval_args(c.args);
+          Value now(std::move(args.positional));
+          if (l->changed_last && *l->changed_last == now) return Ref::own(false);
+          l->changed_last = std::move(now);
+          return Ref::own(true);
         }
         fail("template.render", "'loop." + a.name + "' is not callable", c.pos);
       }
@@ -677,11 +728,37 @@ class Renderer {
                c.pos);
         }
         if (name == "strftime_now") return Ref::own(strftime_now(args, c.pos));
+        if (name == "cycler" || name == "joiner" || name == "lipsum")
+          fail("template.unsupported",
+               "'" + name + "()' is not supported" +
+                   (name == "cycler"   ? ": inside a loop, loop.cycle('a', 'b') does the same"
+                    : name == "joiner" ? ": inside a loop, {% if not loop.first %}, {% endif %} does the same"
+                                       : ": it writes random text, and a prompt renders the same every time"),
+               c.callee->pos);
         fail("template.undefined", "undefined function '" + name + "'", c.callee->pos);
       }
       fail("template.render", "'" + name + "' is not callable", c.pos);
     }
     fail("template.render", "this expression is not callable", c.pos);
+  }
+
+  // loop(items) in a recursive loop: the loop's body over `items`, one level deeper, rendered to a string.
+  Ref recurse(const LoopState& l, const CallExpr& c) {
+    if (!l.node->recursive)
+      fail("template.render", "loop() is for a recursive loop: write {% for ... recursive %}", c.pos);
+    CallArgs args = eval_args(c.args);
+    if (args.positional.size() != 1 || !args.keyword.empty())
+      fail("template.render", "loop() takes the items of the next level", c.pos);
+    if (++budget_->call_depth > c_->options.max_call_depth)
+      fail("template.call_depth", "recursive loop calls and macro calls nested deeper than " +
+                                      std::to_string(c_->options.max_call_depth) + " levels", c.pos);
+    const Value items = std::move(args.positional[0]);  // the level's items outlive its bindings
+    std::string saved;
+    saved.swap(out_);
+    render_loop(*l.node, items, l.scope, l.depth + 1);
+    saved.swap(out_);
+    --budget_->call_depth;
+    return made(Value(std::move(saved)), c.pos);
   }
 
   Value strftime_now(const CallArgs& a, Pos p) {
@@ -889,6 +966,17 @@ class Renderer {
     }
     if (op == "*" && (l.is_string() || l.is_array()) && is_int(r) && !r.is_boolean()) return repeat(l, as_int(r, b.pos), b.pos);
     if (op == "*" && (r.is_string() || r.is_array()) && is_int(l) && !l.is_boolean()) return repeat(r, as_int(l, b.pos), b.pos);
+    if (op == "%" && l.is_string()) {  // printf-style formatting, as Python's str % args (the format filter's)
+      CallArgs args;
+      if (r.is_array()) args.positional.assign(r.begin(), r.end());
+      else if (r.is_object()) for (const auto& [k, v] : r.items()) args.keyword.emplace_back(k, v);
+      else args.positional.push_back(r);
+      try {
+        return made(find_filter("format")(l, args), b.pos);
+      } catch (const BuiltinError& e) {
+        fail(e.kind, e.message, b.pos);
+      }
+    }
     if (!nums)
       fail("template.render",
            "unsupported operand types for " + op + ": '" + type_name(l) + "' and '" + type_name(r) + "'", b.pos);
@@ -1007,6 +1095,7 @@ class Renderer {
   std::string& out_;
   std::deque<Frame> frames_;
   int current_ = 0;
+  LoopControl loop_control_ = LoopControl::None;  // set by {% break %} or {% continue %} until its loop takes it
   RenderBudget own_budget_;
   RenderBudget* budget_;  // shared with the renderers of imported templates
 };

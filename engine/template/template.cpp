@@ -110,6 +110,15 @@ class Checker {
     if (!is_bound(n) && std::find(free_names.begin(), free_names.end(), n) == free_names.end()) free_names.push_back(n);
   }
   void check_filter(const std::string& name, Pos pos) {
+    // Jinja2's filters the engine leaves out, and why (docs/templates.md, "Differences from Jinja2").
+    if (name == "random")
+      throw located_error("template.unsupported",
+                          "the filter 'random' is not supported: a prompt renders the same every time, so runs and "
+                          "tests repeat (pick with an input, or loop.cycle())",
+                          src_, pos.line, pos.col);
+    if (name == "urlize")
+      throw located_error("template.unsupported", "the filter 'urlize' is not supported: prompts are not HTML", src_,
+                          pos.line, pos.col);
     if (name != "default" && name != "d" && !find_filter(name))
       throw located_error("template.unknown_filter", "unknown filter '" + name + "'" + did_you_mean(name, filter_names()),
                           src_, pos.line, pos.col);

@@ -89,12 +89,47 @@ TEST_CASE("a macro's missing argument is undefined, extra ones go to varargs and
 
 TEST_CASE("statement misuse is a located syntax error", "[template]") {
   Folder f;
-  CHECK(f.error_of("{% for x in y recursive %}{% endfor %}").rfind("main.j2:1:15: recursive loops are not supported", 0) == 0);
+  CHECK(f.error_of("{% break %}") == "main.j2:1:4: 'break' outside a for loop\n  {% break %}\n     ^");
+  // A macro's body is a function of its own: the loop around its definition is not its loop.
+  CHECK(f.error_of("{% for x in [1] %}{% macro m() %}{% continue %}{% endmacro %}{% endfor %}") ==
+        "main.j2:1:37: 'continue' outside a for loop\n  {% for x in [1] %}{% macro m() %}{% continue %}{% endmacro %}"
+        "{% endfor %}\n                                      ^");
+  CHECK(f.error_of("{% for x in [[1]] %}{{ loop(x) }}{% endfor %}")
+            .rfind("main.j2:1:28: loop() is for a recursive loop: write {% for ... recursive %}", 0) == 0);
+  CHECK(f.error_of("{% with a = 1 b = 2 %}{% endwith %}")
+            .rfind("main.j2:1:15: expected ',' between the with statement's assignments, got 'b'", 0) == 0);
   CHECK(f.error_of("{% call foo %}{% endcall %}").rfind("main.j2:1:9: expected a macro call after 'call'", 0) == 0);
   CHECK(f.error_of("{% raw %}never closed").rfind("main.j2:1:1: unclosed 'raw' block opened at line 1:1", 0) == 0);
   CHECK(f.error_of("{% macro m(a=1, b) %}{% endmacro %}").rfind(
             "main.j2:1:18: parameter 'b' without a default follows one with a default", 0) == 0);
   CHECK(f.error_of("{% filter nosuch %}x{% endfilter %}").rfind("main.j2:1:1: unknown filter 'nosuch'", 0) == 0);
+}
+
+TEST_CASE("Jinja2's statements and globals the engine leaves out are named as unsupported, with what to write",
+          "[template]") {
+  Folder f;
+  auto kind_and_message = [&](const std::string& src) {
+    try {
+      Template::compile(src, "main.j2", f.options());
+      Template::compile(src, "main.j2", f.options()).render(Value::object());
+    } catch (const Error& e) {
+      return e.kind() + ": " + e.message();
+    }
+    return std::string("no error");
+  };
+  CHECK(kind_and_message("{% extends 'base.j2' %}") ==
+        "template.unsupported: 'extends' is not supported (template inheritance; docs/templates.md lists what is)");
+  CHECK(kind_and_message("{% autoescape true %}{% endautoescape %}") ==
+        "template.unsupported: 'autoescape' is not supported (there is no autoescaping: prompts are not HTML; "
+        "docs/templates.md lists what is)");
+  CHECK(kind_and_message("{{ [1, 2] | random }}").rfind("template.unsupported: the filter 'random' is not supported", 0) == 0);
+  CHECK(kind_and_message("{% set c = cycler('a', 'b') %}") ==
+        "template.unsupported: 'cycler()' is not supported: inside a loop, loop.cycle('a', 'b') does the same");
+  CHECK(kind_and_message("{{ [1].append(2) }}") ==
+        "template.render: list.append() changes the list, which templates may not do (as in Jinja2's sandbox); build "
+        "a new list with filters or +");
+  CHECK(kind_and_message("{{ '\\x4' }}") ==
+        "template.syntax: truncated \\x escape in a string literal: it takes 2 hex digits");
 }
 
 TEST_CASE("raise_exception stops the render with the template's message", "[template]") {

@@ -260,6 +260,45 @@ CASES = [
     ("dict_global", "{{ dict(a=1, b=2) | dictsort | map('last') | list }} {{ dict(a=1)['a'] }}", {}),
     ("list_literal_trailing_comma", "{{ [1, 2,] }}", {}),
     ("empty_literals", "{{ [] }} {{ {} }} {{ '' }}|", {}),
+    # --- loop controls, with, recursive loops (issue 13: the rest of Jinja2) ---
+    ("loop_break", "{% for x in [1, 2, 3, 4] %}{% if x == 3 %}{% break %}{% endif %}{{ x }}{% endfor %}", {}),
+    ("loop_continue", "{% for x in range(6) %}{% if x is even %}{% continue %}{% endif %}{{ x }}{% endfor %}", {}),
+    ("loop_break_nested", "{% for a in [1, 2] %}{% for b in [1, 2, 3] %}{% if b > a %}{% break %}{% endif %}{{ a }}{{ b }} {% endfor %}|{% endfor %}", {}),
+    ("loop_continue_keeps_index", "{% for x in 'abcd' %}{% if loop.index == 2 %}{% continue %}{% endif %}{{ loop.index }}{{ x }}{% endfor %}", {}),
+    ("with_block", "{% with a = 1, b = 'two' %}{{ a }} {{ b }}{% endwith %}", {}),
+    ("with_scope", "{% set x = 'outer' %}{% with x = 'inner' %}{% set y = 1 %}{{ x }}{% endwith %} {{ x }} {{ y is defined }}", {}),
+    ("with_outer_values", "{% set a = 5 %}{% with a = a + 1, b = a %}{{ a }}{{ b }}{% endwith %}", {}),
+    ("recursive_tree", "{% for n in tree recursive %}<{{ n.name }}:{{ loop.depth }}{% if n.children %}[{{ loop(n.children) }}]{% endif %}>{% endfor %}",
+     {"tree": [{"name": "a", "children": [{"name": "b", "children": [{"name": "c", "children": []}]}, {"name": "d", "children": []}]},
+              {"name": "e", "children": []}]}),
+    ("recursive_depth0", "{% for x in [[1, [2]], 3] recursive %}{% if x is sequence %}{{ loop(x) }}{% else %}{{ x }}@{{ loop.depth0 }} {% endif %}{% endfor %}", {}),
+    ("loop_changed", "{% for p in people | sort(attribute='age') %}{% if loop.changed(p.age) %}[{{ p.age }}]{% endif %}{{ p.name }} {% endfor %}",
+     {"people": PEOPLE}),
+    ("set_block_filter", "{% set shout | upper | replace('!', '?') %}hello {{ name }}!{% endset %}{{ shout }}", {"name": "ann"}),
+    # --- string literals as Python reads them ---
+    ("string_escapes_more", "{{ 'a\\x41\\u00e9\\U0001F600\\101\\a\\b\\f\\v|' | list | map('length') | list }} {{ '\\x41\\u00e9\\101' }}", {}),
+    ("string_unknown_escape_kept", "{{ 'a\\qb' }} {{ 'c:\\dir' }}", {}),
+    # --- Python's numbers ---
+    ("round_half_even", "{{ 2.5 | round }} {{ 3.5 | round }} {{ -2.5 | round }} {{ 0.125 | round(2) }} {{ 2.675 | round(2) }} {{ 1.005 | round(2) }}", {}),
+    ("round_ints", "{{ 5 | round }} {{ 125 | round(-1) }} {{ 135 | round(-1) }} {{ -125 | round(-1) }} {{ 1234.5 | round(-2) }} {{ -0.5 | round }}", {}),
+    ("percent_operator", "{{ '%s items' % 3 }} {{ '%s-%s' % ('a', 'b') }} {{ '%(n)d%%' % {'n': 42} }} {{ '%.1f' % 2.25 }}", {}),
+    # --- str, list and dict methods ---
+    ("str_methods_search", "{{ 'banana'.count('a') }} {{ 'banana'.find('n') }} {{ 'banana'.rfind('n') }} {{ 'banana'.index('na') }} {{ 'banana'.find('z') }} {{ 'héllo'.find('l') }}", {}),
+    ("str_methods_pad", "[{{ 'ab'.ljust(5, '.') }}][{{ 'ab'.rjust(5) }}][{{ 'abc'.center(8, '*') }}][{{ '42'.zfill(5) }}][{{ '-42'.zfill(5) }}]", {}),
+    ("str_methods_split", "{{ 'a=b=c'.partition('=') | list }} {{ 'a=b=c'.rpartition('=') | list }} {{ 'a b  c'.rsplit(none, 1) }} {{ 'a,b,c'.rsplit(',', 1) }} {{ 'a\\nb\\r\\nc\\n'.splitlines() }}", {}),
+    ("str_methods_is", "{{ 'ab1'.isalnum() }} {{ 'ab'.isalpha() }} {{ '12'.isdigit() }} {{ 'ab'.islower() }} {{ 'AB1'.isupper() }} {{ ' \\t'.isspace() }} {{ 'Ab Cd'.istitle() }} {{ ''.isalpha() }} {{ 'ab c'.isalpha() }}", {}),
+    ("str_methods_affix", "{{ 'prefix-x'.removeprefix('prefix-') }} {{ 'x.txt'.removesuffix('.txt') }} {{ 'aBc'.swapcase() }} {{ 'Straße'.casefold() }}", {}),
+    ("str_format_specs", "{{ '{:>5}|{:<4}|{:^7}|{:*>5}'.format('a', 'b', 'mid', 3) }} {{ '{:.2f} {:,} {:+d} {:05d}'.format(3.14159, 1234567, 5, -42) }} {{ '{:x} {:#x} {:o} {:b} {:.1%}'.format(255, 255, 8, 5, 0.256) }} {{ '{name}!{0}'.format('p', name='n') }} {{ '{!r}'.format('q') }}", {}),
+    ("list_dict_methods", "{{ [1, 2, 2].count(2) }} {{ ['a', 'b'].index('b') }} {{ {'a': 1}.copy() }} {{ [1].copy() }}", {}),
+    # --- Unicode case ---
+    ("unicode_case", "{{ 'éclair ß' | upper }} {{ 'ÉCOLE' | lower }} {{ 'élan vital' | title }} {{ 'éa'.capitalize() }} {{ 'ΑΒΓ'.lower() }} {{ 'привет' | upper }}", {}),
+    # --- filters for markup and URLs ---
+    ("f_filesizeformat", "{{ 1 | filesizeformat }} {{ 300 | filesizeformat }} {{ 12345 | filesizeformat }} {{ 1000000 | filesizeformat(true) }} {{ 3e12 | filesizeformat }}", {}),
+    ("f_striptags", "{{ '<p>Hello <b>world</b></p>\\n  <!-- c --> bye' | striptags }}", {}),
+    ("f_urlencode", "{{ 'a b&c/d' | urlencode }} {{ {'q': 'x y', 'n': 1} | urlencode }} {{ [['a', 1], ['b', 'é']] | urlencode }}", {}),
+    ("f_xmlattr", "<div{{ {'class': 'x', 'id': 'y', 'skip': none, 'title': 'a \"b\"'} | xmlattr }}>", {}),
+    ("f_pprint_forceescape", "{{ [1, 'a', none] | pprint }} {{ '<a>' | forceescape }}", {}),
+    ("t_filter_test_escaped", "{{ 'upper' is filter }} {{ 'nosuch' is filter }} {{ 'even' is test }} {{ 'defined' is test }} {{ 'x' is escaped }} {{ 1 is lt 2 }}", {}),
     # --- prompts ---
     ("react_prompt", """Answer the following questions as best you can. You have access to the following tools:
 
@@ -334,6 +373,7 @@ def env_for(options, files):
         trim_blocks=options.get("trim_blocks", False),
         lstrip_blocks=options.get("lstrip_blocks", False),
         keep_trailing_newline=options.get("keep_trailing_newline", False),
+        extensions=["jinja2.ext.loopcontrols"],  # {% break %} and {% continue %}, which transformers enables too
         loader=jinja2.DictLoader(files))
 
 
@@ -345,7 +385,7 @@ def hf_env():
     # How transformers compiles chat templates (apply_chat_template).
     def tojson(x, ensure_ascii=False, indent=None, separators=None, sort_keys=False):
         return json.dumps(x, ensure_ascii=ensure_ascii, indent=indent, separators=separators, sort_keys=sort_keys)
-    e = jinja2.Environment(trim_blocks=True, lstrip_blocks=True)
+    e = jinja2.Environment(trim_blocks=True, lstrip_blocks=True, extensions=["jinja2.ext.loopcontrols"])
     e.filters["tojson"] = tojson
     e.globals["raise_exception"] = raise_exception
     return e

@@ -1,0 +1,130 @@
+#include "engine/template/unicode_case.h"
+
+#include <locale.h>
+#include <wctype.h>
+
+namespace engine::tmpl {
+namespace {
+
+// Built once and never changed: the C library's Unicode character tables, whatever the process's own locale.
+locale_t utf8_locale() {
+  static const locale_t loc = newlocale(LC_CTYPE_MASK, "C.UTF-8", nullptr);
+  return loc;
+}
+
+// One UTF-8 sequence at the start of `s`: its code point and length, or 0 for a byte that starts none.
+size_t decode(std::string_view s, uint32_t& cp) {
+  auto b = [&](size_t i) { return static_cast<unsigned char>(s[i]); };
+  unsigned char c = b(0);
+  size_t n = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xE ? 3 : (c >> 3) == 0x1E ? 4 : 0;
+  if (n == 0 || n > s.size()) return 0;
+  cp = n == 1 ? c : n == 2 ? (c & 0x1F) : n == 3 ? (c & 0x0F) : (c & 0x07);
+  for (size_t i = 1; i < n; ++i) {
+    if ((b(i) & 0xC0) != 0x80) return 0;
+    cp = (cp << 6) | (b(i) & 0x3F);
+  }
+  return n;
+}
+
+template <class Map>
+std::string mapped(std::string_view s, Map map) {
+  std::string out;
+  out.reserve(s.size());
+  for (const CodePoint& c : code_points(s)) {
+    if (!c.valid) out += c.bytes;
+    else map(out, c.cp);
+  }
+  return out;
+}
+
+// Python's full upper-case mappings the C tables lack (one letter becoming several).
+bool append_special_upper(std::string& out, uint32_t cp) {
+  switch (cp) {
+    case 0xDF: out += "SS"; return true;        // ß
+    case 0xFB00: out += "FF"; return true;      // ﬀ
+    case 0xFB01: out += "FI"; return true;      // ﬁ
+    case 0xFB02: out += "FL"; return true;      // ﬂ
+    case 0x149: out += "\xCA\xBCN"; return true;  // ŉ
+    default: return false;
+  }
+}
+
+}  // namespace
+
+std::vector<CodePoint> code_points(std::string_view s) {
+  std::vector<CodePoint> out;
+  out.reserve(s.size());
+  size_t i = 0;
+  while (i < s.size()) {
+    uint32_t cp = 0;
+    size_t n = decode(s.substr(i), cp);
+    if (n == 0) {
+      out.push_back({static_cast<unsigned char>(s[i]), s.substr(i, 1), false});
+      ++i;
+      continue;
+    }
+    out.push_back({cp, s.substr(i, n), true});
+    i += n;
+  }
+  return out;
+}
+
+void append_utf8(std::string& out, uint32_t cp) {
+  if (cp < 0x80) {
+    out += static_cast<char>(cp);
+  } else if (cp < 0x800) {
+    out += static_cast<char>(0xC0 | (cp >> 6));
+    out += static_cast<char>(0x80 | (cp & 0x3F));
+  } else if (cp < 0x10000) {
+    out += static_cast<char>(0xE0 | (cp >> 12));
+    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (cp & 0x3F));
+  } else {
+    out += static_cast<char>(0xF0 | (cp >> 18));
+    out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
+    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (cp & 0x3F));
+  }
+}
+
+bool is_alpha(uint32_t cp) { return iswalpha_l(static_cast<wint_t>(cp), utf8_locale()); }
+bool is_digit(uint32_t cp) { return cp >= '0' && cp <= '9'; }
+bool is_space(uint32_t cp) {
+  return cp == ' ' || (cp >= 0x09 && cp <= 0x0D) || (cp >= 0x1C && cp <= 0x1F) || cp == 0x85 ||
+         iswspace_l(static_cast<wint_t>(cp), utf8_locale());
+}
+bool is_upper(uint32_t cp) { return iswupper_l(static_cast<wint_t>(cp), utf8_locale()); }
+bool is_lower(uint32_t cp) { return iswlower_l(static_cast<wint_t>(cp), utf8_locale()); }
+uint32_t upper_of(uint32_t cp) { return static_cast<uint32_t>(towupper_l(static_cast<wint_t>(cp), utf8_locale())); }
+uint32_t lower_of(uint32_t cp) { return static_cast<uint32_t>(towlower_l(static_cast<wint_t>(cp), utf8_locale())); }
+
+std::string to_upper(std::string_view s) {
+  return mapped(s, [](std::string& out, uint32_t cp) {
+    if (!append_special_upper(out, cp)) append_utf8(out, upper_of(cp));
+  });
+}
+
+std::string to_lower(std::string_view s) {
+  return mapped(s, [](std::string& out, uint32_t cp) {
+    if (cp == 0x130) out += "i\xCC\x87";  // İ: i and a combining dot, as Python
+    else append_utf8(out, lower_of(cp));
+  });
+}
+
+std::string swap_case(std::string_view s) {
+  return mapped(s, [](std::string& out, uint32_t cp) {
+    if (is_upper(cp)) append_utf8(out, lower_of(cp));
+    else if (is_lower(cp) && !append_special_upper(out, cp)) append_utf8(out, upper_of(cp));
+    else if (!is_lower(cp)) append_utf8(out, cp);
+  });
+}
+
+std::string capitalized(std::string_view s) {
+  std::vector<CodePoint> cps = code_points(s);
+  if (cps.empty()) return "";
+  std::string out = to_upper(cps[0].bytes);
+  out += to_lower(s.substr(cps[0].bytes.size()));
+  return out;
+}
+
+}  // namespace engine::tmpl

@@ -840,6 +840,10 @@ Value call_method(const Value& obj, std::string_view name, const CallArgs& a) {
     }
   }
   if (obj.is_object() && name == "copy") return obj;
+  if (obj.is_object() && (name == "pop" || name == "popitem" || name == "update" || name == "setdefault" ||
+                          name == "clear"))
+    fail("dict." + std::string(name) + "() changes the dict, which templates may not do (as in Jinja2's sandbox); "
+         "build a new one with dict(), | items or a namespace");
   if (obj.is_array()) {  // the methods that leave a list as it is (Jinja2's sandbox refuses the others)
     if (name == "copy") return obj;
     if (name == "count" || name == "index") {

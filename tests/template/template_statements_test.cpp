@@ -128,6 +128,9 @@ TEST_CASE("Jinja2's statements and globals the engine leaves out are named as un
   CHECK(kind_and_message("{{ [1].append(2) }}") ==
         "template.render: list.append() changes the list, which templates may not do (as in Jinja2's sandbox); build "
         "a new list with filters or +");
+  CHECK(kind_and_message("{{ {'a': 1}.update({'b': 2}) }}") ==
+        "template.render: dict.update() changes the dict, which templates may not do (as in Jinja2's sandbox); build "
+        "a new one with dict(), | items or a namespace");
   CHECK(kind_and_message("{{ '\\x4' }}") ==
         "template.syntax: truncated \\x escape in a string literal: it takes 2 hex digits");
 }

@@ -131,7 +131,7 @@ Value f_title(const Value& v, const CallArgs&) {
   std::string s = py_str(v), out;
   bool start = true;
   for (const CodePoint& c : code_points(s)) {
-    bool separator = c.valid && (c.cp == '-' || c.cp == '(' || c.cp == '{' || c.cp == '[' || c.cp == '<' || is_space(c.cp));
+    bool separator = c.valid && (c.cp == '-' || c.cp == '(' || c.cp == '{' || c.cp == '[' || c.cp == '<' || char_is_space(c.cp));
     if (separator || !c.valid) out += c.bytes;
     else out += start ? to_upper(c.bytes) : to_lower(c.bytes);
     start = separator;

@@ -331,16 +331,16 @@ std::optional<Value> call_str_method(const std::string& s, std::string_view name
                ? s.substr(0, s.size() - p.size())
                : s;
   }
-  if (name == "isalpha") return all_chars(s, is_alpha);
-  if (name == "isdigit" || name == "isdecimal" || name == "isnumeric") return all_chars(s, is_digit);
-  if (name == "isalnum") return all_chars(s, [](uint32_t cp) { return is_alpha(cp) || is_digit(cp); });
-  if (name == "isspace") return all_chars(s, is_space);
+  if (name == "isalpha") return all_chars(s, char_is_alpha);
+  if (name == "isdigit" || name == "isdecimal" || name == "isnumeric") return all_chars(s, char_is_digit);
+  if (name == "isalnum") return all_chars(s, [](uint32_t cp) { return char_is_alpha(cp) || char_is_digit(cp); });
+  if (name == "isspace") return all_chars(s, char_is_space);
   if (name == "isupper" || name == "islower") {
     // At least one cased character, and none of the other case.
     bool cased = false, other = false;
     for (const CodePoint& c : code_points(s)) {
       if (!c.valid) continue;
-      bool up = is_upper(c.cp), low = is_lower(c.cp);
+      bool up = char_is_upper(c.cp), low = char_is_lower(c.cp);
       cased = cased || (name == "isupper" ? up : low);
       other = other || (name == "isupper" ? low : up);
     }
@@ -349,7 +349,7 @@ std::optional<Value> call_str_method(const std::string& s, std::string_view name
   if (name == "istitle") {
     bool cased = false, previous_cased = false;
     for (const CodePoint& c : code_points(s)) {
-      bool up = c.valid && is_upper(c.cp), low = c.valid && is_lower(c.cp);
+      bool up = c.valid && char_is_upper(c.cp), low = c.valid && char_is_lower(c.cp);
       if ((up && previous_cased) || (low && !previous_cased)) return false;
       cased = cased || up;
       previous_cased = up || low;

@@ -87,14 +87,14 @@ void append_utf8(std::string& out, uint32_t cp) {
   }
 }
 
-bool is_alpha(uint32_t cp) { return iswalpha_l(static_cast<wint_t>(cp), utf8_locale()); }
-bool is_digit(uint32_t cp) { return cp >= '0' && cp <= '9'; }
-bool is_space(uint32_t cp) {
+bool char_is_alpha(uint32_t cp) { return iswalpha_l(static_cast<wint_t>(cp), utf8_locale()); }
+bool char_is_digit(uint32_t cp) { return cp >= '0' && cp <= '9'; }
+bool char_is_space(uint32_t cp) {
   return cp == ' ' || (cp >= 0x09 && cp <= 0x0D) || (cp >= 0x1C && cp <= 0x1F) || cp == 0x85 ||
          iswspace_l(static_cast<wint_t>(cp), utf8_locale());
 }
-bool is_upper(uint32_t cp) { return iswupper_l(static_cast<wint_t>(cp), utf8_locale()); }
-bool is_lower(uint32_t cp) { return iswlower_l(static_cast<wint_t>(cp), utf8_locale()); }
+bool char_is_upper(uint32_t cp) { return iswupper_l(static_cast<wint_t>(cp), utf8_locale()); }
+bool char_is_lower(uint32_t cp) { return iswlower_l(static_cast<wint_t>(cp), utf8_locale()); }
 uint32_t upper_of(uint32_t cp) { return static_cast<uint32_t>(towupper_l(static_cast<wint_t>(cp), utf8_locale())); }
 uint32_t lower_of(uint32_t cp) { return static_cast<uint32_t>(towlower_l(static_cast<wint_t>(cp), utf8_locale())); }
 
@@ -113,9 +113,9 @@ std::string to_lower(std::string_view s) {
 
 std::string swap_case(std::string_view s) {
   return mapped(s, [](std::string& out, uint32_t cp) {
-    if (is_upper(cp)) append_utf8(out, lower_of(cp));
-    else if (is_lower(cp) && !append_special_upper(out, cp)) append_utf8(out, upper_of(cp));
-    else if (!is_lower(cp)) append_utf8(out, cp);
+    if (char_is_upper(cp)) append_utf8(out, lower_of(cp));
+    else if (char_is_lower(cp) && !append_special_upper(out, cp)) append_utf8(out, upper_of(cp));
+    else if (!char_is_lower(cp)) append_utf8(out, cp);
   });
 }
 

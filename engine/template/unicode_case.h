@@ -23,11 +23,11 @@ struct CodePoint {
 };
 std::vector<CodePoint> code_points(std::string_view s);
 
-bool is_alpha(uint32_t cp);
-bool is_digit(uint32_t cp);
-bool is_space(uint32_t cp);
-bool is_upper(uint32_t cp);
-bool is_lower(uint32_t cp);
+bool char_is_alpha(uint32_t cp);
+bool char_is_digit(uint32_t cp);
+bool char_is_space(uint32_t cp);
+bool char_is_upper(uint32_t cp);
+bool char_is_lower(uint32_t cp);
 uint32_t upper_of(uint32_t cp);
 uint32_t lower_of(uint32_t cp);
 void append_utf8(std::string& out, uint32_t cp);

@@ -870,7 +870,16 @@ Value call_method(const Value& obj, std::string_view name, const CallArgs& a) {
     if (name == "strip") return strip_chars(s, a.get(0, "chars"), true, true);
     if (name == "lstrip") return strip_chars(s, a.get(0, "chars"), true, false);
     if (name == "rstrip") return strip_chars(s, a.get(0, "chars"), false, true);
-    if (name == "title") return f_title(obj, a);
+    if (name == "title") {  // str.title: a word starts after any character that is not a cased letter
+      std::string out;
+      bool after_cased = false;
+      for (const CodePoint& c : code_points(s)) {
+        bool cased = c.valid && (char_is_upper(c.cp) || char_is_lower(c.cp));
+        out += !cased ? std::string(c.bytes) : after_cased ? to_lower(c.bytes) : to_upper(c.bytes);
+        after_cased = cased;
+      }
+      return out;
+    }
     if (name == "capitalize") return f_capitalize(obj, a);
     if (name == "startswith" || name == "endswith") {
       const Value* p = a.get(0, "prefix");

@@ -289,6 +289,7 @@ CASES = [
     ("str_methods_is", "{{ 'ab1'.isalnum() }} {{ 'ab'.isalpha() }} {{ '12'.isdigit() }} {{ 'ab'.islower() }} {{ 'AB1'.isupper() }} {{ ' \\t'.isspace() }} {{ 'Ab Cd'.istitle() }} {{ ''.isalpha() }} {{ 'ab c'.isalpha() }}", {}),
     ("str_methods_affix", "{{ 'prefix-x'.removeprefix('prefix-') }} {{ 'x.txt'.removesuffix('.txt') }} {{ 'aBc'.swapcase() }} {{ 'Straße'.casefold() }}", {}),
     ("str_format_specs", "{{ '{:>5}|{:<4}|{:^7}|{:*>5}'.format('a', 'b', 'mid', 3) }} {{ '{:.2f} {:,} {:+d} {:05d}'.format(3.14159, 1234567, 5, -42) }} {{ '{:x} {:#x} {:o} {:b} {:.1%}'.format(255, 255, 8, 5, 0.256) }} {{ '{name}!{0}'.format('p', name='n') }} {{ '{!r}'.format('q') }}", {}),
+    ("str_title_method", "{{ \"o'neil mc-x 1st\".title() }} {{ 'hello.world'.title() }} | {{ \"o'neil mc-x 1st\" | title }}", {}),
     ("list_dict_methods", "{{ [1, 2, 2].count(2) }} {{ ['a', 'b'].index('b') }} {{ {'a': 1}.copy() }} {{ [1].copy() }}", {}),
     # --- Unicode case ---
     ("unicode_case", "{{ 'éclair ß' | upper }} {{ 'ÉCOLE' | lower }} {{ 'élan vital' | title }} {{ 'éa'.capitalize() }} {{ 'ΑΒΓ'.lower() }} {{ 'привет' | upper }}", {}),

@@ -112,3 +112,31 @@ TEST_CASE("e2e: a key interpolated into a workflow or given as input is masked i
   CHECK(r.out.find("echoes ***") != std::string::npos);
   CHECK(r.out.find(key.substr(3, 8)) == std::string::npos);
 }
+
+TEST_CASE("e2e: a tool input larger than the tool's Lua memory is an observation, and the run goes on",
+          "[e2e][hostile]") {
+  // It used to abort the process (an allocation failing outside Lua's protection), ending a whole batch.
+  test::TempDir dir;
+  dir.write("plugins/size.lua", "return function(input) return #input end");
+  auto workflow = dir.write("big.yaml", R"yaml(inputs: {input: {}}
+llm:
+  provider: scripted
+  scripted:
+    rules:
+      - match: "Observation: tool 'size' failed"
+        reply: "Final Answer: the tool could not take it"
+      - match: "Question: (?P<q>x+)"
+        reply: "Action: size\nAction Input: {{ q }}"
+tools:
+  - lua: plugins/size.lua
+    limits: {memory_mb: 1}
+agent: {}
+)yaml");
+  auto inputs = dir.write("inputs.json", "{\"input\": \"" + std::string(2u << 20, 'x') + "\"}");
+  auto r = run_engine("run -q " + shell_quote(workflow.string()) + " --json --inputs " + shell_quote(inputs.string()));
+  CHECK(r.exit_code == 0);
+  CHECK(r.err.empty());
+  Value result = Value::parse(r.out);
+  CHECK(result["output"] == "the tool could not take it");
+  CHECK(result["intermediate_steps"][0]["observation"] == "tool 'size' failed: memory limit of 1048576 bytes exceeded");
+}

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <exception>
 
 #include "engine/core/error.h"
 #include "engine/core/file.h"
@@ -71,6 +72,33 @@ int safe_setmetatable(lua_State* L) {
   lua_insert(L, 1);
   lua_call(L, lua_gettop(L) - 1, LUA_MULTRET);
   return lua_gettop(L);
+}
+
+// The function to call, then the argument's address: the argument becomes a Lua value under the caller's pcall.
+int push_argument_and_call(lua_State* L) {
+  const Value& argument = *static_cast<const Value*>(lua_touserdata(L, 2));
+  lua_pop(L, 1);
+  push_value(L, argument);
+  lua_call(L, 1, LUA_MULTRET);
+  return lua_gettop(L);
+}
+
+struct ProtectedWork {
+  const std::function<void(lua_State*)>* work;
+  std::exception_ptr failure;
+};
+
+// The values, then the work's address. Lua's own errors pass through as they must (Lua built as C++ throws a type
+// of its own, not a std::exception); any other exception is kept for after the pcall, which would lose it.
+int run_protected_work(lua_State* L) {
+  auto* p = static_cast<ProtectedWork*>(lua_touserdata(L, -1));
+  lua_pop(L, 1);
+  try {
+    (*p->work)(L);
+  } catch (const std::exception&) {
+    p->failure = std::current_exception();
+  }
+  return 0;
 }
 
 }  // namespace
@@ -290,6 +318,29 @@ LuaSandbox::Outcome LuaSandbox::call(int nargs, int nresults) {
   int rc = lua_pcall(L_, nargs, nresults, 0);
   lua_sethook(L_, nullptr, 0, 0);
   in_call_ = false;
+  return outcome_of(rc, base);
+}
+
+LuaSandbox::Outcome LuaSandbox::call_with(const Value& argument, int nresults) {
+  lua_pushcfunction(L_, push_argument_and_call);
+  lua_insert(L_, -2);
+  lua_pushlightuserdata(L_, const_cast<Value*>(&argument));
+  return call(2, nresults);
+}
+
+LuaSandbox::Outcome LuaSandbox::protect(int nargs, const std::function<void(lua_State*)>& work) {
+  ProtectedWork p{&work, nullptr};
+  int base = lua_gettop(L_) - nargs;
+  lua_pushcfunction(L_, run_protected_work);
+  lua_insert(L_, -nargs - 1);
+  lua_pushlightuserdata(L_, &p);
+  trip_ = Trip::None;
+  int rc = lua_pcall(L_, nargs + 1, 0, 0);
+  if (p.failure) std::rethrow_exception(p.failure);
+  return outcome_of(rc, base);
+}
+
+LuaSandbox::Outcome LuaSandbox::outcome_of(int rc, int base) {
   Outcome out;
   if (rc == LUA_OK && trip_ == Trip::None) return out;
   out.ok = false;

@@ -9,6 +9,7 @@
 #include <string>
 #include <string_view>
 
+#include "engine/core/value.h"
 #include "engine/tools/lua/lua_arena.h"
 
 struct lua_State;
@@ -43,6 +44,14 @@ class LuaSandbox {
   // Calls the function below `nargs` arguments on the stack with a fresh budget; leaves `nresults` results on
   // success and nothing on failure.
   Outcome call(int nargs, int nresults);
+  // The same with one argument, made a Lua value inside the protected call: the model writes tool inputs and
+  // parser texts, and one larger than the memory limit is that limit's outcome, never a panic.
+  Outcome call_with(const Value& argument, int nresults);
+
+  // Runs `work` on the `nargs` values at the top of the stack, which it finds at 1..nargs, inside a protected call,
+  // with no budget: reading a script's result allocates (a number made text, a deeper stack), and running out there
+  // must be the memory limit's outcome as well. Pops the values. An exception `work` throws comes out of protect.
+  Outcome protect(int nargs, const std::function<void(lua_State*)>& work);
 
   // Charges work done inside C functions (pattern matching) to the instruction budget; raises a Lua error when a
   // limit is exceeded. Only callable from inside call().
@@ -59,6 +68,7 @@ class LuaSandbox {
   static int log(lua_State* L);
   void open_libraries();
   [[noreturn]] void raise_trip(lua_State* L);
+  Outcome outcome_of(int rc, int base);
   void check_limits(lua_State* L);
 
   LuaLimits limits_;

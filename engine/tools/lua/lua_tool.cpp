@@ -10,33 +10,27 @@
 namespace engine::tools::lua {
 namespace {
 
-// What a script's table says of its tool besides `run`.
+// What the script's chunk gave: its run function, kept in the registry, and what its table says of its tool.
 struct Declared {
   std::string name, description;
   Value parameters;
+  int run_ref = LUA_NOREF;
+  std::string got;  // the type found where the run function should be, when there is none
 };
 
-// Pushes the script's run function; fails when the chunk returned neither a function nor a table with `run`.
-// With `read_parameters`, `parameters` becomes a Value (lua.convert errors propagate); a run's instance skips it.
-bool push_run_function(lua_State* L, Declared& declared, bool read_parameters) {
-  if (lua_isfunction(L, -1)) return true;
-  if (!lua_istable(L, -1)) return false;
-  if (lua_getfield(L, -1, "name") == LUA_TSTRING) declared.name = lua_tostring(L, -1);
-  lua_pop(L, 1);
-  if (lua_getfield(L, -1, "description") == LUA_TSTRING) declared.description = lua_tostring(L, -1);
-  lua_pop(L, 1);
-  if (lua_getfield(L, -1, "parameters") != LUA_TNIL && read_parameters) {
-    try {
-      declared.parameters = to_value(L, -1);
-    } catch (...) {
-      lua_pop(L, 1);
-      throw;
-    }
+// Reads what the chunk returned (at index 1, inside LuaSandbox::protect: the reading allocates). With
+// `read_parameters`, `parameters` becomes a Value (lua.convert errors propagate); a run's instance skips it.
+void read_tool(lua_State* L, Declared& declared, bool read_parameters) {
+  if (lua_istable(L, 1)) {
+    if (lua_getfield(L, 1, "name") == LUA_TSTRING) declared.name = lua_tostring(L, -1);
+    if (lua_getfield(L, 1, "description") == LUA_TSTRING) declared.description = lua_tostring(L, -1);
+    if (lua_getfield(L, 1, "parameters") != LUA_TNIL && read_parameters) declared.parameters = to_value(L, -1);
+    lua_getfield(L, 1, "run");
+  } else {
+    lua_pushvalue(L, 1);
   }
-  lua_pop(L, 1);
-  lua_getfield(L, -1, "run");
-  lua_remove(L, -2);
-  return lua_isfunction(L, -1);
+  if (lua_isfunction(L, -1)) declared.run_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+  else declared.got = luaL_typename(L, -1);
 }
 
 class LuaToolInstance : public ToolInstance {
@@ -45,32 +39,28 @@ class LuaToolInstance : public ToolInstance {
       : name_(tool.name()),
         sandbox_(config.limits, config.file.parent_path(), [this](const std::string& line) { log(line); }),
         events_(events) {
-    lua_State* L = sandbox_.state();
     auto outcome = run_chunk(sandbox_, bytecode, config.display_path);
     Declared declared;
-    if (!outcome.ok) load_error_ = outcome.message;
-    else if (!push_run_function(L, declared, false)) load_error_ = "the script no longer returns a tool";
-    else run_ref_ = luaL_ref(L, LUA_REGISTRYINDEX);
-    if (!outcome.ok) load_kind_ = outcome.error_kind;
+    if (outcome.ok) outcome = sandbox_.protect(1, [&](lua_State* L) { read_tool(L, declared, false); });
+    if (!outcome.ok) load_error_ = outcome.message, load_kind_ = outcome.error_kind;
+    else if (declared.run_ref == LUA_NOREF) load_error_ = "the script no longer returns a tool";
+    run_ref_ = declared.run_ref;
   }
 
   ToolResult invoke(const Value& input) override {
     std::string prefix = "tool '" + name_ + "' failed: ";
     if (run_ref_ == LUA_NOREF) return ToolResult::failure(kind_for(load_kind_), prefix + load_error_);
-    lua_State* L = sandbox_.state();
-    lua_rawgeti(L, LUA_REGISTRYINDEX, run_ref_);
-    push_value(L, input);
-    auto outcome = sandbox_.call(1, 1);
+    lua_rawgeti(sandbox_.state(), LUA_REGISTRYINDEX, run_ref_);
+    auto outcome = sandbox_.call_with(input, 1);
     if (!outcome.ok) return ToolResult::failure(kind_for(outcome.error_kind), prefix + outcome.message);
     Value output;
-    std::string error;
     try {
-      output = output_of(L);
+      outcome = sandbox_.protect(1, [&](lua_State* L) { output = output_of(L); });
     } catch (const Error& e) {
-      error = e.message();
+      return ToolResult::failure("tool.error", prefix + "bad return value: " + e.message());
     }
-    lua_pop(L, 1);
-    if (!error.empty()) return ToolResult::failure("tool.error", prefix + "bad return value: " + error);
+    if (!outcome.ok)
+      return ToolResult::failure(kind_for(outcome.error_kind), prefix + outcome.message + " reading its result");
     return ToolResult::success(std::move(output));
   }
 
@@ -118,21 +108,19 @@ class LuaToolInstance : public ToolInstance {
 std::shared_ptr<const LuaTool> LuaTool::load(const LuaToolConfig& config) {
   std::string bytecode = compile_chunk(read_file(config.file), config.display_path);
   LuaSandbox sandbox(config.limits, config.file.parent_path(), nullptr);
-  lua_State* L = sandbox.state();
   auto outcome = run_chunk(sandbox, bytecode, config.display_path);
+  Declared declared;
+  if (outcome.ok) {
+    try {
+      outcome = sandbox.protect(1, [&](lua_State* L) { read_tool(L, declared, true); });
+    } catch (const Error& e) {
+      throw Error("lua.load", "the tool's parameters are not JSON: " + e.message(), SourceLoc{config.display_path});
+    }
+  }
   if (!outcome.ok)
     throw Error("lua.load", "loading the tool script failed: " + outcome.message, SourceLoc{config.display_path});
-  Declared declared;
-  bool is_tool = false;
-  try {
-    is_tool = push_run_function(L, declared, true);
-  } catch (const Error& e) {
-    throw Error("lua.load", "the tool's parameters are not JSON: " + e.message(), SourceLoc{config.display_path});
-  }
-  if (!is_tool)
-    throw Error("lua.load",
-                "the tool script must return a function or a table with a 'run' function, got " +
-                    std::string(luaL_typename(L, -1)),
+  if (declared.run_ref == LUA_NOREF)
+    throw Error("lua.load", "the tool script must return a function or a table with a 'run' function, got " + declared.got,
                 SourceLoc{config.display_path});
   if (!config.name.empty()) declared.name = config.name;
   if (!config.description.empty()) declared.description = config.description;

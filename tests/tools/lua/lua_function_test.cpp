@@ -84,3 +84,12 @@ TEST_CASE("a Lua function's errors and limits come back as Errors of their kind"
   FunctionScript nonjson("return function() return { f = print } end");
   CHECK(call_error(nonjson, "x").kind() == "lua.convert");
 }
+
+TEST_CASE("a Lua function's argument larger than its memory limit is that limit's Error, not a crash",
+          "[lua][function][hostile]") {
+  FunctionScript s("return function(text) return #text end");
+  Error big = call_error(s, std::string(9u << 20, 'x'));
+  CHECK(big.kind() == "lua.memory_limit");
+  CHECK(big.message() == "memory limit of 8388608 bytes exceeded");
+  CHECK(s.function->call("four") == 4);
+}

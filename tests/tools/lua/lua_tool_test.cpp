@@ -202,6 +202,19 @@ TEST_CASE("a memory bomb hits the memory limit, also inside pcall", "[lua]") {
   CHECK_FALSE(s.call().ok());
 }
 
+TEST_CASE("an input larger than the memory limit is that limit's failure, not a crash", "[lua][hostile]") {
+  // The model writes the input: one longer than the tool's whole memory must end as an observation.
+  Script s("return function(input) return type(input) == 'table' and #input.items or #input end");
+  auto text = s.call(std::string(9u << 20, 'x'));
+  CHECK(text.error_kind == "tool.memory_limit");
+  CHECK(text.text() == "tool 'tool' failed: memory limit of 8388608 bytes exceeded");
+  Value items = Value::array();
+  for (int i = 0; i < 200000; ++i) items.push_back("item " + std::to_string(i));
+  auto object = s.call(Value{{"items", items}});
+  CHECK(object.error_kind == "tool.memory_limit");
+  CHECK(s.call("small").text() == "5");
+}
+
 TEST_CASE("a pathological pattern on a long string stops within the budget", "[lua]") {
   Script s("return function() return string.rep('a', 100000):find('.-.-.-.-.-b') end");
   auto r = s.call();

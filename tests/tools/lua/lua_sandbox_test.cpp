@@ -1,0 +1,67 @@
+// The sandbox's protected work: what reads a script's values runs where running out of memory is an outcome.
+#include <catch2/catch.hpp>
+
+#include <lua.hpp>
+
+#include "engine/core/error.h"
+#include "engine/tools/lua/lua_sandbox.h"
+
+using namespace engine;
+using namespace engine::tools::lua;
+
+namespace {
+
+LuaLimits one_megabyte() {
+  LuaLimits limits;
+  limits.memory_bytes = 1u << 20;
+  return limits;
+}
+
+}  // namespace
+
+TEST_CASE("protected work that runs out of memory is the memory limit's outcome, and the state goes on",
+          "[lua][sandbox][hostile]") {
+  LuaSandbox sandbox(one_megabyte(), {}, nullptr);
+  lua_State* L = sandbox.state();
+  std::string big(2u << 20, 'x');
+  auto outcome = sandbox.protect(0, [&](lua_State* L) { lua_pushlstring(L, big.data(), big.size()); });
+  CHECK_FALSE(outcome.ok);
+  CHECK(outcome.error_kind == "lua.memory_limit");
+  CHECK(outcome.message == "memory limit of 1048576 bytes exceeded");
+  CHECK(lua_gettop(L) == 0);
+  size_t length = 0;
+  outcome = sandbox.protect(0, [&](lua_State* L) { length = lua_rawlen(L, (lua_pushliteral(L, "fits"), -1)); });
+  CHECK(outcome.ok);
+  CHECK(length == 4);
+}
+
+TEST_CASE("protected work finds its values at 1..n and leaves the stack as it was below them", "[lua][sandbox]") {
+  LuaSandbox sandbox(one_megabyte(), {}, nullptr);
+  lua_State* L = sandbox.state();
+  lua_pushinteger(L, 7);  // below the values: stays
+  lua_pushinteger(L, 1);
+  lua_pushliteral(L, "two");
+  int seen = 0;
+  std::string second;
+  auto outcome = sandbox.protect(2, [&](lua_State* L) {
+    seen = lua_gettop(L);
+    second = lua_tostring(L, 2);
+  });
+  CHECK(outcome.ok);
+  CHECK(seen == 2);
+  CHECK(second == "two");
+  REQUIRE(lua_gettop(L) == 1);
+  CHECK(lua_tointeger(L, 1) == 7);
+}
+
+TEST_CASE("protected work hands back a Lua error as the outcome and a C++ exception as itself", "[lua][sandbox]") {
+  LuaSandbox sandbox(one_megabyte(), {}, nullptr);
+  lua_State* L = sandbox.state();
+  auto outcome = sandbox.protect(0, [](lua_State* L) { luaL_error(L, "no field %s", "run"); });
+  CHECK_FALSE(outcome.ok);
+  CHECK(outcome.error_kind == "lua.error");
+  CHECK(outcome.message == "no field run");
+  CHECK_THROWS_AS(sandbox.protect(0, [](lua_State*) { throw Error("lua.convert", "a function cannot be JSON"); }),
+                  Error);
+  CHECK(lua_gettop(L) == 0);
+}

@@ -38,6 +38,18 @@ awk -v r="$runs" -v c="$conc" -v l="$lat" -v w="$wall_s" -v b="$batch_s" -v i="$
   printf "engine batch, %d runs x 4 calls, %d at once, %d ms latency: %.0f ms (batch %.0f ms) against an ideal of %d ms = %.2fx; peak RSS %.1f MB; CPU %.2f s (%.0f us a call); %d/%d answered 80\n",
     r, c, l, w * 1000, b * 1000, i, w * 1000 / i, m / 1024, u, u * 1e6 / (r * 4), ok, r }'
 
+# Where the time goes: the first wave's runs start together (every connection opened, every heap page touched for
+# the first time, all runs' calls in lockstep); later runs start as others end. The median and slowest run of each.
+wave() {  # wave first|later: "median ms (of N, slowest ms)" of that wave's run times
+  awk -v c="$conc" -v w="$1" '{
+    match($0, /"index":[0-9]+/); i = substr($0, RSTART + 8, RLENGTH - 8) + 0
+    match($0, /"elapsed_ms":[0-9.]+/); e = substr($0, RSTART + 13, RLENGTH - 13)
+    if ((i < c) == (w == "first")) print e }' "$work/out.jsonl" | sort -n |
+    awk '{ a[NR] = $1 } END { if (NR) printf "%.0f ms (median of %d, slowest %.0f ms)", a[int((NR + 1) / 2)], NR, a[NR] }'
+}
+later=""; [ "$runs" -gt "$conc" ] && later="; later runs $(wave later)"
+echo "  a run of 4 calls takes: first wave $(wave first)$later"
+
 if [ -d "$shared/peer/node_modules" ]; then
   line=$(node "$shared/peer/peer.mjs" --base "$base" --mode batch --runs "$runs" --concurrency "$conc")
   ms=$(sed -n 's/.*"ms":\([0-9.]*\).*/\1/p' <<<"$line"); mb=$(sed -n 's/.*"rss_mb":\([0-9.]*\).*/\1/p' <<<"$line")

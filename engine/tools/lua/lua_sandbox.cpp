@@ -207,7 +207,15 @@ int LuaSandbox::log(lua_State* L) {
     line += luaL_tolstring(L, i, nullptr);
     lua_pop(L, 1);
   }
-  if (self.log_) self.log_(line);
+  if (!self.log_) return 0;
+  // An exception must not cross Lua's frames: Lua built as C++ would take it for an error with no message.
+  std::string failure;
+  try {
+    self.log_(line);
+  } catch (const std::exception& e) {
+    failure = e.what();
+  }
+  if (!failure.empty()) return luaL_error(L, "cannot log the line: %s", failure.c_str());
   return 0;
 }
 

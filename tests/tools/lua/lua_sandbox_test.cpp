@@ -65,3 +65,14 @@ TEST_CASE("protected work hands back a Lua error as the outcome and a C++ except
                   Error);
   CHECK(lua_gettop(L) == 0);
 }
+
+TEST_CASE("a log line the host cannot take is the script's error, named, not a lost exception", "[lua][sandbox]") {
+  LuaSandbox sandbox(one_megabyte(), {}, [](const std::string&) { throw Error("io.write_failed", "the disk is full"); });
+  lua_State* L = sandbox.state();
+  REQUIRE(luaL_loadstring(L, "print('x') return 'went on'") == LUA_OK);
+  auto outcome = sandbox.call(0, 1);
+  CHECK_FALSE(outcome.ok);
+  CHECK(outcome.error_kind == "lua.error");
+  CHECK(outcome.message == "[string \"print('x') return 'went on'\"]:1: cannot log the line: the disk is full");
+  CHECK(lua_gettop(L) == 0);
+}

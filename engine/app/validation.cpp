@@ -187,7 +187,7 @@ Value Validation::to_json() const {
     e["file"] = at.file.empty() ? file : at.file;
     if (at.line > 0) e["line"] = at.line;
     if (at.col > 0) e["column"] = at.col;
-    if (!error.source_line().empty()) e["source_line"] = error.source_line();
+    if (!error.source_line().empty()) e["source_line"] = excerpt_line(error.source_line(), error.loc().col).text;
     list.push_back(std::move(e));
   }
   j["errors"] = std::move(list);

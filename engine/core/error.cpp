@@ -1,5 +1,8 @@
 #include "engine/core/error.h"
 
+#include <algorithm>
+#include <vector>
+
 namespace engine {
 namespace {
 
@@ -17,17 +20,37 @@ Error::Error(std::string kind, std::string message, SourceLoc loc, std::string s
       loc_(std::move(loc)),
       source_line_(std::move(source_line)) {}
 
+LineExcerpt excerpt_line(std::string_view line, int col) {
+  // Where each character starts: the cuts and the caret count characters, not bytes.
+  std::vector<size_t> starts;
+  for (size_t i = 0; i < line.size(); ++i)
+    if ((static_cast<unsigned char>(line[i]) & 0xC0) != 0x80) starts.push_back(i);
+  const int n = static_cast<int>(starts.size());
+  const int shown = LineExcerpt::kExcerptChars;
+  if (n <= shown) return {std::string(line), col};
+  int first = std::clamp(col - 1 - shown / 2, 0, n - shown);  // the first character shown, counted from 0
+  int last = first + shown;
+  size_t from = starts[first], to = last < n ? starts[last] : line.size();
+  LineExcerpt out;
+  if (first > 0) out.text = "...";
+  out.text += line.substr(from, to - from);
+  if (last < n) out.text += "...";
+  out.col = col < 1 ? col : col - first + (first > 0 ? 3 : 0);
+  return out;
+}
+
 std::string Error::formatted() const {
   std::string out = what();
   if (loc_.line > 0 && !source_line_.empty()) {
-    out += "\n  " + source_line_;
+    LineExcerpt quoted = excerpt_line(source_line_, loc_.col);
+    out += "\n  " + quoted.text;
     if (loc_.col < 1) return out;  // a line without a column: quote it, no caret
     out += "\n  ";
     // The caret counts characters, not bytes, so it stays under the column for non-ASCII lines;
     // tabs are kept so the caret lines up with tab-indented sources.
     int col = 1;
-    for (size_t i = 0; i < source_line_.size() && col < loc_.col; ++i) {
-      unsigned char c = source_line_[i];
+    for (size_t i = 0; i < quoted.text.size() && col < quoted.col; ++i) {
+      unsigned char c = quoted.text[i];
       if ((c & 0xC0) == 0x80) continue;
       out += c == '\t' ? '\t' : ' ';
       ++col;

@@ -3,6 +3,7 @@
 // and a location when the error comes from a file the user wrote.
 #include <stdexcept>
 #include <string>
+#include <string_view>
 
 #include "engine/core/source.h"
 
@@ -27,6 +28,16 @@ class Error : public std::runtime_error {
   SourceLoc loc_;
   std::string source_line_;
 };
+
+// What an error quotes of a source line: the whole line up to kExcerptChars characters; past that (a minified file,
+// a line of megabytes) that many characters around the column, "..." marking each cut. `col` is the column within
+// the excerpt, counted in characters as the caret is.
+struct LineExcerpt {
+  static constexpr int kExcerptChars = 160;
+  std::string text;
+  int col = 0;
+};
+LineExcerpt excerpt_line(std::string_view line, int col);
 
 // Builds an error located in `source`, quoting its line for the caret.
 Error located_error(std::string kind, std::string message, const SourceText& source, int line, int col);

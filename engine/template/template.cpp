@@ -58,9 +58,24 @@ class Checker {
       }
       case NodeKind::SetBlock: {
         const auto& s = static_cast<const SetBlockNode&>(n);
+        for (const auto& [name, a] : s.filters) {
+          check_filter(name, s.pos);
+          args(a);
+        }
         body(s.body);
         return bind(s.target);
       }
+      case NodeKind::With: {
+        const auto& w = static_cast<const WithNode&>(n);
+        for (const auto& [_, value] : w.assignments) expr(value.get());  // in the enclosing scope
+        bound_.emplace_back();
+        for (const auto& [name, _] : w.assignments) bound_.back().push_back(name);
+        body(w.body);
+        bound_.pop_back();
+        return;
+      }
+      case NodeKind::Break:
+      case NodeKind::Continue: return;
       case NodeKind::Macro: {
         const auto& m = static_cast<const MacroNode&>(n);
         bind(m.def.name);

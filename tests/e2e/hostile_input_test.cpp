@@ -140,3 +140,17 @@ agent: {}
   CHECK(result["output"] == "the tool could not take it");
   CHECK(result["intermediate_steps"][0]["observation"] == "tool 'size' failed: memory limit of 1048576 bytes exceeded");
 }
+
+TEST_CASE("e2e: an error on a line of megabytes quotes 160 characters of it, not the line", "[e2e][hostile]") {
+  test::TempDir dir;
+  auto file = dir.write("min.yaml", "version: 1\nname: " + std::string(200'000, '[') + std::string(200'000, ']') + "\n");
+  auto r = run_engine("validate " + shell_quote(file.string()));
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.size() < 600);
+  CHECK(r.err.find("YAML nested too deeply") != std::string::npos);
+  // yaml-cpp places it at the line's end: the window is the line's last 160 characters.
+  CHECK(r.err.find("\n  ..." + std::string(160, ']') + "\n") != std::string::npos);
+  r = run_engine("validate --json " + shell_quote(file.string()));
+  Value report = Value::parse(r.out);
+  CHECK(report["files"][0]["errors"][0]["source_line"] == "..." + std::string(160, ']'));
+}

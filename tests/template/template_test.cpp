@@ -256,3 +256,17 @@ TEST_CASE("an expression alone evaluates to its value, as if tests it", "[templa
                     Catch::Contains("undefined variable 'missing'"));
   CHECK_THROWS_WITH(Template::compile_expression("a ==", "when"), Catch::Contains("when:1:"));
 }
+
+TEST_CASE("names read and filters used inside with blocks and filtered set blocks are checked at compile",
+          "[template]") {
+  // Names the workflow must declare are found inside {% with %}, and its own names are not among them.
+  auto t = Template::compile("{% with a = q, b = 2 %}{{ a }}{{ b }}{{ r }}{% endwith %}", "t.j2");
+  CHECK(t.free_names() == std::vector<std::string>{"q", "r"});
+  CHECK(t.render(Value{{"q", "x"}, {"r", "y"}}) == "x2y");
+  // An unknown filter there is a compile error, as anywhere else, not a failure when the prompt is first rendered.
+  CHECK(error_of("{% with a = 1 %}{{ a | uper }}{% endwith %}")
+            .rfind("t.j2:1:22: unknown filter 'uper' (did you mean 'upper'?)", 0) == 0);
+  CHECK(error_of("{% set x | uper %}a{% endset %}").rfind("t.j2:1:1: unknown filter 'uper'", 0) == 0);
+  auto filtered = Template::compile("{% set x | replace(old, 'b') %}a{% endset %}{{ x }}", "t.j2");
+  CHECK(filtered.free_names() == std::vector<std::string>{"old"});
+}

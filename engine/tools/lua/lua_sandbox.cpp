@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <exception>
+#include <optional>
 
 #include "engine/core/error.h"
 #include "engine/core/file.h"
@@ -209,13 +210,13 @@ int LuaSandbox::log(lua_State* L) {
   }
   if (!self.log_) return 0;
   // An exception must not cross Lua's frames: Lua built as C++ would take it for an error with no message.
-  std::string failure;
+  std::optional<std::string> failure;
   try {
     self.log_(line);
   } catch (const std::exception& e) {
     failure = e.what();
   }
-  if (!failure.empty()) return luaL_error(L, "cannot log the line: %s", failure.c_str());
+  if (failure) return luaL_error(L, "cannot log the line: %s", failure->c_str());
   return 0;
 }
 
@@ -342,7 +343,6 @@ LuaSandbox::Outcome LuaSandbox::protect(int nargs, const std::function<void(lua_
   lua_pushcfunction(L_, run_protected_work);
   lua_insert(L_, -nargs - 1);
   lua_pushlightuserdata(L_, &p);
-  trip_ = Trip::None;
   int rc = lua_pcall(L_, nargs + 1, 0, 0);
   if (p.failure) std::rethrow_exception(p.failure);
   return outcome_of(rc, base);

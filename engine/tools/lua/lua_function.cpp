@@ -20,7 +20,27 @@ bool push_entry(lua_State* L, const std::string& entry) {
   return lua_istable(L, 1) && lua_getfield(L, 1, entry.c_str()) == LUA_TFUNCTION;
 }
 
+std::unique_ptr<PreparedState> prepare(const LuaFunctionConfig& config, const std::string& bytecode) {
+  auto state = std::make_unique<PreparedState>();
+  state->sandbox = std::make_unique<LuaSandbox>(config.limits, config.file.parent_path(), nullptr);
+  auto outcome = run_chunk(*state->sandbox, bytecode, config.display_path);
+  if (outcome.ok)
+    outcome = state->sandbox->protect(1, [&](lua_State* L) {
+      if (push_entry(L, config.entry)) state->entry_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+    });
+  if (!outcome.ok) state->failure = outcome;
+  else if (state->entry_ref == LUA_NOREF)
+    state->failure = {false, "lua.error", "the script no longer returns its '" + config.entry + "' function"};
+  LuaStatePool::seal(*state);
+  return state;
+}
+
 }  // namespace
+
+LuaFunction::LuaFunction(LuaFunctionConfig config, std::string bytecode)
+    : states_([config = std::move(config), bytecode = std::move(bytecode)](const LuaSandbox::LogFn&) {
+        return prepare(config, bytecode);
+      }) {}
 
 std::shared_ptr<const LuaFunction> LuaFunction::load(const LuaFunctionConfig& config) {
   std::string bytecode = compile_chunk(read_file(config.file), config.display_path);
@@ -42,20 +62,17 @@ std::shared_ptr<const LuaFunction> LuaFunction::load(const LuaFunctionConfig& co
 }
 
 Value LuaFunction::call(const Value& argument) const {
-  LuaSandbox sandbox(config_.limits, config_.file.parent_path(), nullptr);
-  auto outcome = run_chunk(sandbox, bytecode_, config_.display_path);
+  std::unique_ptr<PreparedState> state = states_.take();
+  if (state->entry_ref == LUA_NOREF) throw Error(state->failure.error_kind, state->failure.message);
+  LuaSandbox& sandbox = *state->sandbox;
+  lua_rawgeti(sandbox.state(), LUA_REGISTRYINDEX, state->entry_ref);
+  auto outcome = sandbox.call_with(argument, 1);
   Value out;
-  if (outcome.ok) {
-    LuaSandbox::Outcome called{false, "lua.error", "the script no longer returns its '" + config_.entry + "' function"};
-    // The call runs inside the protection (a pcall within it has its own budget), so reading its result back does.
-    auto read = sandbox.protect(1, [&](lua_State* L) {
-      if (!push_entry(L, config_.entry)) return;
-      called = sandbox.call_with(argument, 1);
-      if (called.ok && !lua_isnil(L, -1)) out = to_value(L, -1);
-    });
-    outcome = read.ok ? called : read;
-  }
+  if (outcome.ok) outcome = sandbox.protect(1, [&](lua_State* L) {
+    if (!lua_isnil(L, 1)) out = to_value(L, 1);
+  });
   if (!outcome.ok) throw Error(outcome.error_kind, outcome.message);
+  states_.give_back(state);  // a state the call changed is closed here: the next call must not see it
   return out;
 }
 

@@ -1,12 +1,14 @@
 #pragma once
-// A Lua function that keeps nothing between calls: each call gets a sandbox of its own, so one loaded function is
-// shared by every run and thread. Output parsers written in Lua are these.
+// A Lua function that keeps nothing between calls: each call sees the script as loaded, as if in a sandbox of its
+// own, so one loaded function is shared by every run and thread. A state a call left unchanged serves the next
+// call (lua_state_pool.h); one it changed is closed. Output parsers written in Lua are these.
 #include <filesystem>
 #include <memory>
 #include <string>
 
 #include "engine/core/value.h"
 #include "engine/tools/lua/lua_sandbox.h"
+#include "engine/tools/lua/lua_state_pool.h"
 
 namespace engine::tools::lua {
 
@@ -28,12 +30,13 @@ class LuaFunction {
   // or "lua.convert" (a value that is not JSON).
   Value call(const Value& argument) const;
 
-  LuaFunction(LuaFunctionConfig config, std::string bytecode)
-      : config_(std::move(config)), bytecode_(std::move(bytecode)) {}
+  // `bytecode`: the compiled chunk, loaded into each new state.
+  LuaFunction(LuaFunctionConfig config, std::string bytecode);
+
+  const LuaStatePool& states() const { return states_; }
 
  private:
-  LuaFunctionConfig config_;
-  std::string bytecode_;
+  mutable LuaStatePool states_;
 };
 
 }  // namespace engine::tools::lua

@@ -230,6 +230,9 @@ void push_json_library(lua_State* L) {
   lua_setfield(L, -2, "decode");
   lua_pushcfunction(L, json_array);
   lua_setfield(L, -2, "array");
+  // Made now, not on the first array: a call that creates it would leave the state changed (lua_state_pool.h).
+  push_array_metatable(L);
+  lua_pop(L, 1);
 }
 
 }  // namespace engine::tools::lua

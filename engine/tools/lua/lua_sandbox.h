@@ -35,6 +35,10 @@ class LuaSandbox {
   LuaSandbox& operator=(const LuaSandbox&) = delete;
 
   lua_State* state() const { return L_; }
+  // What the state holds now, garbage included (the memory limit counts both).
+  size_t used_bytes() const { return used_; }
+  // Where print and engine.log lines go from now on: a state shared by runs logs to the run calling it.
+  void set_log(LogFn log) { log_ = std::move(log); }
 
   struct Outcome {
     bool ok = true;

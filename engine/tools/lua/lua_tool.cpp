@@ -6,6 +6,7 @@
 #include "engine/core/file.h"
 #include "engine/tools/lua/lua_chunk.h"
 #include "engine/tools/lua/lua_json.h"
+#include "engine/tools/lua/lua_state_pool.h"
 
 namespace engine::tools::lua {
 namespace {
@@ -33,29 +34,66 @@ void read_tool(lua_State* L, Declared& declared, bool read_parameters) {
   else declared.got = luaL_typename(L, -1);
 }
 
+// A state for one run of the script: its chunk run, its run function found. May throw Error (a state that cannot
+// be made within the memory limit).
+std::unique_ptr<PreparedState> prepare(const LuaToolConfig& config, const std::string& bytecode,
+                                       const LuaSandbox::LogFn& log) {
+  auto state = std::make_unique<PreparedState>();
+  state->sandbox = std::make_unique<LuaSandbox>(config.limits, config.file.parent_path(), log);
+  auto outcome = run_chunk(*state->sandbox, bytecode, config.display_path);
+  Declared declared;
+  if (outcome.ok) outcome = state->sandbox->protect(1, [&](lua_State* L) { read_tool(L, declared, false); });
+  if (!outcome.ok) state->failure = outcome;
+  else if (declared.run_ref == LUA_NOREF) state->failure = {false, "", "the script no longer returns a tool"};
+  state->entry_ref = declared.run_ref;
+  LuaStatePool::seal(*state);
+  return state;
+}
+
 class LuaToolInstance : public ToolInstance {
  public:
-  LuaToolInstance(const LuaTool& tool, const LuaToolConfig& config, const std::string& bytecode, EventSink* events)
-      : name_(tool.name()),
-        sandbox_(config.limits, config.file.parent_path(), [this](const std::string& line) { log(line); }),
-        events_(events) {
-    auto outcome = run_chunk(sandbox_, bytecode, config.display_path);
-    Declared declared;
-    if (outcome.ok) outcome = sandbox_.protect(1, [&](lua_State* L) { read_tool(L, declared, false); });
-    if (!outcome.ok) load_error_ = outcome.message, load_kind_ = outcome.error_kind;
-    else if (declared.run_ref == LUA_NOREF) load_error_ = "the script no longer returns a tool";
-    run_ref_ = declared.run_ref;
+  LuaToolInstance(std::string name, std::shared_ptr<LuaStatePool> pool, EventSink* events)
+      : name_(std::move(name)), pool_(std::move(pool)), events_(events) {
+    pool_->join();
   }
+  ~LuaToolInstance() override {
+    if (own_ && !changed_) pool_->give_back(own_);
+    pool_->leave();
+  }
+  LuaToolInstance(const LuaToolInstance&) = delete;
+  LuaToolInstance& operator=(const LuaToolInstance&) = delete;
 
   ToolResult invoke(const Value& input) override {
     std::string prefix = "tool '" + name_ + "' failed: ";
-    if (run_ref_ == LUA_NOREF) return ToolResult::failure(kind_for(load_kind_), prefix + load_error_);
-    lua_rawgeti(sandbox_.state(), LUA_REGISTRYINDEX, run_ref_);
-    auto outcome = sandbox_.call_with(input, 1);
+    std::unique_ptr<PreparedState> state = std::move(own_);
+    if (!state) {
+      try {
+        state = pool_->take([this](const std::string& line) { log(line); });
+      } catch (const Error& e) {
+        return ToolResult::failure(kind_for(e.kind()), prefix + e.message());
+      }
+    }
+    ToolResult result = call(*state, input, prefix);
+    if (result.ok() && !changed_ && pool_->in_demand()) {
+      if (pool_->give_back(state)) return result;
+      changed_ = true;  // what the script keeps, it keeps for the rest of the run: no need to check again
+    }
+    own_ = std::move(state);
+    return result;
+  }
+
+ private:
+  ToolResult call(PreparedState& state, const Value& input, const std::string& prefix) {
+    if (state.entry_ref == LUA_NOREF)
+      return ToolResult::failure(kind_for(state.failure.error_kind), prefix + state.failure.message);
+    LuaSandbox& sandbox = *state.sandbox;
+    sandbox.set_log([this](const std::string& line) { log(line); });
+    lua_rawgeti(sandbox.state(), LUA_REGISTRYINDEX, state.entry_ref);
+    auto outcome = sandbox.call_with(input, 1);
     if (!outcome.ok) return ToolResult::failure(kind_for(outcome.error_kind), prefix + outcome.message);
     Value output;
     try {
-      outcome = sandbox_.protect(1, [&](lua_State* L) { output = output_of(L); });
+      outcome = sandbox.protect(1, [&](lua_State* L) { output = output_of(L); });
     } catch (const Error& e) {
       return ToolResult::failure("tool.error", prefix + "bad return value: " + e.message());
     }
@@ -64,7 +102,6 @@ class LuaToolInstance : public ToolInstance {
     return ToolResult::success(std::move(output));
   }
 
- private:
   static std::string kind_for(const std::string& lua_kind) {
     if (lua_kind == "lua.timeout") return "tool.timeout";
     if (lua_kind == "lua.instruction_limit") return "tool.instruction_limit";
@@ -96,11 +133,10 @@ class LuaToolInstance : public ToolInstance {
   }
 
   std::string name_;  // a copy: an instance may outlive the Tool it came from
-  LuaSandbox sandbox_;
+  std::shared_ptr<LuaStatePool> pool_;
   EventSink* events_;
-  int run_ref_ = LUA_NOREF;
-  std::string load_error_;
-  std::string load_kind_;
+  std::unique_ptr<PreparedState> own_;  // the state this run keeps for its later calls
+  bool changed_ = false;                // own_ is not as it was made
 };
 
 }  // namespace
@@ -134,9 +170,16 @@ std::shared_ptr<const LuaTool> LuaTool::load(const LuaToolConfig& config) {
   }
 }
 
+LuaTool::LuaTool(std::string name, std::string description, Value parameters, LuaToolConfig config,
+                 std::string bytecode)
+    : Tool(std::move(name), std::move(description), std::move(parameters), config.schema_options),
+      states_(std::make_shared<LuaStatePool>([config, bytecode = std::move(bytecode)](const LuaSandbox::LogFn& log) {
+        return prepare(config, bytecode, log);
+      })) {}
+
 std::unique_ptr<ToolInstance> LuaTool::instantiate(const ToolContext& context) const {
   // Not given the cancel: a script's own time limit (a few seconds) already bounds how long it can hold a run.
-  return std::make_unique<LuaToolInstance>(*this, config_, bytecode_, context.events);
+  return std::make_unique<LuaToolInstance>(name(), states_, context.events);
 }
 
 }  // namespace engine::tools::lua

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "engine/tools/lua/lua_sandbox.h"
+#include "engine/tools/lua/lua_state_pool.h"
 #include "engine/tools/tool.h"
 
 namespace engine::tools::lua {
@@ -30,14 +31,15 @@ class LuaTool : public Tool {
   std::string kind() const override { return "lua"; }
   std::unique_ptr<ToolInstance> instantiate(const ToolContext& context) const override;
 
-  LuaTool(std::string name, std::string description, Value parameters, LuaToolConfig config, std::string bytecode)
-      : Tool(std::move(name), std::move(description), std::move(parameters), config.schema_options),
-        config_(std::move(config)),
-        bytecode_(std::move(bytecode)) {}
+  // `bytecode`: the host's own dump of the compiled chunk: compiled once, loaded into each new state.
+  LuaTool(std::string name, std::string description, Value parameters, LuaToolConfig config, std::string bytecode);
+
+  // The states of this tool's script that runs share (lua_state_pool.h); shared with instances, which may outlive
+  // the tool.
+  const LuaStatePool& states() const { return *states_; }
 
  private:
-  LuaToolConfig config_;
-  std::string bytecode_;  // the host's own dump of the compiled chunk: compile once, load per run
+  std::shared_ptr<LuaStatePool> states_;
 };
 
 }  // namespace engine::tools::lua

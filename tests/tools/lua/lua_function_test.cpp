@@ -60,6 +60,23 @@ TEST_CASE("a Lua function keeps nothing from one call to the next", "[lua][funct
   FunctionScript s("calls = (calls or 0)\nreturn function() calls = calls + 1; return calls end");
   CHECK(s.function->call("a") == 1);
   CHECK(s.function->call("b") == 1);
+  FunctionScript local("local n = 0\nreturn function() n = n + 1; return n end");
+  CHECK(local.function->call("a") == 1);
+  CHECK(local.function->call("b") == 1);
+  CHECK(local.function->states().idle() == 0);  // each changed state was closed
+  FunctionScript seeded("math.randomseed(3)\nreturn function() return math.random(1000000) end");
+  Value first = seeded.function->call("a");
+  CHECK(seeded.function->call("b") == first);
+}
+
+TEST_CASE("a Lua function's calls that change nothing share one state", "[lua][function][pool]") {
+  FunctionScript s("return function(t) return t:upper() end");
+  for (int i = 0; i < 5; ++i) CHECK(s.function->call("abc") == "ABC");
+  CHECK(s.function->states().idle() == 1);
+  CHECK(call_error(s, Value::array()).kind() == "lua.error");
+  CHECK(s.function->states().idle() == 0);  // a failed call's state is not kept
+  CHECK(s.function->call("x") == "X");
+  CHECK(s.function->states().idle() == 1);
 }
 
 TEST_CASE("a Lua function that cannot load is refused when the workflow is built", "[lua][function]") {

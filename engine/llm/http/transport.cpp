@@ -89,21 +89,13 @@ bool Transport::perform(CURL* curl, const Cancel* cancel, CURLcode& result) {
   Job job;
   job.curl = curl;
   api_.easy_setopt(curl, CURLOPT_PRIVATE, &job);
-  {
-    std::lock_guard lock(mutex_);
-    starting_.push_back(&job);
-  }
-  wake();
+  hand_over(starting_, &job);
   {
     std::optional<std::stop_callback<std::function<void()>>> on_stop;
     if (cancel) on_stop.emplace(cancel->token(), [&job] { job.woken.signal(); });
     while (!job.finished) {
       if (cancel && cancel->stopped()) {
-        {
-          std::lock_guard lock(mutex_);
-          abandoning_.push_back(&job);
-        }
-        wake();
+        hand_over(abandoning_, &job);
         job.removed.wait_until();
         return false;
       }
@@ -115,6 +107,16 @@ bool Transport::perform(CURL* curl, const Cancel* cancel, CURLcode& result) {
   job.done.wait_until();
   result = job.result;
   return true;
+}
+
+void Transport::hand_over(std::vector<Job*>& list, Job* job) {
+  bool asleep = false;
+  {
+    std::lock_guard lock(mutex_);
+    list.push_back(job);
+    std::swap(asleep, asleep_);
+  }
+  if (asleep) wake();
 }
 
 // curl's handles are touched by this thread alone: the other threads leave requests in the lists.
@@ -170,7 +172,16 @@ void Transport::serve() {
       auto left = std::chrono::ceil<std::chrono::milliseconds>(*timer_ - std::chrono::steady_clock::now()).count();
       wait_ms = static_cast<int>(std::clamp<long>(left, 0, wait_ms));
     }
+    {
+      std::lock_guard lock(mutex_);
+      if (!starting_.empty() || !abandoning_.empty() || closing_) wait_ms = 0;  // left while this thread was busy
+      else asleep_ = wait_ms > 0;
+    }
     int n = epoll_wait(epoll_, ready.data(), static_cast<int>(ready.size()), wait_ms);
+    {
+      std::lock_guard lock(mutex_);
+      asleep_ = false;
+    }
     for (int i = 0; i < n; ++i) {
       int fd = ready[static_cast<size_t>(i)].data.fd;
       uint32_t events = ready[static_cast<size_t>(i)].events;

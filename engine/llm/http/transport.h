@@ -33,6 +33,7 @@ class Transport {
   void take_requests();
   void finish_done();
   void wake();
+  void hand_over(std::vector<Job*>& list, Job* job);  // leaves `job` in `list`, waking the thread if it sleeps
   static int on_socket(CURL*, curl_socket_t s, int what, void* self, void*);
   static int on_timer(CURLM*, long timeout_ms, void* self);
 
@@ -41,9 +42,13 @@ class Transport {
   int epoll_ = -1;
   int wake_fd_ = -1;  // an eventfd: other threads' starts, abandons and the close
   std::optional<SteadyTime> timer_;  // when curl asked to be called back (timeouts, connection steps)
-  std::mutex mutex_;  // guards the two lists and closing_
+  std::mutex mutex_;  // guards the two lists, closing_ and asleep_
   std::vector<Job*> starting_, abandoning_;
   bool closing_ = false;
+  // The thread waits in epoll with nothing left in the lists: only then does a request write the eventfd. A
+  // thousand runs starting at once leave their requests while it is awake, and it takes them in a few rounds
+  // instead of being woken (a syscall, a context switch) for each.
+  bool asleep_ = false;
   std::thread thread_;
 };
 

@@ -18,6 +18,7 @@
 #include "engine/cli/interrupt_watch.h"
 #include "engine/core/error.h"
 #include "engine/core/json_text.h"
+#include "engine/core/priority.h"
 #include "engine/trace/jsonl_writer.h"
 
 namespace engine::cli {
@@ -39,12 +40,15 @@ struct BatchCommandOptions {
   bool progress = false;
   bool no_progress = false;
   bool json = false;
+  int nice = 5;
 };
 
 int run_batch(BatchCommandOptions& o) {
   // Not marked required, so that `engine batch merge` needs none of them.
   if (o.workflow.empty() || o.data.empty() || o.out.empty())
     throw Error("usage", "engine batch needs a WORKFLOW, --data FILE and --out FILE (see engine batch --help)");
+  // Before any thread starts, so that every thread of the batch inherits it (core/priority.h).
+  lower_priority(o.nice);
   Cancel stop_launching;
   Cancel cancel_runs;
   InterruptWatch interrupts({&stop_launching, &cancel_runs});
@@ -158,6 +162,9 @@ void add_batch_command(CLI::App& app, int& exit_code) {
                   "(as engine eval)");
   cmd->add_option("--threshold", o->threshold, "With --eval: the pass rate each evaluator needs (exit 1 below it)")
       ->check(CLI::Range(0.0, 1.0));
+  cmd->add_option("--nice", o->nice, "The batch's CPU priority as Linux nice, 0 to 19 (default 5): a model server "
+                  "on the same machine gets the CPU first")
+      ->check(CLI::Range(0, 19));
   cmd->add_option("--trace", o->trace_file, "Append every run's events to FILE as JSON lines (each with its run_id)");
   auto* progress = cmd->add_flag("--progress", o->progress, "Show the progress line even when stderr is not a terminal");
   cmd->add_flag("--no-progress", o->no_progress, "Never show the progress line")->excludes(progress);

@@ -8,6 +8,7 @@
 #include <chrono>
 #include <fstream>
 #include <map>
+#include <sstream>
 #include <thread>
 
 #include "engine/core/json_parse.h"
@@ -127,6 +128,41 @@ TEST_CASE("a batch killed with SIGKILL keeps every finished line whole, and its 
   CHECK(outputs.size() == 60);
   CHECK(outputs[59] == "A: q59");
   for (const auto& line : before) CHECK(outputs[line["index"].get<size_t>()] == line["output"]);
+}
+
+// The niceness of each of a process's threads, from /proc (the 19th field of each task's stat).
+std::vector<int> thread_niceness(int pid) {
+  std::vector<int> out;
+  std::error_code ec;
+  for (const auto& task : std::filesystem::directory_iterator("/proc/" + std::to_string(pid) + "/task", ec)) {
+    std::ifstream in(task.path() / "stat");
+    std::string stat((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    std::istringstream fields(stat.substr(stat.rfind(')') + 2));  // the name may hold spaces
+    std::string field;
+    for (int i = 3; i <= 19 && fields >> field; ++i)
+      if (i == 19) out.push_back(std::stoi(field));
+  }
+  return out;
+}
+
+TEST_CASE("a batch runs every thread at its --nice, 5 unless told, and refuses one out of 0 to 19", "[e2e][batch]") {
+  test::TempDir dir;
+  auto workflow = dir.write("echo.yaml", slow_echo_workflow(300));
+  auto data = dir.write("data.jsonl", numbered_questions(12));
+  for (auto [flag, nice] : {std::pair<std::string, int>{"", 5}, {"--nice 11", 11}}) {
+    auto out = dir.path() / ("out" + std::to_string(nice) + ".jsonl");
+    test::EngineProcess engine(batch_args(workflow, data, out, "--concurrency 4 " + flag));
+    REQUIRE(lines_reach(out, 1));
+    auto niceness = thread_niceness(engine.pid());
+    engine.signal(SIGKILL);
+    engine.wait();
+    INFO(flag);
+    CHECK(niceness.size() >= 3);  // the main thread and the runs' two
+    CHECK(niceness == std::vector<int>(niceness.size(), nice));
+  }
+  auto refused = run_engine(batch_args(workflow, data, dir.path() / "x.jsonl", "--nice 20"));
+  CHECK(refused.exit_code == 2);
+  CHECK(refused.err.find("--nice") != std::string::npos);
 }
 
 TEST_CASE("Ctrl-C stops a batch launching runs: it exits 130, and running it again finishes it", "[e2e][batch]") {

@@ -41,6 +41,7 @@ class EngineProcess {
   EngineProcess& operator=(const EngineProcess&) = delete;
   void signal(int sig) const;
   CommandResult wait();
+  int pid() const { return pid_; }
 
  private:
   TempDir io_;

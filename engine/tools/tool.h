@@ -1,6 +1,6 @@
 #pragma once
-// A tool is immutable and shared by every run of an executor; what a run needs of its own (a Lua state, say)
-// lives in the ToolInstance the run creates from it.
+// A tool is immutable and shared by every run of an executor; what a run needs of its own (a Lua state its calls
+// changed, say) lives in the ToolInstance the run creates from it.
 #include <memory>
 #include <optional>
 #include <string>

@@ -2,6 +2,9 @@
 
 #include <lua.hpp>
 
+#include <algorithm>
+#include <thread>
+
 namespace engine::tools::lua {
 namespace {
 
@@ -12,6 +15,11 @@ std::optional<uint64_t> fingerprint_of(PreparedState& state) {
 }
 
 }  // namespace
+
+size_t LuaStatePool::keep_idle() {
+  static const size_t keep = std::max<size_t>(16, 2 * std::thread::hardware_concurrency());
+  return keep;
+}
 
 void LuaStatePool::seal(PreparedState& state) {
   if (!state.sandbox || state.entry_ref == LUA_NOREF) return;
@@ -41,7 +49,7 @@ bool LuaStatePool::give_back(std::unique_ptr<PreparedState>& state) {
   sandbox.set_log(nullptr);
   std::unique_ptr<PreparedState> spare;  // closed after the lock is let go
   std::lock_guard lock(mutex_);
-  if (idle_.size() < kKeepIdle) idle_.push_back(std::move(state));
+  if (idle_.size() < keep_idle()) idle_.push_back(std::move(state));
   else spare = std::move(state);
   return true;
 }

@@ -35,7 +35,8 @@ class LuaStatePool {
  public:
   // Makes a new state; `log` takes what the chunk prints as it runs (a state is made for the run that needs it).
   using Make = std::function<std::unique_ptr<PreparedState>(const LuaSandbox::LogFn& log)>;
-  static constexpr size_t kKeepIdle = 16;  // more than the calls that can run at once on the fiber threads
+  // Idle states kept: at least the calls that can run at once (one per thread running runs), and some.
+  static size_t keep_idle();
   // Garbage a state may hold beyond what it was made with before it is collected on its way back.
   static constexpr size_t kGarbageBytes = 64 << 10;
 

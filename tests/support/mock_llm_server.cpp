@@ -32,7 +32,7 @@ struct MockLlmServer::Impl {
       std::lock_guard<std::mutex> lock(mu);
       requests.push_back({req.path, Value::parse(req.body, nullptr, false), req.get_header_value("Authorization"),
                           req.get_header_value("x-api-key"), req.get_header_value("anthropic-version"),
-                          std::chrono::steady_clock::now()});
+                          std::chrono::steady_clock::now(), req.remote_port});
       if (replies.empty()) {
         reply = {500, R"({"error": {"message": "the mock server has no scripted reply left"}})"};
       } else {
@@ -60,7 +60,8 @@ struct MockLlmServer::Impl {
   }
 };
 
-MockLlmServer::MockLlmServer() : impl_(std::make_unique<Impl>()) {
+MockLlmServer::MockLlmServer(size_t connections) : impl_(std::make_unique<Impl>()) {
+  impl_->server.new_task_queue = [connections] { return new httplib::ThreadPool(connections); };
   for (const char* path : {"/v1/chat/completions", "/v1/completions", "/v1/messages"})
     impl_->server.Post(path, [this](const httplib::Request& req, httplib::Response& res) { impl_->serve(req, res); });
   impl_->server.set_keep_alive_max_count(1'000'000);  // one connection per client, as real servers allow

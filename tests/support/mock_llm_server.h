@@ -33,9 +33,11 @@ class MockLlmServer {
     std::string api_key;  // x-api-key
     std::string anthropic_version;
     std::chrono::steady_clock::time_point received;
+    int client_port = 0;  // tells the connections apart
   };
 
-  MockLlmServer();
+  // Serves `connections` kept-alive connections at once, a thread each (cpp-httplib's model); more wait their turn.
+  explicit MockLlmServer(size_t connections = 8);
   ~MockLlmServer();
   MockLlmServer(const MockLlmServer&) = delete;
   MockLlmServer& operator=(const MockLlmServer&) = delete;

@@ -16,22 +16,49 @@
 
 namespace engine::llm::http {
 
-Transport::Transport() : api_(curl_api()), multi_(api_.multi_init()) {
+namespace {
+
+// Lanes enough that curl's walk of a lane's connections stays short at a thousand calls in flight (64 each), few
+// enough that a handful of calls still share their connections; a lane opens connections only as its calls need.
+constexpr size_t kLanes = 16;
+// New transfers taken per turn of the thread: of a thousand runs starting at once, the first requests are sent
+// while later ones still connect, instead of every connection being opened before the first request goes out.
+constexpr size_t kStartsPerTurn = 64;
+constexpr uint32_t kWakeLane = UINT32_MAX;  // marks the eventfd in the epoll set
+
+uint64_t epoll_key(uint32_t lane, int fd) { return (uint64_t{lane} << 32) | static_cast<uint32_t>(fd); }
+
+}  // namespace
+
+Transport::Transport() : api_(curl_api()), lanes_(kLanes) {
   epoll_ = epoll_create1(EPOLL_CLOEXEC);
   wake_fd_ = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-  epoll_event ev{};
-  ev.events = EPOLLIN;
-  ev.data.fd = wake_fd_;
-  if (!multi_ || epoll_ < 0 || wake_fd_ < 0 || epoll_ctl(epoll_, EPOLL_CTL_ADD, wake_fd_, &ev) != 0) {
-    if (multi_) api_.multi_cleanup(multi_);
+  bool ok = epoll_ >= 0 && wake_fd_ >= 0;
+  if (ok) {
+    epoll_event ev{};
+    ev.events = EPOLLIN;
+    ev.data.u64 = epoll_key(kWakeLane, wake_fd_);
+    ok = epoll_ctl(epoll_, EPOLL_CTL_ADD, wake_fd_, &ev) == 0;
+  }
+  for (size_t i = 0; i < lanes_.size() && ok; ++i) {
+    Lane& lane = lanes_[i];
+    lane.transport = this;
+    lane.index = static_cast<uint32_t>(i);
+    lane.multi = api_.multi_init();
+    ok = lane.multi != nullptr;
+    if (!ok) break;
+    api_.multi_setopt(lane.multi, CURLMOPT_SOCKETFUNCTION, &Transport::on_socket);
+    api_.multi_setopt(lane.multi, CURLMOPT_SOCKETDATA, &lane);
+    api_.multi_setopt(lane.multi, CURLMOPT_TIMERFUNCTION, &Transport::on_timer);
+    api_.multi_setopt(lane.multi, CURLMOPT_TIMERDATA, &lane);
+  }
+  if (!ok) {
+    for (Lane& lane : lanes_)
+      if (lane.multi) api_.multi_cleanup(lane.multi);
     if (epoll_ >= 0) close(epoll_);
     if (wake_fd_ >= 0) close(wake_fd_);
     throw Error("http.transport", "cannot start the transport of concurrent requests");
   }
-  api_.multi_setopt(multi_, CURLMOPT_SOCKETFUNCTION, &Transport::on_socket);
-  api_.multi_setopt(multi_, CURLMOPT_SOCKETDATA, this);
-  api_.multi_setopt(multi_, CURLMOPT_TIMERFUNCTION, &Transport::on_timer);
-  api_.multi_setopt(multi_, CURLMOPT_TIMERDATA, this);
   thread_ = std::thread([this] { serve(); });
 }
 
@@ -42,7 +69,7 @@ Transport::~Transport() {
   }
   wake();
   thread_.join();
-  api_.multi_cleanup(multi_);
+  for (Lane& lane : lanes_) api_.multi_cleanup(lane.multi);
   close(epoll_);
   close(wake_fd_);
 }
@@ -53,24 +80,34 @@ void Transport::wake() {
 }
 
 // curl says which of its sockets to watch, and for what.
-int Transport::on_socket(CURL*, curl_socket_t s, int what, void* self, void*) {
-  int epoll = static_cast<Transport*>(self)->epoll_;
+int Transport::on_socket(CURL*, curl_socket_t s, int what, void* lane_ptr, void*) {
+  auto& lane = *static_cast<Lane*>(lane_ptr);
+  Transport& t = *lane.transport;
+  auto fd = static_cast<size_t>(s);
+  if (fd >= t.watched_.size()) t.watched_.resize(fd + 1, 0);
   if (what == CURL_POLL_REMOVE) {
-    epoll_ctl(epoll, EPOLL_CTL_DEL, s, nullptr);
+    epoll_ctl(t.epoll_, EPOLL_CTL_DEL, s, nullptr);
+    t.watched_[fd] = 0;
     return 0;
   }
   epoll_event ev{};
   ev.events = ((what & CURL_POLL_IN) ? EPOLLIN : 0u) | ((what & CURL_POLL_OUT) ? EPOLLOUT : 0u);
-  ev.data.fd = s;
-  // A socket curl closed without saying so has left the epoll set by itself; its number may come back.
-  if (epoll_ctl(epoll, EPOLL_CTL_MOD, s, &ev) != 0 && errno == ENOENT) epoll_ctl(epoll, EPOLL_CTL_ADD, s, &ev);
+  ev.data.u64 = epoll_key(lane.index, s);
+  // A socket curl closed without saying so has left the epoll set by itself, and its number may come back: the
+  // other call is the fallback either way.
+  if (t.watched_[fd]) {
+    if (epoll_ctl(t.epoll_, EPOLL_CTL_MOD, s, &ev) != 0 && errno == ENOENT) epoll_ctl(t.epoll_, EPOLL_CTL_ADD, s, &ev);
+  } else if (epoll_ctl(t.epoll_, EPOLL_CTL_ADD, s, &ev) != 0 && errno == EEXIST) {
+    epoll_ctl(t.epoll_, EPOLL_CTL_MOD, s, &ev);
+  }
+  t.watched_[fd] = 1;
   return 0;
 }
 
-int Transport::on_timer(CURLM*, long timeout_ms, void* self) {
-  auto& t = *static_cast<Transport*>(self);
-  if (timeout_ms < 0) t.timer_.reset();
-  else t.timer_ = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
+int Transport::on_timer(CURLM*, long timeout_ms, void* lane_ptr) {
+  auto& lane = *static_cast<Lane*>(lane_ptr);
+  if (timeout_ms < 0) lane.timer.reset();
+  else lane.timer = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
   return 0;
 }
 
@@ -78,6 +115,7 @@ int Transport::on_timer(CURLM*, long timeout_ms, void* self) {
 // transfer ended) or `removed` (taken back), whichever the waiter waits for last.
 struct Transport::Job {
   CURL* curl = nullptr;
+  Lane* lane = nullptr;  // set by the transport thread
   CURLcode result = CURLE_OK;
   std::atomic<bool> finished{false};
   Wakeup woken;    // the transfer ended, or the waiter's run stopped
@@ -124,37 +162,65 @@ void Transport::take_requests() {
   std::vector<Job*> starting, abandoning;
   {
     std::lock_guard lock(mutex_);
-    starting.swap(starting_);
+    if (starting_.size() <= kStartsPerTurn) {
+      starting.swap(starting_);
+    } else {
+      auto cut = starting_.begin() + static_cast<std::ptrdiff_t>(kStartsPerTurn);
+      starting.assign(starting_.begin(), cut);
+      starting_.erase(starting_.begin(), cut);
+    }
     abandoning.swap(abandoning_);
   }
   for (Job* job : starting) {
-    if (api_.multi_add_handle(multi_, job->curl) != CURLM_OK) {
+    Lane* lane = &*std::min_element(lanes_.begin(), lanes_.end(),
+                                    [](const Lane& a, const Lane& b) { return a.in_flight < b.in_flight; });
+    if (api_.multi_add_handle(lane->multi, job->curl) != CURLM_OK) {
       job->result = CURLE_FAILED_INIT;
       job->finished = true;
       job->woken.signal();
       job->done.signal();
+      continue;
     }
+    job->lane = lane;
+    ++lane->in_flight;
   }
   for (Job* job : abandoning) {
-    if (!job->finished) api_.multi_remove_handle(multi_, job->curl);
+    if (!job->finished) {
+      api_.multi_remove_handle(job->lane->multi, job->curl);
+      --job->lane->in_flight;
+    }
     job->removed.signal();
   }
 }
 
 // Hands each ended transfer back to its waiter.
 void Transport::finish_done() {
-  int left = 0;
-  while (CURLMsg* msg = api_.multi_info_read(multi_, &left)) {
-    if (msg->msg != CURLMSG_DONE) continue;
-    Job* job = nullptr;
-    CURL* curl = msg->easy_handle;
-    CURLcode result = msg->data.result;
-    api_.easy_getinfo(curl, CURLINFO_PRIVATE, &job);
-    api_.multi_remove_handle(multi_, curl);  // ends msg's life too: nothing of it is read after
-    job->result = result;
-    job->finished = true;
-    job->woken.signal();
-    job->done.signal();
+  for (Lane& lane : lanes_) {
+    int left = 0;
+    while (CURLMsg* msg = api_.multi_info_read(lane.multi, &left)) {
+      if (msg->msg != CURLMSG_DONE) continue;
+      Job* job = nullptr;
+      CURL* curl = msg->easy_handle;
+      CURLcode result = msg->data.result;
+      api_.easy_getinfo(curl, CURLINFO_PRIVATE, &job);
+      api_.multi_remove_handle(lane.multi, curl);  // ends msg's life too: nothing of it is read after
+      --lane.in_flight;
+      job->result = result;
+      job->finished = true;
+      job->woken.signal();
+      job->done.signal();
+    }
+  }
+}
+
+// Calls curl back for each lane whose timer is due.
+void Transport::run_timers() {
+  auto now = std::chrono::steady_clock::now();
+  int running = 0;
+  for (Lane& lane : lanes_) {
+    if (!lane.timer || *lane.timer > now) continue;
+    lane.timer.reset();
+    api_.multi_socket_action(lane.multi, CURL_SOCKET_TIMEOUT, 0, &running);
   }
 }
 
@@ -168,8 +234,10 @@ void Transport::serve() {
     }
     take_requests();
     int wait_ms = 1000;
-    if (timer_) {
-      auto left = std::chrono::ceil<std::chrono::milliseconds>(*timer_ - std::chrono::steady_clock::now()).count();
+    auto now = std::chrono::steady_clock::now();
+    for (const Lane& lane : lanes_) {
+      if (!lane.timer) continue;
+      auto left = std::chrono::ceil<std::chrono::milliseconds>(*lane.timer - now).count();
       wait_ms = static_cast<int>(std::clamp<long>(left, 0, wait_ms));
     }
     {
@@ -183,21 +251,20 @@ void Transport::serve() {
       asleep_ = false;
     }
     for (int i = 0; i < n; ++i) {
-      int fd = ready[static_cast<size_t>(i)].data.fd;
+      uint64_t key = ready[static_cast<size_t>(i)].data.u64;
       uint32_t events = ready[static_cast<size_t>(i)].events;
-      if (fd == wake_fd_) {
+      auto lane = static_cast<uint32_t>(key >> 32);
+      auto fd = static_cast<int>(static_cast<uint32_t>(key));
+      if (lane == kWakeLane) {
         uint64_t count;
         [[maybe_unused]] ssize_t r = read(wake_fd_, &count, sizeof count);
         continue;
       }
       int mask = ((events & EPOLLIN) ? CURL_CSELECT_IN : 0) | ((events & EPOLLOUT) ? CURL_CSELECT_OUT : 0) |
                  ((events & (EPOLLERR | EPOLLHUP)) ? CURL_CSELECT_ERR : 0);
-      api_.multi_socket_action(multi_, fd, mask, &running);
+      api_.multi_socket_action(lanes_[lane].multi, fd, mask, &running);
     }
-    if (timer_ && *timer_ <= std::chrono::steady_clock::now()) {
-      timer_.reset();
-      api_.multi_socket_action(multi_, CURL_SOCKET_TIMEOUT, 0, &running);
-    }
+    run_timers();
     finish_done();
   }
 }

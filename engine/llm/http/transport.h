@@ -1,10 +1,13 @@
 #pragma once
-// The transfers of runs on fibers, driven by one thread through one curl multi handle: a thousand calls in flight
-// cost one thread, not a thread each, and share one connection cache. The thread waits in epoll and tells curl
-// which sockets are ready (curl_multi_socket_action), so a wake costs the work of the transfers it concerns, not a
-// look at all of them. A run on an ordinary thread drives its own transfer instead (http_client.cpp); both set a
-// transfer up the same way. Internal to llm/http.
+// The transfers of runs on fibers, driven by one thread: a thousand calls in flight cost one thread, not a thread
+// each. The thread waits in epoll and tells curl which sockets are ready (curl_multi_socket_action), so a wake costs
+// the work of the transfers it concerns, not a look at all of them. The transfers are spread over a few curl multi
+// handles ("lanes"), each with its own connection cache: curl looks for a free connection by walking every
+// connection its cache holds to the host, so one cache of a thousand connections made each call walk a thousand
+// (docs/architecture.md, "Runs in flight"). A run on an ordinary thread drives its own transfer instead
+// (http_client.cpp); both set a transfer up the same way. Internal to llm/http.
 #include <atomic>
+#include <cstdint>
 #include <mutex>
 #include <optional>
 #include <thread>
@@ -29,7 +32,17 @@ class Transport {
 
  private:
   struct Job;
+  // A curl multi handle and what its transfers need of the thread: the timer curl asked for, and how many
+  // transfers it drives (a new one goes to the lane with the fewest).
+  struct Lane {
+    Transport* transport = nullptr;
+    uint32_t index = 0;
+    CURLM* multi = nullptr;
+    std::optional<SteadyTime> timer;
+    size_t in_flight = 0;
+  };
   void serve();
+  void run_timers();
   void take_requests();
   void finish_done();
   void wake();
@@ -38,10 +51,10 @@ class Transport {
   static int on_timer(CURLM*, long timeout_ms, void* self);
 
   const CurlApi& api_;
-  CURLM* multi_;
+  std::vector<Lane> lanes_;
+  std::vector<uint8_t> watched_;  // by socket number: in the epoll set, so a change costs one epoll_ctl
   int epoll_ = -1;
   int wake_fd_ = -1;  // an eventfd: other threads' starts, abandons and the close
-  std::optional<SteadyTime> timer_;  // when curl asked to be called back (timeouts, connection steps)
   std::mutex mutex_;  // guards the two lists, closing_ and asleep_
   std::vector<Job*> starting_, abandoning_;
   bool closing_ = false;

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <mutex>
+#include <set>
 #include <thread>
 
 #include "engine/core/cancel.h"
@@ -40,29 +41,38 @@ LlmRequest fiber_request(const Cancel* cancel = nullptr, bool stream = false, st
   return r;
 }
 
+// Scripts `count` answers, "answer 0" on, each held back `delay_ms`.
+void enqueue_slow_answers(MockLlmServer& server, int count, int delay_ms) {
+  for (int i = 0; i < count; ++i) {
+    auto reply = MockLlmServer::chat("answer " + std::to_string(i));
+    reply.delay_ms = delay_ms;
+    server.enqueue(reply);
+  }
+}
+
+// Makes `calls` calls at once, from fibers on one thread, and returns their answers in the order they came.
+std::vector<std::string> answers_of_calls_at_once(const OpenAiLlm& llm, int calls) {
+  std::mutex mutex;
+  std::vector<std::string> answers;
+  FiberPool pool(1);
+  for (int i = 0; i < calls; ++i)
+    pool.spawn([&] {
+      std::string text = llm.complete(fiber_request()).text;
+      std::lock_guard lock(mutex);
+      answers.push_back(text);
+    });
+  pool.join();
+  return answers;
+}
+
 }  // namespace
 
 TEST_CASE("transport: eight calls from fibers on one thread are in flight at once, each with its own answer",
           "[llm][http][fiber]") {
   MockLlmServer server;
-  for (int i = 0; i < 8; ++i) {
-    auto reply = MockLlmServer::chat("answer " + std::to_string(i));
-    reply.delay_ms = 500;
-    server.enqueue(reply);
-  }
+  enqueue_slow_answers(server, 8, 500);
   OpenAiLlm llm(test::openai_config(server));
-  std::mutex mutex;
-  std::vector<std::string> answers;
-  {
-    FiberPool pool(1);
-    for (int i = 0; i < 8; ++i)
-      pool.spawn([&] {
-        std::string text = llm.complete(fiber_request()).text;
-        std::lock_guard lock(mutex);
-        answers.push_back(text);
-      });
-    pool.join();
-  }
+  std::vector<std::string> answers = answers_of_calls_at_once(llm, 8);
   std::sort(answers.begin(), answers.end());
   REQUIRE(answers.size() == 8);
   for (int i = 0; i < 8; ++i) CHECK(answers[static_cast<size_t>(i)] == "answer " + std::to_string(i));
@@ -73,6 +83,30 @@ TEST_CASE("transport: eight calls from fibers on one thread are in flight at onc
   auto [first, last] = std::minmax_element(requests.begin(), requests.end(),
                                            [](const auto& a, const auto& b) { return a.received < b.received; });
   CHECK(last->received - first->received < 500ms);
+}
+
+// The transport spreads its transfers over several curl multi handles, each with a connection cache of its own.
+// Calls beyond one cache's share must still all be in flight together, and a second round of as many calls must
+// find the connections the first left open, whichever cache it lands in.
+TEST_CASE("transport: forty calls in flight at once get their own answers, and a second round opens no connection",
+          "[llm][http][fiber]") {
+  constexpr int kCalls = 40;
+  MockLlmServer server(kCalls);
+  enqueue_slow_answers(server, 2 * kCalls, 300);
+  OpenAiLlm llm(test::openai_config(server));
+  std::vector<std::string> answers = answers_of_calls_at_once(llm, kCalls);
+  auto first_round = server.requests();
+  REQUIRE(first_round.size() == kCalls);
+  auto [first, last] = std::minmax_element(first_round.begin(), first_round.end(),
+                                           [](const auto& a, const auto& b) { return a.received < b.received; });
+  CHECK(last->received - first->received < 300ms);  // all sent before the first answer came back
+  for (auto& answer : answers_of_calls_at_once(llm, kCalls)) answers.push_back(std::move(answer));
+  std::sort(answers.begin(), answers.end());
+  REQUIRE(answers.size() == 2 * kCalls);
+  CHECK(std::adjacent_find(answers.begin(), answers.end()) == answers.end());  // no answer given twice
+  std::set<int> connections;
+  for (const auto& r : server.requests()) connections.insert(r.client_port);
+  CHECK(connections.size() == kCalls);
 }
 
 TEST_CASE("transport: a cancelled call on a fiber is abandoned, whole or streamed, and the next call works",

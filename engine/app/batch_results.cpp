@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -29,27 +30,6 @@ FileDescriptor open_for_append(const std::filesystem::path& path) {
   return fd;
 }
 
-// Where a line lies in the file, to copy it without holding the file.
-struct LineSpan {
-  size_t index;
-  uint64_t offset;
-  uint64_t length;  // without the '\n'
-};
-
-// Writes the lines at `spans` of `from` into a new version of `to`.
-void rewrite(int from, const std::vector<LineSpan>& spans, const std::filesystem::path& to) {
-  FileReplacement out(to);
-  std::string line;
-  for (const auto& s : spans) {
-    line.resize(s.length);
-    ssize_t n = ::pread(from, line.data(), s.length, static_cast<off_t>(s.offset));
-    if (n != static_cast<ssize_t>(s.length)) throw file_error("cannot read back", to, "io.read_failed");
-    line += '\n';
-    out.write(line);
-  }
-  out.commit();
-}
-
 size_t inputs_hash(const Value& inputs) { return std::hash<std::string>{}(to_json_text(inputs)); }
 
 }  // namespace
@@ -64,6 +44,28 @@ std::optional<size_t> result_index(const Value& line) {
 ResultsFile::ResultsFile(std::filesystem::path path, bool retry_failed) : path_(std::move(path)) {
   fd_ = open_for_append(path_);
   load(retry_failed);
+}
+
+void ResultsFile::rewrite_as(std::vector<LineSpan> spans) {
+  {
+    FileReplacement out(path_);
+    std::string line;
+    for (const auto& s : spans) {
+      line.resize(s.length);
+      ssize_t n = ::pread(fd_.get(), line.data(), s.length, static_cast<off_t>(s.offset));
+      if (n != static_cast<ssize_t>(s.length)) throw file_error("cannot read back", path_, "io.read_failed");
+      line += '\n';
+      out.write(line);
+    }
+    out.commit();
+  }
+  fd_ = open_for_append(path_);
+  end_ = 0;
+  for (auto& s : spans) {
+    s.offset = end_;
+    end_ += s.length + 1;
+  }
+  lines_ = std::move(spans);
 }
 
 void ResultsFile::load(bool retry_failed) {
@@ -91,18 +93,23 @@ void ResultsFile::load(bool retry_failed) {
       must_rewrite = true;
       continue;
     }
-    if (done_.count(*index)) continue;  // a line twice: the first counts
+    LineSpan span{*index, lines.start_offset(), text.size()};
+    end_ = span.offset + span.length + 1;
+    if (!lines.complete() && !write_fully(fd_.get(), "\n")) throw file_error("cannot write", path_);
+    lines_.push_back(span);  // a line twice stays in the file, as it came
+    if (done_.count(*index)) continue;  // ... but the first counts
     done_[*index] = inputs_hash(v.value("inputs", Value::object()));
     ++(failed ? resumed_.failed : resumed_.ok);
-    kept.push_back({*index, lines.start_offset(), text.size()});
-    if (!lines.complete() && !write_fully(fd_.get(), "\n")) throw file_error("cannot write", path_);
+    kept.push_back(span);
   }
   if (must_rewrite) {
-    rewrite(fd_.get(), kept, path_);
-    fd_ = open_for_append(path_);
+    rewrite_as(std::move(kept));
   } else if (resumed_.cut_torn) {
-    uint64_t end = kept.empty() ? 0 : kept.back().offset + kept.back().length + 1;
-    if (::ftruncate(fd_.get(), static_cast<off_t>(end)) != 0) throw file_error("cannot cut the torn line of", path_);
+    if (::ftruncate(fd_.get(), static_cast<off_t>(end_)) != 0) throw file_error("cannot cut the torn line of", path_);
+  } else {
+    struct stat st {};
+    if (::fstat(fd_.get(), &st) != 0) throw file_error("cannot read", path_, "io.read_failed");
+    end_ = static_cast<uint64_t>(st.st_size);  // past any empty lines at the end
   }
 }
 
@@ -117,27 +124,24 @@ bool ResultsFile::done(size_t index, const std::string& inputs_json) const {
 }
 
 void ResultsFile::append(const Value& line) {
+  auto index = line.find("index");
+  if (index == line.end() || !index->is_number_integer() || index->get<int64_t>() < 0)
+    throw Error("batch.bad_results", "a result line needs its row's index");
   std::string text = to_json_text(line);
   text += '\n';
   std::lock_guard lock(write_mutex_);
   if (!write_fully(fd_.get(), text)) throw file_error("cannot write the results file", path_);
+  lines_.push_back({index->get<size_t>(), end_, text.size() - 1});
+  end_ += text.size();
 }
 
 void ResultsFile::sort_by_index() {
   std::lock_guard lock(write_mutex_);
-  std::vector<LineSpan> spans;
-  {
-    FileLines lines(path_, kMaxDataFileBytes, Pipes::Refused);
-    std::string text;
-    while (lines.next(text)) {
-      // Only the index is wanted: the line is one this batch wrote or kept.
-      if (auto index = result_index(parse_json(text))) spans.push_back({*index, lines.start_offset(), text.size()});
-    }
-  }
-  if (std::is_sorted(spans.begin(), spans.end(), [](auto& a, auto& b) { return a.index < b.index; })) return;
-  std::stable_sort(spans.begin(), spans.end(), [](auto& a, auto& b) { return a.index < b.index; });
-  rewrite(fd_.get(), spans, path_);
-  fd_ = open_for_append(path_);
+  auto by_index = [](const LineSpan& a, const LineSpan& b) { return a.index < b.index; };
+  if (std::is_sorted(lines_.begin(), lines_.end(), by_index)) return;
+  std::vector<LineSpan> sorted = lines_;
+  std::stable_sort(sorted.begin(), sorted.end(), by_index);
+  rewrite_as(std::move(sorted));
 }
 
 void ResultsFile::sync() {

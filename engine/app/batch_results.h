@@ -10,6 +10,7 @@
 #include <optional>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 #include "engine/core/file.h"
 #include "engine/core/value.h"
@@ -38,6 +39,7 @@ class ResultsFile {
   // Appends one line, whole. Safe from any thread. Throws Error "io.write_failed".
   void append(const Value& line);
   // Puts the lines in the data's order: a new file written beside it, then renamed over it. Throws as append.
+  // Where each line lies is known from its writing (or the reading on open): nothing is read back but the lines.
   void sort_by_index();
   // To the disk (a batch that ends or stops; a killed process loses nothing the kernel has).
   void sync();
@@ -45,7 +47,15 @@ class ResultsFile {
   const std::filesystem::path& path() const { return path_; }
 
  private:
+  // Where a line lies in the file, to copy it without holding the file.
+  struct LineSpan {
+    size_t index;
+    uint64_t offset;
+    uint64_t length;  // without the '\n'
+  };
+
   void load(bool retry_failed);
+  void rewrite_as(std::vector<LineSpan> spans);  // the file becomes those lines, in that order
 
   std::filesystem::path path_;
   FileDescriptor fd_;
@@ -53,6 +63,8 @@ class ResultsFile {
   // For each row with a line: a hash of the inputs it ran with.
   std::unordered_map<size_t, size_t> done_;
   Resumed resumed_;
+  std::vector<LineSpan> lines_;  // every line in the file, in the file's order
+  uint64_t end_ = 0;             // the file's size: where the next line goes
 };
 
 // The row index of a result line; nothing for a line that is not one.

@@ -81,6 +81,44 @@ TEST_CASE("results: --retry-failed drops the failed lines, so their rows run aga
   CHECK(read_file(path) == result_line(1, "ok", "b") + result_line(0, "ok", "a"));
 }
 
+// Sorting copies each line from where it was written or found: no line is read back to learn its index. Whatever
+// the file went through first (kept as found, a torn line cut, failed lines dropped), the lines end in data order,
+// whole, a line found twice kept twice.
+TEST_CASE("results: the lines found, cut or dropped on opening, then appended, are sorted whole", "[app][batch]") {
+  test::TempDir dir;
+  auto line = [](size_t index, const char* status) { return result_line(index, status, std::to_string(index)); };
+  auto appended = [](app::ResultsFile& results, size_t index) {
+    results.append(Value{{"index", index}, {"status", "ok"}, {"inputs", {{"q", std::to_string(index)}}}, {"output", "x"}});
+  };
+  SECTION("kept as found, with an empty line and a line twice") {
+    auto path = dir.write("out.jsonl", line(4, "ok") + "\n" + line(0, "ok") + line(4, "failed") + "\n");
+    app::ResultsFile results(path, false);
+    appended(results, 3);
+    appended(results, 1);
+    results.sort_by_index();
+    CHECK(read_file(path) == line(0, "ok") + line(1, "ok") + line(3, "ok") + line(4, "ok") + line(4, "failed"));
+    appended(results, 2);  // after a sort, lines go on where the sorted file ends
+    results.sort_by_index();
+    CHECK(read_file(path) ==
+          line(0, "ok") + line(1, "ok") + line(2, "ok") + line(3, "ok") + line(4, "ok") + line(4, "failed"));
+  }
+  SECTION("a torn line cut") {
+    auto path = dir.write("out.jsonl", line(2, "ok") + line(0, "ok") + R"({"index":1,"sta)");
+    app::ResultsFile results(path, false);
+    appended(results, 1);
+    results.sort_by_index();
+    CHECK(read_file(path) == line(0, "ok") + line(1, "ok") + line(2, "ok"));
+  }
+  SECTION("failed lines dropped") {
+    auto path = dir.write("out.jsonl", line(3, "ok") + line(1, "failed") + line(0, "ok"));
+    app::ResultsFile results(path, true);
+    appended(results, 1);
+    appended(results, 2);
+    results.sort_by_index();
+    CHECK(read_file(path) == line(0, "ok") + line(1, "ok") + line(2, "ok") + line(3, "ok"));
+  }
+}
+
 TEST_CASE("results: a file that is not a batch's results is refused, not overwritten", "[app][batch]") {
   test::TempDir dir;
   auto path = dir.write("notes.txt", result_line(0, "ok", "a") + "my notes\n" + result_line(1, "ok", "b"));

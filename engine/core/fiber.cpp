@@ -34,45 +34,82 @@ struct Worker;
 // What every run's fiber touches of its stack (a batch's runs, measured with mincore: 16 KB each).
 constexpr size_t kStackTouched = 16 << 10;
 
-// A fiber's stack: mapped, not allocated, so its pages cost memory only once touched; the lowest page is a guard.
-// The top pages, which every fiber uses, are made present in one call (core/prefault.h): a thousand fibers
-// starting together, a batch's first wave, would otherwise take four thousand faults.
+// A fiber's stack: a slot of a StackStore's mapping (below), its pages taken from the system only once touched; the
+// lowest page is a guard. A view: the store owns the memory.
 class Stack {
  public:
-  explicit Stack(size_t bytes) {
-    page_ = static_cast<size_t>(sysconf(_SC_PAGESIZE));
-    size_ = (bytes + page_ - 1) / page_ * page_ + page_;
-    void* p = mmap(nullptr, size_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK | MAP_NORESERVE, -1, 0);
-    if (p == MAP_FAILED) throw std::bad_alloc();
-    base_ = static_cast<char*>(p);
-    mprotect(base_, page_, PROT_NONE);
-    size_t touched = std::min(kStackTouched, size_ - page_);
-    prefault(base_ + size_ - touched, touched);
-  }
-  ~Stack() {
-    if (!base_) return;
-#ifdef ENGINE_FIBER_ASAN
-    // The sanitizer keeps a stack's poison past munmap: the next mapping at these addresses would inherit the
-    // frames its last fiber never returned from.
-    __asan_unpoison_memory_region(bottom(), usable());
-#endif
-    munmap(base_, size_);
-  }
-  Stack(Stack&& o) noexcept : base_(std::exchange(o.base_, nullptr)), size_(o.size_), page_(o.page_) {}
-  Stack& operator=(Stack&&) = delete;
+  Stack(char* slot, size_t bytes, size_t page) : base_(slot), size_(bytes), page_(page) {}
   void* bottom() const { return base_ + page_; }
   size_t usable() const { return size_ - page_; }
 
  private:
-  char* base_ = nullptr;
-  size_t size_ = 0;
+  char* base_;
+  size_t size_;
+  size_t page_;
+};
+
+// Where fibers' stacks come from: mappings of several stacks at a time, 4 then twice as many up to 64, unmapped
+// together when the pool ends. A thousand fibers cost a few dozen mmap and munmap calls instead of a thousand
+// each: at the end of a batch of a thousand runs in flight, unmapping stacks one by one took 43 ms. The top pages
+// of a new stack, which every fiber uses, are made present in one call (core/prefault.h): a thousand fibers
+// starting together, a batch's first wave, would otherwise take four thousand faults.
+class StackStore {
+ public:
+  explicit StackStore(size_t stack_bytes) {
+    page_ = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+    slot_bytes_ = (stack_bytes + page_ - 1) / page_ * page_ + page_;
+  }
+  ~StackStore() {
+    for (const Block& b : blocks_) {
+#ifdef ENGINE_FIBER_ASAN
+      // The sanitizer keeps a stack's poison past munmap: the next mapping at these addresses would inherit the
+      // frames its last fiber never returned from.
+      __asan_unpoison_memory_region(b.base, b.bytes);
+#endif
+      munmap(b.base, b.bytes);
+    }
+  }
+  StackStore(const StackStore&) = delete;
+  StackStore& operator=(const StackStore&) = delete;
+
+  // A new stack; from any thread.
+  Stack take() {
+    char* slot = nullptr;
+    {
+      std::lock_guard lock(mutex_);
+      if (blocks_.empty() || used_ == blocks_.back().slots) {
+        size_t slots = blocks_.empty() ? 4 : std::min<size_t>(blocks_.back().slots * 2, 64);
+        void* p = mmap(nullptr, slots * slot_bytes_, PROT_READ | PROT_WRITE,
+                       MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK | MAP_NORESERVE, -1, 0);
+        if (p == MAP_FAILED) throw std::bad_alloc();
+        blocks_.push_back({static_cast<char*>(p), slots * slot_bytes_, slots});
+        used_ = 0;
+      }
+      slot = blocks_.back().base + used_++ * slot_bytes_;
+    }
+    mprotect(slot, page_, PROT_NONE);
+    size_t touched = std::min(kStackTouched, slot_bytes_ - page_);
+    prefault(slot + slot_bytes_ - touched, touched);
+    return Stack(slot, slot_bytes_, page_);
+  }
+
+ private:
+  struct Block {
+    char* base;
+    size_t bytes;
+    size_t slots;
+  };
   size_t page_ = 0;
+  size_t slot_bytes_ = 0;
+  std::mutex mutex_;  // guards the blocks and used_
+  std::vector<Block> blocks_;
+  size_t used_ = 0;  // slots handed out of the last block
 };
 
 enum class FiberState { Ready, Running, Parked, Done };
 
 struct Fiber {
-  Fiber(Worker& w, Stack s, std::function<void()> b) : worker(w), stack(std::move(s)), body(std::move(b)) {}
+  Fiber(Worker& w, Stack s, std::function<void()> b) : worker(w), stack(s), body(std::move(b)) {}
   Worker& worker;
   Stack stack;
   std::function<void()> body;
@@ -101,8 +138,9 @@ struct Worker {
 };
 
 struct Pool {
+  explicit Pool(size_t stack_bytes) : stacks(stack_bytes) {}
   FiberPool* owner = nullptr;
-  size_t stack_bytes = 0;
+  StackStore stacks;  // outlives the workers, whose spare stacks are its slots
   std::vector<std::unique_ptr<Worker>> workers;
   std::mutex mutex;  // guards alive and failure
   std::condition_variable all_ended;
@@ -162,7 +200,7 @@ void make_ready(Fiber& f) {
 void finished(Worker& w, Fiber* f) {
   {
     std::lock_guard lock(w.mutex);
-    w.spare_stacks.push_back(std::move(f->stack));
+    w.spare_stacks.push_back(f->stack);
     --w.fibers;
   }
   delete f;
@@ -237,9 +275,8 @@ Fiber* suspendable() {
 
 using namespace fiber_detail;
 
-FiberPool::FiberPool(size_t threads, size_t stack_bytes) : pool_(std::make_unique<Pool>()) {
+FiberPool::FiberPool(size_t threads, size_t stack_bytes) : pool_(std::make_unique<Pool>(stack_bytes)) {
   pool_->owner = this;
-  pool_->stack_bytes = stack_bytes;
   threads = std::max<size_t>(1, threads);
   for (size_t i = 0; i < threads; ++i) pool_->workers.push_back(std::make_unique<Worker>(*pool_));
   for (auto& w : pool_->workers) w->thread = std::thread([w = w.get()] { serve(*w); });
@@ -277,16 +314,20 @@ void FiberPool::spawn(std::function<void()> body) {
     std::lock_guard lock(candidate->mutex);
     if (candidate->fibers < least) least = candidate->fibers, w = candidate.get();
   }
-  std::lock_guard lock(w->mutex);
-  bool reused = !w->spare_stacks.empty();
-  Stack stack = [&] {
-    if (!reused) return Stack(pool_->stack_bytes);
-    Stack s = std::move(w->spare_stacks.back());
-    w->spare_stacks.pop_back();
-    return s;
-  }();
-  auto* f = new Fiber(*w, std::move(stack), std::move(body));
+  std::optional<Stack> stack;
+  {
+    std::lock_guard lock(w->mutex);
+    if (!w->spare_stacks.empty()) {
+      stack = w->spare_stacks.back();
+      w->spare_stacks.pop_back();
+    }
+  }
+  bool reused = stack.has_value();
+  // A new stack is made outside the worker's lock: its thread goes on running fibers meanwhile.
+  if (!reused) stack = pool_->stacks.take();
+  auto* f = new Fiber(*w, *stack, std::move(body));
   start_context(*f, reused);
+  std::lock_guard lock(w->mutex);
   ++w->fibers;
   w->ready.push_back(f);
   w->wake.notify_one();

@@ -2,6 +2,7 @@
 # Waiting on many model calls at once, without the engine: a thread per run against one curl multi handle for all,
 # the same runs (4 calls each) against the shared Node mock. What an event-driven run could reach on this machine.
 #   bench/inflight.sh [build-dir] [runs=4096] [concurrency=1024] [latency_ms=200]
+# Against a warmed-up mock, as bench/batch.sh measures the engine; WARMUP=0 for a cold one.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 build="${1:-$root/build}"; runs="${2:-4096}"; conc="${3:-1024}"; lat="${4:-200}"
@@ -16,6 +17,10 @@ for _ in $(seq 50); do port="$(sed -n 's/^listening \([0-9]*\).*/\1/p' "$log")";
 [ -n "$port" ] || { echo "inflight.sh: the mock server did not start" >&2; exit 1; }
 ulimit -n "$(( conc * 2 + 256 > $(ulimit -n) ? conc * 2 + 256 : $(ulimit -n) ))" 2>/dev/null || true
 ideal=$(( (runs + conc - 1) / conc * 4 * lat ))
+# The same warm-up as bench/batch.sh's (WARMUP=0 for a cold mock): one untimed wave first.
+if [ "${WARMUP:-1}" != 0 ]; then
+  "$build/bench/inflight_bench" --base "http://127.0.0.1:$port/v1" --runs "$conc" --concurrency "$conc" --mode multi >/dev/null
+fi
 for mode in ${INFLIGHT_MODES:-threads handoff multi}; do
   line=$("$build/bench/inflight_bench" --base "http://127.0.0.1:$port/v1" --runs "$runs" --concurrency "$conc" --mode "$mode")
   awk -v l="$line" -v i="$ideal" 'BEGIN {

@@ -47,8 +47,8 @@ class Transport {
   void finish_done();
   void wake();
   void hand_over(std::vector<Job*>& list, Job* job);  // leaves `job` in `list`, waking the thread if it sleeps
-  static int on_socket(CURL*, curl_socket_t s, int what, void* self, void*);
-  static int on_timer(CURLM*, long timeout_ms, void* self);
+  static int on_socket(CURL*, curl_socket_t s, int what, void* lane, void*);
+  static int on_timer(CURLM*, long timeout_ms, void* lane);
 
   const CurlApi& api_;
   std::vector<Lane> lanes_;

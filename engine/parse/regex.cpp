@@ -23,6 +23,31 @@ std::string pcre2_message(int code) {
   return n < 0 ? "error " + std::to_string(code) : std::string(reinterpret_cast<char*>(buf), static_cast<size_t>(n));
 }
 
+// The JIT's stack, one per thread and made on its first match. Without one, pcre2 takes 32 KB of the machine
+// stack, which for a batch's runs is a fiber's: a thousand fibers in flight would each touch a page more than the
+// 16 KB a run otherwise uses (core/fiber.cpp), and a pattern that backtracks deeper than 32 KB fell back to the
+// interpreter, whose depth limit gives up on a few thousand repetitions of an alternation. A match never leaves
+// its thread (no callouts, no fiber switch), so a thread's stack serves one match at a time.
+class ThreadJitStack {
+ public:
+  static constexpr size_t kStart = 32 << 10;
+  static constexpr size_t kMax = 1 << 20;  // reserved, not touched: only the frames a match pushes become memory
+  ThreadJitStack() : stack_(pcre2_jit_stack_create(kStart, kMax, nullptr)) {}
+  ~ThreadJitStack() { pcre2_jit_stack_free(stack_); }  // accepts null
+  ThreadJitStack(const ThreadJitStack&) = delete;
+  ThreadJitStack& operator=(const ThreadJitStack&) = delete;
+  pcre2_jit_stack* get() const { return stack_; }
+
+ private:
+  pcre2_jit_stack* stack_;
+};
+
+// pcre2's callback at the start of each JIT match; null (the stack could not be made) means its 32 KB default.
+pcre2_jit_stack* thread_jit_stack(void*) {
+  thread_local ThreadJitStack stack;
+  return stack.get();
+}
+
 struct MatchData {
   explicit MatchData(const pcre2_code* code) : p(pcre2_match_data_create_from_pattern(code, nullptr)) {}
   ~MatchData() { pcre2_match_data_free(p); }
@@ -76,6 +101,7 @@ Regex Regex::compile(std::string_view pattern, RegexOptions options) {
   impl->context.reset(pcre2_match_context_create(nullptr));
   pcre2_set_match_limit(impl->context.get(), options.match_limit);
   pcre2_set_depth_limit(impl->context.get(), options.depth_limit);
+  pcre2_jit_stack_assign(impl->context.get(), thread_jit_stack, nullptr);
 
   uint32_t count = 0, name_count = 0, entry_size = 0;
   PCRE2_SPTR table = nullptr;
@@ -99,7 +125,7 @@ std::optional<RegexMatch> Regex::search(std::string_view subject, size_t from) c
                        md.p, impl_->context.get());
   };
   int rc = run(0);
-  // The JIT's small default stack can run out on long inputs; the interpreter keeps its frames on the heap.
+  // A pattern can backtrack past even the thread's JIT stack; the interpreter keeps its frames on the heap.
   if (rc == PCRE2_ERROR_JIT_STACKLIMIT) rc = run(PCRE2_NO_JIT);
   if (rc == PCRE2_ERROR_NOMATCH) return std::nullopt;
   if (rc == PCRE2_ERROR_MATCHLIMIT || rc == PCRE2_ERROR_DEPTHLIMIT || rc == PCRE2_ERROR_HEAPLIMIT ||

@@ -1,5 +1,10 @@
 #include <catch2/catch.hpp>
 
+#include <atomic>
+#include <string>
+#include <thread>
+#include <vector>
+
 #include "engine/core/error.h"
 #include "engine/parse/regex.h"
 
@@ -60,4 +65,26 @@ TEST_CASE("a long subject with a lazy DOTALL group still matches", "[parse][rege
   auto m = Regex::compile(R"(Action\s*:(.*?)\nAction\s*Input\s*:[\s]*(.*))", RegexOptions{.dotall = true}).search(text);
   REQUIRE(m);
   CHECK(m->groups[2]->size() == (1u << 20));
+}
+
+TEST_CASE("an alternation repeated over a long text matches within the JIT's own stack, on any thread",
+          "[parse][regex]") {
+  // Each repetition pushes a backtracking frame: 3000 of them overflowed pcre2's default 32 KB JIT stack, and the
+  // interpreter it fell back to stopped at the depth limit, so the search gave up ("regex.limit").
+  auto r = Regex::compile("^(?:(a)|b)*$");
+  std::string text;
+  for (int i = 0; i < 3000; ++i) text += "ab";
+  auto m = r.search(text);
+  REQUIRE(m);
+  CHECK(m->end == text.size());
+  // Threads at once each use a stack of their own.
+  std::atomic<int> matched{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t)
+    threads.emplace_back([&] {
+      for (int i = 0; i < 20; ++i)
+        if (auto found = r.search(text); found && found->end == text.size()) ++matched;
+    });
+  for (auto& t : threads) t.join();
+  CHECK(matched == 80);
 }

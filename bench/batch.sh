@@ -30,8 +30,10 @@ ulimit -n "$(( conc * 2 + 256 > $(ulimit -n) ? conc * 2 + 256 : $(ulimit -n) ))"
 if [ "${WARMUP:-1}" != 0 ]; then
   head -n "$conc" "$work/data.jsonl" >"$work/warmup.jsonl"
   MOCK_BASE_URL="$base" MOCK_API_KEY=sk-mock "$build/engine" batch bench/peer/react_add_multiply.yaml \
-    --data "$work/warmup.jsonl" --out "$work/warmup_out.jsonl" --concurrency "$conc" --no-progress >/dev/null 2>&1 ||
-    { echo "batch.sh: the warm-up batch failed" >&2; exit 1; }
+    --data "$work/warmup.jsonl" --out "$work/warmup_out.jsonl" --concurrency "$conc" --no-progress >/dev/null \
+    2>"$work/warmup_err.txt" || {
+    echo "batch.sh: the warm-up batch failed:" >&2; tail -n 3 "$work/warmup_err.txt" >&2
+    grep -m 1 '"status":"failed"' "$work/warmup_out.jsonl" 2>/dev/null | grep -o '"error":{[^}]*}' >&2; exit 1; }
 fi
 MOCK_BASE_URL="$base" MOCK_API_KEY=sk-mock /usr/bin/time -v -o "$work/time.txt" \
   "$build/engine" batch bench/peer/react_add_multiply.yaml --data "$work/data.jsonl" --out "$work/out.jsonl" \

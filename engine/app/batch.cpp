@@ -32,8 +32,8 @@ Shard parse_shard(const std::string& text) {
   size_t slash = text.find('/');
   if (slash == std::string::npos) throw Error("usage", what);
   Shard s{number(text.substr(0, slash), what), number(text.substr(slash + 1), what)};
-  if (s.count == 0 || s.index >= s.count)
-    throw Error("usage", "--shard " + text + ": K must be from 0 to N-1, and N at least 1");
+  if (s.count == 0 || s.index >= s.count || s.count > kMaxShards)
+    throw Error("usage", "--shard " + text + ": K must be from 0 to N-1, and N from 1 to " + std::to_string(kMaxShards));
   return s;
 }
 
@@ -62,6 +62,8 @@ Shard shard_from_environment(size_t count, const std::function<const char*(const
   }
   if (count == 0)
     throw Error("usage", source + " says which shard this is, but not how many there are: give --shards N");
+  if (count > kMaxShards)
+    throw Error("usage", std::to_string(count) + " shards are more than the " + std::to_string(kMaxShards) + " a batch may have");
   if (*k >= count)
     throw Error("usage", source + " is " + std::to_string(*k) + ", past the last of " + std::to_string(count) + " shards");
   return Shard{*k, count};
@@ -89,21 +91,59 @@ Value BatchSummary::to_json() const {
   return j;
 }
 
+namespace {
+
+std::unique_ptr<DataReader> open_data(const BatchOptions& o) {
+  std::error_code ec;
+  if (std::filesystem::equivalent(o.data, o.out, ec))
+    throw Error("usage", "--out " + o.out.string() + " is the batch's data; give the results a file of their own");
+  if (o.concurrency == 0 || o.concurrency > kMaxConcurrency)
+    throw Error("usage", "--concurrency must be from 1 to " + std::to_string(kMaxConcurrency) + ", got " +
+                             std::to_string(o.concurrency));
+  return std::make_unique<DataReader>(o.data);
+}
+
+}  // namespace
+
 Batch::Batch(std::shared_ptr<const workflow::Executor> executor, BatchOptions options)
     : executor_(std::move(executor)),
       options_(std::move(options)),
       columns_(options_.map, executor_->inputs()),
+      data_(open_data(options_)),
       results_(options_.out, options_.retry_failed) {
-  if (options_.concurrency == 0) throw Error("usage", "--concurrency must be at least 1");
-  data_ = std::make_unique<DataReader>(options_.data);
   if (data_->is_csv()) columns_.check_header(data_->header());
-  if (auto rows = count_rows(options_.data)) {
-    const Shard& s = options_.shard;
-    size_t mine = *rows / s.count + (s.index < *rows % s.count ? 1 : 0);
-    size_t before = results_.resumed().ok + results_.resumed().failed;
-    counts_.total = mine > before ? mine - before : 0;
-  }
   counts_.resumed = results_.resumed().ok + results_.resumed().failed;
+  check_rows();
+}
+
+void Batch::check_rows() {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(options_.data, ec)) return;  // a pipe is read once: checked as it comes
+  DataReader reader(options_.data);
+  DataRow row;
+  Value inputs, rest;
+  size_t mine = 0;
+  while (reader.next(row)) {
+    if (!options_.shard.takes(row.index)) continue;
+    ++mine;
+    if (results_.lines_found() == 0 || !results_.has(row.index)) continue;
+    if (row.columns.is_null()) {
+      inputs = Value::object();
+    } else {
+      columns_.split(row.columns, inputs, rest);
+    }
+    already_done(row, inputs);  // throws for a row run with other inputs
+  }
+  counts_.total = mine > counts_.resumed ? mine - counts_.resumed : 0;
+}
+
+// The line's inputs were redacted before they were written: the row's are too before they are compared, so a row
+// that quotes a secret still finds its line.
+bool Batch::already_done(const DataRow& row, const Value& inputs) const {
+  if (!results_.has(row.index)) return false;
+  Value shown = inputs;
+  redact_value(shown, executor_->redactor());
+  return results_.done(row.index, to_json_text(shown));
 }
 
 BatchCounts Batch::counts() const {
@@ -121,11 +161,16 @@ bool Batch::next_row(DataRow& row, Value& inputs, Value& rest) {
     } else {
       columns_.split(row.columns, inputs, rest);
     }
-    if (results_.done(row.index, to_json_text(inputs))) continue;
+    if (already_done(row, inputs)) continue;
     ++counts_.in_flight;
     return true;
   }
   return false;
+}
+
+void Batch::release_row() {
+  std::lock_guard lock(mutex_);
+  --counts_.in_flight;
 }
 
 void Batch::run_row(DataRow& row, Value& inputs, Value& rest, EventSink& events, const Cancel& cancel_runs) {
@@ -171,22 +216,48 @@ BatchSummary Batch::run(EventSink& events, const Cancel& stop_launching, const C
   std::exception_ptr failure;
   std::mutex failure_mutex;
   Cancel stop_all(&stop_launching, std::nullopt, "");  // also when a worker fails (a full disk)
-  auto worker = [&] {
-    DataRow row;
-    Value inputs, rest;
+  auto fail = [&](std::exception_ptr e) {
+    std::lock_guard lock(failure_mutex);
+    if (!failure) failure = e;
+    stop_all.cancel();
+  };
+  // A fiber starts with the row it was made for, then takes the next ones: a batch never has more fibers than rows
+  // (nor than --concurrency), and stops making them the moment it is told to stop.
+  auto worker = [&](std::shared_ptr<Slot> first) {
     try {
-      while (!stop_all.stopped() && next_row(row, inputs, rest)) run_row(row, inputs, rest, serial, cancel_runs);
+      run_row(first->row, first->inputs, first->rest, serial, cancel_runs);
+      DataRow& row = first->row;
+      while (!stop_all.stopped() && next_row(row, first->inputs, first->rest))
+        run_row(row, first->inputs, first->rest, serial, cancel_runs);
     } catch (...) {
-      std::lock_guard lock(failure_mutex);
-      if (!failure) failure = std::current_exception();
-      stop_all.cancel();
+      fail(std::current_exception());
     }
   };
   {
     // The runs in flight are fibers on a thread per core: a run waiting for its model holds no thread, so a
     // thousand at once cost a thousand small stacks, not a thousand threads (docs/architecture.md).
     FiberPool fibers(FiberPool::threads_for(options_.concurrency));
-    for (size_t i = 0; i < options_.concurrency; ++i) fibers.spawn(worker);
+    for (size_t started = 0; started < options_.concurrency && !stop_all.stopped(); ++started) {
+      auto slot = std::make_shared<Slot>();
+      try {
+        if (!next_row(slot->row, slot->inputs, slot->rest)) break;
+      } catch (...) {
+        fail(std::current_exception());
+        break;
+      }
+      try {
+        fibers.spawn([&worker, slot] { worker(slot); });
+      } catch (const std::bad_alloc&) {
+        // No memory (or address space: `ulimit -v`) for another stack. The row goes back unrun, and the runs
+        // already in flight finish theirs before the batch reports it.
+        release_row();
+        fail(std::make_exception_ptr(
+            Error("engine.out_of_memory", "no memory for run " + std::to_string(started + 1) + " of the " +
+                                              std::to_string(options_.concurrency) +
+                                              " at once (a fiber's stack); give a lower --concurrency")));
+        break;
+      }
+    }
     fibers.join();
   }
   if (failure) std::rethrow_exception(failure);

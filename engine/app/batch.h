@@ -34,11 +34,17 @@ Shard parse_shard(const std::string& text);
 // "usage" for a K without an N, or values out of range. `source` says where K came from.
 Shard shard_from_environment(size_t count, const std::function<const char*(const char*)>& env, std::string& source);
 
+// The runs a batch may have in flight: each is a fiber with its own stack and, most often, a connection of its own.
+inline constexpr size_t kMaxConcurrency = 16384;
+// A job of more shards than this is a typo (a Slurm array holds at most a few million tasks, and every shard reads
+// the whole data).
+inline constexpr size_t kMaxShards = 1000000;
+
 struct BatchOptions {
   std::filesystem::path data;
   std::filesystem::path out;
   std::vector<std::string> map;  // INPUT=COLUMN
-  size_t concurrency = 4;
+  size_t concurrency = 4;        // 1 to kMaxConcurrency; no more fibers than rows are made
   bool retry_failed = false;
   Shard shard;
 };
@@ -67,7 +73,9 @@ struct BatchSummary {
 
 class Batch {
  public:
-  // Reads the results file of an earlier run (resuming it) and the data's header; throws Error "usage", "data.*",
+  // Reads the data's header and the results file of an earlier run (resuming it). When that file has lines and
+  // the data is a regular file, the data is read through once first: every row it has a line for must be the one
+  // it ran, so results from other data are refused before anything is appended. Throws Error "usage", "data.*",
   // "batch.*" or "io.*" before any run starts.
   Batch(std::shared_ptr<const workflow::Executor> executor, BatchOptions options);
 
@@ -81,14 +89,23 @@ class Batch {
   const ResultsFile& results() const { return results_; }
 
  private:
+  void check_rows();  // counts the shard's rows and checks the results against them: one pass over the data
   bool next_row(DataRow& row, Value& inputs, Value& rest);
+  bool already_done(const DataRow& row, const Value& inputs) const;
   void run_row(DataRow& row, Value& inputs, Value& rest, EventSink& events, const Cancel& cancel_runs);
+  void release_row();  // a row taken by next_row that will not run
+
+  // What a run in flight works on.
+  struct Slot {
+    DataRow row;
+    Value inputs, rest;
+  };
 
   std::shared_ptr<const workflow::Executor> executor_;
   BatchOptions options_;
   ColumnMap columns_;
+  std::unique_ptr<DataReader> data_;  // before the results: a bad header creates no results file
   ResultsFile results_;
-  std::unique_ptr<DataReader> data_;
   mutable std::mutex mutex_;  // guards data_, counts_, latencies_
   BatchCounts counts_;
   std::vector<double> latencies_;

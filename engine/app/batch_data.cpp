@@ -1,6 +1,7 @@
 #include "engine/app/batch_data.h"
 
 #include <algorithm>
+#include <unordered_set>
 
 #include "engine/core/error.h"
 #include "engine/core/json_parse.h"
@@ -17,38 +18,74 @@ bool ends_with_csv(const std::filesystem::path& path) {
   return ext == ".csv";
 }
 
-// RFC 4180 fields of one record; false when a quote is still open at its end (the record goes on on the next line).
-bool split_csv(std::string_view text, std::vector<std::string>& fields, std::string& error) {
-  fields.assign(1, "");
-  bool quoted = false;
-  bool was_quoted = false;  // the field began with a quote: only separators may follow its closing quote
-  for (size_t i = 0; i < text.size(); ++i) {
-    char c = text[i];
-    if (quoted) {
-      if (c != '"') {
-        fields.back() += c;
-      } else if (i + 1 < text.size() && text[i + 1] == '"') {
-        fields.back() += '"';
-        ++i;
-      } else {
-        quoted = false;
-      }
-    } else if (c == ',') {
-      fields.emplace_back();
-      was_quoted = false;
-    } else if (c == '"' && fields.back().empty() && !was_quoted) {
-      quoted = was_quoted = true;
-    } else if (was_quoted) {
-      error = "a quoted field goes on after its closing quote (column " + std::to_string(fields.size()) + ")";
-      return true;
-    } else {
-      fields.back() += c;
-    }
-  }
-  return !quoted;
+}  // namespace
+
+// RFC 4180 fields of one record, read a line at a time: each byte is looked at once, however many lines a quoted
+// field spans (splitting the record again for each line it gains would take time in the square of its lines).
+void CsvRecord::start() {
+  fields_.assign(1, "");
+  quoted_ = was_quoted_ = quote_seen_ = false;
+  bytes_ = 0;
+  error_.clear();
 }
 
+bool CsvRecord::feed(std::string_view line, bool continued) {
+  bytes_ += line.size() + (continued ? 1 : 0);
+  if (continued) fields_.back() += '\n';  // the line break inside the quotes is the field's
+  size_t i = 0;
+  auto close_quote = [&] {
+    quote_seen_ = false;
+    quoted_ = false;
+  };
+  while (i < line.size()) {
+    char c = line[i];
+    if (quoted_) {
+      if (quote_seen_) {  // the quote before was closing, or the first of a doubled one
+        quote_seen_ = false;
+        if (c == '"') {
+          fields_.back() += '"';
+          ++i;
+          continue;
+        }
+        quoted_ = false;
+        continue;  // c is read again, outside the quotes
+      }
+      // Everything up to the next quote is the field's, taken at once.
+      size_t q = line.find('"', i);
+      fields_.back().append(line.substr(i, q == std::string_view::npos ? std::string_view::npos : q - i));
+      if (q == std::string_view::npos) break;
+      quote_seen_ = true;
+      i = q + 1;
+      continue;
+    }
+    if (c == ',') {
+      fields_.emplace_back();
+      was_quoted_ = false;
+    } else if (c == '"' && fields_.back().empty() && !was_quoted_) {
+      quoted_ = was_quoted_ = true;
+    } else if (was_quoted_) {
+      error_ = "a quoted field goes on after its closing quote (column " + std::to_string(fields_.size()) + ")";
+      return true;
+    } else {
+      fields_.back() += c;
+    }
+    ++i;
+  }
+  if (quote_seen_) close_quote();  // a quote at the end of a line closes its field
+  return !quoted_;
+}
+
+namespace {
+
 std::string where(const std::filesystem::path& path, int line) { return path.string() + ":" + std::to_string(line) + ": "; }
+
+// A header's columns for a message: the first few, and how many there are.
+std::string listed(const std::vector<std::string>& header) {
+  constexpr size_t kShown = 20;
+  if (header.size() <= kShown) return join(header, ", ");
+  std::vector<std::string> first(header.begin(), header.begin() + kShown);
+  return join(first, ", ") + ", ... (" + std::to_string(header.size()) + " in all)";
+}
 
 }  // namespace
 
@@ -59,19 +96,20 @@ DataReader::DataReader(const std::filesystem::path& path)
   int line = 0;
   if (!next_record(text, line, error))
     throw Error("data.bad_header", path_.string() + ": a CSV file needs a header row naming its columns; the file is empty");
-  std::vector<std::string> fields;
-  split_csv(text, fields, error);
   if (!error.empty()) throw Error("data.bad_header", where(path_, line) + "the header row is not valid CSV: " + error);
+  std::vector<std::string>& fields = record_.fields();
+  std::unordered_set<std::string_view> seen;
+  seen.reserve(fields.size());
   for (auto& f : fields) {
     if (f.empty()) throw Error("data.bad_header", where(path_, line) + "the header row has an empty column name");
-    if (std::find(header_.begin(), header_.end(), f) != header_.end())
-      throw Error("data.bad_header", where(path_, line) + "the header row names the column '" + f + "' twice");
-    header_.push_back(std::move(f));
+    if (!seen.insert(f).second)
+      throw Error("data.bad_header", where(path_, line) + "the header row names the column " + quote_excerpt(f, 60) + " twice");
   }
+  header_ = std::move(fields);
 }
 
 bool DataReader::next_record(std::string& text, int& line, std::string& error) {
-  std::string piece;
+  std::string& piece = piece_;
   for (;;) {
     if (!lines_->next(piece)) return false;
     if (lines_->line_number() == 1 && piece.compare(0, kBom.size(), kBom) == 0) piece.erase(0, kBom.size());
@@ -80,38 +118,39 @@ bool DataReader::next_record(std::string& text, int& line, std::string& error) {
     if (!trim(piece).empty()) break;
   }
   line = lines_->line_number();
-  text = std::move(piece);
-  if (!csv_) return true;
+  if (!csv_) {
+    text = std::move(piece);
+    return true;
+  }
   // A quoted field may hold line breaks: the record goes on until its quotes close.
-  std::vector<std::string> fields;
-  std::string ignored;
-  while (!split_csv(text, fields, ignored)) {
+  record_.start();
+  bool complete = record_.feed(piece, false);
+  while (!complete) {
     if (!lines_->next(piece)) {
       error = "a quoted field is not closed before the end of the file";
       return true;
     }
     if (!piece.empty() && piece.back() == '\r') piece.pop_back();
-    text += '\n';
-    text += piece;
-    if (text.size() > kMaxFileBytes) {
+    complete = record_.feed(piece, true);
+    if (!complete && record_.bytes() > kMaxFileBytes) {
       error = "the row is longer than " + std::to_string(kMaxFileBytes >> 20) + " MiB";
       return true;
     }
   }
+  if (error.empty()) error = record_.error();
   return true;
 }
 
-Value DataReader::parse_csv(const std::string& text, std::string& error) const {
-  std::vector<std::string> fields;
-  split_csv(text, fields, error);
-  if (!error.empty()) return nullptr;
+Value DataReader::parse_csv(std::string& error) {
+  std::vector<std::string>& fields = record_.fields();
   if (fields.size() != header_.size()) {
     error = "the row has " + std::to_string(fields.size()) + " fields and the header " +
             std::to_string(header_.size()) + " columns";
     return nullptr;
   }
   Value row = Value::object();
-  for (size_t i = 0; i < fields.size(); ++i) row[header_[i]] = std::move(fields[i]);
+  row.get_ref<Value::object_t&>().reserve(fields.size());
+  for (size_t i = 0; i < fields.size(); ++i) append_new_member(row, header_[i], std::move(fields[i]));
   return row;
 }
 
@@ -125,7 +164,7 @@ bool DataReader::next(DataRow& row) {
   row.error.clear();
   if (error.empty()) {
     if (csv_) {
-      row.columns = parse_csv(text, error);
+      row.columns = parse_csv(error);
     } else {
       JsonError why;
       Value v = parse_json(text, &why);
@@ -178,7 +217,7 @@ void ColumnMap::split(const Value& columns, Value& inputs, Value& rest) const {
   }
   for (const auto& [column, value] : columns.items()) {
     bool used = std::any_of(sources_.begin(), sources_.end(), [&](const Source& s) { return s.column == column; });
-    if (!used) rest[column] = value;
+    if (!used) append_new_member(rest, column, value);  // a row's columns are unique already
   }
 }
 
@@ -186,7 +225,7 @@ void ColumnMap::check_header(const std::vector<std::string>& header) const {
   for (const auto& s : sources_)
     if (s.needed && std::find(header.begin(), header.end(), s.column) == header.end())
       throw Error("usage", "the data has no column '" + s.column + "' for the input '" + s.input + "'" +
-                               did_you_mean(s.column, header) + " (columns: " + join(header, ", ") +
+                               did_you_mean(s.column, header) + " (columns: " + listed(header) +
                                "); name its column with --map " + s.input + "=COLUMN");
 }
 

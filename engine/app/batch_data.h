@@ -6,6 +6,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "engine/core/file_lines.h"
@@ -21,6 +22,26 @@ struct DataRow {
   std::string error;  // why it could not be read: "questions.jsonl:7: ..."
 };
 
+// One CSV record's fields (RFC 4180), fed a line at a time.
+class CsvRecord {
+ public:
+  void start();
+  // Reads `line` (without its line break; `continued`: the record's earlier lines ended inside quotes). True when
+  // the record ends with it, or when it is malformed (error()).
+  bool feed(std::string_view line, bool continued);
+  std::vector<std::string>& fields() { return fields_; }
+  const std::string& error() const { return error_; }
+  size_t bytes() const { return bytes_; }  // of the lines fed since start()
+
+ private:
+  std::vector<std::string> fields_;
+  bool quoted_ = false;
+  bool was_quoted_ = false;  // the field began with a quote: only a separator may follow its closing quote
+  bool quote_seen_ = false;  // inside quotes, a quote was just read: closing, or the first of a doubled one
+  size_t bytes_ = 0;
+  std::string error_;
+};
+
 class DataReader {
  public:
   // CSV for a name ending in .csv, else JSON lines. Throws Error "io.*", or "data.bad_header" for a CSV file
@@ -33,13 +54,16 @@ class DataReader {
   bool is_csv() const { return csv_; }
 
  private:
-  // The next record's text (a CSV record may span lines inside quotes) and the line it starts on.
+  // The next record and the line it starts on: a JSON line's text, or a CSV record's fields in record_ (a CSV
+  // record may span lines inside quotes).
   bool next_record(std::string& text, int& line, std::string& error);
-  Value parse_csv(const std::string& text, std::string& error) const;
+  Value parse_csv(std::string& error);  // record_'s fields, by the header's names
 
   std::filesystem::path path_;
   bool csv_;
   std::unique_ptr<FileLines> lines_;
+  CsvRecord record_;
+  std::string piece_;  // the line last read, its buffer kept between records
   std::vector<std::string> header_;
   size_t next_index_ = 0;
 };

@@ -9,6 +9,7 @@
 #include "engine/core/error.h"
 #include "engine/core/file.h"
 #include "engine/core/file_lines.h"
+#include "engine/core/file_lock.h"
 #include "engine/core/json_parse.h"
 
 namespace engine::app {
@@ -25,8 +26,10 @@ struct Found {
 }  // namespace
 
 Value MergeReport::to_json() const {
-  return Value{{"lines", lines}, {"rows", rows}, {"complete", complete()}, {"missing", missing},
-               {"duplicates", duplicates}, {"torn", torn}};
+  Value ranges = Value::array();
+  for (const auto& r : missing) ranges.push_back(Value::array({r.first, r.last}));
+  return Value{{"lines", lines},        {"rows", rows},       {"complete", complete()}, {"missing", std::move(ranges)},
+               {"missing_rows", missing_rows}, {"duplicates", duplicates}, {"torn", torn}};
 }
 
 MergeReport merge_results(const std::vector<std::filesystem::path>& inputs, const std::filesystem::path& out,
@@ -39,7 +42,13 @@ MergeReport merge_results(const std::vector<std::filesystem::path>& inputs, cons
   std::vector<Found> found;
   std::vector<FileDescriptor> files;
   for (size_t f = 0; f < inputs.size(); ++f) {
-    FileLines lines(inputs[f], kMaxDataFileBytes, Pipes::Refused);
+    auto locked = open_locked(inputs[f], O_RDONLY, LockMode::Shared);
+    if (!locked)
+      throw Error("batch.busy", "an engine batch (or eval) is still writing '" + inputs[f].string() +
+                                    "'; merge it once it has ended");
+    files.push_back(std::move(*locked));
+    check_results_start(inputs[f], "merge only the results files of engine batch");
+    FileLines lines(inputs[f], kMaxResultLineBytes, Pipes::Refused);
     std::string text;
     while (lines.next(text)) {
       if (text.empty()) continue;
@@ -55,15 +64,18 @@ MergeReport merge_results(const std::vector<std::filesystem::path>& inputs, cons
       }
       found.push_back({*index, f, lines.start_offset(), text.size(), v["status"] == "ok"});
     }
-    files.emplace_back(::open(inputs[f].c_str(), O_RDONLY | O_CLOEXEC));
-    if (!files.back().valid()) throw Error("io.read_failed", "cannot read '" + inputs[f].string() + "'");
   }
   // By index; an ok line before a failed one; else in the order the files were given.
   std::stable_sort(found.begin(), found.end(), [](const Found& a, const Found& b) {
     return a.index != b.index ? a.index < b.index : a.ok > b.ok;
   });
-  size_t highest = found.empty() ? 0 : found.back().index + 1;
+  size_t highest = found.empty() ? 0 : found.back().index + 1;  // result_index keeps this from wrapping
   report.rows = rows ? std::max(*rows, highest) : highest;
+  auto missing = [&](size_t first, size_t end) {  // rows [first, end)
+    if (first >= end) return;
+    report.missing.push_back({first, end - 1});
+    report.missing_rows += end - first;
+  };
 
   FileReplacement merged(out);
   size_t next = 0;  // the next row expected
@@ -74,7 +86,7 @@ MergeReport merge_results(const std::vector<std::filesystem::path>& inputs, cons
       if (report.duplicates.empty() || report.duplicates.back() != f.index) report.duplicates.push_back(f.index);
       continue;
     }
-    for (; next < f.index; ++next) report.missing.push_back(next);
+    missing(next, f.index);
     next = f.index + 1;
     line.resize(f.length);
     if (::pread(files[f.file].get(), line.data(), f.length, static_cast<off_t>(f.offset)) != static_cast<ssize_t>(f.length))
@@ -83,7 +95,7 @@ MergeReport merge_results(const std::vector<std::filesystem::path>& inputs, cons
     merged.write(line);
     ++report.lines;
   }
-  for (; next < report.rows; ++next) report.missing.push_back(next);
+  missing(next, report.rows);
   merged.commit();
   return report;
 }

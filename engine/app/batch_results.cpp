@@ -1,7 +1,6 @@
 #include "engine/app/batch_results.h"
 
 #include <fcntl.h>
-#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -13,32 +12,54 @@
 
 #include "engine/core/error.h"
 #include "engine/core/file_lines.h"
+#include "engine/core/file_lock.h"
 #include "engine/core/json_parse.h"
 #include "engine/core/json_text.h"
+#include "engine/core/text.h"
 
 namespace engine::app {
 namespace {
 
+constexpr std::string_view kLineStart = R"({"index":)";
+
 FileDescriptor open_for_append(const std::filesystem::path& path) {
-  FileDescriptor fd(::open(path.c_str(), O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC, 0644));
-  if (!fd.valid()) throw file_error("cannot open the results file", path);
-  // Two batches appending to one file would each run the rows the other is running. The lock goes with the
-  // descriptor, so a killed batch leaves none behind; a file system without locks (some NFS) is let through.
-  if (::flock(fd.get(), LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK)
-    throw Error("batch.busy", "another engine batch is writing '" + path.string() +
+  // Two batches appending to one file would each run the rows the other is running; eval rewriting it under a
+  // batch would lose the lines appended meanwhile.
+  auto fd = open_locked(path, O_RDWR | O_APPEND | O_CREAT, LockMode::Exclusive);
+  if (!fd)
+    throw Error("batch.busy", "another engine process (a batch, eval or merge) is using '" + path.string() +
                                   "'; wait for it to end, or give --out another file");
-  return fd;
+  return std::move(*fd);
 }
 
-size_t inputs_hash(const Value& inputs) { return std::hash<std::string>{}(to_json_text(inputs)); }
+size_t inputs_hash(std::string_view inputs_json) { return std::hash<std::string_view>{}(inputs_json); }
+
+// The inputs a line keeps: all of them when they are small beside the line's bound.
+constexpr size_t kMaxKeptInputsBytes = size_t{1} << 20;
 
 }  // namespace
+
+bool looks_like_result_line(std::string_view text) {
+  return text.substr(0, kLineStart.size()) == kLineStart.substr(0, std::min(text.size(), kLineStart.size()));
+}
+
+void check_results_start(const std::filesystem::path& path, const std::string& fix) {
+  FileReader reader(path, kMaxDataFileBytes, Pipes::Refused);
+  std::string_view head = reader.next();
+  size_t first = head.find_first_not_of(" \t\r\n");
+  if (first == std::string_view::npos || head[first] == '{') return;  // empty, or begins as results do
+  throw Error("batch.bad_results", path.string() + " is not a batch's results file (it begins with " +
+                                       quote_excerpt(std::string(head.substr(first, 16)), 16) + ", not a JSON line); " +
+                                       fix);
+}
 
 std::optional<size_t> result_index(const Value& line) {
   if (!line.is_object()) return std::nullopt;
   auto it = line.find("index");
   if (it == line.end() || !it->is_number_unsigned() || !line.contains("status")) return std::nullopt;
-  return it->get<size_t>();
+  size_t index = it->get<size_t>();
+  if (index > kMaxRowIndex) return std::nullopt;
+  return index;
 }
 
 ResultsFile::ResultsFile(std::filesystem::path path, bool retry_failed) : path_(std::move(path)) {
@@ -49,6 +70,8 @@ ResultsFile::ResultsFile(std::filesystem::path path, bool retry_failed) : path_(
 void ResultsFile::rewrite_as(std::vector<LineSpan> spans) {
   {
     FileReplacement out(path_);
+    // Locked before it takes the name: no other process can open the new file and find it free.
+    try_lock(out.descriptor(), LockMode::Exclusive);
     std::string line;
     for (const auto& s : spans) {
       line.resize(s.length);
@@ -58,8 +81,9 @@ void ResultsFile::rewrite_as(std::vector<LineSpan> spans) {
       out.write(line);
     }
     out.commit();
+    fd_ = out.release_descriptor();
   }
-  fd_ = open_for_append(path_);
+  if (::fcntl(fd_.get(), F_SETFL, ::fcntl(fd_.get(), F_GETFL) | O_APPEND) != 0) throw file_error("cannot write", path_);
   end_ = 0;
   for (auto& s : spans) {
     s.offset = end_;
@@ -69,7 +93,9 @@ void ResultsFile::rewrite_as(std::vector<LineSpan> spans) {
 }
 
 void ResultsFile::load(bool retry_failed) {
-  FileLines lines(path_, kMaxDataFileBytes, Pipes::Refused);
+  std::string fix = "give --out a new file, or the results file of this batch";
+  check_results_start(path_, fix);
+  FileLines lines(path_, kMaxResultLineBytes, Pipes::Refused);
   std::vector<LineSpan> kept;
   std::string text;
   bool must_rewrite = false;
@@ -79,13 +105,18 @@ void ResultsFile::load(bool retry_failed) {
     Value v = lines.too_long() ? Value(Value::value_t::discarded) : parse_json(text, &why);
     std::optional<size_t> index = result_index(v);
     if (!index) {
-      if (!lines.complete()) {  // killed while writing it: the run is done again
+      // Killed while writing it: the run is done again. Only a line begun as the engine begins them is taken for
+      // one; anything else means the file is not ours, and nothing of it is cut.
+      if (!lines.complete() && !lines.too_long() && looks_like_result_line(text) && text.size() >= kLineStart.size()) {
         resumed_.cut_torn = true;
         break;
       }
       throw Error("batch.bad_results", path_.string() + ":" + std::to_string(lines.line_number()) +
-                                           ": not a batch's result line; give --out a new file, or the results "
-                                           "file of this batch");
+                                           ": not a batch's result line" +
+                                           (lines.too_long() ? " (longer than " +
+                                                                   std::to_string(kMaxResultLineBytes >> 20) + " MiB)"
+                                                             : "") +
+                                           "; " + fix);
     }
     bool failed = v["status"] != "ok";
     if (failed && retry_failed) {
@@ -98,7 +129,8 @@ void ResultsFile::load(bool retry_failed) {
     if (!lines.complete() && !write_fully(fd_.get(), "\n")) throw file_error("cannot write", path_);
     lines_.push_back(span);  // a line twice stays in the file, as it came
     if (done_.count(*index)) continue;  // ... but the first counts
-    done_[*index] = inputs_hash(v.value("inputs", Value::object()));
+    auto inputs = v.find("inputs");
+    done_[*index] = inputs == v.end() ? std::nullopt : std::optional<size_t>(inputs_hash(to_json_text(*inputs)));
     ++(failed ? resumed_.failed : resumed_.ok);
     kept.push_back(span);
   }
@@ -116,7 +148,7 @@ void ResultsFile::load(bool retry_failed) {
 bool ResultsFile::done(size_t index, const std::string& inputs_json) const {
   auto it = done_.find(index);
   if (it == done_.end()) return false;
-  if (it->second != std::hash<std::string>{}(inputs_json))
+  if (it->second && *it->second != inputs_hash(inputs_json))
     throw Error("batch.other_data", path_.string() + " has a result for row " + std::to_string(index) +
                                         " run with other inputs than the data's: it was made from other data. "
                                         "Give --out a new file to start again");
@@ -128,6 +160,17 @@ void ResultsFile::append(const Value& line) {
   if (index == line.end() || !index->is_number_integer() || index->get<int64_t>() < 0)
     throw Error("batch.bad_results", "a result line needs its row's index");
   std::string text = to_json_text(line);
+  if (text.size() >= kMaxResultLineBytes) {
+    // No reader would take it back (resume, eval, merge): the row fails, saying why, and stays resumable.
+    Value short_line{{"index", *index}, {"line", line.value("line", Value(0))}, {"status", "failed"}};
+    auto inputs = line.find("inputs");
+    if (inputs != line.end() && to_json_text(*inputs).size() < kMaxKeptInputsBytes) short_line["inputs"] = *inputs;
+    short_line["error"] = {{"kind", "batch.line_too_long"},
+                           {"message", "the result line would be " + std::to_string(text.size() >> 20) +
+                                           " MiB, more than the " + std::to_string(kMaxResultLineBytes >> 20) +
+                                           " MiB a results file's line may hold; the output was left out"}};
+    text = to_json_text(short_line);
+  }
   text += '\n';
   std::lock_guard lock(write_mutex_);
   if (!write_fully(fd_.get(), text)) throw file_error("cannot write the results file", path_);

@@ -1,5 +1,7 @@
 #include "engine/app/evaluation.h"
 
+#include <fcntl.h>
+
 #include <atomic>
 #include <exception>
 
@@ -8,6 +10,7 @@
 #include "engine/core/fiber.h"
 #include "engine/core/file.h"
 #include "engine/core/file_lines.h"
+#include "engine/core/file_lock.h"
 #include "engine/core/json_parse.h"
 #include "engine/core/json_text.h"
 
@@ -44,9 +47,24 @@ EvaluationReport Evaluation::run(const EvaluationOptions& o, const Cancel& cance
     s.threshold = e->threshold() ? e->threshold() : o.threshold ? o.threshold : spec_.threshold;
     report.evaluators.push_back(s);
   }
-  std::filesystem::path out = o.out.empty() ? o.results : o.out;
+  std::error_code ec;
+  bool in_place = o.out.empty() || std::filesystem::equivalent(o.out, o.results, ec);
+  std::filesystem::path out = in_place ? o.results : o.out;
+  // A batch still appending to the results would lose every line it wrote while they are scored (the scored file
+  // replaces them): the results are held for the whole scoring, alone when rewritten in place.
+  auto held = open_locked(o.results, in_place ? O_RDWR : O_RDONLY, in_place ? LockMode::Exclusive : LockMode::Shared);
+  if (!held)
+    throw Error("batch.busy", "an engine batch is still writing '" + o.results.string() +
+                                  "'; score its results once it has ended");
+  std::optional<FileDescriptor> out_held;
+  if (!in_place && std::filesystem::exists(out, ec)) {
+    out_held = open_locked(out, O_RDWR, LockMode::Exclusive);
+    if (!out_held) throw Error("batch.busy", "another engine process is writing '" + out.string() + "'; give --out another file");
+  }
+  check_results_start(o.results, "give --results the file engine batch wrote");
   FileReplacement scored(out);
-  FileLines lines(o.results, kMaxDataFileBytes, Pipes::Refused);
+  try_lock(scored.descriptor(), LockMode::Exclusive);  // so the lock holds on the new file from its first instant
+  FileLines lines(o.results, kMaxResultLineBytes, Pipes::Refused);
   std::vector<Value> chunk;
   std::vector<std::vector<Score>> scores;
   auto score_chunk = [&] {
@@ -56,8 +74,10 @@ EvaluationReport Evaluation::run(const EvaluationOptions& o, const Cancel& cance
     std::mutex failure_mutex;
     auto worker = [&] {
       try {
-        for (size_t i; (i = next++) < chunk.size();)
+        for (size_t i; (i = next++) < chunk.size();) {
+          if (cancel.stopped()) throw_stopped(cancel);
           for (size_t e = 0; e < evaluators_.size(); ++e) scores[i][e] = evaluators_[e]->score(chunk[i], &cancel);
+        }
       } catch (...) {
         std::lock_guard lock(failure_mutex);
         if (!failure) failure = std::current_exception();

@@ -1,6 +1,7 @@
 #include "engine/app/evaluators.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 
@@ -109,11 +110,11 @@ class SchemaEvaluator : public Evaluator {
       : Evaluator(s, 1), actual_(s.actual, "evaluators." + s.name + ".actual", spec), schema_(compile(s)) {}
 
  protected:
-  Score score_ok(const Value& line, const Cancel*) const override {
+  Score score_ok(const Value& line, const Cancel* cancel) const override {
     Value actual = actual_.value(line);
     std::optional<Value> json = as_json(actual);
     if (!json) return verdict(false, "not JSON: " + shown(actual.is_string() ? actual.get<std::string>() : ""));
-    auto violations = schema_.validate(*json);
+    auto violations = schema_.validate(*json, cancel);
     return verdict(violations.empty(), schema::describe(violations));
   }
 
@@ -129,17 +130,35 @@ class SchemaEvaluator : public Evaluator {
   schema::Schema schema_;
 };
 
-// The first number written in `text` ("The answer is 87." -> 87).
-std::optional<double> first_number(const std::string& text) {
+// The first number written in `text` ("The answer is 87." -> 87), in decimal (never hexadecimal). A number too
+// large for a double ("1e400") is taken as written and reported as out of range, never skipped for the digits
+// after it.
+struct FoundNumber {
+  double value = 0;
+  bool in_range = true;
+  std::string_view text;
+};
+std::optional<FoundNumber> first_number(const std::string& text) {
   for (size_t i = 0; i < text.size(); ++i) {
     bool starts = std::isdigit(static_cast<unsigned char>(text[i])) ||
                   ((text[i] == '-' || text[i] == '.') && i + 1 < text.size() && std::isdigit(static_cast<unsigned char>(text[i + 1])));
     if (!starts) continue;
-    char* end = nullptr;
-    double v = std::strtod(text.c_str() + i, &end);
-    if (end != text.c_str() + i && std::isfinite(v)) return v;
+    FoundNumber n;
+    const char* begin = text.data() + i;
+    auto [end, ec] = std::from_chars(begin, text.data() + text.size(), n.value, std::chars_format::general);
+    if (end == begin) continue;
+    n.in_range = ec != std::errc::result_out_of_range && std::isfinite(n.value);
+    n.text = std::string_view(begin, static_cast<size_t>(end - begin));
+    return n;
   }
   return std::nullopt;
+}
+
+// The first number of `text` when it is one a double holds.
+std::optional<double> first_finite_number(const std::string& text) {
+  auto n = first_number(text);
+  if (!n || !n->in_range) return std::nullopt;
+  return n->value;
 }
 
 std::string number_text(double v) {
@@ -161,11 +180,14 @@ class NumericEvaluator : public Evaluator {
     std::string expected_text = expected_.text(line);
     auto expected = first_number(expected_text);
     if (!expected) return verdict(false, "the expected value " + shown(expected_text) + " holds no number");
+    if (!expected->in_range)
+      return verdict(false, "the expected value " + quote_excerpt(expected->text, 40) + " is out of range");
     auto actual = first_number(actual_text);
     if (!actual) return verdict(false, shown(actual_text) + " holds no number");
-    double allowed = tolerance_ + relative_ * std::fabs(*expected);
-    return verdict(std::fabs(*actual - *expected) <= allowed,
-                   "got " + number_text(*actual) + ", expected " + number_text(*expected) +
+    if (!actual->in_range) return verdict(false, "got " + quote_excerpt(actual->text, 40) + ", a number out of range");
+    double allowed = tolerance_ + relative_ * std::fabs(expected->value);
+    return verdict(std::fabs(actual->value - expected->value) <= allowed,
+                   "got " + number_text(actual->value) + ", expected " + number_text(expected->value) +
                        (allowed > 0 ? " within " + number_text(allowed) : ""));
   }
 
@@ -278,11 +300,11 @@ class JudgeEvaluator : public Evaluator {
     if (json && json->is_object() && json->contains("score")) {
       const Value& s = (*json)["score"];
       if (s.is_number()) score = s.get<double>();
-      else if (s.is_string()) score = first_number(s.get<std::string>());
+      else if (s.is_string()) score = first_finite_number(s.get<std::string>());
       if (json->contains("reason")) reason = (*json)["reason"].is_string() ? (*json)["reason"].get<std::string>() : to_json_text((*json)["reason"]);
     } else {
       std::string text = output.is_string() ? output.get<std::string>() : to_json_text(output);
-      score = first_number(text);
+      score = first_finite_number(text);
       reason = text;
     }
     if (!score) return Score{0, false, "the judge gave no score: " + shown(output.is_string() ? output.get<std::string>() : to_json_text(output))};

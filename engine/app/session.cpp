@@ -9,6 +9,7 @@
 
 #include "engine/core/error.h"
 #include "engine/core/file.h"
+#include "engine/core/file_lock.h"
 #include "engine/core/json_parse.h"
 #include "engine/core/json_text.h"
 
@@ -39,9 +40,13 @@ int column_of(const std::string& message) {
 Session Session::open(const std::filesystem::path& file) {
   Session s;
   s.file_ = file;
-  std::string text;
-  std::error_code ec;
-  if (std::filesystem::exists(file, ec)) text = read_file(file, kMaxSessionBytes);
+  // Held alone while the session goes on: two chats appending to one file would each lose the other's turns. Never
+  // through a symlink (one planted at a new session's name would have the turns written elsewhere).
+  auto held = open_locked(file, O_WRONLY | O_APPEND | O_CREAT, LockMode::Exclusive, 0600);
+  if (!held)
+    throw Error("session.busy", "another engine process is using the session file '" + file.string() +
+                                    "'; end it first, or give another file");
+  std::string text = read_file(file, kMaxSessionBytes);
   auto fail = [&](const char* kind, int line, int col, const std::string& message) {
     throw Error(kind, message, SourceLoc{file.string(), line, col});
   };
@@ -74,8 +79,7 @@ Session Session::open(const std::filesystem::path& file) {
     }
     ++s.turns_;
   }
-  s.fd_ = FileDescriptor(::open(file.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600));
-  if (!s.fd_.valid()) throw file_error("cannot open the session file", file);
+  s.fd_ = std::move(*held);
   return s;
 }
 

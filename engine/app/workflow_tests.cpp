@@ -7,6 +7,7 @@
 #include "engine/core/elapsed.h"
 #include "engine/core/error.h"
 #include "engine/core/json_text.h"
+#include "engine/core/redact.h"
 #include "engine/core/text.h"
 #include "engine/parse/regex.h"
 #include "engine/spec/search_path.h"
@@ -116,9 +117,13 @@ TestOutcome run_one(const spec::WorkflowSpec& workflow, const spec::WorkflowTest
   return out;
 }
 
-std::string xml_escaped(std::string_view s) {
+// Text as XML 1.0 may hold it: well-formed whatever an output held (invalid UTF-8 becomes U+FFFD, as do the two
+// non-characters XML excludes; control bytes XML has no place for, even escaped, become '?').
+std::string xml_escaped(std::string_view raw) {
+  std::string s = with_invalid_utf8_replaced(raw);
   std::string out;
-  for (char c : s) {
+  for (size_t i = 0; i < s.size(); ++i) {
+    char c = s[i];
     switch (c) {
       case '&': out += "&amp;"; break;
       case '<': out += "&lt;"; break;
@@ -126,9 +131,14 @@ std::string xml_escaped(std::string_view s) {
       case '"': out += "&quot;"; break;
       case '\'': out += "&apos;"; break;
       default:
-        // XML 1.0 has no place for most control bytes, even escaped.
-        if (static_cast<unsigned char>(c) < 0x20 && c != '\n' && c != '\t' && c != '\r') out += "?";
-        else out += c;
+        if (static_cast<unsigned char>(c) < 0x20 && c != '\n' && c != '\t' && c != '\r') {
+          out += "?";
+        } else if (s.compare(i, 3, "\xEF\xBF\xBE") == 0 || s.compare(i, 3, "\xEF\xBF\xBF") == 0) {
+          out += "\xEF\xBF\xBD";  // U+FFFE, U+FFFF
+          i += 2;
+        } else {
+          out += c;
+        }
     }
   }
   return out;
@@ -167,7 +177,8 @@ TestFileOutcome run_workflow_tests(const spec::TestFileSpec& tests, const Cancel
   }
   for (const auto& t : tests.tests) {
     if (cancel.stopped()) throw_stopped(cancel);
-    if (load_error) out.tests.push_back({t.name, {load_error->formatted()}, 0});
+    // No workflow, no redactor of its own: the usual key variables are masked, as the console does.
+    if (load_error) out.tests.push_back({t.name, {redact_environment_keys(load_error->formatted())}, 0});
     else out.tests.push_back(run_one(*workflow, t, cancel));
   }
   return out;

@@ -17,12 +17,15 @@ const std::vector<std::string> kOutputContext = {"output", "inputs", "intermedia
 }  // namespace
 
 std::shared_ptr<const workflow::Executor> build_executor(const spec::WorkflowSpec& s, const BuildOptions& given) {
+  if (given.built)
+    if (auto it = given.built->find(&s); it != given.built->end()) return it->second;
   BuildOptions options = given;
   if (!options.llm_gate)
     options.llm_gate = std::make_shared<llm::LlmGate>(
         s.llm.max_concurrent_calls ? static_cast<size_t>(*s.llm.max_concurrent_calls) : kDefaultLlmConcurrency);
-  // Sub-workflows share the cap; the recording is the root workflow's alone.
-  BuildOptions inner{.record_file = "", .llm_gate = options.llm_gate};
+  if (!options.built) options.built = std::make_shared<BuiltExecutors>();
+  // Sub-workflows share the cap and what was built; the recording is the root workflow's alone.
+  BuildOptions inner{.record_file = "", .llm_gate = options.llm_gate, .built = options.built};
   // A workflow whose steps call no model (templates, tools) names none, and needs none.
   bool needs_llm = s.steps.empty();
   spec::for_each_step(s.steps, [&](const spec::StepSpec& st) {
@@ -57,7 +60,9 @@ std::shared_ptr<const workflow::Executor> build_executor(const spec::WorkflowSpe
     for (auto& key : llm_secrets(*st.llm)) secrets.push_back(std::move(key));
   });
   parts.redactor = Redactor(secrets);
-  return std::make_shared<workflow::Executor>(std::move(parts));
+  auto executor = std::make_shared<const workflow::Executor>(std::move(parts));
+  if (given.built) (*given.built)[&s] = executor;  // a sub-workflow: the next step or tool naming it shares it
+  return executor;
 }
 
 }  // namespace engine::assemble

@@ -1,5 +1,6 @@
 #pragma once
 // Picks and builds the LLM provider the workflow names, wrapped in a recorder when the run is recorded.
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -9,15 +10,24 @@
 #include "engine/llm/llm_gate.h"
 #include "engine/spec/workflow_spec.h"
 
+namespace engine::workflow {
+class Executor;
+}
+
 namespace engine::assemble {
 
 // How many model calls may be in flight at once, in all the steps, agents and sub-workflows of an executor.
 inline constexpr size_t kDefaultLlmConcurrency = 8;
 
+// The executors built for sub-workflows, by their spec: a file named by many steps and tools (loaded once,
+// spec/LoadedWorkflows) is built once, and its immutable executor shared.
+using BuiltExecutors = std::map<const spec::WorkflowSpec*, std::shared_ptr<const workflow::Executor>>;
+
 struct BuildOptions {
   std::string record_file;  // --record FILE: every request and response as JSON lines
   // The cap every model client built with these options shares; build_executor makes one when none is given.
   std::shared_ptr<llm::LlmGate> llm_gate;
+  std::shared_ptr<BuiltExecutors> built;  // shared by one build's sub-workflows; build_executor makes it
 };
 
 std::shared_ptr<const llm::LlmClient> build_llm(const spec::WorkflowSpec& spec, const BuildOptions& options = {});

@@ -3,6 +3,8 @@
 #include <CLI/CLI.hpp>
 #include <unistd.h>
 
+#include <charconv>
+#include <cmath>
 #include <cstdlib>
 #include <iostream>
 #include <new>
@@ -19,12 +21,33 @@ void add_input_options(CLI::App& cmd, InputOptions& o) {
   cmd.add_option("--inputs", o.file, "A JSON file with an object of inputs");
 }
 
-std::string redact_environment_keys(const std::string& text) {
-  std::vector<std::string> keys;
-  for (const char* name : {"OPENAI_API_KEY", "ANTHROPIC_API_KEY"})
-    if (const char* v = std::getenv(name)) keys.emplace_back(v);
-  return redact_secrets(text, keys);
+CLI::Validator whole_number(unsigned long long min, unsigned long long max) {
+  std::string range = std::to_string(min) + " to " + std::to_string(max);
+  return CLI::Validator(
+      [min, max, range](std::string& text) -> std::string {
+        unsigned long long v = 0;
+        auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+        bool whole = !text.empty() && ec == std::errc() && end == text.data() + text.size();
+        if (whole && v >= min && v <= max) return "";
+        return "expected a whole number from " + range + ", got '" + text + "'";
+      },
+      "INT in [" + range + "]");
 }
+
+CLI::Validator finite_number(double min, double max) {
+  char range[64];
+  std::snprintf(range, sizeof range, "%g to %g", min, max);
+  return CLI::Validator(
+      [min, max, range = std::string(range)](std::string& text) -> std::string {
+        double v = 0;
+        auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+        bool number = !text.empty() && ec == std::errc() && end == text.data() + text.size() && std::isfinite(v);
+        if (number && v >= min && v <= max) return "";
+        return "expected a number from " + range + ", got '" + text + "'";
+      },
+      "NUMBER in [" + std::string(range) + "]");
+}
+
 
 std::string error_line(const std::string& kind, const std::string& formatted, bool color) {
   std::string label = kind.empty() ? "error" : "error[" + kind + "]";
@@ -45,7 +68,8 @@ int guarded(const std::function<int()>& body, bool no_color) {
     return body();
   } catch (const Error& e) {
     print_error(e.kind(), e.formatted(), no_color);
-    return kBadInput;
+    // Running out of memory is no mistake in the input: the command failed, as a run that runs out does.
+    return e.kind() == "engine.out_of_memory" ? kRunFailed : kBadInput;
   } catch (const std::bad_alloc&) {
     print_error("engine.out_of_memory", "out of memory: a limit is set higher than this machine can hold", no_color);
   } catch (const std::exception& e) {

@@ -8,6 +8,7 @@
 
 namespace CLI {
 class App;
+class Validator;
 }
 
 namespace engine::cli {
@@ -15,6 +16,11 @@ namespace engine::cli {
 // --input and --inputs, as app/ takes them.
 using InputOptions = app::GivenInputs;
 void add_input_options(CLI::App& cmd, InputOptions& options);
+
+// A numeric flag's value checked before CLI11 converts it: a whole number (digits only: `-1` is refused, never read
+// as 2^64-1) or a finite decimal (`nan` and `inf` refused), from `min` to `max`.
+CLI::Validator whole_number(unsigned long long min, unsigned long long max);
+CLI::Validator finite_number(double min, double max);
 
 // Runs `body`, turning an Error into "engine: error[kind]: ..." on stderr and exit code 2 (bad input); `no_color`
 // is the command's --no-color.
@@ -24,8 +30,6 @@ int guarded(const std::function<int()>& body, bool no_color = false);
 void print_error(const std::string& kind, const std::string& formatted, bool no_color = false);
 void print_error(const std::string& formatted);
 std::string error_line(const std::string& kind, const std::string& formatted, bool color);
-// `text` with the values of OPENAI_API_KEY and ANTHROPIC_API_KEY (and their pieces) masked.
-std::string redact_environment_keys(const std::string& text);
 
 bool stderr_wants_color(bool no_color_flag);
 bool stderr_is_terminal();

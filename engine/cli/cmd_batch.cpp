@@ -65,7 +65,7 @@ int run_batch(BatchCommandOptions& o) {
   // Built before the batch starts (or creates its results file), so a mistake in it costs nothing.
   std::optional<app::Evaluation> evaluation;
   if (!o.eval_file.empty()) evaluation.emplace(o.eval_file);
-  app::Batch batch(executor, options);
+  auto batch = std::make_unique<app::Batch>(executor, options);
 
   std::ofstream trace_out;
   std::optional<trace::JsonlWriter> jsonl;
@@ -81,9 +81,10 @@ int run_batch(BatchCommandOptions& o) {
 
   bool show_progress = o.progress || (!o.no_progress && stderr_is_terminal());
   BatchProgress progress(std::cerr, show_progress, options.shard, shard_source);
-  progress.start([&] { return batch.counts(); });
-  app::BatchSummary summary = batch.run(events, stop_launching, cancel_runs);
+  progress.start([&] { return batch->counts(); });
+  app::BatchSummary summary = batch->run(events, stop_launching, cancel_runs);
   progress.stop();
+  batch.reset();  // lets go of the results file, which the evaluation locks in its turn
 
   print_summary(std::cerr, summary, options.out.string());
   if (interrupts.signal()) {
@@ -121,7 +122,15 @@ int merge(const MergeOptions& o) {
     for (size_t i = 0; i < rows.size() && i < 20; ++i) text += (i ? ", " : "") + std::to_string(rows[i]);
     return rows.size() > 20 ? text + ", ... (" + std::to_string(rows.size()) + " in all)" : text;
   };
-  if (!report.missing.empty()) std::cerr << "missing rows: " << list(report.missing) << "\n";
+  if (!report.missing.empty()) {
+    std::string ranges;
+    for (size_t i = 0; i < report.missing.size() && i < 20; ++i) {
+      const app::RowRange& r = report.missing[i];
+      ranges += (i ? ", " : "") + std::to_string(r.first) + (r.last > r.first ? "-" + std::to_string(r.last) : "");
+    }
+    if (report.missing.size() > 20) ranges += ", ...";
+    std::cerr << "missing rows: " << ranges << " (" << report.missing_rows << " in all)\n";
+  }
   if (!report.duplicates.empty()) std::cerr << "rows with more than one line (the first ok one kept): " << list(report.duplicates) << "\n";
   for (const auto& t : report.torn) std::cerr << "left out a line cut short: " << t << "\n";
   std::cerr.flush();
@@ -135,7 +144,7 @@ CLI::App* add_merge_command(CLI::App& batch, int& exit_code) {
   cmd->add_option("files", o->files, "The results files to combine")->required();
   cmd->add_option("--out", o->out, "The combined file")->required();
   cmd->add_option("--data", o->data, "The batch's data, to find rows missing at its end");
-  cmd->add_flag("--json", o->json, "Print {lines, rows, complete, missing, duplicates, torn} as JSON on stdout");
+  cmd->add_flag("--json", o->json, "Print {lines, rows, complete, missing, missing_rows, duplicates, torn} as JSON on stdout");
   cmd->callback([o, &exit_code] { exit_code = guarded([&] { return merge(*o); }); });
   return cmd;
 }
@@ -150,21 +159,25 @@ void add_batch_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--data", o->data, "The rows: JSON lines (an object per line) or CSV with a header row");
   cmd->add_option("--out", o->out, "The results, a JSON line per row, written as each run ends");
   cmd->add_option("--map", o->batch.map, "Which column an input reads: INPUT=COLUMN (default: the input's name)");
-  cmd->add_option("-c,--concurrency", o->batch.concurrency, "How many runs at once (default 4)");
-  cmd->add_option("--rpm", o->rpm, "At most this many model requests per minute, over the whole batch");
-  cmd->add_option("--tpm", o->tpm, "At most this many tokens per minute, over the whole batch");
+  cmd->add_option("-c,--concurrency", o->batch.concurrency, "How many runs at once, 1 to 16384 (default 4)")
+      ->check(whole_number(1, app::kMaxConcurrency));
+  cmd->add_option("--rpm", o->rpm, "At most this many model requests per minute, over the whole batch")
+      ->check(finite_number(0, 1e9));
+  cmd->add_option("--tpm", o->tpm, "At most this many tokens per minute, over the whole batch")
+      ->check(finite_number(0, 1e12));
   cmd->add_flag("--retry-failed", o->batch.retry_failed, "Run again the rows whose lines in --out failed");
   cmd->add_option("--shard", o->shard, "Run only shard K of N (from 0): the rows whose index modulo N is K");
   cmd->add_option("--shards", o->shards, "The number of shards, the shard itself from JOB_COMPLETION_INDEX or "
-                  "SLURM_ARRAY_TASK_ID");
+                  "SLURM_ARRAY_TASK_ID")
+      ->check(whole_number(1, app::kMaxShards));
   cmd->add_option("--llm", o->llm, "Use another model than the workflow's: PROVIDER:MODEL or replay:FILE");
   cmd->add_option("--eval", o->eval_file, "Score the results with this evaluation file when the batch ends "
                   "(as engine eval)");
   cmd->add_option("--threshold", o->threshold, "With --eval: the pass rate each evaluator needs (exit 1 below it)")
-      ->check(CLI::Range(0.0, 1.0));
+      ->check(finite_number(0, 1));
   cmd->add_option("--nice", o->nice, "The batch's CPU priority as Linux nice, 0 to 19 (default 5): a model server "
                   "on the same machine gets the CPU first")
-      ->check(CLI::Range(0, 19));
+      ->check(whole_number(0, 19));
   cmd->add_option("--trace", o->trace_file, "Append every run's events to FILE as JSON lines (each with its run_id)");
   auto* progress = cmd->add_flag("--progress", o->progress, "Show the progress line even when stderr is not a terminal");
   cmd->add_flag("--no-progress", o->no_progress, "Never show the progress line")->excludes(progress);

@@ -3,6 +3,7 @@
 #include <iostream>
 #include <optional>
 
+#include "engine/app/batch.h"
 #include "engine/app/evaluation.h"
 #include "engine/cli/cli_support.h"
 #include "engine/cli/commands.h"
@@ -49,8 +50,9 @@ void add_eval_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--results", o->results, "The results of `engine batch`")->required();
   cmd->add_option("--out", o->out, "Write the scored lines here (default: back into the results file)");
   cmd->add_option("--threshold", o->threshold, "The pass rate each evaluator needs, from 0 to 1 (an evaluator's "
-                  "own threshold wins); below it, exit 1")->check(CLI::Range(0.0, 1.0));
-  cmd->add_option("-c,--concurrency", o->concurrency, "Lines scored at once (default 4)")->check(CLI::PositiveNumber);
+                  "own threshold wins); below it, exit 1")->check(finite_number(0, 1));
+  cmd->add_option("-c,--concurrency", o->concurrency, "Lines scored at once, 1 to 16384 (default 4)")
+      ->check(whole_number(1, app::kMaxConcurrency));
   cmd->add_flag("--json", o->json, "Print {lines, ok, evaluators: [...]} as JSON instead of the table");
   cmd->callback([o, &exit_code] { exit_code = guarded([&] { return evaluate(*o); }); });
 }

@@ -5,6 +5,7 @@
 #include "engine/app/validation.h"
 #include "engine/cli/cli_support.h"
 #include "engine/cli/commands.h"
+#include "engine/core/redact.h"
 
 namespace engine::cli {
 namespace {

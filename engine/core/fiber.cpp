@@ -279,7 +279,24 @@ FiberPool::FiberPool(size_t threads, size_t stack_bytes) : pool_(std::make_uniqu
   pool_->owner = this;
   threads = std::max<size_t>(1, threads);
   for (size_t i = 0; i < threads; ++i) pool_->workers.push_back(std::make_unique<Worker>(*pool_));
-  for (auto& w : pool_->workers) w->thread = std::thread([w = w.get()] { serve(*w); });
+  try {
+    for (auto& w : pool_->workers) w->thread = std::thread([w = w.get()] { serve(*w); });
+  } catch (...) {  // no thread to be had: the ones started end before the pool goes (no fiber is on them yet)
+    close_workers();
+    throw;
+  }
+}
+
+void FiberPool::close_workers() {
+  for (auto& w : pool_->workers) {
+    {
+      std::lock_guard lock(w->mutex);
+      w->closing = true;
+    }
+    w->wake.notify_all();
+  }
+  for (auto& w : pool_->workers)
+    if (w->thread.joinable()) w->thread.join();
 }
 
 size_t FiberPool::threads_for(size_t fibers) {
@@ -292,22 +309,11 @@ FiberPool::~FiberPool() {
     join();
   } catch (...) {  // the owner did not join; what escaped its fibers has nowhere to go
   }
-  for (auto& w : pool_->workers) {
-    {
-      std::lock_guard lock(w->mutex);
-      w->closing = true;
-    }
-    w->wake.notify_all();
-  }
-  for (auto& w : pool_->workers) w->thread.join();
+  close_workers();
 }
 
 void FiberPool::spawn(std::function<void()> body) {
   Worker* w = pool_->workers.front().get();
-  {
-    std::lock_guard lock(pool_->mutex);
-    ++pool_->alive;
-  }
   // The least busy thread: fibers stay where they start, so a batch spreads its runs as it launches them.
   size_t least = SIZE_MAX;
   for (auto& candidate : pool_->workers) {
@@ -323,10 +329,22 @@ void FiberPool::spawn(std::function<void()> body) {
     }
   }
   bool reused = stack.has_value();
-  // A new stack is made outside the worker's lock: its thread goes on running fibers meanwhile.
+  // A new stack is made outside the worker's lock: its thread goes on running fibers meanwhile. It may fail (no
+  // address space left under `ulimit -v`): nothing is counted yet, so join() never waits for a fiber that is not.
   if (!reused) stack = pool_->stacks.take();
-  auto* f = new Fiber(*w, *stack, std::move(body));
+  Fiber* f = nullptr;
+  try {
+    f = new Fiber(*w, *stack, std::move(body));
+  } catch (...) {
+    std::lock_guard lock(w->mutex);
+    w->spare_stacks.push_back(*stack);
+    throw;
+  }
   start_context(*f, reused);
+  {
+    std::lock_guard lock(pool_->mutex);
+    ++pool_->alive;
+  }
   std::lock_guard lock(w->mutex);
   ++w->fibers;
   w->ready.push_back(f);
@@ -420,11 +438,17 @@ void TaskGroup::spawn(std::function<void()> task) {
     --running_;
     ended_.notify_all();  // under the lock: once it is let go, join() may return and the group end
   };
-  if (FiberPool* pool = FiberPool::current()) {
-    pool->spawn(std::move(run));
-  } else {
+  try {
+    if (FiberPool* pool = FiberPool::current()) {
+      pool->spawn(std::move(run));
+    } else {
+      std::lock_guard lock(mutex_);
+      threads_.emplace_back(std::move(run));
+    }
+  } catch (...) {  // no stack or thread for it: it never runs, and join() must not wait for it
     std::lock_guard lock(mutex_);
-    threads_.emplace_back(std::move(run));
+    --running_;
+    throw;
   }
 }
 

@@ -39,7 +39,8 @@ class FiberPool {
   static constexpr size_t kDefaultStackBytes = size_t{2} << 20;
 #endif
 
-  // `threads` OS threads (at least one) share the fibers; each fiber has a stack of `stack_bytes`.
+  // `threads` OS threads (at least one) share the fibers; each fiber has a stack of `stack_bytes`. Throws
+  // std::system_error when a thread cannot be started, having ended those that were.
   explicit FiberPool(size_t threads, size_t stack_bytes = kDefaultStackBytes);
   // Threads enough for `fibers` fibers that mostly wait: one per core, fewer when there are fewer fibers.
   static size_t threads_for(size_t fibers);
@@ -47,7 +48,8 @@ class FiberPool {
   FiberPool(const FiberPool&) = delete;
   FiberPool& operator=(const FiberPool&) = delete;
 
-  // Runs `body` on a new fiber, on the pool's least busy thread; callable from any thread or fiber.
+  // Runs `body` on a new fiber, on the pool's least busy thread; callable from any thread or fiber. Throws
+  // std::bad_alloc when no stack can be had; the pool is then as it was.
   void spawn(std::function<void()> body);
   // Waits until every fiber spawned (including those fibers spawned) has ended, then rethrows the first exception
   // that escaped one. Not from a fiber of this pool.
@@ -57,6 +59,8 @@ class FiberPool {
   static FiberPool* current();
 
  private:
+  void close_workers();
+
   std::unique_ptr<fiber_detail::Pool> pool_;
 };
 
@@ -108,7 +112,8 @@ class TaskGroup {
   TaskGroup(const TaskGroup&) = delete;
   TaskGroup& operator=(const TaskGroup&) = delete;
 
-  void spawn(std::function<void()> task);  // `task` must not throw
+  void spawn(std::function<void()> task);  // `task` must not throw; spawn itself may (no stack or thread), and then
+                                           // the group does not wait for it
   void join();
 
  private:

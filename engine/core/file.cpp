@@ -5,7 +5,9 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
+#include <random>
 
 #include "engine/core/error.h"
 
@@ -85,10 +87,20 @@ Error file_error(const std::string& what, const std::filesystem::path& file, con
   return Error(kind, what + " '" + file.string() + "': " + std::strerror(errno));
 }
 
-FileReplacement::FileReplacement(std::filesystem::path path) : path_(std::move(path)), temp_(path_) {
-  temp_ += ".new";
-  fd_ = FileDescriptor(::open(temp_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
-  if (!fd_.valid()) throw file_error("cannot write", temp_);
+FileReplacement::FileReplacement(std::filesystem::path path) : path_(std::move(path)) {
+  struct stat old {};
+  bool existed = ::stat(path_.c_str(), &old) == 0 && S_ISREG(old.st_mode);
+  std::random_device random;
+  for (int attempt = 0; !fd_.valid(); ++attempt) {
+    char suffix[24];
+    std::snprintf(suffix, sizeof suffix, ".%08x.new", random());
+    temp_ = path_;
+    temp_ += suffix;
+    // O_EXCL refuses any name that exists, a symlink included (dangling or not): the file is ours, new.
+    fd_ = FileDescriptor(::open(temp_.c_str(), O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644));
+    if (!fd_.valid() && (errno != EEXIST || attempt == 16)) throw file_error("cannot write", temp_);
+  }
+  if (existed) ::fchmod(fd_.get(), old.st_mode & 07777);
 }
 
 FileReplacement::~FileReplacement() {

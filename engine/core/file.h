@@ -44,6 +44,8 @@ Error file_error(const std::string& what, const std::filesystem::path& file, con
 
 // A new version of a file, written beside it and renamed over it by commit(): a reader sees the old file or the new
 // one, never half of one. Dropped without commit() (an exception), the new file is removed and the old one stays.
+// The file beside it has a name nobody could guess and is made only if nothing has that name (O_EXCL): a symlink
+// planted beside the target can never redirect the write to another file. The old file's permissions are kept.
 class FileReplacement {
  public:
   explicit FileReplacement(std::filesystem::path path);  // throws Error "io.write_failed"
@@ -53,6 +55,10 @@ class FileReplacement {
 
   void write(std::string_view text);  // throws Error "io.write_failed"
   void commit();                      // to the disk, then over the old file
+  // The new file's descriptor, open for reading and writing: to lock it before commit() (the lock then holds on
+  // the file under its final name from the first instant), or to keep using the file after.
+  int descriptor() const { return fd_.get(); }
+  FileDescriptor release_descriptor() { return std::move(fd_); }
 
  private:
   std::filesystem::path path_;

@@ -1,16 +1,24 @@
 #include "engine/core/json_parse.h"
 
 #include <algorithm>
+#include <functional>
 #include <iterator>
+#include <memory>
+#include <string_view>
+#include <unordered_map>
 #include <vector>
 
 namespace engine {
 namespace {
 
-// Builds the Value as nlohmann's own DOM builder does, with two differences that matter for hostile or large
+// Objects keep their members in order (ordered_json), so finding a key searches them one by one. Past this many
+// members, an open object gets an index by hash, so a row of a million keys is read in time linear in its size.
+constexpr size_t kIndexedMembers = 16;
+
+// Builds the Value as nlohmann's own DOM builder does, with three differences that matter for hostile or large
 // input: the first container past the depth bound stops the parse at once (a hostile text costs no more than its
-// first `max_depth` levels), and each string is moved out of the lexer's buffer, not copied (an input of megabytes
-// is then held once by the parse, beside its text, instead of twice).
+// first `max_depth` levels), each string is moved out of the lexer's buffer, not copied (an input of megabytes
+// is then held once by the parse, beside its text, instead of twice), and a large object's keys are found by hash.
 class BoundedDomParser {
  public:
   BoundedDomParser(Value& root, int max_depth) : root_(root), max_depth_(max_depth) {}
@@ -25,7 +33,7 @@ class BoundedDomParser {
 
   bool start_object(std::size_t) { return enter(Value::object()); }
   bool key(std::string& k) {
-    key_ = &(*stack_.back())[std::move(k)];
+    key_ = &member(stack_.back(), std::move(k));
     return true;
   }
   bool end_object() { return leave(); }
@@ -56,7 +64,7 @@ class BoundedDomParser {
       root_ = Value(std::forward<T>(v));
       return &root_;
     }
-    Value& open = *stack_.back();
+    Value& open = *stack_.back().value;
     if (open.is_array()) {
       open.push_back(Value(std::forward<T>(v)));
       return &open.back();
@@ -81,7 +89,7 @@ class BoundedDomParser {
       too_deep_ = true;
       return false;
     }
-    stack_.push_back(place(std::move(container)));
+    stack_.push_back({place(std::move(container)), nullptr});
     return true;
   }
   bool leave() {
@@ -89,8 +97,34 @@ class BoundedDomParser {
     return true;
   }
 
+  struct Open {
+    Value* value;
+    // Key hash -> member position, once the object is large; a key repeated keeps its first place and its last
+    // value, as nlohmann's own builder does.
+    std::unique_ptr<std::unordered_multimap<size_t, size_t>> index;
+  };
+
+  static size_t hash(std::string_view k) { return std::hash<std::string_view>{}(k); }
+
+  Value& member(Open& open, std::string&& k) {
+    auto& members = static_cast<Value::object_t::Container&>(open.value->get_ref<Value::object_t&>());
+    if (!open.index) {
+      for (auto& m : members)
+        if (m.first == k) return m.second;
+      if (members.size() < kIndexedMembers) return members.emplace_back(std::move(k), nullptr).second;
+      open.index = std::make_unique<std::unordered_multimap<size_t, size_t>>();
+      for (size_t i = 0; i < members.size(); ++i) open.index->emplace(hash(members[i].first), i);
+    } else {
+      auto [from, to] = open.index->equal_range(hash(k));
+      for (auto it = from; it != to; ++it)
+        if (members[it->second].first == k) return members[it->second].second;
+    }
+    open.index->emplace(hash(k), members.size());
+    return members.emplace_back(std::move(k), nullptr).second;
+  }
+
   Value& root_;
-  std::vector<Value*> stack_;  // the open containers; a pointer into a parent stays valid until the child closes
+  std::vector<Open> stack_;  // the open containers; a pointer into a parent stays valid until the child closes
   Value* key_ = nullptr;
   int max_depth_;
   bool too_deep_ = false;

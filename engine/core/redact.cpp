@@ -1,6 +1,7 @@
 #include "engine/core/redact.h"
 
 #include <algorithm>
+#include <cstdlib>
 
 namespace engine {
 namespace {
@@ -120,6 +121,13 @@ void RedactingSink::receive(const Event& event, const EventPlace& place) {
   Event copy = event;
   redact_value(copy.data, redactor_);
   inner_.receive(copy, place);
+}
+
+std::string redact_environment_keys(std::string_view text) {
+  std::vector<std::string> keys;
+  for (const char* name : {"OPENAI_API_KEY", "ANTHROPIC_API_KEY"})
+    if (const char* v = std::getenv(name)) keys.emplace_back(v);
+  return redact_secrets(text, keys);
 }
 
 }  // namespace engine

@@ -44,6 +44,10 @@ class Redactor {
 // The text with each secret, and each maskable piece of one, replaced by "***".
 std::string redact_secrets(std::string_view text, const std::vector<std::string>& secrets);
 
+// `text` with the values of OPENAI_API_KEY and ANTHROPIC_API_KEY (and their pieces) masked: for what is shown before
+// a workflow (and so its redactor) exists, such as the error that kept it from loading.
+std::string redact_environment_keys(std::string_view text);
+
 // Every string in `v` (keys too) redacted in place.
 void redact_value(Value& v, const Redactor& redactor);
 

@@ -39,6 +39,10 @@ std::optional<std::string> closest_match(std::string_view word, const std::vecto
   std::optional<std::string> best;
   size_t best_d = limit + 1;
   for (const auto& c : candidates) {
+    // The distance is at least the difference in length: a candidate far longer (a hostile header's column of
+    // megabytes) is skipped without the table of its length times the word's.
+    size_t gap = c.size() > word.size() ? c.size() - word.size() : word.size() - c.size();
+    if (gap >= best_d) continue;
     size_t d = edit_distance(word, c);
     if (d < best_d) best_d = d, best = c;
   }
@@ -50,19 +54,45 @@ std::string did_you_mean(std::string_view word, const std::vector<std::string>& 
   return m ? " (did you mean '" + *m + "'?)" : "";
 }
 
+size_t utf8_sequence_length(std::string_view s, size_t i) {
+  unsigned char c = s[i];
+  if (c < 0x80) return 1;
+  size_t n = (c & 0xE0) == 0xC0 ? 2 : (c & 0xF0) == 0xE0 ? 3 : (c & 0xF8) == 0xF0 ? 4 : 0;
+  if (n == 0 || c == 0xC0 || c == 0xC1 || c > 0xF4 || i + n > s.size()) return 0;
+  for (size_t k = 1; k < n; ++k)
+    if ((static_cast<unsigned char>(s[i + k]) & 0xC0) != 0x80) return 0;
+  unsigned char c1 = s[i + 1];
+  // Overlong forms, UTF-16 surrogates and code points past U+10FFFF are not UTF-8 either.
+  if ((c == 0xE0 && c1 < 0xA0) || (c == 0xED && c1 >= 0xA0) || (c == 0xF0 && c1 < 0x90) || (c == 0xF4 && c1 >= 0x90))
+    return 0;
+  return n;
+}
+
 size_t find_invalid_utf8(std::string_view s) {
   size_t i = 0;
   while (i < s.size()) {
-    unsigned char c = s[i];
-    if (c == 0) return i;
-    if (c < 0x80) { ++i; continue; }
-    size_t n = (c & 0xE0) == 0xC0 ? 2 : (c & 0xF0) == 0xE0 ? 3 : (c & 0xF8) == 0xF0 ? 4 : 0;
-    if (n == 0 || c == 0xC0 || c == 0xC1 || c > 0xF4 || i + n > s.size()) return i;
-    for (size_t k = 1; k < n; ++k)
-      if ((static_cast<unsigned char>(s[i + k]) & 0xC0) != 0x80) return i;
+    if (s[i] == 0) return i;
+    size_t n = utf8_sequence_length(s, i);
+    if (n == 0) return i;
     i += n;
   }
   return std::string_view::npos;
+}
+
+std::string with_invalid_utf8_replaced(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  for (size_t i = 0; i < s.size();) {
+    size_t n = utf8_sequence_length(s, i);
+    if (n == 0) {
+      out += "\xEF\xBF\xBD";  // U+FFFD, as a browser or Python's errors="replace" shows a bad byte
+      ++i;
+      continue;
+    }
+    out.append(s.substr(i, n));
+    i += n;
+  }
+  return out;
 }
 
 namespace {

@@ -22,4 +22,12 @@ inline std::string string_field(const Value& object, const char* key) {
   auto it = object.find(key);
   return it != object.end() && it->is_string() ? it->get<std::string>() : "";
 }
+// Adds a member the caller knows is new (a CSV header's columns, checked unique) at the end of `object`, without the
+// search `object[key]` makes through every member before it: an object built this way costs time in its size, not
+// in the square of it.
+inline Value& append_new_member(Value& object, std::string key, Value value) {
+  auto& members = static_cast<Value::object_t::Container&>(object.get_ref<Value::object_t&>());
+  return members.emplace_back(std::move(key), std::move(value)).second;
+}
+
 }  // namespace engine

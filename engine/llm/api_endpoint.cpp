@@ -1,5 +1,6 @@
 #include "engine/llm/api_endpoint.h"
 
+#include <charconv>
 #include <cmath>
 #include <cstdlib>
 #include <random>
@@ -13,17 +14,18 @@ namespace {
 
 bool retryable_status(long status) { return status == 408 || status == 409 || status == 429 || status >= 500; }
 
-// A server's wait in milliseconds, at most `cap`. "inf" and "1e300" are long waits, bounded while still a double
-// (past the range of long it would convert to garbage: an instant retry); "nan" and negative numbers are no waits.
+// A server's wait in `scale` ms units, when it is a plain finite number of them from 0 to `cap`. Anything else (a
+// date, `inf`, `1e300`, `NaN`, past the cap) falls back to the engine's own backoff, as the official SDKs do: a
+// hostile or broken server must not park a run for the cap on every retry.
 std::optional<std::chrono::milliseconds> parse_ms(const std::string* text, double scale, std::chrono::milliseconds cap) {
   if (!text) return std::nullopt;
-  try {
-    double v = std::stod(*text) * scale;
-    if (std::isnan(v) || v < 0) return std::nullopt;
-    return std::chrono::milliseconds(static_cast<long>(std::min(v, static_cast<double>(cap.count()))));
-  } catch (const std::exception&) {  // an HTTP date: our own backoff will do
-  }
-  return std::nullopt;
+  std::string_view t = trim(*text);
+  double v = 0;
+  auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), v);
+  if (t.empty() || ec != std::errc() || end != t.data() + t.size() || !std::isfinite(v)) return std::nullopt;
+  v *= scale;
+  if (!(v >= 0) || v > static_cast<double>(cap.count())) return std::nullopt;
+  return std::chrono::milliseconds(static_cast<long>(v));
 }
 
 // Every string the server chose, in the answer the run will use, with the key masked.

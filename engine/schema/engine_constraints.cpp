@@ -105,6 +105,29 @@ size_t count_of(const Adapter& value) {
   return static_cast<size_t>(d);
 }
 
+thread_local ValidationBudget* current_budget = nullptr;
+
+// One step of the budget each time valijson applies a subschema (schema_check.h puts it in every one).
+class StepConstraint : public EngineConstraint<StepConstraint> {
+ public:
+  bool validate(const Adapter&, const Context&, ValidationResults*) const override {
+    ValidationBudget* b = current_budget;
+    if (!b) return true;
+    if (b->steps_left == 0) {
+      b->exhausted = true;
+      throw BudgetSpent{};
+    }
+    --b->steps_left;
+    if (b->cancel && (b->steps_left & 4095) == 0 && b->cancel->stopped()) throw_stopped(*b->cancel);
+    return true;
+  }
+};
+
+class StepBuilder : public valijson::ConstraintBuilder {
+ public:
+  valijson::constraints::Constraint* make(const Adapter&) const override { return new StepConstraint(); }
+};
+
 class PatternBuilder : public valijson::ConstraintBuilder {
  public:
   explicit PatternBuilder(PatternCompiler compile) : compile_(std::move(compile)) {}
@@ -144,6 +167,10 @@ void add_engine_constraints(valijson::SchemaParser& parser, const SchemaOptions&
   parser.addConstraintBuilder(kEngineMinLength, new LengthBuilder(false));
   parser.addConstraintBuilder(kEngineMaxLength, new LengthBuilder(true));
   parser.addConstraintBuilder(kEngineUniqueItems, new UniqueItemsBuilder());
+  parser.addConstraintBuilder(kEngineStep, new StepBuilder());
 }
+
+BudgetScope::BudgetScope(ValidationBudget& budget) : outer_(current_budget) { current_budget = &budget; }
+BudgetScope::~BudgetScope() { current_budget = outer_; }
 
 }  // namespace engine::schema

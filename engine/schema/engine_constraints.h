@@ -10,6 +10,26 @@ namespace engine::schema {
 // Past this many items an array under uniqueItems is reported rather than compared pair by pair.
 inline constexpr size_t kMaxUniqueItems = 2000;
 
+// The steps one validation on this thread may still take (schema.h), and what may stop it; set by Schema::validate
+// for the time of a validation.
+struct ValidationBudget {
+  size_t steps_left = 0;
+  const Cancel* cancel = nullptr;
+  bool exhausted = false;
+};
+class BudgetScope {
+ public:
+  explicit BudgetScope(ValidationBudget& budget);
+  ~BudgetScope();
+  BudgetScope(const BudgetScope&) = delete;
+  BudgetScope& operator=(const BudgetScope&) = delete;
+
+ private:
+  ValidationBudget* outer_;
+};
+// Thrown through valijson when the budget is spent, caught by Schema::validate.
+struct BudgetSpent {};
+
 // Gives `parser` the builders of the engine's keywords (it owns and deletes them).
 void add_engine_constraints(valijson::SchemaParser& parser, const SchemaOptions& options);
 

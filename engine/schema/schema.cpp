@@ -40,6 +40,16 @@ bool is_summary(const std::string& message) {
   return false;
 }
 
+// How many values `v` holds, itself included.
+size_t value_nodes(const Value& v) {
+  size_t n = 1;
+  if (v.is_structured())
+    for (const auto& child : v) n += value_nodes(child);
+  return n;
+}
+
+size_t budget_of(const Value& v) { return kMaxValidationSteps + kStepsPerValueNode * value_nodes(v); }
+
 }  // namespace
 
 struct Schema::Impl {
@@ -78,12 +88,20 @@ Schema Schema::compile(const Value& schema, const SchemaOptions& options) {
   return Schema(std::move(impl));
 }
 
-std::vector<Violation> Schema::validate(const Value& value) const {
+std::vector<Violation> Schema::validate(const Value& value, const Cancel* cancel) const {
   nlohmann::json target = value;  // valijson's adapter reads nlohmann::json, the engine's Value keeps key order
   valijson::Validator validator;
   valijson::ValidationResults results;
   std::vector<Violation> out;
-  if (validator.validate(impl_->compiled, valijson::adapters::NlohmannJsonAdapter(target), &results)) return out;
+  ValidationBudget budget{budget_of(value), cancel};
+  try {
+    BudgetScope scope(budget);
+    if (validator.validate(impl_->compiled, valijson::adapters::NlohmannJsonAdapter(target), &results)) return out;
+  } catch (const BudgetSpent&) {
+    out.push_back({"", "could not be checked: the schema takes more than " + std::to_string(budget_of(value)) +
+                           " steps for this value (its $refs branch too much)"});
+    return out;
+  }
   valijson::ValidationResults::Error error;
   std::vector<Violation> summaries;
   while (results.popError(error)) {

@@ -7,6 +7,7 @@
 #include <string_view>
 #include <vector>
 
+#include "engine/core/cancel.h"
 #include "engine/core/value.h"
 
 namespace engine::schema {
@@ -40,13 +41,21 @@ struct SchemaOptions {
 // without ever reaching into the value. Empty when it is fine.
 std::vector<Violation> check_schema(const Value& schema, const SchemaOptions& options = {});
 
+// The work one validation may do, in subschemas applied to parts of the value: this many, and kStepsPerValueNode
+// more for each node of the value. $refs that branch without looping (40 definitions, each the allOf of two
+// references to the next) would otherwise take 2^40 steps; an ordinary check takes a few per node.
+inline constexpr size_t kMaxValidationSteps = 1000000;
+inline constexpr size_t kStepsPerValueNode = 64;
+
 class Schema {
  public:
   // Throws Error "schema.invalid" naming the first problem check_schema finds.
   static Schema compile(const Value& schema, const SchemaOptions& options = {});
 
-  // Every violation of the schema by `value`; empty when it is valid.
-  std::vector<Violation> validate(const Value& value) const;
+  // Every violation of the schema by `value`; empty when it is valid. A value the schema cannot be checked against
+  // within the step budget above is reported as a violation saying so (never taken as valid). `cancel`, when given,
+  // is asked as the work goes: a stop throws as throw_stopped does.
+  std::vector<Violation> validate(const Value& value, const Cancel* cancel = nullptr) const;
   const Value& json() const;  // the schema as written
 
  private:

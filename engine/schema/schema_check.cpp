@@ -228,6 +228,7 @@ class Checker {
       std::string name = k->engine_name ? k->engine_name : key;
       out[name] = walk_keyword(*k, value, pointer, at, depth);
     }
+    out[kEngineStep] = true;
     return out;
   }
 

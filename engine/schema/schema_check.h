@@ -14,6 +14,8 @@ inline constexpr const char* kEnginePattern = "x-engine-pattern";
 inline constexpr const char* kEngineMinLength = "x-engine-minLength";
 inline constexpr const char* kEngineMaxLength = "x-engine-maxLength";
 inline constexpr const char* kEngineUniqueItems = "x-engine-uniqueItems";
+// Added to every subschema of the copy: each time valijson applies one, a step of the validation's budget is taken.
+inline constexpr const char* kEngineStep = "x-engine-step";
 
 struct CheckedSchema {
   std::vector<Violation> problems;

@@ -22,6 +22,8 @@ const std::vector<std::string> kStepKinds = {"template", "llm", "agent", "tool",
 constexpr size_t kMaxSteps = 1000;
 // Sub-workflows nest: a workflow whose steps or tools are workflows, and so on; this bounds the chain.
 constexpr size_t kMaxWorkflowNesting = 8;
+// Distinct workflow files one load may read (a workflow, its steps' and tools' workflows, theirs ...).
+constexpr size_t kMaxWorkflowFiles = 256;
 
 const std::vector<std::string> kOverrideProviders = {"openai", "ollama", "llamacpp", "anthropic", "replay"};
 const std::vector<std::string> kProviders = [] {
@@ -669,9 +671,34 @@ class Loader {
       chain.push_back(key.filename().string());
       r_.fail("spec.cycle", path + ": '" + rel + "' includes itself: " + join(chain, " -> "), n);
     }
-    if (options_.including.size() >= kMaxWorkflowNesting)
+    auto too_deep = [&] {
       r_.fail("spec.too_deep", path + ": workflows nest deeper than " + std::to_string(kMaxWorkflowNesting) + " files", n);
-    return std::make_shared<const WorkflowSpec>(load_workflow(file, options_));
+    };
+    LoadedWorkflows& loaded = *options_.loaded;
+    if (auto it = loaded.by_path.find(key); it != loaded.by_path.end()) {
+      if (options_.including.size() + it->second.height > kMaxWorkflowNesting) too_deep();
+      return it->second.spec;
+    }
+    if (options_.including.size() >= kMaxWorkflowNesting) too_deep();
+    if (loaded.by_path.size() >= kMaxWorkflowFiles)
+      r_.fail("spec.too_large", path + ": the workflow and the files it names hold more than " +
+                                    std::to_string(kMaxWorkflowFiles) + " workflow files", n);
+    auto child = std::make_shared<const WorkflowSpec>(load_workflow(file, options_));
+    loaded.by_path[key] = {child, 1 + height_below(*child, loaded)};
+    return child;
+  }
+
+  // How deep the sub-workflows of `w` nest, each already loaded.
+  static size_t height_below(const WorkflowSpec& w, const LoadedWorkflows& loaded) {
+    size_t deepest = 0;
+    auto see = [&](const std::shared_ptr<const WorkflowSpec>& sub) {
+      if (!sub) return;
+      for (const auto& [path, entry] : loaded.by_path)
+        if (entry.spec == sub) deepest = std::max(deepest, entry.height);
+    };
+    for (const auto& t : w.tools) see(t.workflow_spec);
+    for_each_step(w.steps, [&](const StepSpec& st) { see(st.workflow_spec); });
+    return deepest;
   }
 
   // A file the workflow names, resolved against its folder, when the workflow may read it (core/file_scope.h).
@@ -744,7 +771,9 @@ class Loader {
 }  // namespace
 
 WorkflowSpec parse_workflow(std::string text, std::string display_path, std::filesystem::path dir,
-                            const LoadOptions& options) {
+                            const LoadOptions& given) {
+  LoadOptions options = given;
+  if (!options.loaded) options.loaded = std::make_shared<LoadedWorkflows>();
   auto source = std::make_shared<SourceText>(display_path, std::move(text));
   YAML::Node root = parse_yaml_document(*source);
   FileScope scope({dir}, options.search_path);

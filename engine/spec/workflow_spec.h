@@ -1,6 +1,7 @@
 #pragma once
 // The workflow file as plain data: every field the user wrote, with where they wrote it. Knows nothing of running.
 #include <filesystem>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -273,12 +274,25 @@ struct WorkflowSpec {
   std::shared_ptr<const SourceText> source;
 };
 
+// The workflow files one load has read as steps or tools, by their canonical path, each with how deep its own
+// sub-workflows nest below it: a file named by many steps and tools is loaded once (files that each name the next
+// as ten tools would otherwise be loaded 10^depth times).
+struct LoadedWorkflows {
+  struct Entry {
+    std::shared_ptr<const WorkflowSpec> spec;
+    size_t height = 1;  // the file itself, and the deepest chain of files under it
+  };
+  std::map<std::filesystem::path, Entry> by_path;
+};
+
 struct LoadOptions {
   // Folders besides the workflow's own whose files it may name (search_path.h has the usual list).
   std::vector<std::filesystem::path> search_path;
   // The files whose loading led here, outermost first: a workflow that names one of them (as a step or a tool)
   // would include itself.
   std::vector<std::filesystem::path> including;
+  // Shared by every file of one load; load_workflow makes it when none is given.
+  std::shared_ptr<LoadedWorkflows> loaded;
 };
 
 // The providers `--llm PROVIDER:MODEL` may name: every one but `scripted`, which needs a script.

@@ -36,7 +36,10 @@ std::vector<StepOutcome> map_items(const Value& items, size_t concurrency,
   };
   {
     TaskGroup others;  // on fibers when the run is on one
-    for (size_t t = 1; t < std::min(concurrency, n); ++t) others.spawn(worker);
+    try {
+      for (size_t t = 1; t < std::min(concurrency, n); ++t) others.spawn(worker);
+    } catch (const std::exception&) {  // no stack or thread for more: the workers started take every item
+    }
     worker();  // the caller is one of the workers
   }
   if (first) throw *first;

@@ -109,9 +109,14 @@ class GraphRunner {
       changed_.notify_all();  // under the lock: once it is released, run() may return and this runner be gone
     };
     // A run on a fiber (a batch's) keeps its steps on fibers, so that their waits hold no thread either.
-    if (FiberPool* fibers = FiberPool::current()) fibers->spawn(helper);
-    else if (pool_) pool_->run(helper);
-    else threads_.emplace_back(helper);
+    try {
+      if (FiberPool* fibers = FiberPool::current()) fibers->spawn(helper);
+      else if (pool_) pool_->run(helper);
+      else threads_.emplace_back(helper);
+    } catch (const std::exception&) {
+      // No stack or thread to be had: a helper only lets steps run at once, and the workers there are run them all.
+      --helpers_running_;
+    }
   }
 
   // The first waiting step whose reads have all ended, now marked running; none after a failure.

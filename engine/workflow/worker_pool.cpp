@@ -18,7 +18,12 @@ void WorkerPool::run(std::function<void()> task) {
     work_.notify_one();
     return;
   }
-  workers_.emplace_back([this] { serve(); });
+  try {
+    workers_.emplace_back([this] { serve(); });
+  } catch (...) {  // no thread to be had: the task is not left waiting for a worker that will never come
+    tasks_.pop_back();
+    throw;
+  }
 }
 
 size_t WorkerPool::size() const {

@@ -19,7 +19,8 @@ class WorkerPool {
   WorkerPool& operator=(const WorkerPool&) = delete;
 
   // Runs `task` on a waiting worker, or on a new one when none waits: a task never waits for a thread, so tasks
-  // that wait for each other cannot deadlock the pool. Workers are kept, as many as were ever busy at once.
+  // that wait for each other cannot deadlock the pool. Workers are kept, as many as were ever busy at once. Throws
+  // std::system_error when no thread can be started; the task is then dropped, not run.
   void run(std::function<void()> task);
   size_t size() const;
   size_t waiting() const;  // workers free for a task now (a worker that just finished one is back in a moment)

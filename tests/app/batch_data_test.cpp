@@ -4,6 +4,7 @@
 
 #include "engine/app/batch_data.h"
 #include "engine/core/error.h"
+#include "support/llm_test_support.h"
 #include "support/test_support.h"
 
 using namespace engine;
@@ -121,4 +122,67 @@ TEST_CASE("a column map refuses a malformed pair, an unknown input and a CSV hea
   CHECK_THROWS_WITH(map.check_header({"id", "questions"}),
                     "the data has no column 'question' for the input 'question' (did you mean 'questions'?) "
                     "(columns: id, questions); name its column with --map question=COLUMN");
+}
+
+// Each byte of the file is read once: a record that spans many lines is never split again for each line it gains,
+// and a header's columns are checked by hash, not each against all before it (both took time in the square of
+// their size, minutes for the files below).
+TEST_CASE("CSV: a quoted field of 150,000 lines, an unterminated quote in 400 KB, and 1,000,000 columns read in one pass", "[app][batch]") {
+  test::TempDir dir;
+  std::string field;
+  for (int i = 0; i < 150000; ++i) field += "line " + std::to_string(i) + "\n";
+  field.pop_back();
+  auto tall = dir.write("tall.csv", "id,text\n1,\"" + field + "\"\n2,short\n");
+  auto rows = all_rows(tall);
+  REQUIRE(rows.size() == 2);
+  CHECK(rows[0].columns["text"] == field);
+  CHECK(rows[1].line == 150002);
+  CHECK(rows[1].columns["text"] == "short");
+
+  std::string never_closed = "id,text\n1,\"";
+  for (int i = 0; i < 80000; ++i) never_closed += "more\n";  // 400 KB, one line at a time
+  auto open = dir.write("open.csv", never_closed);
+  rows = all_rows(open);
+  REQUIRE(rows.size() == 1);
+  CHECK(rows[0].error == open.string() + ":2: a quoted field is not closed before the end of the file");
+
+  std::string header, row;
+  for (int i = 0; i < 1000000; ++i) {
+    header += (i ? ",c" : "c") + std::to_string(i);
+    row += (i ? "," : "") + std::to_string(i % 10);
+  }
+  auto wide = dir.write("wide.csv", header + "\n" + row + "\n");
+  app::DataReader reader(wide);
+  CHECK(reader.header().size() == 1000000);
+  app::DataRow one;
+  REQUIRE(reader.next(one));
+  CHECK(one.error.empty());
+  CHECK(one.columns.size() == 1000000);
+  CHECK(one.columns["c999999"] == "9");
+  Value inputs, rest;
+  app::ColumnMap({}, inputs_named({"c5"})).split(one.columns, inputs, rest);
+  CHECK(inputs == Value{{"c5", "5"}});
+  CHECK(rest.size() == 999999);
+  CHECK(header_error(dir.write("wide_twice.csv", header + ",c999999\n")) ==
+        "data.bad_header: " + (dir.path() / "wide_twice.csv").string() +
+            ":1: the header row names the column 'c999999' twice");
+  // A missing column's message names the first columns, not a million of them.
+  CHECK(test::error_of([&] { app::ColumnMap({}, inputs_named({"question"})).check_header(reader.header()); }) ==
+        "the data has no column 'question' for the input 'question' (columns: c0, c1, c2, c3, c4, c5, c6, c7, c8, "
+        "c9, c10, c11, c12, c13, c14, c15, c16, c17, c18, c19, ... (1000000 in all)); name its column with --map "
+        "question=COLUMN");
+}
+
+TEST_CASE("JSON lines: a row of 1,000,000 keys is read in one pass, a key repeated keeps its last value", "[app][batch]") {
+  test::TempDir dir;
+  std::string text = "{";
+  for (int i = 0; i < 1000000; ++i) text += "\"k" + std::to_string(i) + "\":" + std::to_string(i % 10) + ",";  // 12 MB
+  text += "\"k7\":\"again\"}\n";
+  auto rows = all_rows(dir.write("wide.jsonl", text));
+  REQUIRE(rows.size() == 1);
+  CHECK(rows[0].columns.size() == 1000000);
+  CHECK(rows[0].error.empty());
+  CHECK(rows[0].columns["k999999"] == 9);
+  CHECK(rows[0].columns["k7"] == "again");
+  CHECK(rows[0].columns.begin().key() == "k0");
 }

@@ -3,14 +3,18 @@
 // more runs.
 #include <catch2/catch.hpp>
 
+#include <cstdlib>
+
 #include <map>
 #include <set>
 
 #include "engine/app/batch.h"
 #include "engine/app/loading.h"
 #include "engine/core/error.h"
+#include "engine/core/file.h"
 #include "engine/core/file_lines.h"
 #include "engine/core/json_parse.h"
+#include "support/llm_test_support.h"
 #include "support/test_support.h"
 
 using namespace engine;
@@ -99,12 +103,65 @@ TEST_CASE("a batch run again with the same results goes on where it stopped, and
   CHECK(after[1]["status"] == "failed");  // it fails again: the same model, the same answer
 }
 
-TEST_CASE("a resumed batch refuses results made from other data", "[app][batch]") {
+// Refused before the first run: not one line is appended to results the user may still need.
+TEST_CASE("a resumed batch refuses results made from other data before it runs a row", "[app][batch]") {
   BatchFixture f;
   auto o = f.options(rows_of({"one", "two"}));
   f.run(o);
-  o.data = f.dir.write("other.jsonl", rows_of({"one", "changed"}));
-  CHECK_THROWS_WITH(f.run(o), Catch::Contains("has a result for row 1 run with other inputs than the data's"));
+  std::string before = read_file(o.out);
+  o.data = f.dir.write("other.jsonl", rows_of({"one", "changed", "three", "four"}));
+  std::string kind;
+  CHECK(test::error_of([&] { app::Batch(f.executor, o); }, &kind) ==
+        o.out.string() + " has a result for row 1 run with other inputs than the data's: it was made from other "
+                         "data. Give --out a new file to start again");
+  CHECK(kind == "batch.other_data");
+  CHECK(read_file(o.out) == before);
+}
+
+// The results keep a row's inputs redacted; the row is redacted the same way before it is compared with them.
+TEST_CASE("a batch whose rows quote a secret resumes, the secret masked in its results", "[app][batch]") {
+  const char* secret = "sk-test-0123456789abcdefghij";
+  ::setenv("OPENAI_API_KEY", secret, 1);
+  BatchFixture f;
+  ::unsetenv("OPENAI_API_KEY");
+  auto o = f.options(rows_of({"one", std::string("key ") + secret, "three"}));
+  NullSink events;
+  Cancel go_on;
+  {
+    app::Batch first(f.executor, o);
+    first.run(events, go_on, go_on);
+  }
+  std::string written = read_file(o.out);
+  CHECK(written.find(secret) == std::string::npos);
+  CHECK(written.find("key ***") != std::string::npos);
+  app::Batch again(f.executor, o);
+  CHECK(again.counts().resumed == 3);
+  CHECK(again.run(events, go_on, go_on).counts.done == 0);
+}
+
+TEST_CASE("a batch refuses --concurrency out of 1 to 16384 and --out that is its data", "[app][batch]") {
+  BatchFixture f;
+  auto o = f.options(rows_of({"one"}));
+  for (size_t c : {size_t{0}, app::kMaxConcurrency + 1, SIZE_MAX}) {
+    o.concurrency = c;
+    CHECK(test::error_of([&] { app::Batch(f.executor, o); }) ==
+          "--concurrency must be from 1 to 16384, got " + std::to_string(c));
+  }
+  o.concurrency = 2;
+  o.out = o.data;
+  CHECK(test::error_of([&] { app::Batch(f.executor, o); }) ==
+        "--out " + o.data.string() + " is the batch's data; give the results a file of their own");
+  CHECK(read_file(o.data) == rows_of({"one"}));
+}
+
+// A fiber is made for a row, so the widest concurrency over three rows makes three: no time or memory for the rest.
+TEST_CASE("a batch of three rows at --concurrency 16384 runs them on three fibers", "[app][batch]") {
+  BatchFixture f;
+  auto o = f.options(rows_of({"one", "two", "three"}));
+  o.concurrency = app::kMaxConcurrency;
+  app::BatchSummary s = f.run(o);
+  CHECK(s.counts.done == 3);
+  CHECK(s.counts.failed == 0);
 }
 
 TEST_CASE("shards take every row exactly once between them", "[app][batch]") {
@@ -143,7 +200,7 @@ TEST_CASE("a batch told to stop launches no more runs and keeps what it finished
 TEST_CASE("the shard a process runs: --shard K/N, or the cluster's variables", "[app][batch]") {
   CHECK(app::parse_shard("2/4").index == 2);
   CHECK(app::parse_shard("2/4").count == 4);
-  CHECK_THROWS_WITH(app::parse_shard("4/4"), "--shard 4/4: K must be from 0 to N-1, and N at least 1");
+  CHECK_THROWS_WITH(app::parse_shard("4/4"), "--shard 4/4: K must be from 0 to N-1, and N from 1 to 1000000");
   CHECK_THROWS_WITH(app::parse_shard("x"), "--shard takes K/N, the shard K (from 0) of N, got 'x'");
   CHECK_THROWS_WITH(app::parse_shard("-1/4"), "--shard takes K/N, the shard K (from 0) of N, got '-1/4'");
   auto env_of = [](std::map<std::string, std::string> vars) {

@@ -2,12 +2,14 @@
 // each evaluator's pass rate against its threshold.
 #include <catch2/catch.hpp>
 
+#include "engine/app/batch_results.h"
 #include "engine/app/evaluation.h"
 #include "engine/core/error.h"
 #include "engine/core/file.h"
 #include "engine/core/file_lines.h"
 #include "engine/core/json_parse.h"
 #include "engine/core/json_text.h"
+#include "support/llm_test_support.h"
 #include "support/test_support.h"
 
 using namespace engine;
@@ -80,4 +82,22 @@ TEST_CASE("evaluation: --out leaves the results as they were, and a file that is
                     bad.string() + ":2: not a batch's result line (cut short: run the batch again to finish it)");
   CHECK(read_file(bad) == text + "{\"index\": 1, \"sta");  // untouched
   CHECK(!std::filesystem::exists(dir.path() / "bad.jsonl.new"));
+}
+
+// Rewriting the results in place while a batch appends to them would lose the lines appended meanwhile.
+TEST_CASE("evaluation: results a batch still holds are refused, and the file is left as it was", "[app][eval]") {
+  test::TempDir dir;
+  app::Evaluation evaluation(dir.write("e.yaml", kEvalFile));
+  auto results = dir.path() / "r.jsonl";
+  app::ResultsFile running(results, false);
+  running.append(Value{{"index", 0}, {"status", "ok"}, {"output", "1"}, {"data", {{"expected", "1"}}}});
+  Cancel cancel;
+  std::string kind;
+  for (auto out : {std::filesystem::path(), dir.path() / "scored.jsonl"}) {
+    CHECK(test::error_of([&] { evaluation.run({.results = results, .out = out}, cancel); }, &kind) ==
+          "an engine batch is still writing '" + results.string() + "'; score its results once it has ended");
+    CHECK(kind == "batch.busy");
+  }
+  CHECK(scored_lines(results).size() == 1);
+  CHECK(!std::filesystem::exists(dir.path() / "scored.jsonl"));
 }

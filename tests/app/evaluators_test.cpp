@@ -4,6 +4,7 @@
 
 #include "engine/app/evaluators.h"
 #include "engine/core/error.h"
+#include "support/llm_test_support.h"
 #include "support/test_support.h"
 
 using namespace engine;
@@ -67,6 +68,29 @@ TEST_CASE("numeric: the first number of each side, within an absolute and a rela
   auto relative = evaluator_of("{kind: numeric, expected: '1000', relative_tolerance: 0.01}");
   CHECK(relative->score(ok_line("-1009"), nullptr).reason == "got -1009, expected 1000 within 10");
   CHECK(relative->score(ok_line("1009.9"), nullptr).pass);
+}
+
+// strtod read "1e400" as infinity, and the digits after its 'e' were then taken for the number: 400.
+TEST_CASE("numeric: a number too large for a double is out of range, never the digits after its exponent", "[app][eval]") {
+  auto numeric = evaluator_of("{kind: numeric, expected: '{{ data.n }}'}");
+  CHECK(numeric->score(ok_line("1e400", {{"n", 400}}), nullptr).reason == "got '1e400', a number out of range");
+  CHECK(!numeric->score(ok_line("1e400", {{"n", 400}}), nullptr).pass);
+  CHECK(numeric->score(ok_line("400", {{"n", "-2e999 units"}}), nullptr).reason ==
+        "the expected value '-2e999' is out of range");
+  CHECK(numeric->score(ok_line("0x10", {{"n", 16}}), nullptr).reason == "got 0, expected 16");  // decimal only
+  CHECK(numeric->score(ok_line("1e308", {{"n", "1e308"}}), nullptr).pass);
+}
+
+TEST_CASE("json_schema: $refs that branch exponentially fail the line within the budget, never hang", "[app][eval]") {
+  std::string defs;
+  for (int i = 0; i < 40; ++i)
+    defs += "d" + std::to_string(i) + ": {allOf: [{$ref: '#/definitions/d" + std::to_string(i + 1) +
+            "'}, {$ref: '#/definitions/d" + std::to_string(i + 1) + "'}]}, ";
+  auto e = evaluator_of("{kind: json_schema, schema: {definitions: {" + defs + "d40: {type: integer}}, $ref: '#/definitions/d0'}}");
+  app::Score s = e->score(ok_line("7"), nullptr);
+  CHECK(!s.pass);
+  CHECK(s.reason == "at the top: could not be checked: the schema takes more than 1000064 steps for this value (its "
+                    "$refs branch too much)");
 }
 
 TEST_CASE("json_schema: JSON output, or text holding JSON (fenced too), against a schema", "[app][eval]") {

@@ -7,6 +7,7 @@
 #include "engine/app/session.h"
 #include "engine/core/error.h"
 #include "engine/core/file.h"
+#include "support/llm_test_support.h"
 #include "support/test_support.h"
 
 using namespace engine;
@@ -41,23 +42,48 @@ TEST_CASE("a session file gets one whole JSON line per turn, and is resumed from
   struct stat st {};
   REQUIRE(::stat(file.c_str(), &st) == 0);
   CHECK((st.st_mode & 0777) == 0600);  // a conversation is private
-  Session resumed = Session::open(file);
-  CHECK(resumed.turns() == 2);
-  REQUIRE(resumed.exchanges().size() == 2);
-  CHECK(resumed.exchanges()[0].output == "Hello!");
-  CHECK(resumed.exchanges()[1].output == R"({"name":"Ada"})");  // a structured answer is remembered as its JSON
-  resumed.add_turn("more", "ok");
+  {
+    Session resumed = Session::open(file);
+    CHECK(resumed.turns() == 2);
+    REQUIRE(resumed.exchanges().size() == 2);
+    CHECK(resumed.exchanges()[0].output == "Hello!");
+    CHECK(resumed.exchanges()[1].output == R"({"name":"Ada"})");  // a structured answer is remembered as its JSON
+    resumed.add_turn("more", "ok");
+  }
   CHECK(Session::open(file).exchanges().size() == 3);
+}
+
+// Two chats appending to one session would each lose the other's turns from their memory: the file is held by the
+// one using it, and never opened through a symlink.
+TEST_CASE("a session file in use is refused to a second chat, and a symlink is never followed", "[app][session][hostile]") {
+  test::TempDir dir;
+  auto file = dir.path() / "chat.jsonl";
+  std::string kind;
+  {
+    Session first = Session::open(file);
+    first.add_turn("hi", "Hello!");
+    CHECK(test::error_of([&] { Session::open(file); }, &kind) ==
+          "another engine process is using the session file '" + file.string() + "'; end it first, or give another file");
+    CHECK(kind == "session.busy");
+  }
+  CHECK(Session::open(file).turns() == 1);
+  auto victim = dir.write("victim.txt", "keep me\n");
+  auto link = dir.path() / "linked.jsonl";
+  std::filesystem::create_symlink(victim, link);
+  CHECK(test::error_of([&] { Session::open(link); }) == "'" + link.string() + "' is a symbolic link; name the file it points to");
+  CHECK(read_file(victim) == "keep me\n");
 }
 
 TEST_CASE("a reset starts the memory again and keeps the turns before it in the file", "[app][session]") {
   test::TempDir dir;
   auto file = dir.path() / "chat.jsonl";
-  Session s = Session::open(file);
-  s.add_turn("one", "1");
-  s.reset();
-  CHECK(s.exchanges().empty());
-  s.add_turn("two", "2");
+  {
+    Session s = Session::open(file);
+    s.add_turn("one", "1");
+    s.reset();
+    CHECK(s.exchanges().empty());
+    s.add_turn("two", "2");
+  }
   Session resumed = Session::open(file);
   CHECK(resumed.turns() == 3);
   REQUIRE(resumed.exchanges().size() == 1);

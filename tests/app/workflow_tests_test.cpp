@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include "engine/app/workflow_tests.h"
+#include "engine/core/text.h"
 #include "support/test_support.h"
 
 using namespace engine;
@@ -95,6 +96,28 @@ TEST_CASE("JUnit XML: a suite per file, a case per test, failures escaped", "[ap
         "    </testcase>\n"
         "  </testsuite>\n"
         "</testsuites>\n");
+}
+
+// An output is anything a model wrote: the report stays well-formed XML 1.0 whatever bytes it holds.
+TEST_CASE("JUnit XML: invalid UTF-8 and the characters XML excludes become U+FFFD", "[app][test]") {
+  app::TestFileOutcome f{"w.test.yaml", "w.yaml", {{"t", {"got '\xff\xfe ok \xc3\x28 \xed\xa0\x80 \xef\xbf\xbf \xe2\x82\xac'"}, 1}}};
+  std::string xml = app::junit_xml({f});
+  CHECK(find_invalid_utf8(xml) == std::string::npos);
+  CHECK(xml.find("got &apos;\xEF\xBF\xBD\xEF\xBF\xBD ok \xEF\xBF\xBD( \xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD "
+                 "\xEF\xBF\xBD \xE2\x82\xAC&apos;") != std::string::npos);
+}
+
+TEST_CASE("workflow tests: the error of a workflow that does not load has the usual keys masked, in the report too", "[app][test]") {
+  const std::string key = "sk-test-load-error-0123456789abcdef";
+  setenv("OPENAI_API_KEY", key.c_str(), 1);
+  test::TempDir dir;
+  dir.write("w.yaml", "inputs: {input: q}\nllm: {provider: scripted, scripted: {replies: [x]}}\nagent: {" + key + ": x}\n");
+  auto out = outcome_of(dir, "tests:\n  a: {expect: {output: x}}\n");
+  unsetenv("OPENAI_API_KEY");
+  REQUIRE(out.tests.size() == 1);
+  CHECK(out.tests[0].failures[0].find("unknown key '***' in agent") != std::string::npos);
+  CHECK(!test::holds_piece_of_key(out.tests[0].failures[0], key));
+  CHECK(!test::holds_piece_of_key(app::junit_xml({out}), key));
 }
 
 TEST_CASE("workflow tests: a workflow's own tests: are run when no test file is beside it", "[app][test]") {

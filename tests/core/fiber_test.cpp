@@ -220,3 +220,11 @@ TEST_CASE("fiber: a deep stack of frames fits a fiber's stack", "[core][fiber]")
   pool.join();
   CHECK(result == 400);
 }
+
+// Under an address-space limit (`ulimit -v`) a stack may not be had: spawn says so, and join() never waits for the
+// fiber that was not made.
+TEST_CASE("fiber: a spawn that gets no stack throws bad_alloc, and join returns at once", "[core][fiber]") {
+  FiberPool pool(1, size_t{1} << 46);  // four stacks of 64 TiB: more than any address space holds
+  CHECK_THROWS_AS(pool.spawn([] {}), std::bad_alloc);
+  pool.join();
+}

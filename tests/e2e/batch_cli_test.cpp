@@ -11,7 +11,9 @@
 #include <sstream>
 #include <thread>
 
+#include "engine/core/file.h"
 #include "engine/core/json_parse.h"
+#include "engine/core/json_text.h"
 #include "support/mock_llm_server.h"
 #include "support/test_support.h"
 
@@ -252,7 +254,7 @@ TEST_CASE("four shards run as four processes hold, between them, what one unshar
   auto partial = run_engine("batch merge " + shell_quote((dir.path() / "shard0.jsonl").string()) + " --out " +
                             shell_quote((dir.path() / "partial.jsonl").string()) + " --data " + shell_quote(data.string()));
   CHECK(partial.exit_code == 1);
-  CHECK(partial.err.find("missing rows: 1, 2, 3, 5,") != std::string::npos);
+  CHECK(partial.err.find("missing rows: 1-3, 5-7, 9-11, ") != std::string::npos);
 }
 
 TEST_CASE("a batch under --rpm starts its calls one interval apart, whatever its concurrency", "[e2e][batch]") {
@@ -290,4 +292,127 @@ TEST_CASE("a 429 holds the whole batch: no run starts a model call before the se
   // The first request heard the 429; the second was already on its way. Every later one waited for the hold.
   for (size_t i = 2; i < requests.size(); ++i)
     CHECK(requests[i].received - requests[0].received >= std::chrono::milliseconds(450));
+}
+
+TEST_CASE("batch: a numeric flag out of range (--concurrency -1, 0 or 10^6, --rpm nan, --shards -1) is refused at once",
+          "[e2e][batch]") {
+  test::TempDir dir;
+  auto workflow = dir.write("echo.yaml", slow_echo_workflow(0));
+  auto data = dir.write("data.jsonl", numbered_questions(3));
+  auto out = dir.path() / "out.jsonl";
+  for (std::string flag : {"--concurrency -1", "--concurrency=-1", "-c 0", "-c 1000000", "-c 18446744073709551615",
+                           "--rpm nan", "--rpm -5", "--tpm inf", "--shards -1", "--threshold nan", "--nice -1"}) {
+    INFO(flag);
+    auto r = run_engine(batch_args(workflow, data, out, flag));
+    CHECK(r.exit_code == 2);
+    CHECK((r.err.find("expected a whole number from") != std::string::npos ||
+           r.err.find("expected a number from") != std::string::npos));
+    CHECK(!std::filesystem::exists(out));
+  }
+}
+
+// Clusters often cap a process's address space. A fiber's stack is 2 MB of it (8 MB under the sanitizers, which
+// cannot run under the cap at all): a batch makes no more fibers than it has rows, and a stack it cannot have ends
+// the batch with a clear error after the runs in flight finish, never a hang.
+TEST_CASE("batch: under ulimit -v, a wide --concurrency over few rows runs, and one past the cap fails clearly", "[e2e][batch]") {
+#if defined(__SANITIZE_ADDRESS__)
+  SUCCEED("the sanitizers reserve terabytes of address space: no limit can be set under them");
+#else
+  test::TempDir dir;
+  auto workflow = dir.write("echo.yaml", slow_echo_workflow(20));
+  auto few = dir.write("few.jsonl", numbered_questions(3));
+  auto out = dir.path() / "few_out.jsonl";
+  std::string cap = "ulimit -v 1500000 &&";  // 1.5 GB: the engine, and a few hundred stacks
+  auto r = run_engine(batch_args(workflow, few, out, "--concurrency 16384"), "", cap);
+  INFO(r.err);
+  CHECK(r.exit_code == 0);
+  CHECK(result_lines(out).size() == 3);
+
+  auto many = dir.write("many.jsonl", numbered_questions(3000));
+  auto many_out = dir.path() / "many_out.jsonl";
+  r = run_engine(batch_args(workflow, many, many_out, "--concurrency 3000"), "", cap);
+  INFO(r.err);
+  CHECK(r.exit_code == 1);
+  CHECK(r.err.find("error[engine.out_of_memory]: no memory for run ") != std::string::npos);
+  CHECK(r.err.find("at once (a fiber's stack); give a lower --concurrency") != std::string::npos);
+  size_t written = result_lines(many_out).size();  // the runs in flight finished and were kept
+  CHECK(written > 0);
+  CHECK(written < 3000);
+  r = run_engine(batch_args(workflow, many, many_out, "--concurrency 50"), "", cap);  // and it resumes
+  CHECK(r.exit_code == 0);
+  CHECK(outputs_by_index(result_lines(many_out)).size() == 3000);
+#endif
+}
+
+TEST_CASE("batch: --out naming the data, a symlink, or a file that is not results is refused, and nothing is lost",
+          "[e2e][batch]") {
+  test::TempDir dir;
+  auto workflow = dir.write("echo.yaml", slow_echo_workflow(0));
+  auto data = dir.write("data.jsonl", numbered_questions(3));
+  auto r = run_engine(batch_args(workflow, data, data));
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("is the batch's data; give the results a file of their own") != std::string::npos);
+  CHECK(read_file(data) == numbered_questions(3));
+
+  auto notes = dir.write("notes.md", "# notes\nno final newline");
+  r = run_engine(batch_args(workflow, data, notes));
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("error[batch.bad_results]: " + notes.string() + " is not a batch's results file") != std::string::npos);
+  CHECK(read_file(notes) == "# notes\nno final newline");
+
+  auto link = dir.path() / "link.jsonl";
+  std::filesystem::create_symlink(notes, link);
+  r = run_engine(batch_args(workflow, data, link));
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("is a symbolic link; name the file it points to") != std::string::npos);
+  CHECK(read_file(notes) == "# notes\nno final newline");
+}
+
+// A second process writing the same results: `engine eval` rewriting the file while the batch appends would lose
+// every line the batch wrote meanwhile; it is refused, and the batch ends with every row.
+TEST_CASE("batch: eval and merge refuse the results of a batch still running, and the batch loses no row", "[e2e][batch]") {
+  test::TempDir dir;
+  auto workflow = dir.write("echo.yaml", slow_echo_workflow(100));
+  auto data = dir.write("data.jsonl", numbered_questions(20));
+  auto out = dir.path() / "out.jsonl";
+  auto eval = dir.write("e.yaml", "evaluators:\n  said: {kind: contains, expected: 'A:'}\n");
+  test::EngineProcess batch(batch_args(workflow, data, out, "--concurrency 2"));
+  REQUIRE(lines_reach(out, 2));
+  auto r = run_engine("eval " + shell_quote(eval.string()) + " --results " + shell_quote(out.string()));
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("error[batch.busy]: an engine batch is still writing") != std::string::npos);
+  r = run_engine("batch merge " + shell_quote(out.string()) + " --out " + shell_quote((dir.path() / "m.jsonl").string()));
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("error[batch.busy]") != std::string::npos);
+  test::CommandResult done = batch.wait();
+  CHECK(done.exit_code == 0);
+  CHECK(outputs_by_index(result_lines(out)).size() == 20);
+  r = run_engine("eval " + shell_quote(eval.string()) + " --results " + shell_quote(out.string()));  // now it may
+  CHECK(r.exit_code == 0);
+  CHECK(result_lines(out).size() == 20);
+}
+
+// 40 definitions each the allOf of two references to the next: every line's check is bounded, and SIGTERM ends the
+// evaluation promptly, the results left as they were.
+TEST_CASE("eval: SIGTERM during long schema checks ends it at once, the results untouched", "[e2e][batch]") {
+  test::TempDir dir;
+  std::string yaml = "evaluators:\n  shape:\n    kind: json_schema\n    schema:\n      $ref: '#/definitions/d0'\n"
+                     "      definitions:\n";
+  for (int i = 0; i < 40; ++i) {
+    std::string next = "'#/definitions/d" + std::to_string(i + 1) + "'";
+    yaml += "        d" + std::to_string(i) + ": {allOf: [{$ref: " + next + "}, {$ref: " + next + "}]}\n";
+  }
+  auto eval = dir.write("e.yaml", yaml + "        d40: {type: integer}\n");
+  std::string results;
+  for (int i = 0; i < 400; ++i)
+    results += to_json_text(Value{{"index", i}, {"status", "ok"}, {"output", "7"}}) + "\n";
+  auto file = dir.write("r.jsonl", results);
+  test::EngineProcess engine("eval " + shell_quote(eval.string()) + " --results " + shell_quote(file.string()) + " -c 2");
+  std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+  engine.signal(SIGTERM);
+  test::CommandResult r = engine.wait();
+  INFO(r.err);
+  CHECK(r.exit_code == 143);
+  CHECK(r.err.find("stopped: the results are left as they were") != std::string::npos);
+  CHECK(read_file(file) == results);
 }

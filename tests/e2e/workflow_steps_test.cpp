@@ -421,3 +421,45 @@ TEST_CASE("an llm step with an output schema answers a value its readers take fi
   CHECK(m.exit_code == 2);
   CHECK(m.err.find("steps.a.output_schema is for kind: llm (an agent step gives its agent one)") != std::string::npos);
 }
+
+// Files that each name the next as ten tools, seven deep: 10^7 tools in all. Each file is loaded and built once,
+// and its executor shared by every tool naming it; a file named again deep below stays within the nesting limit.
+TEST_CASE("sub-workflows: a file named by many tools is loaded and built once, and the files one load reads are bounded",
+          "[e2e][steps]") {
+  test::TempDir dir;
+  dir.write("w7.yaml", "inputs:\n  q: q\nsteps:\n  say: {kind: template, template: 'leaf {{ inputs.q }}'}\n");
+  for (int i = 6; i >= 0; --i) {
+    std::string yaml = "inputs:\n  q: q\ntools:\n";
+    for (int t = 0; t < 10; ++t) yaml += "  - {workflow: w" + std::to_string(i + 1) + ".yaml, name: t" + std::to_string(t) + "}\n";
+    yaml += "steps:\n  use: {kind: tool, tool: t3, input: '{{ inputs.q }}'}\n";
+    dir.write("w" + std::to_string(i) + ".yaml", yaml);
+  }
+  auto r = run_engine("run " + shell_quote((dir.path() / "w0.yaml").string()) + " -q --input hi");
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out == "leaf hi\n");
+
+  // x.yaml is three files deep; named first at depth 1, then again below a chain of six: 1 + 6 + 3 > 8.
+  dir.write("x2.yaml", "steps:\n  s: {kind: template, template: x}\n");
+  dir.write("x1.yaml", "steps:\n  s: {kind: workflow, workflow: x2.yaml}\n");
+  dir.write("x.yaml", "steps:\n  s: {kind: workflow, workflow: x1.yaml}\n");
+  dir.write("c6.yaml", "steps:\n  s: {kind: workflow, workflow: x.yaml}\n");
+  for (int i = 5; i >= 1; --i)
+    dir.write("c" + std::to_string(i) + ".yaml",
+              "steps:\n  s: {kind: workflow, workflow: c" + std::to_string(i + 1) + ".yaml}\n");
+  dir.write("top.yaml", "steps:\n  a: {kind: workflow, workflow: x.yaml}\n  b: {kind: workflow, workflow: c1.yaml}\n");
+  r = run_engine("validate " + shell_quote((dir.path() / "top.yaml").string()));
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("c6.yaml:2:33: steps.s.workflow: workflows nest deeper than 8 files") != std::string::npos);
+
+  std::string wide = "tools:\n";
+  for (int i = 0; i < 300; ++i) {
+    dir.write("f" + std::to_string(i) + ".yaml", "inputs:\n  q: q\nsteps:\n  s: {kind: template, template: x}\n");
+    wide += "  - {workflow: f" + std::to_string(i) + ".yaml, name: f" + std::to_string(i) + "}\n";
+  }
+  dir.write("wide.yaml", wide + "steps:\n  s: {kind: tool, tool: f0, input: x}\n");
+  r = run_engine("validate " + shell_quote((dir.path() / "wide.yaml").string()));
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("wide.yaml:258:16: tools[256].workflow: the workflow and the files it names hold more than 256 "
+                   "workflow files") != std::string::npos);
+}

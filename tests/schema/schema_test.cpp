@@ -176,3 +176,33 @@ TEST_CASE("a pattern checked against text that is not UTF-8 is a violation, not 
   CHECK(violations(Value{{"pattern", "^a"}}, std::string("a\xff\xfe", 3)).empty());
   CHECK(violations(Value{{"pattern", "^a"}}, std::string("b\xff", 2)) == "at the top: does not match the pattern '^a'");
 }
+
+// 40 definitions, each the allOf of two references to the next: no loop, but 2^40 subschemas applied to one value.
+// The work of a validation is bounded (schema.h): past it, the value is reported as not checked, never as valid.
+TEST_CASE("$refs that branch without looping are checked within the step budget, and a cancel stops them",
+          "[schema][hostile]") {
+  Value schema{{"definitions", Value::object()}, {"$ref", "#/definitions/d0"}};
+  for (int i = 0; i < 40; ++i) {
+    std::string next = "#/definitions/d" + std::to_string(i + 1);
+    schema["definitions"]["d" + std::to_string(i)] = {{"allOf", {{{"$ref", next}}, {{"$ref", next}}}}};
+  }
+  schema["definitions"]["d40"] = {{"type", "integer"}};
+  Schema compiled = Schema::compile(schema, with_patterns());
+  CHECK(schema::describe(compiled.validate(Value(7))) ==
+        "at the top: could not be checked: the schema takes more than 1000064 steps for this value (its $refs "
+        "branch too much)");
+  CHECK(!compiled.validate(Value("x")).empty());  // a value that fails is never valid, checked in full or not
+  Cancel cancel;
+  cancel.cancel();
+  std::string kind;
+  try {
+    compiled.validate(Value(7), &cancel);
+  } catch (const Error& e) {
+    kind = e.kind();
+  }
+  CHECK(kind == "run.cancelled");
+  // A schema of ordinary size checks a large value in full: the budget grows with the value.
+  Value list = Value::array();
+  for (int i = 0; i < 200000; ++i) list.push_back(i);
+  CHECK(violations(Value{{"type", "array"}, {"items", {{"type", "integer"}, {"minimum", 0}}}}, list).empty());
+}

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <bit>
 #include <cstring>
+#include <functional>
+#include <string_view>
 
 namespace engine::tools::lua {
 namespace {
@@ -50,6 +52,7 @@ bool StateFingerprint::first_visit(const void* p) {
 std::optional<uint64_t> StateFingerprint::of(lua_State* L) {
   hash_ = 0x6c7561737461746c;
   values_ = 0;
+  string_bytes_ = 0;
   if (seen_count_) std::fill(seen_.begin(), seen_.end(), nullptr);
   seen_count_ = 0;
   if (!lua_checkstack(L, 4)) return std::nullopt;
@@ -78,7 +81,7 @@ bool StateFingerprint::value(lua_State* L, int index, int depth) {
         mix(spread(std::bit_cast<uint64_t>(static_cast<double>(lua_tonumber(L, index)))) + 1);
       }
       return true;
-    case LUA_TSTRING:
+    case LUA_TSTRING: return string(L, index);
     case LUA_TLIGHTUSERDATA: mix(address(lua_topointer(L, index))); return true;
     case LUA_TTABLE: return table(L, index, depth);
     case LUA_TFUNCTION: return function(L, index, depth);
@@ -117,13 +120,42 @@ bool StateFingerprint::table(lua_State* L, int index, int depth) {
   return true;
 }
 
+// By content: a string the script could read is its bytes, whatever object holds them (a new string may take the
+// address of one collected, so an address says nothing).
+bool StateFingerprint::string(lua_State* L, int index) {
+  size_t len = 0;
+  const char* bytes = lua_tolstring(L, index, &len);
+  string_bytes_ += len;
+  if (string_bytes_ > kMaxStringBytes) return false;
+  mix(spread(std::hash<std::string_view>{}(std::string_view(bytes, len))) ^ len);
+  return true;
+}
+
+// Lua writes a function's code through this, as lua_dump does to a file: hashed, never stored.
+int StateFingerprint::code_writer(lua_State*, const void* p, size_t size, void* self) {
+  auto* f = static_cast<StateFingerprint*>(self);
+  f->code_hash_ = spread(f->code_hash_ ^ std::hash<std::string_view>{}(std::string_view(static_cast<const char*>(p), size)));
+  return 0;
+}
+
 bool StateFingerprint::function(lua_State* L, int index, int depth) {
   const void* p = lua_topointer(L, index);  // a C function without upvalues: its code's address
   mix(address(p));
   if (!lua_checkstack(L, 2)) return false;
-  if (!lua_getupvalue(L, index, 1)) return true;  // nothing of its own to change
-  lua_pop(L, 1);
+  bool lua_code = !lua_iscfunction(L, index);
+  bool upvalues = lua_getupvalue(L, index, 1) != nullptr;
+  if (upvalues) lua_pop(L, 1);
+  if (!lua_code && !upvalues) return true;  // nothing of its own to change
   if (!first_visit(p)) return true;
+  if (lua_code) {
+    // A Lua closure's code (its prototype's instructions and constants), so a closure of other code made at the
+    // address of a collected one reads as changed. Stripped of debug information: the code is what runs.
+    lua_pushvalue(L, index);
+    code_hash_ = 0x636f646568617368;
+    lua_dump(L, code_writer, this, 1);
+    lua_pop(L, 1);
+    mix(code_hash_);
+  }
   for (int n = 1; lua_getupvalue(L, index, n); ++n) {
     mix(address(lua_upvalueid(L, index, n)));  // which cell: a local shared with another closure, or its own
     bool ok = value(L, lua_gettop(L), depth + 1);

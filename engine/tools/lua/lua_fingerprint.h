@@ -4,10 +4,11 @@
 //
 // What counts: every value reachable from the registry (the globals and every library, the modules `require` has
 // loaded, the tool's own functions) and from the string metatable; every table's metatable and its entries in
-// order; every closure's upvalues, by value and by cell (two closures sharing a local); the bytes of every full
-// userdata (math.random's generator state, a gmatch iterator's position). Values are taken by identity: a table
-// or function by its address, a string by its object (short strings are interned, so equal text is one object),
-// a number by its bits. A coroutine other than the main thread makes the state unshareable: its suspended frames
+// order; every closure's upvalues, by value and by cell (two closures sharing a local), and a Lua closure's code;
+// the bytes of every full userdata (math.random's generator state, a gmatch iterator's position). What a script can
+// read is taken by content: a string by its bytes, a number by its bits, a function's code by its instructions and
+// constants. A table's or function's address is mixed in too, never alone: a new object may land at the address of
+// a collected one, so an address cannot stand for what it held. A coroutine other than the main thread makes the state unshareable: its suspended frames
 // are state a fingerprint cannot read. Stricter than needed is safe, never looser: a table rebuilt with the same
 // contents, or rehashed into another order, reads as changed, and the run merely keeps its own state.
 #include <cstddef>
@@ -24,10 +25,13 @@ class StateFingerprint {
   // A state whose walk passes `max_values` values (a script holding a large table) is not worth walking per call.
   static constexpr size_t kMaxValues = 4096;
   static constexpr int kMaxDepth = 100;
+  // A state holding more text than this (a script keeping a large document) is not worth hashing per call.
+  static constexpr size_t kMaxStringBytes = 256 << 10;
 
   // Null when the state cannot be shared: a coroutine is reachable, a userdata larger than 4 KB, nesting deeper than
-  // kMaxDepth, or more than kMaxValues values. Uses at most a few Lua stack slots per level of nesting; allocates
-  // nothing in Lua except stack space, so call it under a protected call (LuaSandbox::protect).
+  // kMaxDepth, more than kMaxValues values, or more than kMaxStringBytes of strings. Uses at most a few Lua stack
+  // slots per level of nesting; allocates nothing in Lua except stack space, so call it under a protected call
+  // (LuaSandbox::protect).
   std::optional<uint64_t> of(lua_State* L);
 
  private:
@@ -35,11 +39,15 @@ class StateFingerprint {
   bool table(lua_State* L, int index, int depth);
   bool function(lua_State* L, int index, int depth);
   bool userdata(lua_State* L, int index, int depth);
+  bool string(lua_State* L, int index);
+  static int code_writer(lua_State* L, const void* p, size_t size, void* self);
   bool first_visit(const void* p);
   void mix(uint64_t v);
 
   uint64_t hash_ = 0;
   size_t values_ = 0;
+  size_t string_bytes_ = 0;
+  uint64_t code_hash_ = 0;
   std::vector<const void*> seen_;  // open addressing, kept between walks
   size_t seen_count_ = 0;
 };

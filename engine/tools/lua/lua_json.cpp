@@ -128,7 +128,7 @@ Value convert(lua_State* L, int index, int depth, Budget& budget) {
         lua_pop(L, 1);
       }
       Value obj = Value::object();
-      for (auto& [k, v] : sorted) obj[k] = std::move(v);
+      for (auto& [k, v] : sorted) append_new_member(obj, k, std::move(v));  // unique: the map's keys
       return obj;
     }
     default:

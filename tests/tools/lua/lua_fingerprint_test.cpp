@@ -106,3 +106,24 @@ TEST_CASE("a state that holds a coroutine, a deep nest or a very large table is 
   fits.run("small = {} for i = 1, 1000 do small[i] = i end local t = {} root = t for i = 1, 50 do t.next = {} t = t.next end");
   CHECK(fits.print());
 }
+
+// A new object may land where a collected one was: what a script reads (a string's bytes, a function's code) is
+// compared, never an address alone. A run must never get a state holding another run's text because a new string
+// took the place of the old one.
+TEST_CASE("a state's fingerprint compares strings and code by content, not by where they lie", "[lua][fingerprint]") {
+  for (int i = 0; i < 20; ++i) {  // the allocator may or may not give the same place back: never a false match
+    CHECK(changes("last = string.rep('a', 40)", "last = nil collectgarbage() collectgarbage() last = string.rep('b', 40)"));
+    CHECK(changes("last = 'init'", "last = nil collectgarbage() last = string.format('%s', 'secr')"));
+    CHECK_FALSE(changes("s = string.rep('a', 50)", "s = string.rep('a', 50) collectgarbage() s = string.rep('a', 50)"));
+    CHECK(changes("f = function() return 1 end", "f = nil collectgarbage() f = function() return 2 end"));
+    CHECK(changes("local a, b = function() return 1 end, function() return 2 end f = a g = b",
+                  "f = nil collectgarbage() f = g"));
+    CHECK_FALSE(changes("f = function() return 1 end", "local old = f collectgarbage() f = old"));
+  }
+}
+
+TEST_CASE("a state holding more than 256 KB of strings is not shared", "[lua][fingerprint]") {
+  State s;
+  s.run("big = string.rep('x', 300 * 1024)");
+  CHECK_FALSE(s.print());
+}

@@ -1,6 +1,7 @@
 #include "engine/template/template.h"
 
 #include <algorithm>
+#include <map>
 
 #include "engine/core/error.h"
 #include "engine/core/file.h"
@@ -254,11 +255,16 @@ class Checker {
 
 namespace {
 
+// The files one compile has included, by path: each is read and compiled once however often it is included (ten
+// includes of a file that includes the next ten times, eight deep, would otherwise be 10^8 compiles).
+using IncludedFiles = std::map<std::filesystem::path, std::shared_ptr<const Compiled>>;
+
 std::shared_ptr<const Compiled> compile_source(std::string source, std::string name, const TemplateOptions& options,
-                                                int depth);
+                                                int depth, IncludedFiles& included);
 
 // Included and imported templates are compiled with their parent, once; a cycle stops at the depth limit.
-void resolve_includes(Body& body, const SourceText& src, const TemplateOptions& options, int depth) {
+void resolve_includes(Body& body, const SourceText& src, const TemplateOptions& options, int depth,
+                      IncludedFiles& included) {
   auto load = [&](const std::string& name, Pos pos, bool ignore_missing) -> std::shared_ptr<const Compiled> {
     if (depth >= kMaxIncludeDepth)
       throw located_error("template.include_depth",
@@ -287,6 +293,7 @@ void resolve_includes(Body& body, const SourceText& src, const TemplateOptions& 
                           pos.col);
     }
     path = found.path;
+    if (auto it = included.find(path); it != included.end()) return it->second;
     std::string text;
     try {
       text = read_file(path);
@@ -295,7 +302,9 @@ void resolve_includes(Body& body, const SourceText& src, const TemplateOptions& 
     }
     TemplateOptions own = options;
     own.embedding.reset();  // an included file is its own text, not the embedding one's
-    return compile_source(std::move(text), path.lexically_normal().string(), own, depth + 1);
+    auto compiled = compile_source(std::move(text), path.lexically_normal().string(), own, depth + 1, included);
+    included[path] = compiled;
+    return compiled;
   };
   for (auto& n : body) {
     switch (n->kind) {
@@ -310,24 +319,30 @@ void resolve_includes(Body& body, const SourceText& src, const TemplateOptions& 
         break;
       }
       case NodeKind::If:
-        for (auto& [_, b] : static_cast<IfNode&>(*n).branches) resolve_includes(b, src, options, depth);
-        resolve_includes(static_cast<IfNode&>(*n).otherwise, src, options, depth);
+        for (auto& [_, b] : static_cast<IfNode&>(*n).branches) resolve_includes(b, src, options, depth, included);
+        resolve_includes(static_cast<IfNode&>(*n).otherwise, src, options, depth, included);
         break;
       case NodeKind::For:
-        resolve_includes(static_cast<ForNode&>(*n).body, src, options, depth);
-        resolve_includes(static_cast<ForNode&>(*n).otherwise, src, options, depth);
+        resolve_includes(static_cast<ForNode&>(*n).body, src, options, depth, included);
+        resolve_includes(static_cast<ForNode&>(*n).otherwise, src, options, depth, included);
         break;
-      case NodeKind::SetBlock: resolve_includes(static_cast<SetBlockNode&>(*n).body, src, options, depth); break;
-      case NodeKind::Macro: resolve_includes(static_cast<MacroNode&>(*n).def.body, src, options, depth); break;
-      case NodeKind::CallBlock: resolve_includes(static_cast<CallBlockNode&>(*n).caller.body, src, options, depth); break;
-      case NodeKind::FilterBlock: resolve_includes(static_cast<FilterBlockNode&>(*n).body, src, options, depth); break;
+      case NodeKind::SetBlock:
+        resolve_includes(static_cast<SetBlockNode&>(*n).body, src, options, depth, included);
+        break;
+      case NodeKind::Macro: resolve_includes(static_cast<MacroNode&>(*n).def.body, src, options, depth, included); break;
+      case NodeKind::CallBlock:
+        resolve_includes(static_cast<CallBlockNode&>(*n).caller.body, src, options, depth, included);
+        break;
+      case NodeKind::FilterBlock:
+        resolve_includes(static_cast<FilterBlockNode&>(*n).body, src, options, depth, included);
+        break;
       default: break;
     }
   }
 }
 
 std::shared_ptr<const Compiled> compile_source(std::string source, std::string name, const TemplateOptions& options,
-                                                int depth) {
+                                                int depth, IncludedFiles& included) {
   if (!options.keep_trailing_newline && !source.empty() && source.back() == '\n') {
     source.pop_back();
     if (!source.empty() && source.back() == '\r') source.pop_back();
@@ -336,7 +351,7 @@ std::shared_ptr<const Compiled> compile_source(std::string source, std::string n
       Compiled{SourceText(std::move(name), std::move(source), options.embedding), options, {}, {}});
   auto tokens = tokenize(c->source, c->options);
   c->body = parse(c->source, tokens);
-  resolve_includes(c->body, c->source, c->options, depth);
+  resolve_includes(c->body, c->source, c->options, depth, included);
   Checker checker(c->source);
   checker.body(c->body);
   c->free_names = std::move(checker.free_names);
@@ -347,7 +362,8 @@ std::shared_ptr<const Compiled> compile_source(std::string source, std::string n
 }  // namespace
 
 Template Template::compile(std::string source, std::string name, TemplateOptions options) {
-  return Template(compile_source(std::move(source), std::move(name), options, 0));
+  IncludedFiles included;
+  return Template(compile_source(std::move(source), std::move(name), options, 0, included));
 }
 
 Template Template::compile_file(const std::filesystem::path& path, TemplateOptions options) {
@@ -385,7 +401,8 @@ const TemplateOptions& Template::options() const { return compiled_->options; }
 Template Template::compile_expression(const std::string& expression, std::string name, TemplateOptions options) {
   // Wrapped as an output so the one lexer and parser read it; a column in an error is then 3 past the expression's.
   if (options.embedding) options.embedding->wrap = 3;
-  auto c = compile_source("{{ " + expression + " }}", std::move(name), options, 0);
+  IncludedFiles included;
+  auto c = compile_source("{{ " + expression + " }}", std::move(name), options, 0, included);
   if (c->body.size() != 1 || c->body[0]->kind != NodeKind::Output)
     throw located_error("template.syntax", "expected one expression, got a template", c->source, 1, 1);
   return Template(std::move(c));

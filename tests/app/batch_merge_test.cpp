@@ -85,3 +85,11 @@ TEST_CASE("merge: a results file a batch still holds is refused, never merged ha
   CHECK(kind == "batch.busy");
   CHECK(!std::filesystem::exists(dir.path() / "o.jsonl"));
 }
+
+TEST_CASE("merge: a line past 16 MiB is refused, not read whole", "[app][batch]") {
+  test::TempDir dir;
+  auto big = dir.write("big.jsonl", merge_line(0, "ok") + R"({"index":1,"status":"ok","output":")" +
+                                        std::string((size_t{16} << 20) + 10, 'x') + "\"}\n");
+  CHECK(test::error_of([&] { app::merge_results({big}, dir.path() / "o.jsonl", std::nullopt); }) ==
+        big.string() + ":2: not a batch's result line");
+}

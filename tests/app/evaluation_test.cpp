@@ -101,3 +101,15 @@ TEST_CASE("evaluation: results a batch still holds are refused, and the file is 
   CHECK(scored_lines(results).size() == 1);
   CHECK(!std::filesystem::exists(dir.path() / "scored.jsonl"));
 }
+
+TEST_CASE("evaluation: a results line past 16 MiB is refused, not read whole", "[app][eval]") {
+  test::TempDir dir;
+  app::Evaluation evaluation(dir.write("e.yaml", kEvalFile));
+  std::string text = results_of({{"1", "1"}}) + R"({"index":1,"status":"ok","output":")" +
+                     std::string((size_t{16} << 20) + 10, 'x') + "\"}\n";
+  auto results = dir.write("r.jsonl", text);
+  Cancel cancel;
+  CHECK(test::error_of([&] { evaluation.run({.results = results}, cancel); }) ==
+        results.string() + ":2: not a batch's result line");
+  CHECK(read_file(results, size_t{64} << 20) == text);
+}

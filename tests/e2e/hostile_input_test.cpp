@@ -154,3 +154,44 @@ TEST_CASE("e2e: an error on a line of megabytes quotes 160 characters of it, not
   Value report = Value::parse(r.out);
   CHECK(report["files"][0]["errors"][0]["source_line"] == "..." + std::string(160, ']'));
 }
+
+// A tool's parameters are checked with the same step budget as an evaluator's schema: branching $refs end the call
+// with an observation, never a hang.
+TEST_CASE("e2e: a tool whose parameters' $refs branch exponentially is refused within the budget", "[e2e][hostile]") {
+  test::TempDir dir;
+  std::string defs;
+  for (int i = 0; i < 40; ++i) {
+    std::string next = "'#/definitions/d" + std::to_string(i + 1) + "'";
+    defs += "          d" + std::to_string(i) + ": {allOf: [{$ref: " + next + "}, {$ref: " + next + "}]}\n";
+  }
+  auto w = dir.write("w.yaml", "tools:\n  - builtin: echo\n    parameters:\n      type: object\n"
+                               "      properties: {x: {$ref: '#/definitions/d0'}}\n      definitions:\n" +
+                                   defs + "          d40: {type: integer}\n"
+                               "steps:\n  s: {kind: tool, tool: echo, input: '{\"x\": 7}'}\n");
+  auto r = run_engine("tool " + shell_quote(w.string()) + " echo -i '{\"x\": 7}' --json");
+  INFO(r.err);
+  Value doc = Value::parse(r.out);
+  CHECK(doc["ok"] == false);
+  CHECK(doc["observation"].get<std::string>().find(
+            "tool 'echo' was not run: its arguments do not match its parameters: at the top: could not be checked: "
+            "the schema takes more than ") != std::string::npos);
+}
+
+// Sorting a batch's results and --retry-failed replace the file by renaming a new one over it: a symlink planted
+// where that new file once went (PATH.new) must not receive the lines.
+TEST_CASE("e2e: a symlink planted beside a batch's results redirects none of its rewrites", "[e2e][hostile]") {
+  test::TempDir dir;
+  auto w = dir.write("w.yaml", "inputs:\n  q: q\nsteps:\n  s: {kind: template, template: 'A {{ inputs.q }}'}\n");
+  auto data = dir.write("d.jsonl", "{\"q\": \"a\"}\n{\"q\": \"b\"}\n{\"q\": \"c\"}\n");
+  auto out = dir.path() / "out.jsonl";
+  auto victim = dir.write("victim.txt", "precious\n");
+  std::filesystem::create_symlink(victim, dir.path() / "out.jsonl.new");
+  std::string args = "batch " + shell_quote(w.string()) + " --data " + shell_quote(data.string()) + " --out " +
+                     shell_quote(out.string()) + " --concurrency 3";
+  auto r = run_engine(args);
+  CHECK(r.exit_code == 0);
+  r = run_engine(args + " --retry-failed");
+  CHECK(r.exit_code == 0);
+  CHECK(read_file(victim) == "precious\n");
+  CHECK(read_file(out).find("\"output\":\"A c\"") != std::string::npos);
+}

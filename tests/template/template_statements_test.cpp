@@ -58,6 +58,25 @@ TEST_CASE("a template including itself stops at the depth limit", "[template]") 
         std::string::npos);
 }
 
+// Each file is read and compiled once per compile, however often it is included: ten includes of a file that
+// includes the next ten times, eight deep, were 10^8 compiles; a file including itself four times was 4^16.
+TEST_CASE("a template included many times is compiled once, and self-inclusion that branches still stops at once",
+          "[template][hostile]") {
+  Folder f;
+  for (int i = 0; i < 8; ++i) {
+    std::string includes;
+    for (int k = 0; k < 10; ++k) includes += "{% include 't" + std::to_string(i + 1) + ".j2' %}";
+    f.dir.write("t" + std::to_string(i) + ".j2", includes);
+  }
+  f.dir.write("t8.j2", "x");
+  Template t = Template::compile("{% include 't6.j2' %}", "main.j2", f.options());
+  CHECK(t.render(Value::object()) == std::string(100, 'x'));
+  CHECK(f.error_of("{% include 't0.j2' %}").find("the render took more than 1000000 steps") != std::string::npos);
+  f.dir.write("self.j2", "{% include 'self.j2' %}{% include 'self.j2' %}{% include 'self.j2' %}{% include 'self.j2' %}");
+  CHECK(f.error_of("{% include 'self.j2' %}").find("templates include each other deeper than 16 levels") !=
+        std::string::npos);
+}
+
 TEST_CASE("runaway macro recursion stops at the call depth limit", "[template]") {
   Folder f;
   CHECK(f.error_of("{% macro r(n) %}{{ r(n + 1) }}{% endmacro %}{{ r(0) }}")

@@ -22,6 +22,8 @@ const std::vector<std::string> kStepKinds = {"template", "llm", "agent", "tool",
 constexpr size_t kMaxSteps = 1000;
 // Sub-workflows nest: a workflow whose steps or tools are workflows, and so on; this bounds the chain.
 constexpr size_t kMaxWorkflowNesting = 8;
+// The longest time a workflow may name (a timeout, a run's time limit): a day, as a step's timeout.
+constexpr double kMaxSeconds = 86400;
 // Distinct workflow files one load may read (a workflow, its steps' and tools' workflows, theirs ...).
 constexpr size_t kMaxWorkflowFiles = 256;
 
@@ -139,9 +141,9 @@ class Loader {
     if (n["base_url"]) l.base_url = r_.str(n["base_url"], at + ".base_url");
     if (n["api_key_env"]) l.api_key_env = r_.str(n["api_key_env"], at + ".api_key_env");
     if (n["max_retries"]) l.max_retries = static_cast<int>(r_.integer(n["max_retries"], at + ".max_retries", 0, 20));
-    if (n["timeout"]) l.timeout_s = r_.number(n["timeout"], at + ".timeout", 0.001);
-    if (n["connect_timeout"]) l.connect_timeout_s = r_.number(n["connect_timeout"], at + ".connect_timeout", 0.001);
-    if (n["read_timeout"]) l.read_timeout_s = r_.number(n["read_timeout"], at + ".read_timeout", 0.001);
+    if (n["timeout"]) l.timeout_s = r_.number(n["timeout"], at + ".timeout", 0.001, kMaxSeconds);
+    if (n["connect_timeout"]) l.connect_timeout_s = r_.number(n["connect_timeout"], at + ".connect_timeout", 0.001, kMaxSeconds);
+    if (n["read_timeout"]) l.read_timeout_s = r_.number(n["read_timeout"], at + ".read_timeout", 0.001, kMaxSeconds);
     if (n["endpoint"]) l.endpoint = one_of(n["endpoint"], at + ".endpoint", {"chat", "completions"});
     if (n["seed"]) l.seed = r_.integer(n["seed"], at + ".seed", -(1LL << 53), 1LL << 53);
     if (n["response_format"]) {
@@ -404,7 +406,7 @@ class Loader {
     if (n["max_iterations"])
       a.max_iterations = static_cast<int>(r_.integer(n["max_iterations"], at + ".max_iterations", 1, 10000));
     if (n["max_execution_time"])
-      a.max_execution_time = r_.number(n["max_execution_time"], at + ".max_execution_time", 0);
+      a.max_execution_time = r_.number(n["max_execution_time"], at + ".max_execution_time", 0, kMaxSeconds);
     if (n["max_tokens_total"])
       a.max_tokens_total = static_cast<long>(r_.integer(n["max_tokens_total"], at + ".max_tokens_total", 1, 1LL << 40));
     if (n["max_cost"]) {

@@ -2,12 +2,20 @@
 
 #include <charconv>
 #include <cmath>
+#include <cstdio>
 
 #include "engine/core/text.h"
 #include "engine/spec/format_keys.h"
 
 namespace engine::spec {
 namespace {
+
+// 0.001, 86400, 1e+15: a bound as a person reads it.
+std::string shown_number(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", v);
+  return buf;
+}
 
 constexpr int kMaxValueDepth = 64;
 constexpr long kMaxValueNodes = 100'000;
@@ -114,11 +122,12 @@ long long YamlReader::integer(const YAML::Node& n, const std::string& path, long
   return *v;
 }
 
-double YamlReader::number(const YAML::Node& n, const std::string& path, double min) const {
+double YamlReader::number(const YAML::Node& n, const std::string& path, double min, double max) const {
   std::string s = n.IsScalar() ? str(n, path) : "";
   auto v = n.IsScalar() ? as_double(s) : std::nullopt;
   if (!v || std::isnan(*v)) fail("spec.wrong_type", path + " must be a number, got " + what_is(n), n);
-  if (*v < min) fail("spec.out_of_range", path + " must be at least " + std::to_string(min) + ", got " + s, n);
+  if (*v < min) fail("spec.out_of_range", path + " must be at least " + shown_number(min) + ", got " + s, n);
+  if (*v > max) fail("spec.out_of_range", path + " must be at most " + shown_number(max) + ", got " + s, n);
   return *v;
 }
 

@@ -32,7 +32,9 @@ class YamlReader {
   // Templates and regexes are taken as written: ${...} is not expanded in them.
   Located<std::string> located_raw(const YAML::Node& n, const std::string& path) const;
   long long integer(const YAML::Node& n, const std::string& path, long long min, long long max) const;
-  double number(const YAML::Node& n, const std::string& path, double min) const;
+  // A finite number from `min` to `max` (`.inf` and `.nan` are refused: a time or a budget of them overflows when
+  // converted, and a deadline computed past the clock's range lies in the past).
+  double number(const YAML::Node& n, const std::string& path, double min, double max = 1e15) const;
   bool boolean(const YAML::Node& n, const std::string& path) const;
   // A list of strings; a single string is a list of one.
   std::vector<Located<std::string>> str_list(const YAML::Node& n, const std::string& path) const;

@@ -544,3 +544,15 @@ TEST_CASE("steps: a lua step names a script within the workflow's reach, its lim
         "                                             ^");
   CHECK(workflow_error("steps:\n  a: {kind: lua, lua: /etc/passwd}\n").find("steps.a.lua") != std::string::npos);
 }
+
+// A time past the clock's range made a deadline in the past: `max_execution_time: 1e300` stopped every run at once.
+TEST_CASE("numbers in a workflow are finite and in range: times at most a day, .inf and 1e300 refused", "[spec]") {
+  std::string agent = "inputs:\n  input: q\n" + kLlm + "agent:\n  max_execution_time: ";
+  CHECK(workflow_error(agent + "1e300\n").find("w.yaml:8:23: agent.max_execution_time must be at most 86400, got 1e300") == 0);
+  CHECK(workflow_error(agent + ".inf\n").find("w.yaml:8:23: agent.max_execution_time must be at most 86400, got .inf") == 0);
+  CHECK(workflow_error(agent + "86400\n") == "no error");
+  std::string llm = "inputs:\n  input: q\nllm:\n  provider: openai\n  model: m\n  timeout: ";
+  CHECK(workflow_error(llm + "1e300\nagent: {}\n").find("llm.timeout must be at most 86400, got 1e300") != std::string::npos);
+  CHECK(workflow_error("inputs:\n  input: q\n" + kLlm + "agent:\n  max_cost: .inf\n")
+            .find("agent.max_cost must be at most 1e+15, got .inf") != std::string::npos);
+}

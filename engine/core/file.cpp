@@ -98,7 +98,7 @@ FileReplacement::FileReplacement(std::filesystem::path path) : path_(std::move(p
     temp_ += suffix;
     // O_EXCL refuses any name that exists, a symlink included (dangling or not): the file is ours, new.
     fd_ = FileDescriptor(::open(temp_.c_str(), O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644));
-    if (!fd_.valid() && (errno != EEXIST || attempt == 16)) throw file_error("cannot write", temp_);
+    if (!fd_.valid() && (errno != EEXIST || attempt == 16)) throw file_error("cannot write", path_);
   }
   if (existed) ::fchmod(fd_.get(), old.st_mode & 07777);
 }
@@ -108,11 +108,11 @@ FileReplacement::~FileReplacement() {
 }
 
 void FileReplacement::write(std::string_view text) {
-  if (!write_fully(fd_.get(), text)) throw file_error("cannot write", temp_);
+  if (!write_fully(fd_.get(), text)) throw file_error("cannot write", path_);
 }
 
 void FileReplacement::commit() {
-  if (::fsync(fd_.get()) != 0) throw file_error("cannot write", temp_);
+  if (::fsync(fd_.get()) != 0) throw file_error("cannot write", path_);
   if (::rename(temp_.c_str(), path_.c_str()) != 0) throw file_error("cannot replace", path_);
   committed_ = true;
 }

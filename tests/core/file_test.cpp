@@ -63,3 +63,33 @@ TEST_CASE("file: a pipe is read to its end when allowed, refused when not", "[co
   REQUIRE(mkfifo(fifo.c_str(), 0600) == 0);
   CHECK(test::error_of([&] { read_file(fifo); }) == "cannot read '" + fifo.string() + "': a pipe, where a regular file belongs");
 }
+
+TEST_CASE("file: a replacement is whole or absent, keeps the old file's permissions, and follows no planted symlink",
+          "[core][file]") {
+  test::TempDir dir;
+  auto path = dir.write("report.xml", "old\n");
+  ::chmod(path.c_str(), 0640);
+  auto victim = dir.write("victim.txt", "keep\n");
+  std::filesystem::create_symlink(victim, dir.path() / "report.xml.new");  // where the file beside it once went
+  {
+    FileReplacement r(path);
+    r.write("new\n");
+    CHECK(read_file(path) == "old\n");  // nothing shows before commit
+    r.commit();
+  }
+  CHECK(read_file(path) == "new\n");
+  CHECK(read_file(victim) == "keep\n");
+  struct stat st {};
+  REQUIRE(::stat(path.c_str(), &st) == 0);
+  CHECK((st.st_mode & 0777) == 0640);
+  { FileReplacement dropped(path); dropped.write("half"); }  // dropped without commit: the old file stays
+  CHECK(read_file(path) == "new\n");
+  size_t files = 0;
+  for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator(dir.path())) ++files;
+  CHECK(files == 3);  // report.xml, victim.txt and the planted link: nothing left beside them
+  std::string kind;
+  auto nowhere = dir.path() / "no-such-folder" / "r.xml";
+  CHECK(test::error_of([&] { FileReplacement r(nowhere); }, &kind) ==
+        "cannot write '" + nowhere.string() + "': No such file or directory");
+  CHECK(kind == "io.write_failed");
+}

@@ -215,9 +215,10 @@ void ColumnMap::split(const Value& columns, Value& inputs, Value& rest) const {
     auto it = columns.find(s.column);
     if (it != columns.end()) inputs[s.input] = *it;
   }
-  for (const auto& [column, value] : columns.items()) {
+  for (auto it = columns.begin(); it != columns.end(); ++it) {
+    const std::string& column = it.key();
     bool used = std::any_of(sources_.begin(), sources_.end(), [&](const Source& s) { return s.column == column; });
-    if (!used) append_new_member(rest, column, value);  // a row's columns are unique already
+    if (!used) append_new_member(rest, column, *it);  // a row's columns are unique already
   }
 }
 

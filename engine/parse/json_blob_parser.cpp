@@ -1,5 +1,7 @@
 #include "engine/parse/json_blob_parser.h"
 
+#include <vector>
+
 #include "engine/core/json_parse.h"
 #include "engine/core/json_text.h"
 #include "engine/core/text.h"
@@ -28,12 +30,30 @@ std::string_view balanced_object(std::string_view text, size_t open) {
   return {};
 }
 
-// The candidates, in order: each fenced block's text, else the first object in the text.
+// Fences looked at before the text's first object: a reply of ten thousand fences costs no more than this many scans.
+constexpr size_t kMaxFences = 64;
+
+// The candidates, in order, as LangChain's parse_json_markdown finds a blob: the whole text (trimmed of blanks and
+// backticks); then, for each fence, the first balanced object after it (a fence inside a string of that object, as
+// in an action input of "```sql ... ```", is part of the string, not the end of the block; no newline is needed
+// after the opening fence); then the first balanced object anywhere.
 std::vector<std::string_view> candidates(std::string_view text) {
-  std::vector<std::string_view> out = fenced_blocks(text);
-  if (out.empty())
-    if (size_t brace = text.find('{'); brace != std::string_view::npos)
-      if (auto blob = balanced_object(text, brace); !blob.empty()) out.push_back(blob);
+  std::vector<std::string_view> out;
+  size_t first = text.find_first_not_of(" \t\r\n`");
+  size_t last = text.find_last_not_of(" \t\r\n`");
+  if (first != std::string_view::npos) out.push_back(text.substr(first, last - first + 1));
+  auto add_object_from = [&](size_t from) {
+    size_t brace = text.find('{', from);
+    if (brace == std::string_view::npos) return;
+    for (std::string_view seen : out)
+      if (seen.data() == text.data() + brace) return;  // that object is a candidate already
+    if (auto blob = balanced_object(text, brace); !blob.empty()) out.push_back(blob);
+  };
+  size_t fences = 0;
+  for (size_t fence = text.find("```"); fence != std::string_view::npos && fences < kMaxFences;
+       fence = text.find("```", fence + 3), ++fences)
+    add_object_from(fence + 3);
+  add_object_from(0);
   return out;
 }
 
@@ -41,11 +61,14 @@ std::vector<std::string_view> candidates(std::string_view text) {
 
 ParsedOutput JsonBlobParser::parse(std::string_view text) const {
   std::string why = "no JSON blob in the text";
-  for (std::string_view candidate : candidates(text)) {
+  std::vector<std::string_view> found = candidates(text);
+  for (size_t i = 0; i < found.size(); ++i) {
     JsonError error;
-    Value blob = parse_json(candidate, &error);
+    Value blob = parse_json(found[i], &error);
     if (blob.is_discarded()) {
-      why = "the JSON blob is not valid JSON (" + error.message + ")";
+      // The whole text not being JSON says nothing when it is prose around a blob; it does when it is a blob.
+      bool prose = i == 0 && found[i].front() != '{';
+      if (!prose) why = "the JSON blob is not valid JSON (" + error.message + ")";
       continue;
     }
     const Value& action = field(blob, options_.action_key.c_str());

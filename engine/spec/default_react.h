@@ -29,7 +29,9 @@ inline const char* const kDefaultReactPrompt =
 // LangChain's ReActSingleInputOutputParser patterns, with named groups.
 inline const char* const kDefaultActionRegex =
     R"(Action\s*\d*\s*:[\s]*(?P<tool>.*?)[\s]*Action\s*\d*\s*Input\s*\d*\s*:[\s]*(?P<input>.*))";
-inline const char* const kDefaultFinalAnswerRegex = R"(Final Answer:\s*(?P<output>.*))";
+// The answer is the text after the last "Final Answer:", as LangChain Python's text.split("Final Answer:")[-1]: the
+// leading (?s).* runs to the end of the text and gives back only as far as the last one.
+inline const char* const kDefaultFinalAnswerRegex = R"((?s).*Final Answer:\s*(?P<output>.*))";
 
 // format_log_to_str: each step's log, then the observation and the next thought prefix.
 inline std::string default_scratchpad(const std::string& observation_prefix, const std::string& llm_prefix) {

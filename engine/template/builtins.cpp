@@ -701,6 +701,7 @@ Value select_impl(const Value& v, const CallArgs& a, bool by_attr, bool keep) {
     if (!test) fail("no test named '" + name + "'");
     rest.positional.assign(a.positional.begin() + static_cast<long>(first) + 1, a.positional.end());
   }
+  if (!truthy(v)) return out;  // Jinja2's `if seq:`: none, 0, false and empty give nothing, not an error
   for (const auto& e : as_list(v)) {
     const Value* x = by_attr ? get_attribute(e, attr) : &e;
     bool ok = x && (test ? test(*x, rest) : truthy(*x));
@@ -714,6 +715,7 @@ Value f_selectattr(const Value& v, const CallArgs& a) { return select_impl(v, a,
 Value f_rejectattr(const Value& v, const CallArgs& a) { return select_impl(v, a, true, false); }
 Value f_map(const Value& v, const CallArgs& a) {
   Value out = Value::array();
+  if (!truthy(v)) return out;  // as select: Jinja2 maps over `seq` only `if seq:`
   if (const Value* attr = a.get(99, "attribute")) {
     const Value* dflt = a.get(99, "default");
     std::string path = py_str(*attr);

@@ -94,27 +94,25 @@ class Ref {
     r.module_ = std::move(m);
     return r;
   }
-  static Ref namespace_of(const Value& v) {
-    Ref r = borrow(v);
-    r.namespace_ = true;
+  // A namespace is one object however many names hold it: {% set x = ns %}{% set x.a = 5 %} changes ns.a.
+  static Ref namespace_of(std::shared_ptr<Value> ns) {
+    Ref r;
+    r.ns_ = std::move(ns);
     return r;
   }
-  static Ref new_namespace(Value v) {
-    Ref r = own(std::move(v));
-    r.namespace_ = true;
-    return r;
-  }
+  static Ref new_namespace(Value v) { return namespace_of(std::make_shared<Value>(std::move(v))); }
   const Callable* callable_ptr() const { return callable_.get(); }
   const std::shared_ptr<const Module>& module_ptr() const { return module_; }
-  bool is_namespace() const { return namespace_; }
+  bool is_namespace() const { return ns_ != nullptr; }
+  const std::shared_ptr<Value>& namespace_ptr() const { return ns_; }
   bool is_special() const { return loop_ || callable_ || module_; }
 
   bool is_undefined() const { return undefined_; }
-  bool owned() const { return !ptr_ && !undefined_ && !loop_ && !callable_ && !module_; }
+  bool owned() const { return !ptr_ && !ns_ && !undefined_ && !loop_ && !callable_ && !module_; }
   const LoopState* loop_state() const { return loop_; }
-  const Value& get() const { return ptr_ ? *ptr_ : owned_; }
+  const Value& get() const { return ns_ ? *ns_ : ptr_ ? *ptr_ : owned_; }
   // Moves out when owned, copies when borrowed.
-  Value take() { return ptr_ ? *ptr_ : std::move(owned_); }
+  Value take() { return ns_ ? *ns_ : ptr_ ? *ptr_ : std::move(owned_); }
   const std::string& message() const { return message_; }
   Pos pos() const { return pos_; }
 
@@ -127,7 +125,7 @@ class Ref {
   const LoopState* loop_ = nullptr;
   std::shared_ptr<Callable> callable_;
   std::shared_ptr<const Module> module_;
-  bool namespace_ = false;
+  std::shared_ptr<Value> ns_;  // a namespace's object, shared by every name that holds it
   bool soft_ = false;
 };
 
@@ -138,8 +136,8 @@ struct Binding {
   const LoopState* loop = nullptr;
   std::optional<Callable> callable;
   std::shared_ptr<const Module> module;
-  bool is_namespace = false;
-  bool undefined = false;  // a macro parameter that was not given
+  std::shared_ptr<Value> ns;  // a namespace: its object, shared with every other name holding it
+  bool undefined = false;     // a macro parameter that was not given
 };
 
 // A scope. Names not found in a frame are looked up in its parent: a loop's parent is the enclosing scope, a
@@ -297,11 +295,13 @@ class Renderer {
         Ref r = eval(*s.value);
         if (!s.attribute.empty()) return assign_attribute(s, defined_value(r));
         if (s.targets.size() == 1 && r.is_special()) return assign_special(s.targets[0], r);
-        bool is_ns = r.is_namespace();
+        if (s.targets.size() == 1 && r.is_namespace()) {
+          assign(s.targets[0], Value()).ns = r.namespace_ptr();
+          return;
+        }
         Value v = defined_value(r);
         if (s.targets.size() == 1) {
           assign(s.targets[0], std::move(v));
-          current().vars.back().is_namespace = is_ns;
           return;
         }
         unpack(s.targets, v, s.pos, [&](const std::string& name, const Value& item) { assign(name, item); });
@@ -330,8 +330,8 @@ class Renderer {
             assign_special(name, values[i]);
             continue;
           }
-          bool is_ns = values[i].is_namespace();
-          assign(name, defined_value(values[i])).is_namespace = is_ns;
+          if (values[i].is_namespace()) assign(name, Value()).ns = values[i].namespace_ptr();
+          else assign(name, defined_value(values[i]));
         }
         body(w.body);
         pop_frame(saved);
@@ -395,10 +395,10 @@ class Renderer {
     for (int f = current_; f >= 0; f = frames_[static_cast<size_t>(f)].parent)
       for (auto& b : frames_[static_cast<size_t>(f)].vars)
         if (b.name == s.targets[0]) {
-          if (!b.is_namespace || b.ptr)
+          if (!b.ns)
             fail("template.render", "cannot assign attribute on non-namespace object '" + s.targets[0] + "'", s.pos);
-          b.owned[s.attribute] = std::move(v);
-          check_value(b.owned, s.pos);  // {% set ns.x = ns %} nests the namespace in itself
+          (*b.ns)[s.attribute] = std::move(v);
+          check_value(*b.ns, s.pos);  // {% set ns.x = ns %} nests the namespace in itself
           return;
         }
     fail("template.undefined", "undefined variable '" + s.targets[0] + "'", s.pos);
@@ -577,7 +577,7 @@ class Renderer {
           if (b.loop) return Ref::loop(*b.loop);
           if (b.callable) return Ref::callable(*b.callable);
           if (b.module) return Ref::module(b.module);
-          if (b.is_namespace) return Ref::namespace_of(b.owned);
+          if (b.ns) return Ref::namespace_of(b.ns);
           return Ref::borrow(b.ptr ? *b.ptr : b.owned);
         }
     if (const Value* v = vars_.find(name)) return Ref::borrow(*v);
@@ -903,10 +903,19 @@ class Renderer {
     }
   }
 
+  // The functions every template has (Jinja2's globals, and the two transformers adds): defined unless shadowed.
+  static bool is_global_function(const Expr& e) {
+    if (e.kind != ExprKind::Name) return false;
+    const std::string& n = static_cast<const NameExpr&>(e).name;
+    return n == "range" || n == "dict" || n == "namespace" || n == "raise_exception" || n == "strftime_now";
+  }
+
   bool run_test(const TestExpr& t) {
     Ref input = eval(*t.input);
-    if (t.name == "defined") return !input.is_undefined();
-    if (t.name == "undefined") return input.is_undefined();
+    // Chat templates ask `strftime_now is defined` before calling it (Llama 3.2 prints a fixed date otherwise).
+    bool undefined = input.is_undefined() && !is_global_function(*t.input);
+    if (t.name == "defined") return !undefined;
+    if (t.name == "undefined") return undefined;
     if (t.name == "callable") return input.callable_ptr() != nullptr;
     const Value& v = defined(input);
     CallArgs args = eval_args(t.args);

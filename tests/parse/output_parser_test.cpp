@@ -58,14 +58,21 @@ TEST_CASE("json_blob: malformed, keyless and missing blobs are parse failures th
         "'{\"tool\": \"search\"}'");
   CHECK(failure_of(p.parse("I just know it is 4.")) ==
         "could not parse LLM output: no JSON blob in the text with an \"action\" key: 'I just know it is 4.'");
-  CHECK(failure_of(p.parse("{\"action\": \"search\", \"action_input\": \"unclosed")).find("no JSON blob") !=
+  // A text that is itself a blob (it begins with '{') says why the blob is not JSON.
+  CHECK(failure_of(p.parse("{\"action\": \"search\", \"action_input\": \"unclosed")) ==
+        "could not parse LLM output: the JSON blob is not valid JSON (parse error at line 1, column 47: syntax error "
+        "while parsing value - invalid string: missing closing quote) with an \"action\" key: "
+        "'{\"action\": \"search\", \"action_input\": \"unclosed'");
+  CHECK(failure_of(p.parse("I think {\"action\": \"search\", \"action_input\": \"unclosed")).find("no JSON blob") !=
         std::string::npos);
 }
 
 TEST_CASE("json_blob: hostile text is read in one pass and bounded in depth", "[parse][json_blob][hostile]") {
   JsonBlobParser p;
   std::string braces(1'000'000, '{');
-  CHECK(failure_of(p.parse(braces)).find("no JSON blob") != std::string::npos);
+  CHECK(failure_of(p.parse(braces)).find("the JSON blob is not valid JSON (parse error at line 1, column 2") !=
+        std::string::npos);
+  CHECK(failure_of(p.parse("text " + braces)).find("no JSON blob") != std::string::npos);
   std::string deep = "{\"action\": \"x\", \"action_input\": " + std::string(100000, '[') + std::string(100000, ']') + "}";
   CHECK(failure_of(p.parse(deep)).find("nested deeper than 128 levels") != std::string::npos);
   std::string fences;
@@ -165,4 +172,23 @@ TEST_CASE("a chain falls through keyword rules to a script parser", "[parse][cha
   std::string all = failure_of(chain.parse("nothing"));
   CHECK(all.find("no keyword rule matches") != std::string::npos);
   CHECK(all.find("the parser p.lua found no step") != std::string::npos);
+}
+
+// LangChain's own tests of parse_json_markdown: a fence quoted inside the action input is part of the string.
+TEST_CASE("json_blob: a fence inside a string value is part of it, and a fence needs no newline after it",
+          "[parse][json_blob]") {
+  JsonBlobParser p;
+  auto sql = p.parse("Thought: query it\n```json\n{\"action\": \"sql\", \"action_input\": \"```sql\\nSELECT * FROM t\\n```\"}\n```");
+  CHECK(action_of(sql).tool == "sql");
+  CHECK(action_of(sql).tool_input == "```sql\nSELECT * FROM t\n```");
+  auto inline_fence = p.parse("```json{\"action\": \"search\", \"action_input\": \"x\"}```");
+  CHECK(action_of(inline_fence).tool == "search");
+  auto whole = p.parse("  {\"action\": \"Final Answer\", \"action_input\": \"```python\\nprint(1)\\n```\"}  ");
+  REQUIRE(std::holds_alternative<AgentFinish>(whole));
+  CHECK(std::get<AgentFinish>(whole).output == "```python\nprint(1)\n```");
+  // A first block that is not the blob: the next fence's object is read.
+  auto second = p.parse("```\nnot json\n```\n```json\n{\"action\": \"b\", \"action_input\": 1}\n```");
+  CHECK(action_of(second).tool == "b");
+  CHECK(failure_of(p.parse("{\"action\": \"search\", \"action_input\": }"))
+            .rfind("could not parse LLM output: the JSON blob is not valid JSON (", 0) == 0);
 }

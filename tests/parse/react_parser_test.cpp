@@ -28,6 +28,17 @@ TEST_CASE("a final answer is parsed", "[parse]") {
   CHECK(f->output == "87");
 }
 
+// LangChain Python: text.split("Final Answer:")[-1].strip(); LangChain's test_parse_final_answer_multiline too.
+TEST_CASE("the default final answer is the text after the last Final Answer:, over several lines", "[parse]") {
+  auto out = langchain_parser().parse("Final Answer: a draft\nThought: better\nFinal Answer: 42\nand more");
+  auto* f = std::get_if<AgentFinish>(&out);
+  REQUIRE(f);
+  CHECK(f->output == "42\nand more");
+  auto one = langchain_parser().parse(" I know.\nFinal Answer: line one\nline two\n");
+  REQUIRE(std::get_if<AgentFinish>(&one));
+  CHECK(std::get<AgentFinish>(one).output == "line one\nline two");
+}
+
 TEST_CASE("both an action and a final answer is an error, as in LangChain", "[parse]") {
   auto out = langchain_parser().parse("Action: calc\nAction Input: 1\nFinal Answer: 2");
   auto* e = std::get_if<ParseFailure>(&out);

@@ -270,3 +270,32 @@ TEST_CASE("names read and filters used inside with blocks and filtered set block
   auto filtered = Template::compile("{% set x | replace(old, 'b') %}a{% endset %}{{ x }}", "t.j2");
   CHECK(filtered.free_names() == std::vector<std::string>{"old"});
 }
+
+// Gemma-4, gpt-oss and Nemotron set a name again after making a namespace: the namespace must stay one.
+TEST_CASE("a namespace stays one when another name is set again, and a second name for it aliases it", "[template]") {
+  CHECK(render("{% set ns = namespace(a=1) %}{% set x = 1 %}{% set x = 2 %}{% set ns.a = 3 %}{{ ns.a }} {{ x }}") ==
+        "3 2");
+  CHECK(render("{% set x = 1 %}{% set ns = namespace() %}{% set x = 2 %}{% set ns.a = 5 %}{{ ns.a }}") == "5");
+  CHECK(render("{% set ns = namespace(a=1) %}{% set x = ns %}{% set x.a = 5 %}{{ ns.a }} {{ x.a }}") == "5 5");
+  CHECK(render("{% set ns = namespace(n=0) %}{% with y = ns %}{% set y.n = 7 %}{% endwith %}{{ ns.n }}") == "7");
+  CHECK(render("{% set ns = namespace(n=0) %}{% for i in [1, 2, 3] %}{% set ns.n = ns.n + i %}{% endfor %}{{ ns.n }}") ==
+        "6");
+  CHECK(error_of("{% set x = 1 %}{% set x.a = 2 %}") ==
+        "t.j2:1:16: cannot assign attribute on non-namespace object 'x'\n  {% set x = 1 %}{% set x.a = 2 %}\n"
+        "                 ^");
+}
+
+// transformers' chat templates ask before calling them.
+TEST_CASE("the global functions are defined: strftime_now, raise_exception, range, dict, namespace", "[template]") {
+  CHECK(render("{{ strftime_now is defined }} {{ raise_exception is defined }} {{ range is defined }} "
+               "{{ dict is defined }} {{ namespace is undefined }} {{ nothing is defined }}") ==
+        "True True True True False False");
+  CHECK(render("{% set range = none %}{{ range is defined }}") == "True");  // shadowed: its own value
+}
+
+TEST_CASE("select, reject, their attr forms and map over none, 0 or false give an empty sequence", "[template]") {
+  Value v{{"n", nullptr}, {"z", 0}, {"f", false}};
+  CHECK(render("{{ n | select | list }} {{ z | reject | list }} {{ f | selectattr('a') | list }} "
+               "{{ n | rejectattr('a') | list }} {{ n | map('upper') | list }} {{ f | map(attribute='a') | list }}",
+               v) == "[] [] [] [] [] []");
+}

@@ -24,12 +24,13 @@ Value start_event(const llm::LlmClient& llm, const llm::LlmRequest& req, EventDe
 }  // namespace
 
 LlmCall call_llm(const llm::LlmClient& llm, const llm::LlmRequest& req, EventSink& events,
-                 const std::optional<llm::Price>& price) {
+                 const std::optional<llm::Price>& price, UsageMeter* meter) {
   bool watched = events.detail() != EventDetail::None;
   if (watched) events.emit({EventType::LlmStart, start_event(llm, req, events.detail())});
   LlmCall call{llm.complete(req), 0};
   const llm::LlmResponse& resp = call.response;
   if (price) call.cost_usd = price->cost(resp.usage);
+  if (meter) meter->add(resp.usage.prompt_tokens, resp.usage.completion_tokens, call.cost_usd, price.has_value());
   if (!watched) return call;
   Value usage{{"prompt_tokens", resp.usage.prompt_tokens},
               {"completion_tokens", resp.usage.completion_tokens},

@@ -4,6 +4,7 @@
 #include <optional>
 
 #include "engine/core/event.h"
+#include "engine/core/usage_meter.h"
 #include "engine/llm/llm_client.h"
 
 namespace engine::agent {
@@ -13,7 +14,8 @@ struct LlmCall {
   double cost_usd = 0;  // 0 when the price is unknown
 };
 
+// The call is counted by `meter` (and the meters above it) as soon as it ends, whatever its caller does next.
 LlmCall call_llm(const llm::LlmClient& llm, const llm::LlmRequest& request, EventSink& events,
-                 const std::optional<llm::Price>& price);
+                 const std::optional<llm::Price>& price, UsageMeter* meter);
 
 }  // namespace engine::agent

@@ -23,7 +23,7 @@ Value action_json(const parse::AgentAction& a) {
 
 RunCore::RunCore(const llm::LlmClient& llm, EventSink& events, const RunOptions& options, const RunLimits& limits,
                  const std::vector<AgentTool>& tools)
-    : llm_(llm), events_(events), options_(options), limits_(limits), tools_(tools) {
+    : llm_(llm), events_(events), options_(options), limits_(limits), tools_(tools), meter_(options.usage) {
   if (limits_.price) result_.cost_usd = 0.0;
 }
 
@@ -50,6 +50,7 @@ RunResult RunCore::execute(const Value& inputs, const std::function<void()>& loo
     fail("engine.internal", std::string("internal error: ") + e.what());
   }
   result_.elapsed_ms = engine::elapsed_ms(start_);
+  result_.take_usage(meter_.spent(), limits_.price.has_value());
   Value end{{"output", result_.output}, {"stopped_reason", result_.stopped_reason},
             {"elapsed_ms", result_.elapsed_ms}, {"usage", result_.usage_json()}};
   if (result_.error) end["error"] = result_.error->to_json();
@@ -57,10 +58,12 @@ RunResult RunCore::execute(const Value& inputs, const std::function<void()>& loo
   return std::move(result_);
 }
 
-// Checked before each call, so an answer already paid for is still used.
+// Checked before each call, so an answer already paid for is still used. What the agent's tools spent running
+// sub-workflows counts as its own calls do.
 const char* RunCore::spent_budget() const {
-  if (limits_.max_tokens_total && result_.usage.total() >= *limits_.max_tokens_total) return "max_tokens_total";
-  if (limits_.max_cost && result_.cost_usd && *result_.cost_usd >= *limits_.max_cost) return "max_cost";
+  SpentUsage spent = meter_.spent();
+  if (limits_.max_tokens_total && spent.total_tokens() >= *limits_.max_tokens_total) return "max_tokens_total";
+  if (limits_.max_cost && spent.priced_calls > 0 && spent.cost_usd >= *limits_.max_cost) return "max_cost";
   return nullptr;
 }
 
@@ -104,14 +107,11 @@ llm::LlmResponse RunCore::call_llm(llm::LlmRequest& req) {
   req.events = &events_;
   req.temperature = limits_.temperature;
   req.max_tokens = limits_.max_tokens;
-  req.call_index = result_.llm_calls;
+  req.call_index = calls_made_++;
   req.stream = options_.stream;
   req.cancel = options_.cancel;
   req.run_state = options_.llm_state;
-  LlmCall call = agent::call_llm(llm_, req, events_, limits_.price);
-  ++result_.llm_calls;
-  result_.usage += call.response.usage;
-  if (limits_.price) *result_.cost_usd += call.cost_usd;
+  LlmCall call = agent::call_llm(llm_, req, events_, limits_.price, &meter_);
   return std::move(call.response);
 }
 
@@ -140,7 +140,7 @@ RunCore::ToolOutcome RunCore::run_tool(parse::AgentAction& action, Observation& 
   }
   events_.emit({EventType::ToolStart, Value{{"tool", action.tool}, {"input", action.tool_input}}});
   auto& instance = instances_[entry->tool.get()];
-  if (!instance) instance = entry->tool->instantiate({&events_, options_.cancel});
+  if (!instance) instance = entry->tool->instantiate({&events_, options_.cancel, &meter_});
   tools::ToolResult r = instance->invoke(action.tool_input);
   Value ev{{"tool", action.tool}, {"observation", r.output}};
   if (entry->return_direct) ev["return_direct"] = true;

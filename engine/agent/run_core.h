@@ -14,6 +14,7 @@
 #include "engine/agent/memory.h"
 #include "engine/agent/run_result.h"
 #include "engine/core/event.h"
+#include "engine/core/usage_meter.h"
 #include "engine/llm/llm_client.h"
 #include "engine/parse/agent_output.h"
 #include "engine/tools/tool.h"
@@ -60,6 +61,9 @@ struct RunOptions {
   const Cancel* cancel = nullptr;
   // What the run's model clients keep for it (llm/run_state.h); the executor makes one when none is given.
   llm::RunState* llm_state = nullptr;
+  // Counts every model call the run makes, its tools' sub-workflows included; the executor makes one (under this
+  // one, when given: a sub-workflow's calls count for the step or tool that ran it).
+  UsageMeter* usage = nullptr;
   // The run's id, which every event carries (EventPlace); the executor makes one when none is given.
   std::string_view run_id;
   // What chain_start names: the workflow (its `name:`), or the step whose agent this is; the executor sets it.
@@ -125,6 +129,9 @@ class RunCore {
   const RunLimits& limits_;
   const std::vector<AgentTool>& tools_;
   std::chrono::steady_clock::time_point start_;
+  // The agent's calls and its tools' sub-workflows' calls: what its usage reports and its budgets bind on.
+  UsageMeter meter_;
+  int calls_made_ = 0;  // by the agent itself: each call's index
   RunResult result_;
   std::unordered_map<const tools::Tool*, std::unique_ptr<tools::ToolInstance>> instances_;
 };

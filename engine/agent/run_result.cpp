@@ -13,6 +13,13 @@ Value step_to_json(const AgentStep& s) {
                {"observation", s.observation}};
 }
 
+void RunResult::take_usage(const SpentUsage& spent, bool priced) {
+  usage.prompt_tokens = spent.prompt_tokens;
+  usage.completion_tokens = spent.completion_tokens;
+  llm_calls = spent.llm_calls;
+  if (priced || spent.priced_calls > 0) cost_usd = spent.cost_usd;
+}
+
 Value RunResult::usage_json() const {
   Value u{{"prompt_tokens", usage.prompt_tokens},
           {"completion_tokens", usage.completion_tokens},

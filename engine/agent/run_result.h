@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "engine/core/error.h"
+#include "engine/core/usage_meter.h"
 #include "engine/core/value.h"
 #include "engine/llm/llm_client.h"
 #include "engine/parse/agent_output.h"
@@ -51,6 +52,8 @@ struct RunResult {
   bool ok() const { return !error; }
   Value to_json() const;  // the --json document
   Value usage_json() const;  // {prompt_tokens, completion_tokens, total_tokens, llm_calls, cost_usd when known}
+  // usage, llm_calls and cost_usd from what a meter counted; the cost is known when `priced` or a call was priced.
+  void take_usage(const SpentUsage& spent, bool priced);
 };
 
 Value step_to_json(const AgentStep& step);

@@ -7,6 +7,7 @@
 
 #include "engine/core/cancel.h"
 #include "engine/core/event.h"
+#include "engine/core/usage_meter.h"
 #include "engine/core/value.h"
 #include "engine/schema/schema.h"
 
@@ -31,6 +32,7 @@ std::string observation_text(const Value& output);
 struct ToolContext {
   EventSink* events = nullptr;    // receives the tool's log lines
   const Cancel* cancel = nullptr;  // a tool that waits (a sub-workflow's model calls) stops waiting when it stops
+  UsageMeter* usage = nullptr;     // counts the model calls the tool makes (a sub-workflow's) for its caller
 };
 
 class ToolInstance {

@@ -61,6 +61,8 @@ agent::RunResult Executor::run(const Value& inputs, EventSink& given_events, con
   llm::RunState own_state;  // this run's, unless the caller keeps one across its parts
   agent::RunOptions options = given;
   if (!options.llm_state) options.llm_state = &own_state;
+  UsageMeter meter(given.usage);  // counts for the caller's too (the step or tool running this workflow)
+  options.usage = &meter;
   std::string own_id;
   if (options.run_id.empty()) options.run_id = own_id = new_run_id();
   options.chain_name = parts_.name;
@@ -95,9 +97,7 @@ agent::RunResult Executor::run_steps(const Value& inputs, EventSink& events, con
   }
   GraphRun g = run_graph(parts_.steps, inputs, events, options, kDefaultMaxParallel, {}, workers_.get());
   agent::RunResult r;
-  r.usage = g.usage;
-  r.llm_calls = g.llm_calls;
-  if (parts_.price) r.cost_usd = g.cost_usd;
+  r.take_usage(options.usage->spent(), parts_.price.has_value());
   r.steps = std::move(g.steps);
   r.error = std::move(g.error);
   r.stopped_reason = r.error ? agent::stopped_reason_of(r.error->kind) : "finish";

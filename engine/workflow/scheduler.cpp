@@ -265,12 +265,7 @@ class GraphRunner {
       return run_work(i, tmpl::Vars::of(each).then(own).then_named("inputs", inputs_).then(inputs_), ctx);
     });
     report.outcome.output = Value::array();
-    for (auto& o : outcomes) {
-      report.outcome.output.push_back(std::move(o.output));
-      report.outcome.usage += o.usage;
-      report.outcome.llm_calls += o.llm_calls;
-      report.outcome.cost_usd += o.cost_usd;
-    }
+    for (auto& o : outcomes) report.outcome.output.push_back(std::move(o.output));
   }
 
   // The step's work, tried up to `attempts` times with a doubling wait between.
@@ -299,9 +294,6 @@ class GraphRunner {
     outputs_[i] = std::move(report.outcome.output);
     details_[i] = std::move(report.outcome.details);
     elapsed_ms_[i] = report.elapsed_ms;
-    result_.usage += report.outcome.usage;
-    result_.llm_calls += report.outcome.llm_calls;
-    result_.cost_usd += report.outcome.cost_usd;
     // A timeout is the step's own failure, which on_error: continue may let pass; a cancelled run is not.
     bool fails_run = report.error && (!steps_[i].continue_on_error || report.error->kind == "run.cancelled");
     if (fails_run && !result_.error) result_.error = std::move(report.error);

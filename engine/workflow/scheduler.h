@@ -16,9 +16,6 @@ inline constexpr size_t kDefaultMaxParallel = 8;
 struct GraphRun {
   // Each step by name: {status: done | skipped | failed | not_run, output, elapsed_ms}; what `steps.NAME` reads.
   Value steps = Value::object();
-  llm::TokenUsage usage;
-  int llm_calls = 0;
-  double cost_usd = 0;
   std::optional<agent::RunError> error;  // the first step that failed, named in the message
 };
 

@@ -14,12 +14,10 @@
 
 namespace engine::workflow {
 
-// What a step's work gives: its output, and what it spent of the model.
+// What a step's work gives. What it spent of the model is counted as it spends it (RunOptions::usage), so that a
+// failed attempt, a failed step and a sub-workflow's calls all count.
 struct StepOutcome {
   Value output;
-  llm::TokenUsage usage;
-  int llm_calls = 0;
-  double cost_usd = 0;
   Value details = Value::object();  // more of the step's ending for its entry in the run's steps (a loop's iterations)
 };
 

@@ -31,8 +31,8 @@ StepOutcome LlmWork::run(const tmpl::Vars& vars, EventSink& events, const agent:
   req.events = &events;
   req.cancel = options.cancel;
   req.run_state = options.llm_state;
-  agent::LlmCall call = agent::call_llm(*llm_, req, events, limits_.price);
-  StepOutcome out{Value(std::move(call.response.text)), call.response.usage, 1, call.cost_usd};
+  agent::LlmCall call = agent::call_llm(*llm_, req, events, limits_.price, options.usage);
+  StepOutcome out{Value(std::move(call.response.text))};
   if (!output_) return out;
   Value answer;
   if (std::string wrong = agent::read_answer(*output_, out.output.get_ref<const std::string&>(), answer); !wrong.empty())
@@ -72,9 +72,6 @@ StepOutcome LoopWork::run(const tmpl::Vars& vars, EventSink& events, const agent
     GraphRun g = run_graph(body_, *inputs, events, options, kDefaultMaxParallel,
                            GraphContext{&base, "[" + std::to_string(iterations + 1) + "]"});
     ++iterations;
-    out.usage += g.usage;
-    out.llm_calls += g.llm_calls;
-    out.cost_usd += g.cost_usd;
     if (g.error) throw g.error->to_error("iteration " + std::to_string(iterations) + ": ");
     // `until` reads this iteration's steps over the outer ones; the next iteration reads them as `previous`.
     Value now{{"steps", std::move(base["steps"])}, {"iteration", iterations - 1}};
@@ -96,8 +93,7 @@ StepOutcome SubRunWork::run(const tmpl::Vars& vars, EventSink& events, const age
   Value given = rendered_inputs(vars);
   agent::RunResult r = executor_->run(executor_->resolve_inputs(std::move(given)), events, options);
   if (!r.ok()) throw r.error->to_error();
-  StepOutcome out{std::move(r.output), r.usage, r.llm_calls, r.cost_usd.value_or(0)};
-  return out;
+  return StepOutcome{std::move(r.output)};
 }
 
 Value SubRunWork::rendered_inputs(const tmpl::Vars& vars) const { return render_each(inputs_, vars); }

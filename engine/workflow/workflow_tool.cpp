@@ -17,6 +17,7 @@ class WorkflowRun : public tools::ToolInstance {
     try {
       agent::RunOptions options;
       options.cancel = context_.cancel;
+      options.usage = context_.usage;  // its calls are the caller's: its usage and budgets count them
       if (context_.events) {
         PlacingSink placed(*context_.events, executor_.name());  // its events show under the tool
         r = executor_.run(executor_.resolve_inputs(std::move(given)), placed, options);

@@ -83,3 +83,49 @@ TEST_CASE("a replayed recording serves each run from its start, whatever ran bef
     CHECK(r.steps["ask_again"]["until_met"] == true);
   }
 }
+
+// Every model call a run makes is counted when it ends: an attempt whose answer was refused and tried again, and a
+// step that then failed, spent what they spent.
+TEST_CASE("usage counts the model calls of a failed attempt and of a failed step", "[workflow][usage]") {
+  auto exec = executor_of(
+      "llm:\n  provider: scripted\n  model: m\n  prices: {m: {prompt: 1000000, completion: 0}}\n"
+      "  scripted: {replies: ['not json']}\n"
+      "steps:\n"
+      "  ask:\n    kind: llm\n    prompt: 'give n'\n    output_schema: {type: object, required: [n]}\n"
+      "    retry: {attempts: 3, backoff: 0}\n    on_error: continue\n"
+      "  after: {kind: template, template: 'went on: {{ steps.ask.status }}'}\n");
+  NullSink quiet;
+  agent::RunResult r = exec->run(exec->resolve_inputs(Value::object()), quiet);
+  CHECK(r.ok());
+  CHECK(r.output == "went on: failed");
+  CHECK(r.llm_calls == 3);  // three attempts of a step that failed: each call was made, and paid for
+  REQUIRE(r.cost_usd);
+  CHECK(r.usage.prompt_tokens > 0);
+  CHECK(*r.cost_usd == Approx(static_cast<double>(r.usage.prompt_tokens)));
+}
+
+// A sub-workflow used as a tool spends for the agent that called it: its calls are in the agent's usage, and the
+// agent's max_cost binds on them.
+TEST_CASE("usage and max_cost count the model calls of a sub-workflow used as a tool", "[workflow][usage]") {
+  test::TempDir dir;
+  dir.write("expensive.yaml",
+            "inputs:\n  topic: t\nllm:\n  provider: scripted\n  model: big\n  prices: {big: {prompt: 1000000, completion: 0}}\n"
+            "  scripted: {replies: ['a long study']}\n"
+            "steps:\n  study: {kind: llm, prompt: 'study {{ inputs.topic }} at length'}\n");
+  auto w = dir.write("w.yaml",
+                     "inputs:\n  input: q\ntools:\n  - {workflow: expensive.yaml, name: study}\n"
+                     "llm:\n  provider: scripted\n  model: small\n  prices: {small: {prompt: 0, completion: 0}}\n"
+                     "  scripted:\n    replies: [\"Thought: study it\\nAction: study\\nAction Input: cats\", "
+                     "\"Thought: again\\nAction: study\\nAction Input: dogs\", \"Final Answer: done\"]\n"
+                     "agent: {max_cost: 1}\n");
+  auto exec = assemble::build_executor(spec::load_workflow(w, {}));
+  NullSink quiet;
+  agent::RunResult r = exec->run(exec->resolve_inputs(Value{{"input", "go"}}), quiet);
+  // The study's prompt costs a dollar a token: after the first study the budget is spent, and the agent stops
+  // before its next call.
+  CHECK(r.stopped_reason == "max_cost");
+  CHECK(r.intermediate_steps.size() == 1);
+  CHECK(r.llm_calls == 2);  // the agent's first call, and the study's
+  REQUIRE(r.cost_usd);
+  CHECK(*r.cost_usd >= 1);
+}

@@ -12,7 +12,8 @@ namespace {
 
 const std::vector<std::string> kStopReasons = {"finish", "return_direct", "max_iterations", "max_execution_time",
                                                "max_tokens_total", "max_cost", "error", "cancelled", "timeout"};
-const std::vector<std::string> kStepStatuses = {"ok", "failed", "skipped", "not_run"};
+// The statuses a run reports for a step (`done` for one that finished); `ok` is taken for `done`.
+const std::vector<std::string> kStepStatuses = {"done", "ok", "failed", "skipped", "not_run"};
 // Far more than a file written by hand has.
 constexpr size_t kMaxTests = 1000;
 
@@ -92,7 +93,7 @@ class TestLoader {
       for (const auto& kv : n["steps"]) {
         std::string status = r_.str(kv.second, at + ".steps." + kv.first.Scalar());
         one_of(status, kStepStatuses, at + ".steps." + kv.first.Scalar(), kv.second);
-        e.steps.emplace_back(kv.first.Scalar(), status);
+        e.steps.emplace_back(kv.first.Scalar(), status == "ok" ? "done" : status);
       }
     }
     if (n["error"]) e.error = r_.located_str(n["error"], at + ".error");

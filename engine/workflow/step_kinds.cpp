@@ -70,9 +70,9 @@ StepOutcome LoopWork::run(const tmpl::Vars& vars, EventSink& events, const agent
     Value base{{"steps", outer ? *outer : Value::object()}, {"previous", std::move(previous)},
                {"iteration", iterations}};
     GraphRun g = run_graph(body_, *inputs, events, options, kDefaultMaxParallel,
-                           GraphContext{&base, "[" + std::to_string(iterations + 1) + "]"});
+                           GraphContext{&base, "[" + std::to_string(iterations) + "]"});  // from 0, as `iteration`
     ++iterations;
-    if (g.error) throw g.error->to_error("iteration " + std::to_string(iterations) + ": ");
+    if (g.error) throw g.error->to_error("iteration " + std::to_string(iterations - 1) + ": ");
     // `until` reads this iteration's steps over the outer ones; the next iteration reads them as `previous`.
     Value now{{"steps", std::move(base["steps"])}, {"iteration", iterations - 1}};
     previous = Value::object();

@@ -148,3 +148,17 @@ TEST_CASE("workflow tests: what a failed expectation quotes has the workflow's k
   CHECK(out.tests[0].failures[0].find("output: expected 'nothing', got 'the key is ") == 0);
   CHECK(!test::holds_piece_of_key(out.tests[0].failures[0], key));
 }
+
+// A run reports a finished step as `done`; a test asserts it in the same word (or `ok`).
+TEST_CASE("workflow tests: expect.steps takes the status a run reports for a finished step, done", "[app][test]") {
+  test::TempDir dir;
+  dir.write("w.yaml", "inputs:\n  q: q\nsteps:\n  say: {kind: template, template: 'hi {{ inputs.q }}'}\n"
+                      "  never: {kind: template, template: x, when: 'false'}\n");
+  auto out = outcome_of(dir, "tests:\n  a: {inputs: {q: x}, expect: {steps: {say: done, never: skipped}}}\n"
+                             "  b: {inputs: {q: x}, expect: {steps: {say: ok}}}\n"
+                             "  c: {inputs: {q: x}, expect: {steps: {say: failed}}}\n");
+  REQUIRE(out.tests.size() == 3);
+  CHECK(out.tests[0].passed());
+  CHECK(out.tests[1].passed());
+  CHECK(out.tests[2].failures == std::vector<std::string>{"steps.say: expected failed, got done"});
+}

@@ -129,8 +129,11 @@ TEST_CASE("refine_loop: draft, critique, revise until approved, the loop ending 
   CHECK(doc["steps"]["refine"]["output"]["revise"].is_null());  // skipped in the approving iteration
   CHECK(doc["usage"]["llm_calls"] == 4);  // draft, critique, revise, critique
   auto shown = run_engine("run workflows/refine_loop.yaml --no-color");
-  CHECK(shown.err.find("[critique[2]] started (llm)") != std::string::npos);
-  CHECK(shown.err.find("[revise[2]] skipped") != std::string::npos);
+  // Iterations are numbered from 0, in event paths as in `iteration` (docs/trace.md).
+  CHECK(shown.err.find("[critique[0]] started (llm)") != std::string::npos);
+  CHECK(shown.err.find("[critique[1]] started (llm)") != std::string::npos);
+  CHECK(shown.err.find("[revise[1]] skipped") != std::string::npos);
+  CHECK(shown.err.find("[critique[2]]") == std::string::npos);
 }
 
 TEST_CASE("a loop reads its previous iteration, and stops at max_iterations when until never holds",

@@ -41,7 +41,7 @@ TEST_CASE("a test file: its tests in order, with inputs, replies or a recording,
   CHECK(adds.expect.outputs.size() == 1);
   const auto& replays = f.tests[1];
   CHECK(replays.recording_file == std::filesystem::path("dir/rec.jsonl"));
-  CHECK(replays.expect.steps == std::vector<std::pair<std::string, std::string>>{{"ask", "ok"}});
+  CHECK(replays.expect.steps == std::vector<std::pair<std::string, std::string>>{{"ask", "done"}});  // `ok` is `done`
   CHECK(replays.expect.error->value == "llm.unavailable");
   CHECK(spec::test_file_for("workflows/calculator.yaml") == std::filesystem::path("workflows/calculator.test.yaml"));
   CHECK(spec::parse_tests("workflow: other.yaml\ntests: {a: {expect: {output: x}}}\n", "t.yaml", "d", "d/t.yaml")
@@ -60,8 +60,9 @@ TEST_CASE("a test file's mistakes are named at their line", "[spec][test]") {
         "spec.conflict: w.test.yaml:2:32: tests.a has both replies and a recording; give one of them");
   CHECK(tests_error("tests:\n  a: {expect: {}}\n") ==
         "spec.missing_key: w.test.yaml:2:15: tests.a.expect must say what the run must show");
-  CHECK(tests_error("tests:\n  a: {expect: {steps: {ask: done}}}\n") ==
-        "spec.bad_value: w.test.yaml:2:29: tests.a.expect.steps.ask must be one of ok, failed, skipped, not_run, got 'done'");
+  CHECK(tests_error("tests:\n  a: {expect: {steps: {ask: finished}}}\n") ==
+        "spec.bad_value: w.test.yaml:2:29: tests.a.expect.steps.ask must be one of done, ok, failed, skipped, not_run, "
+        "got 'finished'");
   CHECK(tests_error("tests: {}\n") == "spec.missing_key: w.test.yaml:1:8: tests must name at least one test");
   CHECK(tests_error("tests:\n  a: {expect: {tools: add}}\n") ==
         "spec.wrong_type: w.test.yaml:2:23: tests.a.expect.tools must be a list of tool names, in the order they are called");

@@ -71,8 +71,12 @@ References references(const tmpl::Template& t, const std::string& what, const So
   std::vector<std::string> inputs = input_names(s);
   std::vector<std::string> visible = scope.local;
   visible.insert(visible.end(), scope.outer.begin(), scope.outer.end());
+  const tmpl::NamePath* current = nullptr;  // the read being checked: an error points at it, in a block too
   auto fail = [&](const std::string& message) {
-    throw Error("spec.bad_reference", what + " reads " + message, loc, quoted_line(s, loc));
+    SourceLoc at = loc;
+    if (current)
+      if (auto place = t.place_in_file(current->line, current->col)) at = *place;
+    throw Error("spec.bad_reference", what + " reads " + message, at, quoted_line(s, at));
   };
   std::vector<std::string> provided = {"inputs", "steps"};
   if (scope.in_loop) provided.insert(provided.end(), {"previous", "iteration"});
@@ -80,6 +84,7 @@ References references(const tmpl::Template& t, const std::string& what, const So
   check_free_names(t, inputs, provided, what, loc, s);
   References refs;
   for (const auto& path : t.free_paths()) {
+    current = &path;
     const auto& p = path.parts;
     std::string read = join(p, ".");
     if (p[0] == "inputs" && p.size() > 1 && std::find(inputs.begin(), inputs.end(), p[1]) == inputs.end())

@@ -414,4 +414,8 @@ bool Template::test(const Vars& vars) const { return truthy(evaluate(vars)); }
 const std::vector<std::string>& Template::free_names() const { return compiled_->free_names; }
 const std::vector<NamePath>& Template::free_paths() const { return compiled_->free_paths; }
 
+std::optional<SourceLoc> Template::place_in_file(int line, int col) const {
+  return compiled_->source.place_in_file(line, col);
+}
+
 }  // namespace engine::tmpl

@@ -1,6 +1,7 @@
 #pragma once
 // A Jinja-style template, compiled once and rendered many times (by many threads: it is immutable).
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -55,6 +56,9 @@ class Template {
   const std::vector<std::string>& free_names() const;
   // Every read of a free name, as the longest attribute path read of it, in source order (one entry per read).
   const std::vector<NamePath>& free_paths() const;
+  // Where a line and column of the template are in the file it is written in (a block scalar in a workflow), for an
+  // error about what is read there; nothing when the template is not embedded or the place cannot be told.
+  std::optional<SourceLoc> place_in_file(int line, int col) const;
 
  private:
   explicit Template(std::shared_ptr<const Compiled> c) : compiled_(std::move(c)) {}

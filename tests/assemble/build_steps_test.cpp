@@ -25,34 +25,34 @@ std::string steps_error(const std::string& steps, const std::string& rest = "") 
 TEST_CASE("steps: a reference to a step that does not exist names the step and the ones there are", "[assemble][steps]") {
   CHECK(steps_error("  classify: {kind: template, template: x}\n"
                     "  reply: {kind: template, template: '{{ steps.clasify.output }}'}\n") ==
-        "w.yaml:5:37: steps.reply.template reads 'steps.clasify.output', and there is no step 'clasify' "
+        "w.yaml:5:41: steps.reply.template reads 'steps.clasify.output', and there is no step 'clasify' "
         "(did you mean 'classify'?)\n"
         "    reply: {kind: template, template: '{{ steps.clasify.output }}'}\n"
-        "                                      ^");
+        "                                          ^");
 }
 
 TEST_CASE("steps: the path past a step's name is checked, and a step cannot read itself", "[assemble][steps]") {
   CHECK(steps_error("  a: {kind: template, template: x}\n  b: {kind: template, template: '{{ steps.a.outptu }}'}\n") ==
-        "w.yaml:5:33: steps.b.template reads 'steps.a.outptu': a step has output and status (did you mean 'output'?)\n"
+        "w.yaml:5:37: steps.b.template reads 'steps.a.outptu': a step has output and status (did you mean 'output'?)\n"
         "    b: {kind: template, template: '{{ steps.a.outptu }}'}\n"
-        "                                  ^");
+        "                                      ^");
   CHECK(steps_error("  a: {kind: template, template: '{{ steps.a }}'}\n") ==
-        "w.yaml:4:33: steps.a.template reads 'steps.a': a step is read as steps.NAME.output (or steps.NAME.status), "
+        "w.yaml:4:37: steps.a.template reads 'steps.a': a step is read as steps.NAME.output (or steps.NAME.status), "
         "so the graph knows the step\n"
         "    a: {kind: template, template: '{{ steps.a }}'}\n"
-        "                                  ^");
+        "                                      ^");
   CHECK(steps_error("  a: {kind: template, template: '{{ steps.a.output }}'}\n") ==
-        "w.yaml:4:33: steps.a.template reads 'steps.a.output', its own output: a step cannot read itself\n"
+        "w.yaml:4:37: steps.a.template reads 'steps.a.output', its own output: a step cannot read itself\n"
         "    a: {kind: template, template: '{{ steps.a.output }}'}\n"
-        "                                  ^");
+        "                                      ^");
 }
 
 TEST_CASE("steps: inputs are read as inputs.NAME or by name, and only declared ones", "[assemble][steps]") {
   CHECK(steps_error("  a: {kind: template, template: '{{ inputs.mesage }}'}\n") ==
-        "w.yaml:4:33: steps.a.template reads 'inputs.mesage', and the workflow has no input 'mesage' "
+        "w.yaml:4:37: steps.a.template reads 'inputs.mesage', and the workflow has no input 'mesage' "
         "(did you mean 'message'?)\n"
         "    a: {kind: template, template: '{{ inputs.mesage }}'}\n"
-        "                                  ^");
+        "                                      ^");
   CHECK(steps_error("  a: {kind: template, template: '{{ mesage }}'}\n") ==
         "w.yaml:4:33: steps.a.template uses 'mesage', which is not a declared input (did you mean 'message'?)\n"
         "    a: {kind: template, template: '{{ mesage }}'}\n"
@@ -72,9 +72,9 @@ TEST_CASE("steps: a cycle is refused with its path, in the order data flows", "[
 TEST_CASE("steps: when is an expression whose references are checked like the rest", "[assemble][steps]") {
   CHECK(steps_error("  a: {kind: template, template: x}\n"
                     "  b: {kind: template, template: y, when: \"steps.z.output == 'x'\"}\n") ==
-        "w.yaml:5:42: steps.b.when reads 'steps.z.output', and there is no step 'z' (did you mean 'a'?)\n"
+        "w.yaml:5:43: steps.b.when reads 'steps.z.output', and there is no step 'z' (did you mean 'a'?)\n"
         "    b: {kind: template, template: y, when: \"steps.z.output == 'x'\"}\n"
-        "                                           ^");
+        "                                            ^");
   CHECK(steps_error("  a: {kind: template, template: x, when: 'a =='}\n") ==
         "w.yaml:4:47: steps.a.when: expected an expression, got '}}'\n"
         "    a: {kind: template, template: x, when: 'a =='}\n"
@@ -83,9 +83,9 @@ TEST_CASE("steps: when is an expression whose references are checked like the re
 
 TEST_CASE("steps: the declared outputs read steps as step templates do", "[assemble][steps]") {
   CHECK(steps_error("  a: {kind: template, template: x}\n", "outputs:\n  answer: {value: '{{ steps.b.output }}'}\n") ==
-        "w.yaml:6:19: outputs.answer.value reads 'steps.b.output', and there is no step 'b' (did you mean 'a'?)\n"
+        "w.yaml:6:23: outputs.answer.value reads 'steps.b.output', and there is no step 'b' (did you mean 'a'?)\n"
         "    answer: {value: '{{ steps.b.output }}'}\n"
-        "                    ^");
+        "                        ^");
 }
 
 TEST_CASE("steps: an agent step's prompt reads the step's own inputs, which are checked", "[assemble][steps]") {
@@ -116,10 +116,10 @@ TEST_CASE("steps: a loop's body reads previous.NAME of its own steps, and what i
           "[assemble][steps]") {
   std::string loop = "  refine:\n    kind: loop\n    max_iterations: 2\n    until: 'steps.b.output == 1'\n    steps:\n";
   CHECK(steps_error(loop + "      b: {kind: template, template: '{{ previous.c.output }}'}\n") ==
-        "w.yaml:9:37: steps.refine.steps.b.template reads 'previous.c.output': the previous iteration is read as "
+        "w.yaml:9:41: steps.refine.steps.b.template reads 'previous.c.output': the previous iteration is read as "
         "previous.NAME.output (or .status), NAME a step of the loop (b)\n"
         "        b: {kind: template, template: '{{ previous.c.output }}'}\n"
-        "                                      ^");
+        "                                          ^");
   // after reads the loop, and the loop's body reads after: a cycle through the loop
   CHECK(steps_error(loop + "      b: {kind: template, template: '{{ steps.after.output }}'}\n"
                            "  after: {kind: template, template: '{{ steps.refine.output.b }}'}\n") ==
@@ -132,4 +132,15 @@ TEST_CASE("steps: a loop's body reads previous.NAME of its own steps, and what i
         "w.yaml:4:33: steps.a.template uses 'iteration', which is not a declared input (declared inputs: message)\n"
         "    a: {kind: template, template: '{{ iteration }}'}\n"
         "                                  ^");
+}
+
+// A reference error inside a block template points at the read, on its own line, not at the key.
+TEST_CASE("steps: a bad reference in a block template is located at its own line and column", "[assemble][steps]") {
+  CHECK(steps_error("  first: {kind: template, template: a}\n"
+                    "  second:\n    kind: template\n    template: |\n      Hello {{ inputs.message }}\n"
+                    "      and {{ steps.frist.output }}\n") ==
+        "w.yaml:9:14: steps.second.template reads 'steps.frist.output', and there is no step 'frist' (did you mean "
+        "'first'?)\n"
+        "        and {{ steps.frist.output }}\n"
+        "               ^");
 }

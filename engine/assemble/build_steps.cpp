@@ -80,6 +80,12 @@ References references(const tmpl::Template& t, const std::string& what, const So
   };
   std::vector<std::string> provided = {"inputs", "steps"};
   if (scope.in_loop) provided.insert(provided.end(), {"previous", "iteration"});
+  if (!scope.in_loop)
+    for (const auto& name : t.free_names())
+      if ((name == "previous" || name == "iteration") && std::find(inputs.begin(), inputs.end(), name) == inputs.end())
+        throw Error("spec.bad_reference",
+                    what + " reads '" + name + "', which exists only inside a loop's steps (kind: loop)", loc,
+                    quoted_line(s, loc));
   provided.insert(provided.end(), item_names.begin(), item_names.end());
   check_free_names(t, inputs, provided, what, loc, s);
   References refs;

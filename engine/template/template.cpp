@@ -414,6 +414,12 @@ bool Template::test(const Vars& vars) const { return truthy(evaluate(vars)); }
 const std::vector<std::string>& Template::free_names() const { return compiled_->free_names; }
 const std::vector<NamePath>& Template::free_paths() const { return compiled_->free_paths; }
 
+Error Template::error_at_start(std::string kind, std::string message) const {
+  const auto& embedding = compiled_->source.embedding();
+  int col = 1 + (embedding ? embedding->wrap : 0);  // an expression's first character, past the "{{ " put around it
+  return located_error(std::move(kind), std::move(message), compiled_->source, 1, col);
+}
+
 std::optional<SourceLoc> Template::place_in_file(int line, int col) const {
   return compiled_->source.place_in_file(line, col);
 }

@@ -6,6 +6,7 @@
 #include <string_view>
 #include <vector>
 
+#include "engine/core/error.h"
 #include "engine/core/source.h"
 #include "engine/core/value.h"
 #include "engine/template/options.h"
@@ -59,6 +60,9 @@ class Template {
   // Where a line and column of the template are in the file it is written in (a block scalar in a workflow), for an
   // error about what is read there; nothing when the template is not embedded or the place cannot be told.
   std::optional<SourceLoc> place_in_file(int line, int col) const;
+  // An Error located where the template (or, for an expression, the expression itself) is written: what a step says
+  // of the value an expression gave (a for_each that is not a list).
+  Error error_at_start(std::string kind, std::string message) const;
 
  private:
   explicit Template(std::shared_ptr<const Compiled> c) : compiled_(std::move(c)) {}

@@ -256,7 +256,8 @@ class GraphRunner {
     }
     Value items = step.for_each->evaluate(vars);
     if (!items.is_array())
-      throw Error("step.for_each", "for_each gives " + std::string(items.type_name()) + ", not a list");
+      throw step.for_each->error_at_start("step.for_each",
+                                          "for_each gives " + std::string(items.type_name()) + ", not a list");
     if (items.size() > kMaxForEachItems)
       throw Error("step.for_each", "for_each gives " + std::to_string(items.size()) + " items, more than the " +
                                        std::to_string(kMaxForEachItems) + " a step maps");

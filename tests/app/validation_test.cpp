@@ -63,4 +63,16 @@ TEST_CASE("validation does not report what taking an entry out causes, such as a
   app::Validation e = app::validate_workflow(emptied.string());
   REQUIRE(e.errors.size() == 1);
   CHECK(e.errors[0].kind() == "spec.yaml_syntax");
+  // A cycle names every step in it; taking one of them out must not make the others' reads false errors.
+  auto cycle = dir.write("c.yaml", "steps:\n  a: {kind: template, template: '{{ steps.b.output }}'}\n"
+                                   "  b: {kind: template, template: '{{ steps.a.output }}'}\n");
+  app::Validation c = app::validate_workflow(cycle.string());
+  REQUIRE(c.errors.size() == 1);
+  CHECK(c.errors[0].kind() == "spec.cycle");
+  // A step taken out for its own problem is no missing step for the steps that read it.
+  auto read = dir.write("r.yaml", "steps:\n  a: {kind: template, template: '{{ x | nofilter }}'}\n"
+                                  "  b: {kind: template, template: '{{ steps.a.output }}'}\n");
+  app::Validation r = app::validate_workflow(read.string());
+  REQUIRE(r.errors.size() == 1);
+  CHECK(r.errors[0].kind() == "template.unknown_filter");
 }

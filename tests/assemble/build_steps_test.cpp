@@ -129,7 +129,7 @@ TEST_CASE("steps: a loop's body reads previous.NAME of its own steps, and what i
   CHECK(steps_error(loop + "      b: {kind: template, template: '{{ previous.b.output }} {{ iteration }} {{ message }}'}\n"
                            "  after: {kind: template, template: '{{ steps.refine.output.b }}'}\n") == "no error");
   CHECK(steps_error("  a: {kind: template, template: '{{ iteration }}'}\n") ==
-        "w.yaml:4:33: steps.a.template uses 'iteration', which is not a declared input (declared inputs: message)\n"
+        "w.yaml:4:33: steps.a.template reads 'iteration', which exists only inside a loop's steps (kind: loop)\n"
         "    a: {kind: template, template: '{{ iteration }}'}\n"
         "                                  ^");
 }
@@ -143,4 +143,11 @@ TEST_CASE("steps: a bad reference in a block template is located at its own line
         "'first'?)\n"
         "        and {{ steps.frist.output }}\n"
         "               ^");
+}
+
+TEST_CASE("steps: previous outside a loop says it exists only inside one", "[assemble][steps]") {
+  CHECK(steps_error("  a: {kind: template, template: '{{ previous.a.output }}'}\n") ==
+        "w.yaml:4:33: steps.a.template reads 'previous', which exists only inside a loop's steps (kind: loop)\n"
+        "    a: {kind: template, template: '{{ previous.a.output }}'}\n"
+        "                                  ^");
 }

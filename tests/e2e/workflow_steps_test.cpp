@@ -466,3 +466,15 @@ TEST_CASE("sub-workflows: a file named by many tools is loaded and built once, a
   CHECK(r.err.find("wide.yaml:258:16: tools[256].workflow: the workflow and the files it names hold more than 256 "
                    "workflow files") != std::string::npos);
 }
+
+TEST_CASE("a for_each that gives no list is a located step.for_each error", "[e2e][steps]") {
+  test::TempDir dir;
+  auto w = dir.write("w.yaml", "inputs:\n  n: q\nsteps:\n  each:\n    kind: template\n    for_each: \"inputs.n\"\n"
+                               "    template: \"{{ item }}\"\n");
+  auto r = run_engine("run " + shell_quote(w.string()) + " -q --input n=5");
+  CHECK(r.exit_code == 1);
+  CHECK(r.err == "engine: error[step.for_each]: " + w.string() +
+                     ":6:16: step 'each' failed: steps.each.for_each: for_each gives string, not a list\n"
+                     "      for_each: \"inputs.n\"\n"
+                     "                 ^\n");
+}

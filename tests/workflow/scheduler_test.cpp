@@ -260,6 +260,7 @@ TEST_CASE("scheduler: for_each over what is not a list, or an item that fails, f
   auto g = workflow::run_graph({text}, Value::object(), sink, {});
   REQUIRE(g.error);
   CHECK(g.error->message == "step 'each' failed: for_each gives string, not a list");
+  CHECK(g.error->kind == "step.for_each");
 
   class FailsOnTwo : public workflow::StepWork {
    public:

@@ -34,7 +34,9 @@ RunOutput::RunOutput(const OutputOptions& o, const Redactor& redactor, std::vect
 }
 
 void print_answer(const Value& output, const Redactor& redactor) {
-  std::string answer = redactor.redact(output.is_string() ? output.get<std::string>() : to_json_text(output));
+  // No answer (the last step was skipped) prints as nothing, never the word null.
+  std::string answer =
+      output.is_null() ? "" : redactor.redact(output.is_string() ? output.get<std::string>() : to_json_text(output));
   std::cout << (isatty(STDOUT_FILENO) ? terminal_safe(answer) : answer) << std::endl;
 }
 

@@ -85,8 +85,22 @@ agent::RunResult Executor::run(const Value& inputs, EventSink& given_events, con
   return r;
 }
 
+// The step whose output is the answer of a workflow without outputs: the end of the graph, the last step (in the
+// file's order) that no other step reads. Steps may be written in any order, so the last one written may be one that
+// feeds another.
+const std::string& Executor::answer_step() const {
+  const std::vector<Step>& steps = parts_.steps;
+  for (size_t i = steps.size(); i-- > 0;) {
+    bool read = false;
+    for (const auto& other : steps)
+      read = read || std::find(other.reads.begin(), other.reads.end(), i) != other.reads.end();
+    if (!read) return steps[i].name;
+  }
+  return steps.back().name;
+}
+
 // A workflow of steps: the graph, then the declared outputs over the steps' outputs. The answer is the first declared
-// output, or the last step's output when none is declared.
+// output, or the output of the step at the end of the graph when none is declared.
 agent::RunResult Executor::run_steps(const Value& inputs, EventSink& events, const agent::RunOptions& options) const {
   using Clock = std::chrono::steady_clock;
   auto start = Clock::now();
@@ -106,8 +120,7 @@ agent::RunResult Executor::run_steps(const Value& inputs, EventSink& events, con
     auto ctx = tmpl::Vars::of(own).then_named("inputs", inputs).then(inputs);
     try {
       for (const auto& o : parts_.outputs) r.outputs[o.name] = o.value.render(ctx);
-      r.output = parts_.outputs.empty() ? r.steps[parts_.steps.back().name]["output"]
-                                        : r.outputs[parts_.outputs.front().name];
+      r.output = parts_.outputs.empty() ? r.steps[answer_step()]["output"] : r.outputs[parts_.outputs.front().name];
     } catch (const Error& e) {
       r.error = agent::RunError::from(e);
       r.stopped_reason = "error";

@@ -67,6 +67,7 @@ class Executor {
 
  private:
   agent::RunResult run_steps(const Value& inputs, EventSink& events, const agent::RunOptions& options) const;
+  const std::string& answer_step() const;
   const agent::Agent& the_agent(const char* command) const;  // throws "usage" for a workflow of steps
 
   std::string new_run_id() const;

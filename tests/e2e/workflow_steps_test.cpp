@@ -478,3 +478,19 @@ TEST_CASE("a for_each that gives no list is a located step.for_each error", "[e2
                      "      for_each: \"inputs.n\"\n"
                      "                 ^\n");
 }
+
+// Steps may be written in any order: the answer is the end of the graph, and a skipped one prints no "null".
+TEST_CASE("without outputs, the answer is the step nothing reads, and a skipped last step prints nothing",
+          "[e2e][steps]") {
+  test::TempDir dir;
+  auto w = dir.write("w.yaml", "inputs:\n  q: q\nsteps:\n"
+                               "  answer: {kind: template, template: 'final: {{ steps.draft.output }}'}\n"
+                               "  draft: {kind: template, template: 'draft of {{ inputs.q }}'}\n");
+  auto r = run_engine("run " + shell_quote(w.string()) + " -q --input x");
+  CHECK(r.exit_code == 0);
+  CHECK(r.out == "final: draft of x\n");
+  auto skipped = dir.write("s.yaml", "inputs:\n  q: q\nsteps:\n  only: {kind: template, template: x, when: 'false'}\n");
+  r = run_engine("run " + shell_quote(skipped.string()) + " -q --input x");
+  CHECK(r.exit_code == 0);
+  CHECK(r.out == "\n");
+}

@@ -86,7 +86,8 @@ std::unique_ptr<const parse::OutputParser> build_one_parser(const spec::ParserSp
                              : p.both == "action"     ? parse::BothVerdicts::Action
                                                       : parse::BothVerdicts::Error;
   try {
-    return std::make_unique<parse::ReactParser>(std::move(final_answer), std::move(action), p.strip_quotes, both);
+    return std::make_unique<parse::ReactParser>(std::move(final_answer), std::move(action), p.strip_quotes, both,
+                                                p.decode_xml_entities);
   } catch (const Error& e) {
     throw at_key(e, p.path + ".action", p.action.loc, s);
   }

@@ -1,6 +1,9 @@
 #include "engine/core/text.h"
 
 #include <algorithm>
+#include <cctype>
+#include <cstdint>
+#include <optional>
 
 namespace engine {
 
@@ -77,6 +80,69 @@ size_t find_invalid_utf8(std::string_view s) {
     i += n;
   }
   return std::string_view::npos;
+}
+
+namespace {
+
+void append_utf8(std::string& out, uint32_t cp) {
+  if (cp < 0x80) {
+    out += static_cast<char>(cp);
+  } else if (cp < 0x800) {
+    out += static_cast<char>(0xC0 | (cp >> 6));
+    out += static_cast<char>(0x80 | (cp & 0x3F));
+  } else if (cp < 0x10000) {
+    out += static_cast<char>(0xE0 | (cp >> 12));
+    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (cp & 0x3F));
+  } else {
+    out += static_cast<char>(0xF0 | (cp >> 18));
+    out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
+    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (cp & 0x3F));
+  }
+}
+
+// The character a reference (`&...;`, the text between & and ;) stands for, when it is one.
+std::optional<uint32_t> xml_reference(std::string_view ref) {
+  static const std::pair<std::string_view, uint32_t> kNamed[] = {
+      {"lt", '<'}, {"gt", '>'}, {"amp", '&'}, {"quot", '"'}, {"apos", '\''}};
+  for (const auto& [name, cp] : kNamed)
+    if (ref == name) return cp;
+  if (ref.size() < 2 || ref[0] != '#' || ref.size() > 10) return std::nullopt;
+  bool hex = ref[1] == 'x' || ref[1] == 'X';
+  std::string_view digits = ref.substr(hex ? 2 : 1);
+  if (digits.empty()) return std::nullopt;
+  uint32_t cp = 0;
+  for (char c : digits) {
+    int d = std::isdigit(static_cast<unsigned char>(c)) ? c - '0'
+            : hex && std::isxdigit(static_cast<unsigned char>(c)) ? (std::tolower(static_cast<unsigned char>(c)) - 'a' + 10)
+                                                                   : -1;
+    if (d < 0) return std::nullopt;
+    cp = cp * (hex ? 16 : 10) + static_cast<uint32_t>(d);
+    if (cp > 0x10FFFF) return std::nullopt;
+  }
+  if (cp == 0 || (cp >= 0xD800 && cp <= 0xDFFF)) return std::nullopt;
+  return cp;
+}
+
+}  // namespace
+
+std::string decode_xml_entities(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (s[i] == '&') {
+      size_t semi = s.find(';', i + 1);
+      if (semi != std::string_view::npos && semi - i <= 11)
+        if (auto cp = xml_reference(s.substr(i + 1, semi - i - 1))) {
+          append_utf8(out, *cp);
+          i = semi;
+          continue;
+        }
+    }
+    out += s[i];
+  }
+  return out;
 }
 
 std::string with_invalid_utf8_replaced(std::string_view s) {

@@ -20,6 +20,9 @@ size_t find_invalid_utf8(std::string_view s);
 // The length of the UTF-8 sequence at s[i] (1 to 4), or 0 when none starts there (a stray continuation byte, a cut
 // sequence, an overlong form, a surrogate, a code point past U+10FFFF).
 size_t utf8_sequence_length(std::string_view s, size_t i);
+// `s` with XML's character references decoded: the five named ones (&lt; &gt; &amp; &quot; &apos;) and numeric
+// ones (&#60; &#x3c;) of a valid code point; anything else, a bare & included, is left as it is.
+std::string decode_xml_entities(std::string_view s);
 // `s` with each byte that starts no UTF-8 sequence replaced by U+FFFD.
 std::string with_invalid_utf8_replaced(std::string_view s);
 

@@ -42,10 +42,12 @@ const std::initializer_list<std::string_view> kInputNames = {"input", "tool_inpu
 
 ReactParser::ReactParser(const ReactPatterns& p)
     : ReactParser(compile_named(p.final_answer, "final_answer", p.dotall), compile_named(p.action, "action", p.dotall),
-                  p.strip_quotes, p.both) {}
+                  p.strip_quotes, p.both, p.decode_xml_entities) {}
 
-ReactParser::ReactParser(Regex final_answer, Regex action, bool strip_quotes, BothVerdicts both)
-    : final_answer_(std::move(final_answer)), action_(std::move(action)), strip_quotes_(strip_quotes), both_(both) {
+ReactParser::ReactParser(Regex final_answer, Regex action, bool strip_quotes, BothVerdicts both,
+                         bool decode_xml_entities)
+    : final_answer_(std::move(final_answer)), action_(std::move(action)), strip_quotes_(strip_quotes), both_(both),
+      decode_xml_entities_(decode_xml_entities) {
   size_t groups = action_.group_names().size() - 1;
   bool named = has_any_group(action_, kToolNames) && has_any_group(action_, kInputNames);
   if (!named && groups < 2)
@@ -89,12 +91,14 @@ ParsedOutput ReactParser::parse(std::string_view text) const {
       input = trim(input);
     }
     if (tool.empty()) return ParseFailure{"could not parse LLM output: the action names no tool"};
+    if (decode_xml_entities_) return AgentAction{decode_xml_entities(tool), Value(decode_xml_entities(input)), std::string(text)};
     return AgentAction{tool, Value(std::string(input)), std::string(text)};
   }
   if (finish) {
     // A pattern without groups yields the whole match.
     std::string_view out = finish->groups.size() > 1 ? group_or(*finish, kOutputNames, 1) : *finish->groups[0];
-    return AgentFinish{std::string(trim(out)), std::string(text)};
+    std::string answer(trim(out));
+    return AgentFinish{decode_xml_entities_ ? decode_xml_entities(answer) : std::move(answer), std::string(text)};
   }
   return ParseFailure{"could not parse LLM output: it matches neither the final-answer nor the action pattern: " +
                       quote_excerpt(text, 200)};

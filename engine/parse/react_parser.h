@@ -12,12 +12,14 @@ struct ReactPatterns {
   bool dotall = true;        // LangChain compiles its ReAct regexes with re.DOTALL
   bool strip_quotes = true;  // LangChain strips spaces and double quotes around the tool input
   BothVerdicts both = BothVerdicts::Error;
+  bool decode_xml_entities = false;  // &lt; &amp; ... in what is captured, as LangChain's XML agent unescapes them
 };
 
 class ReactParser : public OutputParser {
  public:
   // Throws Error "regex.missing_group" when the action regex cannot yield a tool name and an input.
-  ReactParser(Regex final_answer, Regex action, bool strip_quotes = true, BothVerdicts both = BothVerdicts::Error);
+  ReactParser(Regex final_answer, Regex action, bool strip_quotes = true, BothVerdicts both = BothVerdicts::Error,
+              bool decode_xml_entities = false);
   // Compiles the patterns too; a bad one throws Error "regex.invalid" whose message starts with its name.
   explicit ReactParser(const ReactPatterns& patterns);
 
@@ -31,6 +33,7 @@ class ReactParser : public OutputParser {
   Regex action_;
   bool strip_quotes_;
   BothVerdicts both_;
+  bool decode_xml_entities_;
 };
 
 }  // namespace engine::parse

@@ -360,6 +360,8 @@ class Loader {
       if (p["action"]) s.action = r_.located_raw(p["action"], path + ".action");
       if (p["dotall"]) s.dotall = r_.boolean(p["dotall"], path + ".dotall");
       if (p["strip_quotes"]) s.strip_quotes = r_.boolean(p["strip_quotes"], path + ".strip_quotes");
+      if (p["decode_xml_entities"])
+        s.decode_xml_entities = r_.boolean(p["decode_xml_entities"], path + ".decode_xml_entities");
       if (p["both"]) s.both = one_of(p["both"], path + ".both", {"error", "final_answer", "action"}).value;
       if (p["action_key"]) s.action_key = r_.str(p["action_key"], path + ".action_key");
       if (p["input_key"]) s.input_key = r_.str(p["input_key"], path + ".input_key");

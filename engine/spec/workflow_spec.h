@@ -182,6 +182,7 @@ struct ParserSpec {
   Located<std::string> action;
   bool dotall = true;
   bool strip_quotes = true;
+  bool decode_xml_entities = false;
   std::string both = "error";  // a text with both verdicts: error | final_answer | action
   // json_blob
   std::string action_key = "action";

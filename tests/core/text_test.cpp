@@ -58,3 +58,11 @@ TEST_CASE("fenced_blocks: the insides of ``` fences, tag line dropped, an unclos
   for (int i = 0; i < 100000; ++i) many += "```\n{}\n```";
   CHECK(fenced_blocks(many).size() == 100000);
 }
+
+TEST_CASE("text: XML character references are decoded, anything else is kept as written", "[core][text]") {
+  CHECK(decode_xml_entities("a &lt; b &amp;&amp; c &gt; d &quot;q&quot; &apos;s&apos;") == "a < b && c > d \"q\" 's'");
+  CHECK(decode_xml_entities("&#60;tool&#x3E; &#xe9; &#128512;") == "<tool> \xC3\xA9 \xF0\x9F\x98\x80");
+  CHECK(decode_xml_entities("AT&T &unknown; &#; &#xZZ; &#0; &#xD800; &#1114112; &") ==
+        "AT&T &unknown; &#; &#xZZ; &#0; &#xD800; &#1114112; &");
+  CHECK(decode_xml_entities("&amp;lt;") == "&lt;");  // once, as an XML reader decodes
+}

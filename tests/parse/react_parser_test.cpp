@@ -109,3 +109,19 @@ TEST_CASE("an action regex without tool and input groups is rejected", "[parse]"
     CHECK(e.message() == "final_answer invalid regex: missing closing parenthesis at offset 16");
   }
 }
+
+// LangChain's XML agent writes <tool>search</tool><tool_input>a &lt; b</tool_input> and unescapes what it reads.
+TEST_CASE("a parser that decodes XML entities gives the tool, its input and the answer unescaped", "[parse]") {
+  ReactPatterns xml{"<final_answer>(?P<output>.*?)</final_answer>", "<tool>(?P<tool>.*?)</tool>\\s*<tool_input>(?P<input>.*?)</tool_input>"};
+  xml.decode_xml_entities = true;
+  ReactParser p(xml);
+  auto action = p.parse("<tool>search</tool><tool_input>price &lt; 10 &amp;&amp; in &quot;EU&quot;</tool_input>");
+  REQUIRE(std::get_if<AgentAction>(&action));
+  CHECK(std::get<AgentAction>(action).tool_input == "price < 10 && in \"EU\"");
+  auto finish = p.parse("<final_answer>1 &lt; 2</final_answer>");
+  REQUIRE(std::get_if<AgentFinish>(&finish));
+  CHECK(std::get<AgentFinish>(finish).output == "1 < 2");
+  xml.decode_xml_entities = false;  // off by default: what was written is kept
+  auto kept = ReactParser(xml).parse("<final_answer>1 &lt; 2</final_answer>");
+  CHECK(std::get<AgentFinish>(kept).output == "1 &lt; 2");
+}

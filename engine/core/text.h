@@ -1,6 +1,7 @@
 #pragma once
 // Small string helpers shared by every module.
 #include <optional>
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -20,6 +21,8 @@ size_t find_invalid_utf8(std::string_view s);
 // The length of the UTF-8 sequence at s[i] (1 to 4), or 0 when none starts there (a stray continuation byte, a cut
 // sequence, an overlong form, a surrogate, a code point past U+10FFFF).
 size_t utf8_sequence_length(std::string_view s, size_t i);
+// A code point as UTF-8 (the caller keeps it to U+10FFFF).
+void append_utf8(std::string& out, uint32_t cp);
 // `s` with XML's character references decoded: the five named ones (&lt; &gt; &amp; &quot; &apos;) and numeric
 // ones (&#60; &#x3c;) of a valid code point; anything else, a bare & included, is left as it is.
 std::string decode_xml_entities(std::string_view s);

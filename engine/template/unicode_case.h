@@ -7,6 +7,8 @@
 #include <string_view>
 #include <vector>
 
+#include "engine/core/text.h"  // append_utf8, for this header's users
+
 namespace engine::tmpl {
 
 std::string to_upper(std::string_view s);
@@ -30,6 +32,5 @@ bool char_is_upper(uint32_t cp);
 bool char_is_lower(uint32_t cp);
 uint32_t upper_of(uint32_t cp);
 uint32_t lower_of(uint32_t cp);
-void append_utf8(std::string& out, uint32_t cp);
 
 }  // namespace engine::tmpl

@@ -494,3 +494,24 @@ TEST_CASE("without outputs, the answer is the step nothing reads, and a skipped 
   CHECK(r.exit_code == 0);
   CHECK(r.out == "\n");
 }
+
+// docs/lua-tools.md's table: an agent's calls share a state for its run; each tool step starts fresh.
+TEST_CASE("a Lua tool keeps its state across one agent's calls, and each tool step starts fresh", "[e2e][steps]") {
+  test::TempDir dir;
+  dir.write("count.lua", "local n = 0\nreturn {name = 'count', description = 'counts its calls',\n"
+                         "  run = function(input) n = n + 1 return input .. n end}\n");
+  auto steps = dir.write("steps.yaml", "inputs:\n  q: q\ntools:\n  - lua: count.lua\nsteps:\n"
+                                       "  a: {kind: tool, tool: count, input: a}\n"
+                                       "  b: {kind: tool, tool: count, input: 'b{{ steps.a.output }}'}\n");
+  auto r = run_engine("run " + shell_quote(steps.string()) + " -q --input x");
+  CHECK(r.out == "ba11\n");  // each step's first call
+  auto agent = dir.write("agent.yaml",
+                         "inputs:\n  input: q\ntools:\n  - lua: count.lua\nllm:\n  provider: scripted\n  scripted:\n"
+                         "    replies: [\"Action: count\\nAction Input: x\", \"Action: count\\nAction Input: y\", "
+                         "\"Final Answer: done\"]\nagent: {}\n");
+  r = run_engine("run " + shell_quote(agent.string()) + " --json -q --input go");
+  REQUIRE(r.exit_code == 0);
+  Value doc = Value::parse(r.out);
+  CHECK(doc["intermediate_steps"][0]["observation"] == "x1");
+  CHECK(doc["intermediate_steps"][1]["observation"] == "y2");  // the same state, its second call
+}

@@ -172,6 +172,8 @@ std::shared_ptr<const llm::LlmClient> build_provider(const spec::LlmSpec& l, con
                               fixed_tool_calls(l.replies[i].tool_calls, at + ".scripted.replies[" + std::to_string(i) + "].tool_calls", s)});
   for (size_t i = 0; i < l.rules.size(); ++i) script.rules.push_back(make_rule(l.rules[i], i, at, s));
   script.latency = std::chrono::milliseconds(l.latency_ms);
+  script.fail_status = l.fail_status;
+  script.fail_times = l.fail_times;
   return std::make_shared<llm::ScriptedLlm>(std::move(script));
 }
 

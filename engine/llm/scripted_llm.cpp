@@ -1,6 +1,9 @@
 #include "engine/llm/scripted_llm.h"
 
+#include <atomic>
 #include <thread>
+
+#include "engine/llm/run_state.h"
 
 #include "engine/core/error.h"
 #include "engine/llm/text_stream.h"
@@ -44,8 +47,27 @@ void stream_words(const std::string& text, EventSink* events) {
 
 }  // namespace
 
+namespace {
+
+// The calls this client has answered in one run, for scripted.fail.
+struct CallsMade {
+  std::atomic<int> n{0};
+};
+
+}  // namespace
+
 LlmResponse ScriptedLlm::complete(const LlmRequest& request) const {
   if (script_.latency.count() > 0) sleep_or_throw(request.cancel, script_.latency);
+  if (script_.fail_times > 0) {
+    int call = request.run_state ? request.run_state->of<CallsMade>(this).n++ : 0;
+    if (call < script_.fail_times) {
+      std::string message = "scripted: the server answered " + std::to_string(script_.fail_status) +
+                            " (scripted failure " + std::to_string(call + 1) + " of " +
+                            std::to_string(script_.fail_times) + ")";
+      bool retryable = script_.fail_status == 429 || script_.fail_status >= 500;
+      throw Error(retryable ? "llm.unavailable" : "llm.http_error", message);
+    }
+  }
   std::string messages_text;
   std::string_view prompt = prompt_text(request, messages_text);
   ScriptedReply reply;

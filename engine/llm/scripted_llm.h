@@ -31,6 +31,11 @@ struct ScriptedScript {
   std::vector<ScriptedReply> replies;  // used when non-empty
   std::vector<ScriptedRule> rules;
   std::chrono::milliseconds latency{0};  // simulated time to answer, for time-limit tests and demos
+  // The first `fail_times` calls of each run fail as a server answering `fail_status` would, once the provider's
+  // retries are spent: 429 and 5xx as "llm.unavailable", other 4xx as "llm.http_error". Retries of a step
+  // (`retry:`) and failure paths are tested offline with it.
+  int fail_status = 0;
+  int fail_times = 0;
 };
 
 class ScriptedLlm : public LlmClient {

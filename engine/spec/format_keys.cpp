@@ -17,7 +17,8 @@ const KeyList kLlm = {"provider",        "model",        "temperature",      "ma
                       "extra",           "endpoint",     "seed",             "response_format", "tool_choice",
                       "parallel_tool_calls", "anthropic_version", "recording", "prices",      "max_concurrent_calls"};
 const KeyList kPrice = {"prompt", "completion"};
-const KeyList kScripted = {"replies", "rules", "latency_ms"};
+const KeyList kScripted = {"replies", "rules", "latency_ms", "fail"};
+const KeyList kScriptedFail = {"status", "times"};
 const KeyList kScriptedRule = {"match", "reply", "tool_calls"};
 const KeyList kScriptedReply = {"content", "tool_calls"};
 const KeyList kToolCall = {"name", "arguments"};
@@ -58,6 +59,7 @@ const std::vector<KeyTable>& format_key_tables() {
       {"price", &kPrice},
       {"scripted", &kScripted},
       {"scripted_rule", &kScriptedRule},
+      {"scripted_fail", &kScriptedFail},
       {"scripted_reply", &kScriptedReply},
       {"tool_call", &kToolCall},
       {"tool", &kTool},
@@ -93,7 +95,8 @@ const std::vector<Nesting>& nestings() {
   using namespace keys;
   static const std::vector<Nesting> all = {
       {&kTop, "llm", &kLlm},          {&kTop, "agent", &kAgent},          {&kTop, "tools", &kTool},
-      {&kLlm, "scripted", &kScripted}, {&kScripted, "rules", &kScriptedRule}, {&kAgent, "memory", &kMemory},
+      {&kLlm, "scripted", &kScripted}, {&kScripted, "rules", &kScriptedRule},
+      {&kScripted, "fail", &kScriptedFail}, {&kAgent, "memory", &kMemory},
       {&kAgent, "parser", &kParserRegex}, {&kAgent, "template_options", &kTemplateOptions},
       {&kTool, "limits", &kLuaLimits}, {&kStep, "agent", &kAgent},         {&kStep, "llm", &kLlm},
       {&kStep, "retry", &kRetry},      {&kStep, "limits", &kLuaLimits},

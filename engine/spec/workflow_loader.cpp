@@ -181,6 +181,13 @@ class Loader {
       r_.expect_map(s, at + ".scripted", keys::kScripted);
       if (s["replies"]) l.replies = read_scripted_replies(r_, s["replies"], at + ".scripted.replies");
       if (s["latency_ms"]) l.latency_ms = static_cast<int>(r_.integer(s["latency_ms"], at + ".scripted.latency_ms", 0, 600000));
+      if (s["fail"]) {
+        const YAML::Node& f = s["fail"];
+        r_.expect_map(f, at + ".scripted.fail", keys::kScriptedFail);
+        if (!f["status"]) r_.fail("spec.missing_key", at + ".scripted.fail needs status: an HTTP status, 400 to 599", f);
+        l.fail_status = static_cast<int>(r_.integer(f["status"], at + ".scripted.fail.status", 400, 599));
+        l.fail_times = f["times"] ? static_cast<int>(r_.integer(f["times"], at + ".scripted.fail.times", 1, 1000)) : 1;
+      }
       if (s["rules"]) {
         const YAML::Node& rules = s["rules"];
         if (!rules.IsSequence()) r_.fail("spec.wrong_type", at + ".scripted.rules must be a list", rules);

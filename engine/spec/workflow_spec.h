@@ -116,6 +116,9 @@ struct LlmSpec {
   std::vector<ScriptedReplySpec> replies;
   std::vector<ScriptedRuleSpec> rules;
   int latency_ms = 0;
+  // scripted.fail: the first `fail_times` calls of a run are answered with the HTTP status `fail_status`.
+  int fail_status = 0;
+  int fail_times = 0;
   // HTTP providers (openai, ollama, llamacpp, anthropic)
   std::string base_url;       // default: the preset's (OPENAI_BASE_URL for openai, ANTHROPIC_BASE_URL for anthropic)
   std::string api_key_env;    // default: OPENAI_API_KEY, ANTHROPIC_API_KEY, none for local servers

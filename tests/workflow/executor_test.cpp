@@ -129,3 +129,23 @@ TEST_CASE("usage and max_cost count the model calls of a sub-workflow used as a 
   REQUIRE(r.cost_usd);
   CHECK(*r.cost_usd >= 1);
 }
+
+// Retries, tested offline: the scripted provider fails the first calls of each run as a 503 would.
+TEST_CASE("scripted.fail answers the first calls of each run with a server's failure, so a retried step recovers",
+          "[workflow][usage]") {
+  auto exec = executor_of(
+      "llm:\n  provider: scripted\n  scripted: {replies: ['ok'], fail: {status: 503, times: 2}}\n"
+      "steps:\n  ask: {kind: llm, prompt: 'say ok', retry: {attempts: 3, backoff: 0}}\n");
+  NullSink quiet;
+  for (int run = 0; run < 2; ++run) {  // each run starts its count again
+    agent::RunResult r = exec->run(exec->resolve_inputs(Value::object()), quiet);
+    CHECK(r.ok());
+    CHECK(r.output == "ok");
+  }
+  auto hopeless = executor_of("llm:\n  provider: scripted\n  scripted: {replies: ['ok'], fail: {status: 401, times: 5}}\n"
+                              "steps:\n  ask: {kind: llm, prompt: 'say ok', retry: {attempts: 2, backoff: 0}}\n");
+  agent::RunResult r = hopeless->run(hopeless->resolve_inputs(Value::object()), quiet);
+  REQUIRE(r.error);
+  CHECK(r.error->kind == "llm.http_error");
+  CHECK(r.error->message == "step 'ask' failed: scripted: the server answered 401 (scripted failure 2 of 5)");
+}

@@ -391,6 +391,9 @@ Template Template::compile_chat(std::string source, std::string name) {
 
 std::string Template::render_chat(const Value& messages, bool add_generation_prompt, const Value& extra) const {
   Value ctx = extra.is_object() ? extra : Value::object();
+  // transformers passes tools and documents always, as None when there are none: templates test `tools is not none`.
+  for (const char* always : {"tools", "documents"})
+    if (!ctx.contains(always)) ctx[always] = nullptr;
   ctx["messages"] = messages;
   ctx["add_generation_prompt"] = add_generation_prompt;
   return render(ctx);

@@ -174,6 +174,18 @@ TEST_CASE("chat templates use Hugging Face's tojson and whitespace options", "[t
         "  user: <héllo> {\"role\": \"user\", \"content\": \"<héllo>\"}\nassistant:");
 }
 
+// Llama 3.1 and others write {%- if tools is not none %}: transformers passes tools (and documents) as None.
+TEST_CASE("chat templates get tools and documents as none when there are none, as transformers passes them",
+          "[template][chat]") {
+  auto t = Template::compile_chat(
+      "{% if tools is not none %}tools: {{ tools | length }}{% else %}no tools{% endif %}|"
+      "{{ documents is defined }} {{ documents is none }}|{{ tools is defined }}",
+      "chat.jinja");
+  Value messages = Value::parse(R"([{"role": "user", "content": "hi"}])");
+  CHECK(t.render_chat(messages, true) == "no tools|True True|True");
+  CHECK(t.render_chat(messages, true, Value{{"tools", Value::array({{{"name", "calc"}}})}}) == "tools: 1|True True|True");
+}
+
 TEST_CASE("include and import cannot leave the template's folder: absolute names, '..', symlinks, /proc",
           "[template]") {
   Folder f;

@@ -25,8 +25,10 @@ std::string utc_now() {
   return buf;
 }
 
-std::string remembered_text(const Value& output) {
-  return output.is_string() ? output.get<std::string>() : to_json_text(output);
+// What the memory keeps of an answer: the output_key field of a structured one when it has it, else all of it.
+std::string remembered_text(const Value& output, const std::string& output_key) {
+  const Value& kept = !output_key.empty() && output.is_object() && output.contains(output_key) ? output[output_key] : output;
+  return kept.is_string() ? kept.get<std::string>() : to_json_text(kept);
 }
 
 // The column nlohmann names in "... at line 1, column 12: ...", or 0.
@@ -37,8 +39,8 @@ int column_of(const std::string& message) {
 
 }  // namespace
 
-Session Session::open(const std::filesystem::path& file) {
-  Session s;
+Session Session::open(const std::filesystem::path& file, std::string output_key) {
+  Session s(std::move(output_key));
   s.file_ = file;
   // Held alone while the session goes on: two chats appending to one file would each lose the other's turns. Never
   // through a symlink (one planted at a new session's name would have the turns written elsewhere).
@@ -72,7 +74,7 @@ Session Session::open(const std::filesystem::path& file) {
     } else if (type == "turn") {
       if (!v.contains("input") || !v["input"].is_string() || !v.contains("output"))
         fail("session.invalid", line_no, 1, "a turn needs a text 'input' and an 'output'");
-      s.exchanges_.push_back({v["input"].get<std::string>(), remembered_text(v["output"])});
+      s.exchanges_.push_back({v["input"].get<std::string>(), remembered_text(v["output"], s.output_key_)});
       s.outputs_.push_back(std::move(v["output"]));
     } else {
       fail("session.invalid", line_no, 1, "not a session line: its type must be \"turn\" or \"reset\"");
@@ -93,7 +95,7 @@ void Session::append_line(const Value& line) {
 
 void Session::add_turn(const std::string& input, const Value& output) {
   append_line(Value{{"type", "turn"}, {"input", input}, {"output", output}, {"time", utc_now()}});
-  exchanges_.push_back({input, remembered_text(output)});
+  exchanges_.push_back({input, remembered_text(output, output_key_)});
   outputs_.push_back(output);
   ++turns_;
 }

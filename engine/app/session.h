@@ -20,12 +20,14 @@ inline constexpr size_t kMaxSessionBytes = size_t{256} << 20;
 
 class Session {
  public:
-  // A session that lives as long as the process.
-  Session() = default;
+  // A session that lives as long as the process. `output_key` (agent.memory.output_key) names the field of a
+  // structured answer the memory keeps as the AI's words, as LangChain's memory output_key does; empty: the whole
+  // answer (its JSON text when it is not text).
+  explicit Session(std::string output_key = "") : output_key_(std::move(output_key)) {}
   // Opens (or creates) a session file and reads its turns. Throws Error "session.torn" for a last line cut short
   // (the turns before it are intact: the message says which line to remove), "session.invalid" for a line that is
   // not a session line, located at file:line:col; "io.*" when the file cannot be read or written.
-  static Session open(const std::filesystem::path& file);
+  static Session open(const std::filesystem::path& file, std::string output_key = "");
 
   // The exchanges since the last reset, oldest first: what the agent's memory picks from.
   const std::vector<agent::Exchange>& exchanges() const { return exchanges_; }
@@ -50,6 +52,7 @@ class Session {
   std::vector<agent::Exchange> exchanges_;
   std::vector<Value> outputs_;  // each exchange's output as the run gave it (for save_as)
   size_t turns_ = 0;
+  std::string output_key_;
 };
 
 }  // namespace engine::app

@@ -40,6 +40,7 @@ std::shared_ptr<const workflow::Executor> build_executor(const spec::WorkflowSpe
   if (s.steps.empty()) {
     parts.agent = build_agent(s, registry, std::move(llm));
     parts.chat_input = chat_input(s);
+    parts.chat_output = s.agent.memory.output_key;
   } else {
     parts.steps = build_steps(s, registry, std::move(llm), inner);
     if (auto price = model_price(s.llm)) parts.price = llm::Price{price->prompt, price->completion};

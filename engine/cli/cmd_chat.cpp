@@ -31,7 +31,8 @@ class Chat {
   explicit Chat(const ChatOptions& o)
       : executor_(app::load_executor(o.workflow, {.llm = o.llm})),
         given_(app::given_inputs(*executor_, o.inputs)),
-        session_(o.session_file.empty() ? app::Session() : app::Session::open(o.session_file)),
+        session_(o.session_file.empty() ? app::Session(executor_->chat_output())
+                                        : app::Session::open(o.session_file, executor_->chat_output())),
         out_(o.output, executor_->redactor(), executor_->tools().names()),
         no_color_(o.output.no_color) {
     app::require_chat_input(*executor_);

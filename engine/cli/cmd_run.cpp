@@ -38,7 +38,7 @@ int run(const RunOptions& o) {
   std::optional<app::Session> session;
   if (!o.session_file.empty()) {
     app::require_chat_input(*executor);
-    session = app::Session::open(o.session_file);
+    session = app::Session::open(o.session_file, executor->chat_output());
   }
 
   // Every output passes the executor's redactor: a key that reached the run by way of the workflow or an input is

@@ -29,7 +29,7 @@ const KeyList kAgent = {"kind",           "prompt",         "scratchpad",       
                         "return_direct",  "observation_prefix", "llm_prefix",   "temperature",   "max_tokens",
                         "template_options", "max_tokens_total", "max_cost",     "output_schema", "memory"};
 const KeyList kMessage = {"role", "content", "placeholder"};
-const KeyList kMemory = {"kind", "k", "max_tokens", "human_prefix", "ai_prefix", "input_key"};
+const KeyList kMemory = {"kind", "k", "max_tokens", "human_prefix", "ai_prefix", "input_key", "output_key"};
 const KeyList kParserRegex = {"kind", "final_answer", "action", "dotall", "strip_quotes", "decode_xml_entities", "both"};
 const KeyList kParserJsonBlob = {"kind", "action_key", "input_key", "final_action"};
 const KeyList kParserKeyword = {"kind", "rules"};

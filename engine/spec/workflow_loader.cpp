@@ -598,6 +598,7 @@ class Loader {
     if (n["human_prefix"]) m.human_prefix = r_.str(n["human_prefix"], at + ".human_prefix");
     if (n["ai_prefix"]) m.ai_prefix = r_.str(n["ai_prefix"], at + ".ai_prefix");
     if (n["input_key"]) m.input_key = r_.located_str(n["input_key"], at + ".input_key");
+    if (n["output_key"]) m.output_key = r_.str(n["output_key"], at + ".output_key");
     return m;
   }
 

@@ -79,6 +79,7 @@ struct MemorySpec {
   std::string human_prefix = "Human";
   std::string ai_prefix = "AI";
   Located<std::string> input_key;  // the input holding the human's message; default: `input`, or the only input
+  std::string output_key;          // the field of a structured answer the memory keeps; default: the whole answer
   SourceLoc loc;
 };
 

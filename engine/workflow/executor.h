@@ -44,6 +44,8 @@ class Executor {
     Redactor redactor;
     // The input that holds the human's message in a chat; empty when the workflow cannot tell.
     std::string chat_input;
+    // The field of a structured answer a chat's memory keeps (agent.memory.output_key); empty: the whole answer.
+    std::string chat_output;
   };
   explicit Executor(Parts parts);
 
@@ -62,6 +64,7 @@ class Executor {
   // The input that holds the human's message in a chat (engine chat, sessions); empty when the workflow has several
   // inputs and agent.memory.input_key names none.
   const std::string& chat_input() const { return parts_.chat_input; }
+  const std::string& chat_output() const { return parts_.chat_output; }
   // Masks the keys the workflow's provider reads (core/redact.h): front ends put it before every output.
   const Redactor& redactor() const { return parts_.redactor; }
 

@@ -143,3 +143,27 @@ TEST_CASE("save_as writes the exchanges since the last reset, never over a file"
     CHECK(e.kind() == "io.exists");
   }
 }
+
+// LangChain's memory output_key: a structured answer's field is what the history holds, the file keeps it all.
+TEST_CASE("a session with an output_key remembers that field of a structured answer, and the file keeps it whole",
+          "[app][session]") {
+  test::TempDir dir;
+  auto file = dir.path() / "chat.jsonl";
+  Value answer{{"answer", "Paris"}, {"confidence", 0.9}};
+  {
+    Session s = Session::open(file, "answer");
+    s.add_turn("capital of France?", answer);
+    s.add_turn("and 2+2?", "4");                                   // text stays text
+    s.add_turn("a list?", Value{{"items", Value::array({1, 2})}});  // no such field: kept whole
+    REQUIRE(s.exchanges().size() == 3);
+    CHECK(s.exchanges()[0].output == "Paris");
+    CHECK(s.exchanges()[1].output == "4");
+    CHECK(s.exchanges()[2].output == R"({"items":[1,2]})");
+  }
+  CHECK(read_file(file).find(R"("output":{"answer":"Paris","confidence":0.9})") != std::string::npos);
+  CHECK(Session::open(file, "answer").exchanges()[0].output == "Paris");  // resumed the same way
+  CHECK(Session::open(file).exchanges()[0].output == R"({"answer":"Paris","confidence":0.9})");
+  Session in_memory("answer");
+  in_memory.add_turn("q", answer);
+  CHECK(in_memory.exchanges()[0].output == "Paris");
+}

@@ -1,10 +1,12 @@
 #include "engine/template/builtins.h"
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <optional>
 
 #include "engine/core/json_parse.h"
 #include "engine/template/builtin_args.h"
@@ -161,6 +163,42 @@ Value f_float(const Value& v, const CallArgs& a) {
   const Value* d = a.get(0, "default");
   return d ? *d : Value(0.0);
 }
+// Python's int(text, base): a sign, then for base 0 a 0b/0o/0x prefix (or a decimal without leading zeros), for
+// base 2, 8 or 16 that base's prefix optionally, and single underscores between digits. Nothing when it is not one.
+std::optional<long long> python_int(std::string_view s, int base) {
+  bool negative = !s.empty() && s[0] == '-';
+  if (!s.empty() && (s[0] == '-' || s[0] == '+')) s.remove_prefix(1);
+  auto prefixed = [&](char p) {
+    return s.size() > 2 && s[0] == '0' && std::tolower(static_cast<unsigned char>(s[1])) == p;
+  };
+  int b = base;
+  if ((base == 0 || base == 2) && prefixed('b')) b = 2, s.remove_prefix(2);
+  else if ((base == 0 || base == 8) && prefixed('o')) b = 8, s.remove_prefix(2);
+  else if ((base == 0 || base == 16) && prefixed('x')) b = 16, s.remove_prefix(2);
+  else if (base == 0) {
+    b = 10;
+    if (s.size() > 1 && s[0] == '0' && s.find_first_not_of("0_") != std::string_view::npos) return std::nullopt;
+  }
+  if (!s.empty() && s[0] == '_' && b != 10) s.remove_prefix(1);  // 0x_1f
+  std::string digits;
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (s[i] == '_') {
+      if (i == 0 || i + 1 == s.size() || s[i + 1] == '_') return std::nullopt;
+      continue;
+    }
+    digits += s[i];
+  }
+  if (digits.empty()) return std::nullopt;
+  unsigned long long u = 0;
+  auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), u, b);
+  if (end != digits.data() + digits.size()) return std::nullopt;
+  if (ec == std::errc::result_out_of_range || u > (negative ? 9223372036854775808ULL : 9223372036854775807ULL))
+    throw BuiltinError{"integer overflow: '" + std::string(s.substr(0, 40)) + "' does not fit in 64 bits",
+                       "template.integer_overflow"};
+  if (ec != std::errc()) return std::nullopt;
+  return negative ? static_cast<long long>(0 - u) : static_cast<long long>(u);
+}
+
 Value f_int(const Value& v, const CallArgs& a) {
   if (v.is_number_integer() || v.is_number_unsigned()) return v;
   if (v.is_number_float()) return int_from_double(v.get<double>());
@@ -169,14 +207,8 @@ Value f_int(const Value& v, const CallArgs& a) {
     std::string s = strip_chars(v.get<std::string>(), nullptr, true, true);
     long long base = need_int(a.get(1, "base"), 10, "int");
     if (base != 0 && (base < 2 || base > 36)) fail("int() base must be >= 2 and <= 36, or 0");
+    if (auto n = python_int(s, static_cast<int>(base))) return *n;
     size_t used = 0;
-    try {
-      long long n = std::stoll(s, &used, static_cast<int>(base));
-      if (used == s.size()) return n;
-    } catch (const std::out_of_range&) {
-      throw BuiltinError{"integer overflow: '" + s.substr(0, 40) + "' does not fit in 64 bits", "template.integer_overflow"};
-    } catch (const std::invalid_argument&) {
-    }
     try {
       double d = std::stod(s, &used);
       if (used == s.size()) return int_from_double(d);
@@ -852,7 +884,16 @@ Value call_method(const Value& obj, std::string_view name, const CallArgs& a) {
       const Value* x = a.get(0, "value");
       if (!x) fail(std::string(name) + " expects a value");
       long long n = 0;
-      for (size_t i = 0; i < obj.size(); ++i)
+      // list.index(x, start, end), the bounds as Python reads a slice's
+      long long size = static_cast<long long>(obj.size());
+      auto bound = [&](const Value* b, long long dflt) {
+        long long i = need_int(b, dflt, "index");
+        if (i < 0) i += size;
+        return std::clamp<long long>(i, 0, size);
+      };
+      size_t from = name == "index" ? static_cast<size_t>(bound(a.get(1, "start"), 0)) : 0;
+      size_t to = name == "index" ? static_cast<size_t>(bound(a.get(2, "end"), size)) : obj.size();
+      for (size_t i = from; i < to; ++i)
         if (py_equal(obj[i], *x)) {
           if (name == "index") return static_cast<long long>(i);
           ++n;

@@ -716,7 +716,8 @@ class Renderer {
         if (name == "range") return Ref::own(range(args, c.pos));
         if (name == "dict" || name == "namespace") {
           Value d = Value::object();
-          if (name == "namespace" && !args.positional.empty() && args.positional[0].is_object()) d = args.positional[0];
+          // dict(d, c=3) and namespace(d, c=3): the mapping's items, then the keywords over them.
+          if (!args.positional.empty() && args.positional[0].is_object()) d = args.positional[0];
           for (auto& [k, v] : args.keyword) d[k] = std::move(v);
           if (name == "dict") return made(std::move(d), c.pos);
           check_value(d, c.pos);
@@ -872,6 +873,9 @@ class Renderer {
     const Value& v = defined(input);
     // attr() is Python's getattr: a dict's keys are not attributes, so it is undefined, as in Jinja2.
     if (f.name == "attr") return Ref::undefined("'" + type_name(v) + "' object has no attribute", f.pos);
+    // Jinja2's first and last of nothing are undefined (`is defined` is false, `default` applies), not none.
+    if ((f.name == "first" || f.name == "last") && (v.is_array() || v.is_object() || v.is_string()) && v.empty())
+      return Ref::undefined("'" + type_name(v) + "' has no " + f.name + " item", f.pos);
     return made(apply_filter(f.name, v, eval_args(f.args), f.pos), f.pos);
   }
 

@@ -126,7 +126,7 @@ void Batch::check_rows() {
   while (reader.next(row)) {
     if (!options_.shard.takes(row.index)) continue;
     ++mine;
-    if (results_.lines_found() == 0 || !results_.has(row.index)) continue;
+    if (!results_.has(row.index)) continue;
     if (row.columns.is_null()) {
       inputs = Value::object();
     } else {
@@ -223,12 +223,12 @@ BatchSummary Batch::run(EventSink& events, const Cancel& stop_launching, const C
   };
   // A fiber starts with the row it was made for, then takes the next ones: a batch never has more fibers than rows
   // (nor than --concurrency), and stops making them the moment it is told to stop.
-  auto worker = [&](std::shared_ptr<Slot> first) {
+  auto worker = [&](const std::shared_ptr<Slot>& slot) {
+    Slot& s = *slot;
     try {
-      run_row(first->row, first->inputs, first->rest, serial, cancel_runs);
-      DataRow& row = first->row;
-      while (!stop_all.stopped() && next_row(row, first->inputs, first->rest))
-        run_row(row, first->inputs, first->rest, serial, cancel_runs);
+      do {
+        run_row(s.row, s.inputs, s.rest, serial, cancel_runs);
+      } while (!stop_all.stopped() && next_row(s.row, s.inputs, s.rest));
     } catch (...) {
       fail(std::current_exception());
     }

@@ -38,7 +38,6 @@ class ResultsFile {
   // be those the line was run with: else an Error "batch.other_data" says the file was made from other data.
   bool done(size_t index, const std::string& inputs_json) const;
   bool has(size_t index) const { return done_.count(index) > 0; }
-  size_t lines_found() const { return done_.size(); }  // rows with a line when the file was opened
   const Resumed& resumed() const { return resumed_; }
 
   // Appends one line, whole. Safe from any thread. Throws Error "io.write_failed". A line longer than every reader

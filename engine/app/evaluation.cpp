@@ -52,13 +52,14 @@ EvaluationReport Evaluation::run(const EvaluationOptions& o, const Cancel& cance
   std::filesystem::path out = in_place ? o.results : o.out;
   // A batch still appending to the results would lose every line it wrote while they are scored (the scored file
   // replaces them): the results are held for the whole scoring, alone when rewritten in place.
-  auto held = open_locked(o.results, in_place ? O_RDWR : O_RDONLY, in_place ? LockMode::Exclusive : LockMode::Shared);
+  // Opened for reading either way: the lock needs no write access, and the scored file replaces them by rename.
+  auto held = open_locked(o.results, O_RDONLY, in_place ? LockMode::Exclusive : LockMode::Shared);
   if (!held)
     throw Error("batch.busy", "an engine batch is still writing '" + o.results.string() +
                                   "'; score its results once it has ended");
   std::optional<FileDescriptor> out_held;
   if (!in_place && std::filesystem::exists(out, ec)) {
-    out_held = open_locked(out, O_RDWR, LockMode::Exclusive);
+    out_held = open_locked(out, O_RDONLY, LockMode::Exclusive);
     if (!out_held) throw Error("batch.busy", "another engine process is writing '" + out.string() + "'; give --out another file");
   }
   check_results_start(o.results, "give --results the file engine batch wrote");

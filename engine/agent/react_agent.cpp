@@ -25,7 +25,7 @@ class ReactRun {
     while (!(limit = core_.stop_reason(iterations))) {
       ++iterations;
       std::string text = call_llm("");
-      parse::ParsedOutput parsed = agent_.parser().parse(text);
+      parse::ParsedOutput parsed = parse(text);
       if (auto* finish = std::get_if<parse::AgentFinish>(&parsed)) {
         if (!cfg_.output) return core_.finish(finish->output, finish->log);
         Value answer;
@@ -56,9 +56,18 @@ class ReactRun {
     if (cfg_.output) return core_.fail_without_answer(limit);
     if (!core_.stop_early(limit)) return;
     std::string text = call_llm(kGenerateSuffix);
-    parse::ParsedOutput parsed = agent_.parser().parse(text);
+    parse::ParsedOutput parsed = parse(text);
     if (auto* finish = std::get_if<parse::AgentFinish>(&parsed)) core_.finish_after_stop(finish->output, finish->log);
     else core_.finish_after_stop(text, text);  // LangChain returns the whole text when it is not a final answer
+  }
+
+  // A parser's own log lines (a Lua parser's engine.log) join the run's trace, before its verdict's events.
+  parse::ParsedOutput parse(std::string_view text) {
+    parse::ParseContext context;
+    context.log = [this](std::string_view parser, std::string_view line) {
+      core_.events().emit({EventType::ParserLog, Value{{"parser", parser}, {"message", line}}});
+    };
+    return agent_.parser().parse_with(text, context);
   }
 
   // The scratchpad shows the model the text of each observation.

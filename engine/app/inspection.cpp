@@ -33,8 +33,8 @@ Value describe_tools(const workflow::Executor& executor) {
   return out;
 }
 
-Value parse_verdict(const workflow::Executor& executor, std::string_view text) {
-  auto parsed = executor.parse_output(text);
+Value parse_verdict(const workflow::Executor& executor, std::string_view text, const parse::ParserLog& log) {
+  auto parsed = executor.parse_output(text, log);
   if (auto* a = std::get_if<parse::AgentAction>(&parsed))
     return {{"type", "action"}, {"tool", a->tool}, {"tool_input", a->tool_input}};
   if (auto* f = std::get_if<parse::AgentFinish>(&parsed)) return {{"type", "finish"}, {"output", f->output}};

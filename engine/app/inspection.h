@@ -16,8 +16,8 @@ namespace engine::app {
 std::string render_template_file(const std::string& path, const std::string& vars_file, bool lenient);
 
 // What the workflow's parser makes of `text`: {type: action, tool, tool_input}, {type: finish, output} or
-// {type: error, message}.
-Value parse_verdict(const workflow::Executor& executor, std::string_view text);
+// {type: error, message}. A Lua parser's log lines go to `log`.
+Value parse_verdict(const workflow::Executor& executor, std::string_view text, const parse::ParserLog& log = nullptr);
 
 // The workflow's tools as JSON: [{name, kind, description, parameters}], parameters null for a tool of one text input.
 Value describe_tools(const workflow::Executor& executor);

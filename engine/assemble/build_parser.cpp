@@ -63,7 +63,13 @@ std::unique_ptr<const parse::OutputParser> build_lua_parser(const spec::ParserSp
     throw at_key(e, p.path + ".script", p.script.loc, s);
   }
   return std::make_unique<parse::ScriptParser>(
-      cfg.display_path, [function](std::string_view text) { return function->call(Value(std::string(text))); });
+      cfg.display_path, [function](std::string_view text, const std::vector<std::string>& earlier_failures,
+                                   const parse::ScriptParser::LogLine& log) {
+        Value failures = Value::array();
+        for (const std::string& failure : earlier_failures) failures.push_back(failure);
+        const Value arguments[] = {Value(std::string(text)), std::move(failures)};
+        return function->call(arguments, log);
+      });
 }
 
 // One parser of agent.parser. Each regex is compiled here, so an error can name its own key and line.

@@ -8,6 +8,7 @@
 #include "engine/cli/cli_support.h"
 #include "engine/cli/commands.h"
 #include "engine/core/json_text.h"
+#include "engine/core/text.h"
 
 namespace engine::cli {
 
@@ -19,7 +20,10 @@ void add_parse_command(CLI::App& app, int& exit_code) {
     exit_code = guarded([&] {
       auto executor = app::load_executor(*path);
       std::string text((std::istreambuf_iterator<char>(std::cin)), std::istreambuf_iterator<char>());
-      Value v = app::parse_verdict(*executor, text);
+      // A parser's own log lines (engine.log in a Lua parser) help whoever is testing it: stderr, apart from the JSON.
+      Value v = app::parse_verdict(*executor, text, [](std::string_view parser, std::string_view line) {
+        std::cerr << "[" << parser << "] " << terminal_safe(line) << "\n";
+      });
       std::cout << to_json_text(v) << std::endl;
       // A text the parser cannot read is what a script testing a parser wants to notice without reading the JSON.
       return v["type"] == "error" ? kRunFailed : kOk;

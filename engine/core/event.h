@@ -27,6 +27,7 @@ enum class EventType {
   AgentFinish,
   ToolStart,
   ToolLog,
+  ParserLog,
   ToolEnd,
   ParseError,
   EarlyStop,

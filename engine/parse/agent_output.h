@@ -19,7 +19,8 @@ struct AgentFinish {
 };
 
 struct ParseFailure {
-  std::string message;  // why the text is not a valid step; sent back to the LLM on retry
+  std::string message;    // why the text is not a valid step; sent back to the LLM on retry
+  bool verbatim = false;  // the parser's own words for the model (a Lua parser's `retry`): nothing is added
 };
 
 using ParsedOutput = std::variant<AgentAction, AgentFinish, ParseFailure>;

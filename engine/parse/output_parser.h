@@ -1,7 +1,9 @@
 #pragma once
 // What reads a model's text into a step: the ReAct regexes, a JSON blob, or a chain of parsers tried in order.
 // Immutable once built and shared by every run.
+#include <functional>
 #include <memory>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -9,11 +11,25 @@
 
 namespace engine::parse {
 
+// Where a parser's own log lines go (a Lua parser's engine.log and print): the parser's name and the line.
+using ParserLog = std::function<void(std::string_view parser, std::string_view line)>;
+
+// What a parser is told beside the text; only parsers written as code use it.
+struct ParseContext {
+  std::vector<std::string> earlier_failures;  // in a chain, why each parser before this one found no step
+  ParserLog log;                              // empty: lines are dropped
+};
+
 class OutputParser {
  public:
   virtual ~OutputParser() = default;
   // Never throws for bad model output: a text that is not a step is a ParseFailure.
   virtual ParsedOutput parse(std::string_view text) const = 0;
+  // The same, with the context a run gives; a parser that needs none reads the text alone.
+  virtual ParsedOutput parse_with(std::string_view text, const ParseContext& context) const {
+    (void)context;
+    return parse(text);
+  }
 };
 
 // What a parser makes of a text that holds both a final answer and an action. Parsers differ: LangChain's ReAct
@@ -21,11 +37,13 @@ class OutputParser {
 enum class BothVerdicts { Error, FinalAnswer, Action };
 
 // Parsers tried in order until one gives a verdict (an action or a final answer); when none does, the failure of
-// each, in order, goes back to the model.
+// each, in order, goes back to the model. A failure a parser words for the model itself (`verbatim`) ends the
+// chain and goes back alone.
 class ParserChain : public OutputParser {
  public:
   explicit ParserChain(std::vector<std::unique_ptr<const OutputParser>> parsers) : parsers_(std::move(parsers)) {}
-  ParsedOutput parse(std::string_view text) const override;
+  ParsedOutput parse(std::string_view text) const override { return parse_with(text, {}); }
+  ParsedOutput parse_with(std::string_view text, const ParseContext& context) const override;
 
  private:
   std::vector<std::unique_ptr<const OutputParser>> parsers_;

@@ -6,22 +6,31 @@
 
 namespace engine::parse {
 
-ParsedOutput ScriptParser::parse(std::string_view text) const {
+ParsedOutput ScriptParser::parse_with(std::string_view text, const ParseContext& context) const {
   std::string prefix = "could not parse LLM output: the parser " + name_;
+  LogLine log;
+  if (context.log) log = [&](const std::string& line) { context.log(name_, line); };
   Value verdict;
   try {
-    verdict = script_(text);
+    verdict = script_(text, context.earlier_failures, log);
   } catch (const Error& e) {
     return ParseFailure{prefix + " failed: " + e.message()};
   }
   if (verdict.is_null()) return ParseFailure{prefix + " found no step in: " + quote_excerpt(text, 200)};
   if (!verdict.is_object())
     return ParseFailure{prefix + " returned " + std::string(verdict.type_name()) +
-                        "; it must return {tool=, input=}, {output=} or nil"};
-  bool has_tool = verdict.contains("tool"), has_output = verdict.contains("output");
-  if (has_tool == has_output)
-    return ParseFailure{prefix + " returned a table with " + (has_tool ? "both 'tool' and 'output'" : "neither 'tool' nor 'output'") +
-                        "; give one"};
+                        "; it must return {tool=, input=}, {output=}, {retry=} or nil"};
+  int verdicts = verdict.contains("tool") + verdict.contains("output") + verdict.contains("retry");
+  if (verdicts != 1)
+    return ParseFailure{prefix + " returned a table with " + (verdicts ? "more than one of" : "none of") +
+                        " 'tool', 'output' and 'retry'; give one"};
+  if (verdict.contains("retry")) {
+    const Value& retry = verdict["retry"];
+    if (!retry.is_string() || retry.get_ref<const std::string&>().empty())
+      return ParseFailure{prefix + " returned a 'retry' that is not text for the model"};
+    return ParseFailure{retry.get<std::string>(), true};
+  }
+  bool has_output = verdict.contains("output");
   if (has_output) {
     const Value& output = verdict["output"];
     return AgentFinish{output.is_string() ? output.get<std::string>() : to_json_text(output), std::string(text)};

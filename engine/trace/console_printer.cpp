@@ -10,10 +10,12 @@
 namespace engine::trace {
 namespace {
 
-const char* const kGreen = "\033[32;1m";
-const char* const kRed = "\033[31;1m";
+// LangChain's get_colored_text: the colour, then bold italic ("\033[1;3m"), around each coloured text (here each
+// line of it, so that an indent stays uncoloured).
+const char* const kGreen = "\033[32;1m\033[1;3m";
+const char* const kRed = "\033[31;1m\033[1;3m";
 // LangChain's colours for tools, green and red left out (they are the model's and the errors').
-const char* const kToolColors[] = {"\033[36;1m", "\033[33;1m", "\033[38;5;200m"};
+const char* const kToolColors[] = {"\033[36;1m\033[1;3m", "\033[33;1m\033[1;3m", "\033[38;5;200m\033[1;3m"};
 const char* const kBold = "\033[1m";
 const char* const kReset = "\033[0m";
 
@@ -108,6 +110,7 @@ void ConsolePrinter::show(const Event& e, Chain& chain) {
     case EventType::ChainStart:
       chain.observation_prefix = str(d, "observation_prefix");
       chain.llm_prefix = str(d, "llm_prefix");
+      newline();  // LangChain prints two line breaks before the chain's name
       newline();
       // As LangChain's verbose mode: an agent is the AgentExecutor chain; a workflow of steps goes by its name.
       write("> Entering new " + (str(d, "chain") == "AgentExecutor" ? "AgentExecutor" : str(d, "name")) + " chain...",
@@ -153,6 +156,11 @@ void ConsolePrinter::show(const Event& e, Chain& chain) {
     case EventType::ToolLog:
       newline();
       write("[" + str(d, "tool") + "] " + str(d, "message"), nullptr);
+      break;
+    case EventType::ParserLog:  // on a line of its own: the model's text for the same step follows
+      if (!at_line_start_) newline();
+      write("[" + str(d, "parser") + "] " + str(d, "message"), nullptr);
+      newline();
       break;
     case EventType::EarlyStop:
       newline();

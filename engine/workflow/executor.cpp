@@ -142,11 +142,13 @@ const agent::Agent& Executor::the_agent(const char* command) const {
   return *parts_.agent;
 }
 
-parse::ParsedOutput Executor::parse_output(std::string_view text) const {
+parse::ParsedOutput Executor::parse_output(std::string_view text, const parse::ParserLog& log) const {
   const parse::OutputParser* parser = the_agent("engine parse").text_parser();
   if (!parser)
     throw Error("usage", "this workflow's agent reads the model's tool calls, not its text: engine parse is for react agents");
-  return parser->parse(text);
+  parse::ParseContext context;
+  context.log = log;
+  return parser->parse_with(text, context);
 }
 
 std::string Executor::render_first_prompt(const Value& inputs) const {

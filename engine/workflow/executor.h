@@ -56,7 +56,7 @@ class Executor {
   agent::RunResult run(const Value& resolved_inputs, EventSink& events, const agent::RunOptions& options = {}) const;
   std::string render_first_prompt(const Value& resolved_inputs) const;
   // The agent's parser on a model's text; throws Error "usage" for an agent that reads tool calls, not text.
-  parse::ParsedOutput parse_output(std::string_view text) const;
+  parse::ParsedOutput parse_output(std::string_view text, const parse::ParserLog& log = nullptr) const;
 
   const std::string& name() const { return parts_.name; }
   const std::vector<Input>& inputs() const { return parts_.inputs; }

@@ -386,7 +386,7 @@ TEST_CASE("a failed run shows its steps, then its error once, and no Finished ch
                                   "agent:\n  kind: react\n");
   auto r = run_engine("run " + shell_quote(w.string()) + " --input hi");
   CHECK(r.exit_code == 1);
-  CHECK(r.err == "\n> Entering new AgentExecutor chain...\nAction: echo\nAction Input: x\nObservation: x\nThought: \n"
+  CHECK(r.err == "\n\n> Entering new AgentExecutor chain...\nAction: echo\nAction Input: x\nObservation: x\nThought: \n"
                  "engine: error[llm.script_exhausted]: the scripted provider has 1 replies, and call 2 asked for one more\n");
 }
 

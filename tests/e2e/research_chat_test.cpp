@@ -3,6 +3,10 @@
 // parser), and a blob too broken for any of them goes back to the model.
 #include <catch2/catch.hpp>
 
+#include <fstream>
+
+#include "engine/core/file.h"
+
 #include "support/mock_llm_server.h"
 #include "support/test_support.h"
 
@@ -114,4 +118,51 @@ TEST_CASE("a Lua parser's syntax error is located in its script, and a runaway o
   CHECK(r.err.find("the parser") != std::string::npos);
   CHECK(r.err.find("spin.lua failed") != std::string::npos);
   CHECK(r.err.find("instruction") != std::string::npos);
+}
+
+// plugins/parsers/langchain_react_errors.lua at the end of a ReAct chain: the model reads LangChain's own retry
+// words, and the script's engine.log lines reach the trace and the console.
+TEST_CASE("a Lua parser ending a chain sends LangChain's retry words and logs to the trace and console",
+          "[e2e][parse][lua]") {
+  test::TempDir dir;
+  dir.write("parsers/langchain_react_errors.lua", read_file("plugins/parsers/langchain_react_errors.lua"));
+  auto w = dir.write("w.yaml",
+                     "inputs:\n  input: q\nllm:\n  provider: scripted\n  scripted:\n    replies:\n"
+                     "      - 'Thought: let me think'\n      - \"Thought: add them\\nAction: calculator\"\n"
+                     "      - 'Final Answer: 4'\n"
+                     "agent:\n  kind: react\n  on_parse_error: retry\n  prompt: \"{{ input }}\\n{{ agent_scratchpad }}\"\n  parser:\n"
+                     "    - kind: regex\n    - kind: lua\n      script: parsers/langchain_react_errors.lua\n");
+  auto trace = dir.path() / "t.jsonl";
+  auto r = run_engine("run " + test::shell_quote(w.string()) + " --json -q --input 'two and two' --trace " +
+                      test::shell_quote(trace.string()));
+  REQUIRE(r.exit_code == 0);
+  Value doc = Value::parse(r.out);
+  CHECK(doc["output"] == "4");
+  REQUIRE(doc["intermediate_steps"].size() == 2);
+  CHECK(doc["intermediate_steps"][0]["observation"] == "Invalid Format: Missing 'Action:' after 'Thought:'");
+  CHECK(doc["intermediate_steps"][1]["observation"] == "Invalid Format: Missing 'Action Input:' after 'Action:'");
+  std::vector<Value> logs, prompts;
+  std::ifstream in(trace);
+  for (std::string line; std::getline(in, line);) {
+    Value e = Value::parse(line);
+    if (e["type"] == "parser_log") logs.push_back(e);
+    if (e["type"] == "llm_start") prompts.push_back(e);
+  }
+  REQUIRE(logs.size() == 2);
+  CHECK(logs[0]["parser"] == (dir.path() / "parsers/langchain_react_errors.lua").string());
+  CHECK(logs[0]["message"] == "no step after 1 parser(s): could not parse LLM output: it matches neither the "
+                              "final-answer nor the action pattern: 'Thought: let me think'");
+  REQUIRE(prompts.size() == 3);
+  CHECK(prompts[2]["prompt"].get<std::string>().find("Thought: let me think\nObservation: Invalid Format: Missing 'Action:' after "
+                               "'Thought:'\nThought: Thought: add them") != std::string::npos);
+
+  auto shown = run_engine("run " + test::shell_quote(w.string()) + " --no-color --input 'two and two'");
+  CHECK(shown.exit_code == 0);
+  CHECK(shown.err.find("langchain_react_errors.lua] no step after 1 parser(s)") != std::string::npos);
+
+  auto parsed = run_engine("parse " + test::shell_quote(w.string()), "Thought: hm\nAction: calculator");
+  CHECK(parsed.exit_code == 1);
+  CHECK(Value::parse(parsed.out) ==
+        Value{{"type", "error"}, {"message", "Invalid Format: Missing 'Action Input:' after 'Action:'"}});
+  CHECK(parsed.err.find("langchain_react_errors.lua] no step after 1 parser(s): could not parse") != std::string::npos);
 }

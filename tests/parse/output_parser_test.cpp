@@ -124,7 +124,7 @@ TEST_CASE("keyword rules: the first rule found in the text names the tool, its i
 
 TEST_CASE("script parser: the script's table is an action, a final answer, or no verdict", "[parse][script]") {
   auto parser_of = [](Value verdict) {
-    return ScriptParser("parsers/p.lua", [verdict](std::string_view) { return verdict; });
+    return ScriptParser("parsers/p.lua", [verdict](std::string_view, const auto&, const auto&) { return verdict; });
   };
   auto action = parser_of(Value{{"tool", "search"}, {"input", "Oslo"}}).parse("look up Oslo");
   CHECK(action_of(action).tool == "search");
@@ -142,14 +142,22 @@ TEST_CASE("script parser: the script's table is an action, a final answer, or no
 }
 
 TEST_CASE("script parser: a script that fails or returns nonsense is a parse failure saying so", "[parse][script]") {
-  ScriptParser raising("parsers/p.lua", [](std::string_view) -> Value { throw Error("lua.error", "p.lua:3: no JSON"); });
+  ScriptParser raising("parsers/p.lua", [](std::string_view, const auto&, const auto&) -> Value {
+    throw Error("lua.error", "p.lua:3: no JSON");
+  });
   CHECK(failure_of(raising.parse("t")) == "could not parse LLM output: the parser parsers/p.lua failed: p.lua:3: no JSON");
   auto returned = [](Value v) {
-    return failure_of(ScriptParser("p.lua", [v](std::string_view) { return v; }).parse("t"));
+    return failure_of(ScriptParser("p.lua", [v](std::string_view, const auto&, const auto&) { return v; }).parse("t"));
   };
-  CHECK(returned("text").find("returned string; it must return {tool=, input=}, {output=} or nil") != std::string::npos);
-  CHECK(returned(Value::object()).find("neither 'tool' nor 'output'") != std::string::npos);
-  CHECK(returned(Value{{"tool", "a"}, {"output", "b"}}).find("both 'tool' and 'output'") != std::string::npos);
+  CHECK(returned("text").find("returned string; it must return {tool=, input=}, {output=}, {retry=} or nil") != std::string::npos);
+  CHECK(returned(Value::object()) == "could not parse LLM output: the parser p.lua returned a table with none of 'tool', "
+                                     "'output' and 'retry'; give one");
+  CHECK(returned(Value{{"tool", "a"}, {"output", "b"}}) ==
+        "could not parse LLM output: the parser p.lua returned a table with more than one of 'tool', 'output' and "
+        "'retry'; give one");
+  CHECK(returned(Value{{"retry", ""}}) ==
+        "could not parse LLM output: the parser p.lua returned a 'retry' that is not text for the model");
+  CHECK(returned(Value{{"retry", 3}}).find("'retry' that is not text") != std::string::npos);
   CHECK(returned(Value{{"tool", 3}}).find("'tool' that is not a tool's name") != std::string::npos);
   CHECK(returned(Value{{"tool", ""}}).find("'tool' that is not a tool's name") != std::string::npos);
   CHECK(returned(Value{{"tool", "a"}, {"input", Value::array({1})}}).find("'input' that is array") != std::string::npos);
@@ -161,7 +169,7 @@ TEST_CASE("a chain falls through keyword rules to a script parser", "[parse][cha
   std::vector<KeywordRule> rules;
   rules.push_back({Regex::compile(R"((?i)\bweather\b)"), "weather", nullptr});
   parsers.push_back(std::make_unique<KeywordParser>(std::move(rules)));
-  parsers.push_back(std::make_unique<ScriptParser>("p.lua", [](std::string_view text) -> Value {
+  parsers.push_back(std::make_unique<ScriptParser>("p.lua", [](std::string_view text, const auto&, const auto&) -> Value {
     if (text.find("ask") != std::string_view::npos) return Value{{"tool", "human"}, {"input", std::string(text)}};
     return nullptr;
   }));
@@ -172,6 +180,36 @@ TEST_CASE("a chain falls through keyword rules to a script parser", "[parse][cha
   std::string all = failure_of(chain.parse("nothing"));
   CHECK(all.find("no keyword rule matches") != std::string::npos);
   CHECK(all.find("the parser p.lua found no step") != std::string::npos);
+}
+
+// LangChain's ReAct parser sends "Invalid Format: Missing 'Action:' after 'Thought:'" back; a chain ending in a
+// script can say exactly that instead of the engine's reasons.
+TEST_CASE("a script at the end of a chain sees the earlier failures and its retry words go back alone",
+          "[parse][chain][script]") {
+  std::vector<std::unique_ptr<const OutputParser>> parsers;
+  parsers.push_back(std::make_unique<ReactParser>(ReactPatterns{R"(Final Answer:\s*(.*))", R"(Action:\s*(.*?)\nAction Input:\s*(.*))"}));
+  std::vector<std::string> seen;
+  std::vector<std::string> logged;
+  parsers.push_back(std::make_unique<ScriptParser>(
+      "retry.lua", [&seen](std::string_view, const std::vector<std::string>& earlier, const ScriptParser::LogLine& log) {
+        seen = earlier;
+        if (log) log("rewording " + std::to_string(earlier.size()) + " failure");
+        return Value{{"retry", "Invalid Format: Missing 'Action:' after 'Thought:'"}};
+      }));
+  ParserChain chain(std::move(parsers));
+  ParseContext context;
+  context.log = [&logged](std::string_view parser, std::string_view line) {
+    logged.push_back(std::string(parser) + ": " + std::string(line));
+  };
+  ParsedOutput out = chain.parse_with("Thought: I wonder", context);
+  REQUIRE(std::holds_alternative<ParseFailure>(out));
+  CHECK(std::get<ParseFailure>(out).message == "Invalid Format: Missing 'Action:' after 'Thought:'");
+  CHECK(std::get<ParseFailure>(out).verbatim);
+  REQUIRE(seen.size() == 1);
+  CHECK(seen[0].rfind("could not parse LLM output: ", 0) == 0);
+  CHECK(logged == std::vector<std::string>{"retry.lua: rewording 1 failure"});
+  // Without a context the script still runs; its lines are dropped.
+  CHECK(failure_of(chain.parse("Thought: I wonder")) == "Invalid Format: Missing 'Action:' after 'Thought:'");
 }
 
 // LangChain's own tests of parse_json_markdown: a fence quoted inside the action input is part of the string.

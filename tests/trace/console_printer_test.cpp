@@ -28,7 +28,7 @@ TEST_CASE("the console shows a run as LangChain's verbose mode", "[trace]") {
   trace::ConsolePrinter printer(out, false);
   replay(printer);
   CHECK(out.str() ==
-        "\n> Entering new AgentExecutor chain...\n I should add.\nAction: calc\nAction Input: 1+1\nObservation: 2\n"
+        "\n\n> Entering new AgentExecutor chain...\n I should add.\nAction: calc\nAction Input: 1+1\nObservation: 2\n"
         "Thought: I know.\nFinal Answer: 2\n\n> Finished chain.\n");
 }
 
@@ -49,18 +49,18 @@ TEST_CASE("colour as LangChain's: the model's text green, each tool's observatio
   std::ostringstream out;
   trace::ConsolePrinter printer(out, true, {"search", "calc", "lookup", "fourth"});
   replay(printer);
-  CHECK(out.str().find("\033[32;1m I should add.") != std::string::npos);
-  CHECK(out.str().find("\033[32;1mI know.") != std::string::npos);
+  CHECK(out.str().find("\033[32;1m\033[1;3m I should add.") != std::string::npos);
+  CHECK(out.str().find("\033[32;1m\033[1;3mI know.") != std::string::npos);
   auto observed = [&](const std::string& tool, const char* observation) {
     std::ostringstream o;
     trace::ConsolePrinter p(o, true, {"search", "calc", "lookup", "fourth"});
     p.emit({EventType::ToolEnd, Value{{"tool", tool}, {"observation", observation}}});
     return o.str();
   };
-  CHECK(observed("search", "x") == "\n\033[36;1mx\033[0m\n");       // blue
-  CHECK(observed("calc", "x") == "\n\033[33;1mx\033[0m\n");         // yellow
-  CHECK(observed("lookup", "x") == "\n\033[38;5;200mx\033[0m\n");   // pink
-  CHECK(observed("fourth", "x") == "\n\033[36;1mx\033[0m\n");       // and round again
+  CHECK(observed("search", "x") == "\n\033[36;1m\033[1;3mx\033[0m\n");  // blue
+  CHECK(observed("calc", "x") == "\n\033[33;1m\033[1;3mx\033[0m\n");  // yellow
+  CHECK(observed("lookup", "x") == "\n\033[38;5;200m\033[1;3mx\033[0m\n");  // pink
+  CHECK(observed("fourth", "x") == "\n\033[36;1m\033[1;3mx\033[0m\n");  // and round again
   CHECK(observed("nope", "x") == "\nx\n");
   std::ostringstream plain;
   trace::ConsolePrinter p(plain, false, {"calc"});
@@ -74,7 +74,7 @@ TEST_CASE("a failed run ends without Finished chain, and its error is left to th
   printer.emit({EventType::ChainStart, Value{{"name", "AgentExecutor"}}});
   printer.emit({EventType::Error, Value{{"kind", "llm.http"}, {"message", "the server said no"}}});
   printer.emit({EventType::ChainEnd, Value{{"error", {{"kind", "llm.http"}, {"message", "the server said no"}}}}});
-  CHECK(out.str() == "\n> Entering new AgentExecutor chain...\n\n");
+  CHECK(out.str() == "\n\n> Entering new AgentExecutor chain...\n\n");
 }
 
 TEST_CASE("the JSONL trace writes one parseable line per event", "[trace]") {
@@ -108,7 +108,7 @@ TEST_CASE("a streamed answer is shown as its tokens arrive, and not again as the
   printer.emit({EventType::AgentFinish, Value{{"log", "I know.\nFinal Answer: 2"}}});
   printer.emit({EventType::ChainEnd, Value::object()});
   CHECK(out.str() ==
-        "\n> Entering new AgentExecutor chain...\n I should add.\nAction: calc\nAction Input: 1+1\nObservation: 2\n"
+        "\n\n> Entering new AgentExecutor chain...\n I should add.\nAction: calc\nAction Input: 1+1\nObservation: 2\n"
         "Thought: I kn\nRetrying (attempt 2) after HTTP 503: busy; the text above is discarded\n"
         "I know.\nFinal Answer: 2\n\n> Finished chain.\n");
 }
@@ -124,7 +124,7 @@ TEST_CASE("escape sequences from the model, a tool or a server are shown escaped
   std::string s = out.str();
   // the only ESC bytes left are the printer's own colours
   std::string without_colours = s;
-  for (const char* c : {"\033[32;1m", "\033[31;1m", "\033[0m"})
+  for (const char* c : {"\033[32;1m", "\033[31;1m", "\033[1;3m", "\033[0m"})
     for (size_t at; (at = without_colours.find(c)) != std::string::npos;) without_colours.erase(at, std::strlen(c));
   CHECK(without_colours.find('\x1b') == std::string::npos);
   CHECK(without_colours.find('\x07') == std::string::npos);
@@ -161,9 +161,9 @@ TEST_CASE("what happens inside a step is indented under it, its start and end at
   printer.receive({EventType::StepEnd, Value{{"step", "billing"}, {"status", "done"}, {"elapsed_ms", 7}}},
                   {"r1", "billing"});
   CHECK(out.str() ==
-        "\n> Entering new Workflow chain...\n"
+        "\n\n> Entering new Workflow chain...\n"
         "\n[billing] started (agent)"
-        "\n  > Entering new AgentExecutor chain...\n"
+        "\n\n  > Entering new AgentExecutor chain...\n"
         "   Look it up.\n  Action: refunds"
         "\n  [agent] started (agent)"
         "\n  Observation: pending\n  Thought: "
@@ -229,4 +229,14 @@ TEST_CASE("a failed step's end names its error's kind and what it was given, eac
                   {"r1", "ask"});
   CHECK(out.str() == "\n[ask] failed in 4.0 ms (llm.http_error)\n  prompt: line one line two " + std::string(182, 'x') +
                          "... (318 bytes)");
+}
+
+TEST_CASE("a parser's log line stands on a line of its own before the text it read", "[trace]") {
+  std::ostringstream out;
+  trace::ConsolePrinter printer(out, false);
+  printer.emit({EventType::ChainStart, kReactChain});
+  out.str("");
+  printer.emit({EventType::ParserLog, Value{{"parser", "parsers/p.lua"}, {"message", "no Action:"}}});
+  printer.emit({EventType::ParseError, Value{{"message", "Invalid Format"}, {"text", "Thought: hm"}}});
+  CHECK(out.str() == "[parsers/p.lua] no Action:\nThought: hm\nParse error: Invalid Format\n");
 }

@@ -61,12 +61,14 @@ std::shared_ptr<const LuaFunction> LuaFunction::load(const LuaFunctionConfig& co
   return std::make_shared<LuaFunction>(config, std::move(bytecode));
 }
 
-Value LuaFunction::call(const Value& argument) const {
+Value LuaFunction::call(std::span<const Value> arguments, const LuaSandbox::LogFn& log) const {
   std::unique_ptr<PreparedState> state = states_.take();
   if (state->entry_ref == LUA_NOREF) throw Error(state->failure.error_kind, state->failure.message);
   LuaSandbox& sandbox = *state->sandbox;
+  sandbox.set_log(log);
   lua_rawgeti(sandbox.state(), LUA_REGISTRYINDEX, state->entry_ref);
-  auto outcome = sandbox.call_with(argument, 1);
+  auto outcome = sandbox.call_with(arguments, 1);
+  sandbox.set_log(nullptr);  // the state goes back to the pool, and the next caller is another run
   Value out;
   if (outcome.ok) outcome = sandbox.protect(1, [&](lua_State* L) {
     if (!lua_isnil(L, 1)) out = to_value(L, 1);

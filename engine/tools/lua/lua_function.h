@@ -4,6 +4,7 @@
 // call (lua_state_pool.h); one it changed is closed. Output parsers written in Lua are these.
 #include <filesystem>
 #include <memory>
+#include <span>
 #include <string>
 
 #include "engine/core/value.h"
@@ -25,10 +26,11 @@ class LuaFunction {
   // the script's line), "lua.load" or "io.read_failed".
   static std::shared_ptr<const LuaFunction> load(const LuaFunctionConfig& config);
 
-  // Calls the function with `argument` under the limits; nil comes back as null, tables as objects or arrays.
-  // Throws Error "lua.error" (the script's own error), "lua.timeout", "lua.instruction_limit", "lua.memory_limit"
-  // or "lua.convert" (a value that is not JSON).
-  Value call(const Value& argument) const;
+  // Calls the function with `arguments` under the limits; nil comes back as null, tables as objects or arrays.
+  // print and engine.log lines go to `log` (dropped when it is empty). Throws Error "lua.error" (the script's own
+  // error), "lua.timeout", "lua.instruction_limit", "lua.memory_limit" or "lua.convert" (a value that is not JSON).
+  Value call(std::span<const Value> arguments, const LuaSandbox::LogFn& log = nullptr) const;
+  Value call(const Value& argument) const { return call(std::span(&argument, 1)); }
 
   // `bytecode`: the compiled chunk, loaded into each new state.
   LuaFunction(LuaFunctionConfig config, std::string bytecode);

@@ -75,12 +75,13 @@ int safe_setmetatable(lua_State* L) {
   return lua_gettop(L);
 }
 
-// The function to call, then the argument's address: the argument becomes a Lua value under the caller's pcall.
-int push_argument_and_call(lua_State* L) {
-  const Value& argument = *static_cast<const Value*>(lua_touserdata(L, 2));
+// The function to call, then the arguments' address: they become Lua values under the caller's pcall.
+int push_arguments_and_call(lua_State* L) {
+  const auto& arguments = *static_cast<const std::span<const Value>*>(lua_touserdata(L, 2));
   lua_pop(L, 1);
-  push_value(L, argument);
-  lua_call(L, 1, LUA_MULTRET);
+  luaL_checkstack(L, static_cast<int>(arguments.size()), "too many arguments");
+  for (const Value& argument : arguments) push_value(L, argument);
+  lua_call(L, static_cast<int>(arguments.size()), LUA_MULTRET);
   return lua_gettop(L);
 }
 
@@ -330,10 +331,10 @@ LuaSandbox::Outcome LuaSandbox::call(int nargs, int nresults) {
   return outcome_of(rc, base);
 }
 
-LuaSandbox::Outcome LuaSandbox::call_with(const Value& argument, int nresults) {
-  lua_pushcfunction(L_, push_argument_and_call);
+LuaSandbox::Outcome LuaSandbox::call_with(std::span<const Value> arguments, int nresults) {
+  lua_pushcfunction(L_, push_arguments_and_call);
   lua_insert(L_, -2);
-  lua_pushlightuserdata(L_, const_cast<Value*>(&argument));
+  lua_pushlightuserdata(L_, &arguments);
   return call(2, nresults);
 }
 

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -48,9 +49,10 @@ class LuaSandbox {
   // Calls the function below `nargs` arguments on the stack with a fresh budget; leaves `nresults` results on
   // success and nothing on failure.
   Outcome call(int nargs, int nresults);
-  // The same with one argument, made a Lua value inside the protected call: the model writes tool inputs and
-  // parser texts, and one larger than the memory limit is that limit's outcome, never a panic.
-  Outcome call_with(const Value& argument, int nresults);
+  // The same with arguments made Lua values inside the protected call: the model writes tool inputs and parser
+  // texts, and one larger than the memory limit is that limit's outcome, never a panic.
+  Outcome call_with(std::span<const Value> arguments, int nresults);
+  Outcome call_with(const Value& argument, int nresults) { return call_with(std::span(&argument, 1), nresults); }
 
   // Runs `work` on the `nargs` values at the top of the stack, which it finds at 1..nargs, inside a protected call,
   // with no budget: reading a script's result allocates (a number made text, a deeper stack), and running out there

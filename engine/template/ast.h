@@ -133,9 +133,15 @@ struct IfNode : Node {
   std::vector<std::pair<ExprPtr, Body>> branches;  // if and each elif
   Body otherwise;
 };
+// A loop's targets when they nest, `for a, (b, c) in ...`: a leaf has a name, a group its parts.
+struct TargetPattern {
+  std::string name;
+  std::vector<TargetPattern> parts;
+};
 struct ForNode : Node {
   ForNode(Pos p) : Node(NodeKind::For, p) {}
-  std::vector<std::string> targets;  // one name, or several for tuple unpacking
+  std::vector<std::string> targets;  // one name, or several for tuple unpacking: every name, in order
+  TargetPattern pattern;             // with parts only when the targets nest
   ExprPtr iterable;
   ExprPtr filter;  // {% for x in xs if cond %}
   Body body;
@@ -170,6 +176,10 @@ struct MacroDef {
   std::string name;
   std::vector<std::pair<std::string, ExprPtr>> params;  // default is null when the parameter has none
   Body body;
+  // As Jinja2: a macro whose body reads `varargs` (`kwargs`) takes extra positional (keyword) arguments; any other
+  // refuses them.
+  bool catch_varargs = false;
+  bool catch_kwargs = false;
 };
 
 struct MacroNode : Node {  // {% macro name(a, b=1) %}...{% endmacro %}

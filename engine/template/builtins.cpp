@@ -407,6 +407,7 @@ Value f_dictsort(const Value& v, const CallArgs& a) {
   if (!v.is_object()) fail("dictsort expects a mapping, got " + type_name(v));
   bool case_sensitive = arg_bool(a.get(0, "case_sensitive"), false);
   std::string by = a.get(1, "by") ? py_str(*a.get(1, "by")) : "key";
+  if (by != "key" && by != "value") fail("you can only sort by either \"key\" or \"value\"");
   bool reverse = arg_bool(a.get(2, "reverse"), false);
   Value items = f_items(v, a);
   size_t idx = by == "value" ? 1 : 0;
@@ -694,9 +695,27 @@ bool t_lt(const Value& v, const CallArgs& a) { return py_compare(v, other(a)) < 
 bool t_le(const Value& v, const CallArgs& a) { return py_compare(v, other(a)) <= 0; }
 bool t_gt(const Value& v, const CallArgs& a) { return py_compare(v, other(a)) > 0; }
 bool t_ge(const Value& v, const CallArgs& a) { return py_compare(v, other(a)) >= 0; }
-bool t_sameas(const Value& v, const CallArgs& a) { return v == other(a) && (v.is_null() || v.is_boolean()); }
-bool t_lower(const Value& v, const CallArgs&) { return v.is_string() && lower(v.get<std::string>()) == v.get<std::string>(); }
-bool t_upper(const Value& v, const CallArgs&) { return v.is_string() && upper(v.get<std::string>()) == v.get<std::string>(); }
+// Python's `is`: None, True and False are one object each, and CPython keeps one object per integer from -5 to 256.
+bool t_sameas(const Value& v, const CallArgs& a) {
+  const Value& o = other(a);
+  if (v.is_number_integer() && o.is_number_integer() && !v.is_number_unsigned() && !o.is_number_unsigned()) {
+    long long x = v.get<long long>();
+    return x == o.get<long long>() && x >= -5 && x <= 256;
+  }
+  return v == o && (v.is_null() || v.is_boolean());
+}
+// str.islower() / str.isupper(): at least one cased character, and none of the other case.
+bool has_case(const Value& v, bool upper_case) {
+  if (!v.is_string()) return false;
+  bool cased = false;
+  for (const CodePoint& c : code_points(v.get_ref<const std::string&>())) {
+    if (upper_case ? char_is_lower(c.cp) : char_is_upper(c.cp)) return false;
+    cased = cased || (upper_case ? char_is_upper(c.cp) : char_is_lower(c.cp));
+  }
+  return cased;
+}
+bool t_lower(const Value& v, const CallArgs&) { return has_case(v, false); }
+bool t_upper(const Value& v, const CallArgs&) { return has_case(v, true); }
 bool t_iterable(const Value& v, const CallArgs&) { return v.is_array() || v.is_object() || v.is_string(); }
 // Only Jinja2's Markup is "escaped", and the engine has none (escape gives plain text): nothing is.
 bool t_escaped(const Value&, const CallArgs&) { return false; }

@@ -48,7 +48,8 @@ class Lexer {
       else if (kind == '%' && tag_name_at(tag) == "raw") right_strip = lex_raw();
       else right_strip = lex_tag(kind);
       strip_next_text = right_strip;
-      trim_next_newline = !right_strip && opt_.trim_blocks && kind != '{';
+      trim_next_newline = !right_strip && opt_.trim_blocks && kind != '{' && !kept_newline_;
+      kept_newline_ = false;
     }
     out_.push_back({TokenKind::End, "", line_, col_});
     return std::move(out_);
@@ -181,6 +182,13 @@ class Lexer {
         advance_to(pos_ + 2);
         return false;
       }
+      // "+%}" keeps the newline after the tag that trim_blocks would remove, as "{%+" keeps the indent before it.
+      if (!is_var && brackets.empty() && s_[pos_] == '+' && s_.compare(pos_ + 1, 2, close) == 0) {
+        out_.push_back({TokenKind::BlockEnd, "", line_, col_});
+        advance_to(pos_ + 3);
+        kept_newline_ = true;
+        return false;
+      }
       if (!is_var && brackets.empty() && at("}}")) fail("expected '%}' to close the block tag, got '}}'", line_, col_);
       lex_expression_token(brackets);
     }
@@ -191,6 +199,18 @@ class Lexer {
     unsigned char ch = s_[pos_];
     if (ch == '\'' || ch == '"') {
       out_.push_back({TokenKind::String, lex_string(), l, c});
+      return;
+    }
+    // Python's prefixed integers, 0x1F, 0o17, 0b101 (underscores allowed between digits); the parser reads the base.
+    if (ch == '0' && pos_ + 2 < s_.size() && std::strchr("xXoObB", s_[pos_ + 1]) &&
+        std::isalnum(static_cast<unsigned char>(s_[pos_ + 2]))) {
+      std::string num = s_.substr(pos_, 2);
+      advance_to(pos_ + 2);
+      while (pos_ < s_.size() && (std::isalnum(static_cast<unsigned char>(s_[pos_])) || s_[pos_] == '_')) {
+        if (s_[pos_] != '_') num += s_[pos_];
+        advance();
+      }
+      out_.push_back({TokenKind::Integer, num, l, c});
       return;
     }
     if (std::isdigit(ch)) {
@@ -329,6 +349,7 @@ class Lexer {
   const TemplateOptions& opt_;
   size_t pos_ = 0;
   int line_ = 1, col_ = 1;
+  bool kept_newline_ = false;  // the tag just lexed ended with "+%}"
   std::vector<Token> out_;
 };
 

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "engine/core/text.h"
 #include "engine/template/builtin_args.h"
 
 namespace engine::tmpl {
@@ -84,7 +85,7 @@ Value f_striptags(const Value& v, const CallArgs&) {
     space = false;
     out += c;
   }
-  return out;
+  return decode_xml_entities(out);  // as markupsafe's striptags, which unescapes what is left
 }
 
 // A string is quoted for a URL's path; a dict or a list of pairs becomes a query string (a=1&b=x+y).

@@ -56,8 +56,18 @@ class Parser {
   // An integer literal; one past 64 bits is an error here, at compile time, rather than a float or a wrapped value.
   long long integer_literal(const Token& t) const {
     long long v = 0;
-    auto [end, ec] = std::from_chars(t.text.data(), t.text.data() + t.text.size(), v);
-    if (ec != std::errc() || end != t.text.data() + t.text.size())
+    int base = 10;
+    size_t digits = 0;
+    if (t.text.size() > 2 && t.text[0] == '0') {
+      char prefix = static_cast<char>(std::tolower(static_cast<unsigned char>(t.text[1])));
+      base = prefix == 'x' ? 16 : prefix == 'o' ? 8 : prefix == 'b' ? 2 : 10;
+      if (base != 10) digits = 2;
+    }
+    auto [end, ec] = std::from_chars(t.text.data() + digits, t.text.data() + t.text.size(), v, base);
+    if (ec == std::errc::invalid_argument || (ec == std::errc() && end != t.text.data() + t.text.size()))
+      throw located_error("template.syntax", "'" + t.text.substr(0, 40) + "' is not a valid number", src_, t.line,
+                          t.col);
+    if (ec != std::errc())
       throw located_error("template.integer_overflow",
                           "integer literal " + t.text.substr(0, 40) +
                               " does not fit in 64 bits (Jinja2 computes it exactly; the engine's integers are 64-bit)",
@@ -181,13 +191,31 @@ class Parser {
     }
   }
 
+  // A for loop's targets: names, or groups of them in parentheses; every name is added to `names`.
+  std::vector<TargetPattern> parse_targets(std::vector<std::string>& names, int depth = 0) {
+    if (depth > 32) fail_at(peek(), "the for loop's targets nest too deeply");
+    std::vector<TargetPattern> out;
+    do {
+      if (!out.empty()) next();  // the ','
+      if (is_op("(")) {
+        next();
+        out.push_back(TargetPattern{"", parse_targets(names, depth + 1)});
+        expect_op(")", "to close the group of targets");
+      } else {
+        out.push_back(TargetPattern{expect_name(out.empty() && depth == 0 ? "after 'for'" : "in the for loop's targets"), {}});
+        names.push_back(out.back().name);
+      }
+    } while (is_op(","));
+    return out;
+  }
+
   NodePtr parse_for(const Token& open) {
     auto node = std::make_unique<ForNode>(pos_of(open));
-    node->targets.push_back(expect_name("after 'for'"));
-    while (is_op(",")) {
-      next();
-      node->targets.push_back(expect_name("in the for loop's targets"));
-    }
+    std::vector<TargetPattern> top = parse_targets(node->targets);
+    if (top.size() == 1 && !top[0].parts.empty()) top = std::move(top[0].parts);  // for (a, b) in ...
+    bool nested = false;
+    for (const auto& t : top) nested = nested || !t.parts.empty();
+    if (nested) node->pattern.parts = std::move(top);
     if (!is_name("in")) fail_at(peek(), "expected 'in' in the for loop, got " + found(peek()));
     next();
     node->iterable = parse_or_no_cond();
@@ -309,7 +337,9 @@ class Parser {
     node->def.name = expect_name("after 'macro'");
     parse_params(node->def);
     expect_block_end("macro");
+    macros_.push_back(&node->def);
     node->def.body = parse_function_body("endmacro");
+    macros_.pop_back();
     block_continuation(open, "macro", "endmacro");
     if (peek().kind == TokenKind::Name) next();  // {% endmacro name %}
     expect_block_end("endmacro");
@@ -324,7 +354,9 @@ class Parser {
     node->call = parse_expression();
     if (node->call->kind != ExprKind::Call) fail_at(at, "expected a macro call after 'call'");
     expect_block_end("call");
+    macros_.push_back(&node->caller);
     node->caller.body = parse_function_body("endcall");
+    macros_.pop_back();
     block_continuation(open, "call", "endcall");
     expect_block_end("endcall");
     return node;
@@ -561,6 +593,8 @@ class Parser {
         if (n == "true" || n == "True") return std::make_unique<LiteralExpr>(Value(true), p);
         if (n == "false" || n == "False") return std::make_unique<LiteralExpr>(Value(false), p);
         if (n == "none" || n == "None") return std::make_unique<LiteralExpr>(Value(nullptr), p);
+        if (!macros_.empty() && n == "varargs") macros_.back()->catch_varargs = true;
+        if (!macros_.empty() && n == "kwargs") macros_.back()->catch_kwargs = true;
         return std::make_unique<NameExpr>(n, p);
       }
       case TokenKind::Operator:
@@ -740,6 +774,7 @@ class Parser {
   size_t i_ = 0;
   int depth_ = 0;
   int loop_depth_ = 0;  // for loops open around the statement being parsed, within the current function
+  std::vector<MacroDef*> macros_;  // the macros (and call blocks) whose bodies are being parsed, innermost last
 };
 
 }  // namespace

@@ -207,6 +207,14 @@ int type_rank(const Value& v) {
 }
 
 double as_double(const Value& v) { return v.is_boolean() ? (v.get<bool>() ? 1.0 : 0.0) : v.get<double>(); }
+// Python compares an int with a float exactly; a long double holds every 64-bit integer and every double, so
+// 2^53 + 1 is not taken for 2^53.0.
+long double as_exact(const Value& v) {
+  if (v.is_boolean()) return v.get<bool>() ? 1 : 0;
+  if (v.is_number_unsigned()) return static_cast<long double>(v.get<unsigned long long>());
+  if (v.is_number_integer()) return static_cast<long double>(v.get<long long>());
+  return v.get<double>();
+}
 
 }  // namespace
 
@@ -265,7 +273,7 @@ std::string plain_json_dumps(const Value& v, int indent) {
 bool py_equal(const Value& a, const Value& b) {
   bool an = a.is_number() || a.is_boolean(), bn = b.is_number() || b.is_boolean();
   if (an && bn) {
-    if (a.is_number_float() || b.is_number_float()) return as_double(a) == as_double(b);
+    if (a.is_number_float() || b.is_number_float()) return as_exact(a) == as_exact(b);
     if (a.is_boolean() || b.is_boolean()) return as_double(a) == as_double(b);
     return a == b;
   }
@@ -281,7 +289,7 @@ int py_compare(const Value& a, const Value& b) {
       auto x = a.get<long long>(), y = b.get<long long>();
       return x < y ? -1 : x > y;
     }
-    double x = as_double(a), y = as_double(b);
+    long double x = as_exact(a), y = as_exact(b);
     return x < y ? -1 : x > y;
   }
   if (ra == 1) return a.get_ref<const std::string&>().compare(b.get_ref<const std::string&>());

@@ -1,5 +1,6 @@
 // Walks a compiled template. Values from the context are borrowed, not copied: a render of a ReAct prompt
 // touches every tool and scratchpad step, and copying them would cost more than the rendering itself.
+#include <algorithm>
 #include <climits>
 #include <cmath>
 #include <ctime>
@@ -12,6 +13,7 @@
 #include "engine/template/compiled.h"
 #include "engine/template/integer.h"
 #include "engine/template/py_value.h"
+#include "engine/template/unicode_case.h"
 
 namespace engine::tmpl {
 
@@ -50,6 +52,15 @@ struct Module {
   Value context;                  // what the imported template's renders see (the importer's with context)
   Value values = Value::object();  // top-level {% set %} variables
   std::vector<const MacroDef*> macros;
+};
+
+// Jinja2's cycler(...) and joiner(sep): objects with state, shared by every name that holds them.
+struct Helper {
+  enum class Kind { Cycler, Joiner } kind;
+  Value items;       // a cycler's values
+  size_t next = 0;   // the cycler's next index
+  std::string separator;
+  bool called = false;  // a joiner gives "" on its first call, then the separator
 };
 
 // The result of evaluating an expression: a borrowed value, an owned temporary, an undefined, or `loop`.
@@ -101,14 +112,20 @@ class Ref {
     return r;
   }
   static Ref new_namespace(Value v) { return namespace_of(std::make_shared<Value>(std::move(v))); }
+  static Ref helper(std::shared_ptr<Helper> h) {
+    Ref r;
+    r.helper_ = std::move(h);
+    return r;
+  }
+  const std::shared_ptr<Helper>& helper_ptr() const { return helper_; }
   const Callable* callable_ptr() const { return callable_.get(); }
   const std::shared_ptr<const Module>& module_ptr() const { return module_; }
   bool is_namespace() const { return ns_ != nullptr; }
   const std::shared_ptr<Value>& namespace_ptr() const { return ns_; }
-  bool is_special() const { return loop_ || callable_ || module_; }
+  bool is_special() const { return loop_ || callable_ || module_ || helper_; }
 
   bool is_undefined() const { return undefined_; }
-  bool owned() const { return !ptr_ && !ns_ && !undefined_ && !loop_ && !callable_ && !module_; }
+  bool owned() const { return !ptr_ && !ns_ && !undefined_ && !loop_ && !callable_ && !module_ && !helper_; }
   const LoopState* loop_state() const { return loop_; }
   const Value& get() const { return ns_ ? *ns_ : ptr_ ? *ptr_ : owned_; }
   // Moves out when owned, copies when borrowed.
@@ -126,6 +143,7 @@ class Ref {
   std::shared_ptr<Callable> callable_;
   std::shared_ptr<const Module> module_;
   std::shared_ptr<Value> ns_;  // a namespace's object, shared by every name that holds it
+  std::shared_ptr<Helper> helper_;
   bool soft_ = false;
 };
 
@@ -137,7 +155,10 @@ struct Binding {
   std::optional<Callable> callable;
   std::shared_ptr<const Module> module;
   std::shared_ptr<Value> ns;  // a namespace: its object, shared with every other name holding it
-  bool undefined = false;     // a macro parameter that was not given
+  std::shared_ptr<Helper> helper;
+  bool undefined = false;     // a macro parameter that was not given, or a name set from an undefined value
+  bool undefined_soft = false;
+  std::string undefined_message;  // why, when set from an undefined value
 };
 
 // A scope. Names not found in a frame are looked up in its parent: a loop's parent is the enclosing scope, a
@@ -149,6 +170,16 @@ struct Frame {
 };
 
 const Value kEmptyString = "";
+
+bool is_ascii(std::string_view s) {
+  return std::all_of(s.begin(), s.end(), [](char c) { return static_cast<unsigned char>(c) < 0x80; });
+}
+// Python counts and indexes a str by characters.
+size_t utf8_length(std::string_view s) { return is_ascii(s) ? s.size() : code_points(s).size(); }
+std::string utf8_character_at(std::string_view s, size_t i) {
+  if (is_ascii(s)) return std::string(1, s[i]);
+  return std::string(code_points(s)[i].bytes);
+}
 constexpr long long kMaxRangeItems = 1'000'000;
 
 // What one render may spend, shared by the renderers of its imported templates. Output bytes alone bound nothing
@@ -217,7 +248,8 @@ class Renderer {
       return kEmptyString;
     }
     if (r.loop_state()) fail("template.render", "'loop' cannot be used as a value", r.pos());
-    if (r.callable_ptr() || r.module_ptr()) fail("template.render", "a macro or module cannot be used as a value", r.pos());
+    if (r.callable_ptr() || r.module_ptr() || r.helper_ptr())
+      fail("template.render", "a macro, module, cycler or joiner cannot be used as a value", r.pos());
     return r.get();
   }
 
@@ -295,6 +327,13 @@ class Renderer {
         Ref r = eval(*s.value);
         if (!s.attribute.empty()) return assign_attribute(s, defined_value(r));
         if (s.targets.size() == 1 && r.is_special()) return assign_special(s.targets[0], r);
+        if (s.targets.size() == 1 && r.is_undefined()) {  // the name is undefined too, as in Jinja2: `is defined` says so
+          Binding& b = assign(s.targets[0], Value());
+          b.undefined = true;
+          b.undefined_soft = r.is_soft();
+          b.undefined_message = "'" + s.targets[0] + "' was set from an undefined value: " + r.message();
+          return;
+        }
         if (s.targets.size() == 1 && r.is_namespace()) {
           assign(s.targets[0], Value()).ns = r.namespace_ptr();
           return;
@@ -304,6 +343,7 @@ class Renderer {
           assign(s.targets[0], std::move(v));
           return;
         }
+        v = unpackable(v, s.pos);
         unpack(s.targets, v, s.pos, [&](const std::string& name, const Value& item) { assign(name, item); });
         return;
       }
@@ -387,6 +427,7 @@ class Renderer {
     Binding& b = assign(name, Value());
     if (r.callable_ptr()) b.callable = *r.callable_ptr();
     b.module = r.module_ptr();
+    b.helper = r.helper_ptr();
     if (r.loop_state()) b.loop = r.loop_state();
   }
 
@@ -472,12 +513,33 @@ class Renderer {
 
   template <class F>
   void unpack(const std::vector<std::string>& targets, const Value& v, Pos p, F bind) {
-    if (!v.is_array() || v.size() != targets.size())
+    check_unpack(v, targets.size(), p);
+    for (size_t i = 0; i < targets.size(); ++i) bind(targets[i], v[i]);
+  }
+  void check_unpack(const Value& v, size_t names, Pos p) const {
+    if (!v.is_array() || v.size() != names)
       fail("template.render",
            "cannot unpack " + type_name(v) + (v.is_array() ? " of " + std::to_string(v.size()) + " items" : "") +
-               " into " + std::to_string(targets.size()) + " names",
+               " into " + std::to_string(names) + " names",
            p);
-    for (size_t i = 0; i < targets.size(); ++i) bind(targets[i], v[i]);
+  }
+  // Python unpacks any iterable: a string into its characters, a dict into its keys.
+  Value unpackable(const Value& v, Pos p) {
+    if (v.is_array() || !(v.is_string() || v.is_object())) return v;
+    try {
+      return FilterList(v);
+    } catch (const BuiltinError& e) {
+      fail(e.kind, e.message, p);
+    }
+  }
+  // for a, (b, c) in ...: each group unpacks its part of the item; the names own copies.
+  void bind_pattern(const std::vector<TargetPattern>& parts, const Value& item, Pos p) {
+    Value v = unpackable(item, p);
+    check_unpack(v, parts.size(), p);
+    for (size_t i = 0; i < parts.size(); ++i) {
+      if (parts[i].parts.empty()) assign(parts[i].name, v[i]);
+      else bind_pattern(parts[i].parts, v[i], p);
+    }
   }
 
   void render_for(const ForNode& f) {
@@ -538,6 +600,11 @@ class Renderer {
 
   void bind_targets(const ForNode& f, const Value& item) {
     if (f.targets.size() == 1) return bind_borrowed(f.targets[0], item);
+    if (!f.pattern.parts.empty()) return bind_pattern(f.pattern.parts, item, f.pos);
+    if (!item.is_array()) {  // a string or a dict: its characters or keys are new values, owned by the names
+      Value v = unpackable(item, f.pos);
+      return unpack(f.targets, v, f.pos, [&](const std::string& name, const Value& part) { assign(name, part); });
+    }
     unpack(f.targets, item, f.pos, [&](const std::string& name, const Value& v) { bind_borrowed(name, v); });
   }
   void bind_borrowed(const std::string& name, const Value& v) {
@@ -573,11 +640,15 @@ class Renderer {
     for (int f = current_; f >= 0; f = frames_[static_cast<size_t>(f)].parent)
       for (const auto& b : frames_[static_cast<size_t>(f)].vars)
         if (b.name == name) {
-          if (b.undefined) return Ref::undefined("undefined variable '" + name + "'", p);
+          if (b.undefined) {
+            Ref r = Ref::undefined(b.undefined_message.empty() ? "undefined variable '" + name + "'" : b.undefined_message, p);
+            return b.undefined_soft ? Ref::soft_undefined(r.message(), p) : r;
+          }
           if (b.loop) return Ref::loop(*b.loop);
           if (b.callable) return Ref::callable(*b.callable);
           if (b.module) return Ref::module(b.module);
           if (b.ns) return Ref::namespace_of(b.ns);
+          if (b.helper) return Ref::helper(b.helper);
           return Ref::borrow(b.ptr ? *b.ptr : b.owned);
         }
     if (const Value* v = vars_.find(name)) return Ref::borrow(*v);
@@ -601,6 +672,19 @@ class Renderer {
       if (key.is_string()) return loop_attr(*l, key.get<std::string>(), p);
       fail("template.render", "'loop' has no item " + py_repr(key), p);
     }
+    if (const auto& h = obj.helper_ptr()) {
+      if (h->kind == Helper::Kind::Cycler && is_attr && key == "current") return Ref::own(h->items[h->next]);
+      return Ref::undefined(describe(object_expr) + " has no attribute " + py_str(key), p);
+    }
+    if (const Callable* c = obj.callable_ptr()) {  // a macro's name and its parameters' names, as Jinja2's Macro
+      if (is_attr && key == "name") return Ref::own(c->def->name);
+      if (is_attr && key == "arguments") {
+        Value names = Value::array();
+        for (const auto& param : c->def->params) names.push_back(param.first);
+        return Ref::own(std::move(names));
+      }
+      return Ref::undefined(describe(object_expr) + " has no attribute " + py_str(key), p);
+    }
     const Value& v = obj.get();
     const Value* found = nullptr;
     // groupby's groups are [grouper, list] pairs that also answer to .grouper and .list, as Jinja2's tuples do.
@@ -611,12 +695,13 @@ class Renderer {
       auto it = v.find(key.get_ref<const std::string&>());
       if (it != v.end()) found = &*it;
     } else if ((v.is_array() || v.is_string()) && (key.is_number_integer() || key.is_number_unsigned())) {
-      long long n = static_cast<long long>(v.is_array() ? v.size() : v.get_ref<const std::string&>().size());
+      // A string is indexed by characters, as Python's str.
+      long long n = static_cast<long long>(v.is_array() ? v.size() : utf8_length(v.get_ref<const std::string&>()));
       // an index past 2^63-1 is out of range, not a negative index from the end
       long long i = key.is_number_unsigned() && key.get<unsigned long long>() > LLONG_MAX ? n : key.get<long long>();
       if (i < 0) i += n;
       if (i >= 0 && i < n) {
-        if (v.is_string()) return Ref::own(std::string(1, v.get_ref<const std::string&>()[i]));
+        if (v.is_string()) return Ref::own(utf8_character_at(v.get_ref<const std::string&>(), static_cast<size_t>(i)));
         found = &v[static_cast<size_t>(i)];
       }
     }
@@ -675,6 +760,12 @@ class Renderer {
     }
     if (evaluated && callee_ref.callable_ptr()) return invoke(*callee_ref.callable_ptr(), eval_args(c.args), c.pos, caller);
     if (evaluated && callee_ref.loop_state()) return recurse(*callee_ref.loop_state(), c);
+    if (evaluated && callee_ref.helper_ptr() && callee_ref.helper_ptr()->kind == Helper::Kind::Joiner) {
+      Helper& j = *callee_ref.helper_ptr();
+      bool first = !j.called;
+      j.called = true;
+      return Ref::own(first ? std::string() : j.separator);
+    }
     if (caller) fail("template.render", "{% call %} needs a macro to call", c.pos);
     if (c.callee->kind == ExprKind::Attr) {
       const auto& a = static_cast<const AttrExpr&>(*c.callee);
@@ -698,6 +789,18 @@ class Renderer {
           return Ref::own(true);
         }
         fail("template.render", "'loop." + a.name + "' is not callable", c.pos);
+      }
+      if (const auto& h = obj.helper_ptr(); h && h->kind == Helper::Kind::Cycler) {
+        if (a.name == "next") {
+          const Value& item = h->items[h->next];
+          h->next = (h->next + 1) % h->items.size();
+          return Ref::own(item);
+        }
+        if (a.name == "reset") {
+          h->next = 0;
+          return Ref::own(Value());
+        }
+        fail("template.render", "a cycler has no method '" + a.name + "' (it has next, reset and current)", c.pos);
       }
       if (obj.is_undefined()) fail_undefined(obj);  // a method of an undefined fails in every mode, as in Jinja2
       const Value& self = defined(obj);
@@ -729,12 +832,18 @@ class Renderer {
                c.pos);
         }
         if (name == "strftime_now") return Ref::own(strftime_now(args, c.pos));
-        if (name == "cycler" || name == "joiner" || name == "lipsum")
+        if (name == "cycler") {
+          if (args.positional.empty()) fail("template.render", "cycler() expects at least one value", c.pos);
+          return Ref::helper(std::make_shared<Helper>(Helper{Helper::Kind::Cycler, Value(std::move(args.positional))}));
+        }
+        if (name == "joiner") {
+          const Value* sep = args.get(0, "sep");
+          return Ref::helper(std::make_shared<Helper>(
+              Helper{Helper::Kind::Joiner, Value(), 0, sep ? py_str(*sep) : std::string(", ")}));
+        }
+        if (name == "lipsum")
           fail("template.unsupported",
-               "'" + name + "()' is not supported" +
-                   (name == "cycler"   ? ": inside a loop, loop.cycle('a', 'b') does the same"
-                    : name == "joiner" ? ": inside a loop, {% if not loop.first %}, {% endif %} does the same"
-                                       : ": it writes random text, and a prompt renders the same every time"),
+               "'lipsum()' is not supported: it writes random text, and a prompt renders the same every time",
                c.callee->pos);
         fail("template.undefined", "undefined function '" + name + "'", c.callee->pos);
       }
@@ -870,6 +979,8 @@ class Renderer {
       if (input.is_undefined() || default_replaces(args, truthy_ref(input))) return Ref::own(default_of(args));
       return input;
     }
+    // json.dumps cannot write an undefined value, in any mode.
+    if (f.name == "tojson" && input.is_undefined()) fail("template.undefined", "tojson: " + input.message(), input.pos());
     const Value& v = defined(input);
     // attr() is Python's getattr: a dict's keys are not attributes, so it is undefined, as in Jinja2.
     if (f.name == "attr") return Ref::undefined("'" + type_name(v) + "' object has no attribute", f.pos);
@@ -911,7 +1022,8 @@ class Renderer {
   static bool is_global_function(const Expr& e) {
     if (e.kind != ExprKind::Name) return false;
     const std::string& n = static_cast<const NameExpr&>(e).name;
-    return n == "range" || n == "dict" || n == "namespace" || n == "raise_exception" || n == "strftime_now";
+    return n == "range" || n == "dict" || n == "namespace" || n == "cycler" || n == "joiner" || n == "lipsum" ||
+           n == "raise_exception" || n == "strftime_now";
   }
 
   bool run_test(const TestExpr& t) {
@@ -920,7 +1032,7 @@ class Renderer {
     bool undefined = input.is_undefined() && !is_global_function(*t.input);
     if (t.name == "defined") return !undefined;
     if (t.name == "undefined") return undefined;
-    if (t.name == "callable") return input.callable_ptr() != nullptr;
+    if (t.name == "callable") return input.callable_ptr() != nullptr || (input.is_undefined() && is_global_function(*t.input));
     const Value& v = defined(input);
     CallArgs args = eval_args(t.args);
     try {
@@ -935,6 +1047,7 @@ class Renderer {
   Ref unary(const UnaryExpr& u) {
     Ref r = eval(*u.operand);
     if (u.op == "not") return Ref::own(!truthy_ref(r));
+    if (r.is_undefined()) fail_undefined(r);
     const Value& v = defined(r);
     if (v.is_number_integer() || v.is_number_unsigned()) {
       try {
@@ -962,6 +1075,11 @@ class Renderer {
   Ref binary(const BinaryExpr& b) {
     Ref lr = eval(*b.left);
     Ref rr = eval(*b.right);
+    // Undefined is empty only when printed, iterated or tested: arithmetic on it fails in every mode, as in Jinja2.
+    if (b.op != "~") {
+      if (lr.is_undefined()) fail_undefined(lr);
+      if (rr.is_undefined()) fail_undefined(rr);
+    }
     const Value& l = defined(lr);
     const Value& r = defined(rr);
     const std::string& op = b.op;
@@ -1133,10 +1251,19 @@ Ref Renderer::invoke(const Callable& c, CallArgs args, Pos pos, const Callable* 
   if (++budget_->call_depth > c_->options.max_call_depth)
     fail("template.call_depth",
          "macro calls nested deeper than " + std::to_string(c_->options.max_call_depth) + " levels", pos);
+  const MacroDef& def = *c.def;
+  if (!def.catch_varargs && args.positional.size() > def.params.size())
+    fail("template.render",
+         "macro '" + def.name + "' takes not more than " + std::to_string(def.params.size()) + " argument(s)", pos);
+  for (const auto& [name, value] : args.keyword) {
+    bool known = std::any_of(def.params.begin() + static_cast<long>(std::min(args.positional.size(), def.params.size())),
+                             def.params.end(), [&](const auto& param) { return param.first == name; });
+    if (!known && !def.catch_kwargs)
+      fail("template.render", "macro '" + def.name + "' takes no keyword argument '" + name + "'", pos);
+  }
   const Compiled* saved_c = c_;
   c_ = c.owner;
   int saved_frame = push_frame(c.scope);
-  const MacroDef& def = *c.def;
   size_t next_positional = 0;
   for (const auto& [name, dflt] : def.params) {
     const Value* given = nullptr;

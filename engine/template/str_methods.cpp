@@ -298,6 +298,24 @@ std::optional<Value> call_str_method(const std::string& s, std::string_view name
     size_t left = total / 2 + (total & width & 1);  // Python's str.center puts the odd space on the left
     return repeated(fill, left) + s + repeated(fill, total - left);
   }
+  if (name == "expandtabs") {  // each tab pads to the next multiple of tabsize; a line break starts a new column
+    long long tabsize = need_int(a.get(0, "tabsize"), 8, "expandtabs");
+    size_t size = tabsize < 0 ? 0 : need_width(a.get(0, "tabsize"), 8, "expandtabs");
+    std::string out;
+    size_t column = 0;
+    for (const CodePoint& c : code_points(s)) {
+      if (c.cp == '\t') {
+        size_t pad = size == 0 ? 0 : size - column % size;
+        if (out.size() + pad > kMaxWidth) fail("the expanded string would be longer than " + std::to_string(kMaxWidth));
+        out.append(pad, ' ');
+        column += pad;
+      } else {
+        out += c.bytes;
+        column = c.cp == '\n' || c.cp == '\r' ? 0 : column + 1;
+      }
+    }
+    return out;
+  }
   if (name == "zfill") {
     size_t width = need_width(a.get(0, "width"), 0, "zfill");
     size_t len = length_of(s);

@@ -312,3 +312,21 @@ TEST_CASE("builtins as Jinja2: dict(d, k=v) keeps d, list.index's bounds, int's 
   CHECK(render("{{ ([] | first) is defined }} {{ ([] | last) is defined }} {{ [] | first | default('none') }} "
                "{{ [5, 6] | first }} {{ [5, 6] | last }}") == "False False none 5 6");
 }
+
+// transformers renders chat templates with Jinja2's lenient Undefined: empty when printed, but an operand of + or
+// json.dumps fails; a name set from it stays undefined.
+TEST_CASE("a chat template's undefined is empty when printed but not an operand, as Jinja2's Undefined",
+          "[template][chat]") {
+  auto rendered = [](const std::string& source) {
+    try {
+      return Template::compile_chat(source, "chat.j2").render_chat(Value::array(), false);
+    } catch (const Error& e) {
+      return "ERROR " + e.kind() + ": " + e.message();
+    }
+  };
+  CHECK(rendered("[{{ nope }}]{{ nope | length }}{% set x = nope %}{{ x is defined }}") == "[]0False");
+  CHECK(rendered("{{ 'a' + nope }}") == "ERROR template.undefined: undefined variable 'nope'");
+  CHECK(rendered("{{ nope | tojson }}") == "ERROR template.undefined: tojson: undefined variable 'nope'");
+  CHECK(rendered("{% set x = nope %}{{ x * 2 }}") ==
+        "ERROR template.undefined: 'x' was set from an undefined value: undefined variable 'nope'");
+}

@@ -317,6 +317,40 @@ Thought:{{ agent_scratchpad }}""", {"tools": TOOLS, "input": "What is 2+2?", "ag
     ("prompt_system_user", "{% if system %}System: {{ system | trim }}\n{% endif %}User: {{ user }}", {"system": "  Be brief. ", "user": "hi"}),
     ("prompt_json_context", "Context: {{ ctx | tojson }}", {"ctx": {"user": "ann", "ids": [1, 2]}}),
     ("prompt_unicode", "観察: {{ obs }}\n思考: {{ thought }}", {"obs": "1200", "thought": "次は B"}),
+    # --- the rest of the builtins audit (issue 28) ---
+    ("literal_prefixed_ints", "{{ 0x1F }} {{ 0o17 }} {{ 0b101 }} {{ 1_000 }} {{ 1_0.5 }} {{ 0XfF }}", {}),
+    ("plus_keeps_newline_after_tag", "a\n  {%+ if true %}x{% endif +%}\n  b\n{% if true %}\ny{% endif %}\n", {},
+     {"trim_blocks": True, "lstrip_blocks": True}),
+    ("for_nested_tuple_targets", "{% for a, (b, c) in [[1, [2, 3]], [4, 'xy']] %}{{ a }}{{ b }}{{ c }};{% endfor %}", {}),
+    ("for_parenthesised_targets", "{% for (k, v) in d | dictsort %}{{ k }}={{ v }};{% endfor %}", {"d": {"b": 2, "a": 1}}),
+    ("for_targets_from_strings", "{% for a, b in ['xy', 'zw'] %}{{ b }}{{ a }}{% endfor %}", {}),
+    ("set_unpacks_a_string", "{% set a, b = 'xy' %}{{ b }}{{ a }}", {}),
+    ("string_index_by_character", "{{ s[0] }}{{ s[-1] }}{{ s[1] }}|{{ s | length }}", {"s": "日本語 é"}),
+    ("macro_name_and_arguments", "{% macro m(a, b=1) %}{% endmacro %}{{ m.name }} {{ m.arguments | join(',') }}", {}),
+    ("macro_varargs_kwargs_caught", "{% macro m(a) %}{{ a }}{{ varargs | join(',') }}{{ kwargs | dictsort | length }}{% endmacro %}{{ m(1, 2, x=3) }}", {}),
+    ("dictsort_by_value_list", "{{ {'a': 2, 'b': 1} | dictsort(by='value') | map('join', '=') | join(' ') }}", {}),
+    ("test_callable_globals", "{% macro m() %}{% endmacro %}{{ m is callable }} {{ 1 is callable }} {{ range is callable }} "
+     "{{ raise_exception is callable }}", {}),
+    ("test_sameas_small_ints", "{{ none is sameas none }} {{ true is sameas true }} {{ 1 is sameas 1 }} "
+     "{{ false is sameas 0 }} {{ 1 is sameas true }}", {}),
+    ("test_upper_lower_need_a_cased_letter", "{{ 'ABC' is upper }} {{ 'abc' is lower }} {{ 'Abc' is upper }} "
+     "{{ '1A' is upper }} {{ '123' is upper }} {{ '123' is lower }} {{ 'ÉTÉ' is upper }}", {}),
+    ("big_int_against_float_exactly", "{{ 9007199254740993 == 9007199254740992.0 }} {{ 9007199254740993 > 9007199254740992.0 }} "
+     "{{ 9007199254740992 == 9007199254740992.0 }} {{ [9007199254740993, 9007199254740992.0] | max }}", {}),
+    ("striptags_unescapes", "{{ '<b>a &amp; b</b>  &lt;c&gt; &#39;q&#39;' | striptags }}", {}),
+    ("str_expandtabs", "{{ 'a\\tbc\\td'.expandtabs() }}|{{ 'a\\tb\\n\\tc'.expandtabs(4) }}|{{ 'x\\ty'.expandtabs(0) }}", {}),
+    ("cycler", "{% set c = cycler('a', 'b') %}{{ c.next() }}{{ c.next() }}{{ c.current }}{{ c.next() }}"
+     "{% set d = c %}{{ d.next() }}{{ c.current }}{{ c.reset() }}{{ c.current }}", {}),
+    ("joiner", "{% set j = joiner(' | ') %}{% for x in [1, 2, 3] %}{{ j() }}{{ x }}{% endfor %}"
+     "{% set k = joiner() %}[{{ k() }}{{ k() }}]", {}),
+    ("globals_defined", "{{ cycler is defined }} {{ joiner is defined }} {{ lipsum is defined }}", {}),
+    ("undefined_set_stays_undefined", "{% set x = nope %}{{ x is defined }}{% if x is undefined %} undefined{% endif %}"
+     "[{{ x }}]", {}, {"strict": False}),
+    ("undefined_concat_is_empty", "[{{ 'a' ~ nope ~ 'b' }}]{{ nope | length }}{% for c in nope %}x{% endfor %}", {},
+     {"strict": False}),
+    ("str_format_fields", "{{ '{0}-{1}-{0}'.format('a', 'b') }} {{ '{x}!'.format(x=1) }} {{ '{}{}'.format(1, 2) }}", {}),
+    ("loop_cycle_args", "{% for x in [1, 2, 3] %}{{ loop.cycle('a', 'b') }}{% endfor %}", {}),
+    ("float_of_string", "{{ '-2' | float }} {{ '3.5' | float }} {{ [1, 2] | sum(start=10) }}", {}),
 ]
 
 # Templates that Jinja2 rejects too; the second string is how the engine's message starts.
@@ -342,6 +376,17 @@ ERRORS = [
     ("err_unpack_count", "{% for a, b in [[1, 2, 3]] %}{% endfor %}", {}, "t.j2:1:1: cannot unpack list of 3 items into 2 names"),
     ("err_compare_types", "{{ 1 < 'a' }}", {}, "t.j2:1:4: '<' not supported between instances of 'int' and 'str'"),
     ("err_iterate_int", "{% for x in 5 %}{% endfor %}", {}, "t.j2:1:13: 'int' object is not iterable"),
+    ("err_macro_too_many_arguments", "{% macro m(a) %}{{ a }}{% endmacro %}{{ m(1, 2) }}", {},
+     "t.j2:1:42: macro 'm' takes not more than 1 argument(s)"),
+    ("err_macro_unknown_keyword", "{% macro m(a) %}{{ a }}{% endmacro %}{{ m(b=2) }}", {},
+     "t.j2:1:42: macro 'm' takes no keyword argument 'b'"),
+    ("err_macro_argument_twice", "{% macro m(a) %}{{ a }}{% endmacro %}{{ m(1, a=2) }}", {},
+     "t.j2:1:42: macro 'm' takes no keyword argument 'a'"),
+    ("err_dictsort_by", "{{ {'a': 1} | dictsort(by='x') }}", {}, "t.j2:1:13: dictsort: you can only sort by either"),
+    ("err_undefined_plus", "{% set s = 'a' %}{{ s + nope }}", {}, "t.j2:1:25: undefined variable 'nope'"),
+    ("err_undefined_tojson", "{{ nope | tojson }}", {}, "t.j2:1:4: tojson: undefined variable 'nope'"),
+    ("err_undefined_minus", "{{ -nope }}", {}, "t.j2:1:5: undefined variable 'nope'"),
+    ("err_cycler_without_values", "{% set c = cycler() %}", {}, "t.j2:1:18: cycler() expects at least one value"),
 ]
 
 CHAT_MESSAGES = {
@@ -414,7 +459,7 @@ def main():
         env.globals["raise_exception"] = raise_exception
         try:
             env.from_string(template).render(context)
-        except (jinja2.TemplateError, ZeroDivisionError, TypeError, ValueError):
+        except (jinja2.TemplateError, ZeroDivisionError, TypeError, ValueError, RuntimeError):
             pass
         else:
             raise SystemExit(f"{name}: Jinja2 renders this; it is not an error case")

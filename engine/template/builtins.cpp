@@ -746,16 +746,18 @@ Value select_impl(const Value& v, const CallArgs& a, bool by_attr, bool keep) {
   if (by_attr && attr.empty()) fail("selectattr/rejectattr expect an attribute name");
   TestFn test = nullptr;
   CallArgs rest;
+  int defined_test = 0;  // 1: `defined`, -1: `undefined`; they ask whether the item has the attribute
   if (a.positional.size() > first) {
     std::string name = py_str(a.positional[first]);
+    defined_test = name == "defined" ? 1 : name == "undefined" ? -1 : 0;
     test = find_test(name);
-    if (!test) fail("no test named '" + name + "'");
+    if (!test && !defined_test) fail("no test named '" + name + "'");
     rest.positional.assign(a.positional.begin() + static_cast<long>(first) + 1, a.positional.end());
   }
   if (!truthy(v)) return out;  // Jinja2's `if seq:`: none, 0, false and empty give nothing, not an error
   for (const auto& e : as_list(v)) {
     const Value* x = by_attr ? get_attribute(e, attr) : &e;
-    bool ok = x && (test ? test(*x, rest) : truthy(*x));
+    bool ok = defined_test ? (x != nullptr) == (defined_test > 0) : x && (test ? test(*x, rest) : truthy(*x));
     if (ok == keep) out.push_back(e);
   }
   return out;

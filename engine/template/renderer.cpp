@@ -1032,7 +1032,9 @@ class Renderer {
     bool undefined = input.is_undefined() && !is_global_function(*t.input);
     if (t.name == "defined") return !undefined;
     if (t.name == "undefined") return undefined;
-    if (t.name == "callable") return input.callable_ptr() != nullptr || (input.is_undefined() && is_global_function(*t.input));
+    // Jinja2's Undefined is callable (calling it fails), as the globals are.
+    if (t.name == "callable") return input.callable_ptr() != nullptr || input.is_undefined();
+    if (input.is_undefined()) return test_undefined(t, input);
     const Value& v = defined(input);
     CallArgs args = eval_args(t.args);
     try {
@@ -1042,6 +1044,25 @@ class Renderer {
     } catch (const BuiltinError& e) {
       fail(e.kind, e.message, t.pos);
     }
+  }
+
+  // A test of an undefined value, as Jinja2 answers it: a type test is false in every mode; in a strict template
+  // any other test fails, as StrictUndefined does; a lenient one iterates as nothing, is a sequence, equals nothing
+  // defined, and fails where the test computes with it.
+  bool test_undefined(const TestExpr& t, const Ref& input) {
+    static const char* const kTypeTests[] = {"string", "mapping", "none", "number", "integer", "float", "boolean",
+                                             "true", "false", "sameas", "escaped"};
+    if (!find_test(t.name)) fail("template.unknown_test", "unknown test '" + t.name + "'", t.pos);
+    for (const char* type_test : kTypeTests)
+      if (t.name == type_test) return false;
+    if (t.name == "sequence" && c_->options.strict_undefined && !input.is_soft()) return false;
+    if (c_->options.strict_undefined && !input.is_soft()) fail_undefined(input);
+    if (t.name == "iterable" || t.name == "sequence" || t.name == "ne" || t.name == "!=") return true;
+    if (t.name == "divisibleby" || t.name == "even" || t.name == "odd" || t.name == "<" || t.name == "<=" ||
+        t.name == ">" || t.name == ">=" || t.name == "lt" || t.name == "le" || t.name == "gt" || t.name == "ge" ||
+        t.name == "lessthan" || t.name == "greaterthan")
+      fail_undefined(input);
+    return false;
   }
 
   Ref unary(const UnaryExpr& u) {

@@ -343,10 +343,17 @@ void resolve_includes(Body& body, const SourceText& src, const TemplateOptions& 
 
 std::shared_ptr<const Compiled> compile_source(std::string source, std::string name, const TemplateOptions& options,
                                                 int depth, IncludedFiles& included) {
-  if (!options.keep_trailing_newline && !source.empty() && source.back() == '\n') {
-    source.pop_back();
-    if (!source.empty() && source.back() == '\r') source.pop_back();
+  // Jinja2 writes every line break of the template (\r\n, \r) as \n: a template saved on Windows renders the same.
+  if (source.find('\r') != std::string::npos) {
+    std::string lf;
+    lf.reserve(source.size());
+    for (size_t i = 0; i < source.size(); ++i) {
+      if (source[i] != '\r') lf += source[i];
+      else if (i + 1 >= source.size() || source[i + 1] != '\n') lf += '\n';
+    }
+    source = std::move(lf);
   }
+  if (!options.keep_trailing_newline && !source.empty() && source.back() == '\n') source.pop_back();
   auto c = std::make_shared<Compiled>(
       Compiled{SourceText(std::move(name), std::move(source), options.embedding), options, {}, {}});
   auto tokens = tokenize(c->source, c->options);

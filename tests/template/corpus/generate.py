@@ -351,6 +351,18 @@ Thought:{{ agent_scratchpad }}""", {"tools": TOOLS, "input": "What is 2+2?", "ag
     ("str_format_fields", "{{ '{0}-{1}-{0}'.format('a', 'b') }} {{ '{x}!'.format(x=1) }} {{ '{}{}'.format(1, 2) }}", {}),
     ("loop_cycle_args", "{% for x in [1, 2, 3] %}{{ loop.cycle('a', 'b') }}{% endfor %}", {}),
     ("float_of_string", "{{ '-2' | float }} {{ '3.5' | float }} {{ [1, 2] | sum(start=10) }}", {}),
+    ("crlf_line_breaks_are_newlines", "a\r\n{% if true %}\r\nb {{ 'x\r\ny' }}\r\n{% endif %}\rc\r\n", {},
+     {"trim_blocks": True}),
+    ("undefined_attribute_tests_lenient", "{{ d.nope is string }} {{ d.nope is mapping }} {{ d.nope is none }} "
+     "{{ d.nope is iterable }} {{ d.nope is number }} {{ d.nope != 1 }} {{ d.nope is eq(1) }}", {"d": {}},
+     {"strict": False}),
+    ("undefined_type_tests_strict", "{{ nope is string }} {{ nope is mapping }} {{ nope is none }} {{ nope is sequence }} "
+     "{{ nope is callable }} {{ nope is false }}", {}),
+    ("undefined_more_tests_lenient", "{{ nope is sequence }} {{ nope is lower }} {{ nope is in [1] }} {{ nope is callable }}",
+     {}, {"strict": False}),
+    ("selectattr_defined_undefined", "{{ xs | selectattr('k', 'defined') | map(attribute='k') | join(',') }}|"
+     "{{ xs | selectattr('k', 'undefined') | list | length }}|{{ xs | rejectattr('k', 'undefined') | list | length }}",
+     {"xs": [{"k": 1}, {}, {"k": 2}]}),
 ]
 
 # Templates that Jinja2 rejects too; the second string is how the engine's message starts.
@@ -387,6 +399,8 @@ ERRORS = [
     ("err_undefined_tojson", "{{ nope | tojson }}", {}, "t.j2:1:4: tojson: undefined variable 'nope'"),
     ("err_undefined_minus", "{{ -nope }}", {}, "t.j2:1:5: undefined variable 'nope'"),
     ("err_cycler_without_values", "{% set c = cycler() %}", {}, "t.j2:1:18: cycler() expects at least one value"),
+    ("err_undefined_iterable_test_strict", "{{ nope is iterable }}", {}, "t.j2:1:4: undefined variable 'nope'"),
+    ("err_undefined_odd_test", "{{ nope is odd }}", {}, "t.j2:1:4: undefined variable 'nope'"),
 ]
 
 CHAT_MESSAGES = {
@@ -412,6 +426,67 @@ CHAT_TEMPLATES = {
     "tools_namespace": {"extra": {"tools": [{"type": "function", "function": {"name": "get_weather", "description": "Weather for a city.", "parameters": {"type": "object", "properties": {"city": {"type": "string"}}}}}], "date_string": "23 Nov 2026"}},
 }
 
+# Conversations with tool calls, tool results, reasoning and content as a list of parts, as transformers passes
+# them (OpenAI's message shapes), for the templates below.
+WEATHER_TOOL = {"type": "function", "function": {
+    "name": "get_weather", "description": "Weather for a city.",
+    "parameters": {"type": "object", "properties": {"city": {"type": "string", "description": "City name"},
+                                                    "unit": {"type": "string"}}, "required": ["city"]}}}
+TIME_TOOL = {"type": "function", "function": {
+    "name": "get_time", "description": "The time in a zone.",
+    "parameters": {"type": "object", "properties": {"zone": {"type": "string"}}, "required": ["zone"]}}}
+
+
+def call(id_, name, arguments):
+    return {"id": id_, "type": "function", "function": {"name": name, "arguments": arguments}}
+
+
+RICH_MESSAGES = {
+    "tool_round": [
+        {"role": "system", "content": "You are a helpful assistant."},
+        {"role": "user", "content": "What's the weather in Oslo?"},
+        {"role": "assistant", "content": "", "tool_calls": [call("call12345", "get_weather", {"city": "Oslo"})]},
+        {"role": "tool", "tool_call_id": "call12345", "name": "get_weather", "content": "{\"temp\": 21, \"sky\": \"clear\"}"},
+        {"role": "assistant", "content": "It is 21 degrees and clear in Oslo."}],
+    "two_calls": [
+        {"role": "user", "content": "Weather and time in Tokyo?"},
+        {"role": "assistant", "content": "Checking both.", "tool_calls": [
+            call("callAAAAA", "get_weather", {"city": "Tokyo", "unit": "C"}),
+            call("callBBBBB", "get_time", "{\"zone\": \"Asia/Tokyo\"}")]},
+        {"role": "tool", "tool_call_id": "callAAAAA", "name": "get_weather", "content": "18C, rain"},
+        {"role": "tool", "tool_call_id": "callBBBBB", "name": "get_time", "content": "09:30"}],
+    "reasoning": [
+        {"role": "user", "content": "What is 17 * 3?"},
+        {"role": "assistant", "content": "51", "reasoning_content": "17 * 3 = 51."},
+        {"role": "user", "content": "And 17 * 4?"},
+        {"role": "assistant", "content": "<think>\n17 * 4 = 68\n</think>\n\n68"}],
+    "parts": [
+        {"role": "system", "content": [{"type": "text", "text": "Be brief."}]},
+        {"role": "user", "content": [{"type": "text", "text": "What is in this picture? "}, {"type": "image"}]},
+        {"role": "assistant", "content": [{"type": "text", "text": "A cat on a mat."}]}],
+    "unicode_tools": [
+        {"role": "user", "content": "東京の天気は？ <b>&</b>"},
+        {"role": "assistant", "content": None, "tool_calls": [call("call日本語です", "get_weather", {"city": "東京"})]}],
+}
+RICH_TEMPLATES = {
+    "llama3_tools": {"extra": {"bos_token": "<|begin|>", "tools": [WEATHER_TOOL], "date_string": "26 Nov 2026"},
+                     "conversations": ["tool_round", "two_calls", "unicode_tools"]},
+    "llama3_tools_no_tools": {"file": "llama3_tools", "extra": {"bos_token": "<|begin|>", "date_string": "26 Nov 2026",
+                                                                "tools_first_turn": False},
+                              "conversations": ["reasoning"]},
+    "qwen3_reasoning": {"extra": {"tools": [WEATHER_TOOL, TIME_TOOL]},
+                        "conversations": ["tool_round", "two_calls", "reasoning", "parts", "unicode_tools"]},
+    "qwen3_reasoning_plain": {"file": "qwen3_reasoning", "extra": {"enable_thinking": False},
+                              "conversations": ["reasoning", "parts"]},
+    "gemma_parts": {"extra": {"bos_token": "<bos>"}, "conversations": ["parts", "reasoning", "tool_round"]},
+    "mistral_tools": {"extra": {"bos_token": "<s>", "eos_token": "</s>", "tools": [WEATHER_TOOL, TIME_TOOL]},
+                      "conversations": ["tool_round", "two_calls", "unicode_tools"]},
+    "channels_ns": {"extra": {"tools": [WEATHER_TOOL, TIME_TOOL], "documents": [{"title": "a", "text": "b"}]},
+                    "conversations": ["tool_round", "two_calls", "reasoning"]},
+    "channels_ns_bare": {"file": "channels_ns", "extra": {"reasoning_effort": "high"},
+                         "conversations": ["reasoning"]},
+}
+
 
 def env_for(options, files):
     return jinja2.Environment(
@@ -435,6 +510,18 @@ def hf_env():
     e.filters["tojson"] = tojson
     e.globals["raise_exception"] = raise_exception
     return e
+
+
+def render_as_transformers(template, messages, add_generation_prompt, extra):
+    # apply_chat_template passes tools and documents always, as None when there are none.
+    context = dict(extra)
+    tools = context.pop("tools", None)
+    documents = context.pop("documents", None)
+    try:
+        return {"expected": template.render(messages=messages, tools=tools, documents=documents,
+                                            add_generation_prompt=add_generation_prompt, **context)}
+    except jinja2.TemplateError as e:
+        return {"raised": str(e)}
 
 
 def main():
@@ -473,11 +560,18 @@ def main():
                 case = {"name": f"chat_{model}_{conv}_{'gen' if add_generation_prompt else 'nogen'}",
                         "chat_template": f"chat/{model}.jinja", "messages": messages,
                         "add_generation_prompt": add_generation_prompt, "context": spec["extra"]}
-                try:
-                    case["expected"] = template.render(messages=messages, add_generation_prompt=add_generation_prompt,
-                                                       **spec["extra"])
-                except jinja2.TemplateError as e:
-                    case["raised"] = str(e)
+                case.update(render_as_transformers(template, messages, add_generation_prompt, spec["extra"]))
+                out.append(case)
+    for name, spec in RICH_TEMPLATES.items():
+        model = spec.get("file", name)
+        template = hf_env().from_string((HERE / "chat" / f"{model}.jinja").read_text())
+        for conv in spec["conversations"]:
+            messages = RICH_MESSAGES[conv]
+            for add_generation_prompt in (False, True):
+                case = {"name": f"chat_{name}_{conv}_{'gen' if add_generation_prompt else 'nogen'}",
+                        "chat_template": f"chat/{model}.jinja", "messages": messages,
+                        "add_generation_prompt": add_generation_prompt, "context": spec["extra"]}
+                case.update(render_as_transformers(template, messages, add_generation_prompt, spec["extra"]))
                 out.append(case)
     (HERE / "cases.json").write_text(json.dumps(out, ensure_ascii=False, indent=1) + "\n")
     print(f"wrote {len(out)} cases to {HERE / 'cases.json'}")

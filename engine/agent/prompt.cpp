@@ -33,18 +33,34 @@ RunVars PromptContext::initial(const Value& inputs, std::span<const Exchange> hi
 }
 
 Prompt Prompt::chat(std::vector<PromptMessage> messages, std::optional<tmpl::Template> chat_template,
-                    Value chat_extra) {
+                    Value chat_extra, bool add_generation_prompt) {
   Prompt p(std::nullopt);
   p.messages_ = std::move(messages);
   p.chat_template_ = std::move(chat_template);
   p.chat_extra_ = chat_extra.is_object() ? std::move(chat_extra) : Value::object();
+  p.add_generation_prompt_ = add_generation_prompt;
   return p;
 }
 
 namespace {
 
-// The messages a placeholder stands for, checked: the variable may be an input, which is anyone's data.
-void append_placeholder(const std::string& variable, const tmpl::Vars& ctx, Value& out) {
+// A message for a chat template, which reads what transformers passes: any role (tool results included), content
+// as text, as a list of parts or none, and the keys beside it (tool_calls, tool_call_id, name, reasoning_content).
+void check_template_message(const Value& m, const std::string& at) {
+  if (!m.is_object() || !m.contains("role") || !m["role"].is_string() || m["role"].get_ref<const std::string&>().empty())
+    throw Error("prompt.placeholder", at + " must be a message with a role");
+  if (auto c = m.find("content"); c != m.end() && !c->is_string() && !c->is_null() && !c->is_array())
+    throw Error("prompt.placeholder", at + ".content must be text, a list of parts or null, got " + std::string(c->type_name()));
+  if (auto c = m.find("content"); c != m.end() && c->is_array())
+    for (size_t i = 0; i < c->size(); ++i)
+      if (!(*c)[i].is_object()) throw Error("prompt.placeholder", at + ".content[" + std::to_string(i) + "] must be a part, {type, ...}");
+  if (auto calls = m.find("tool_calls"); calls != m.end() && !calls->is_array() && !calls->is_null())
+    throw Error("prompt.placeholder", at + ".tool_calls must be a list of calls");
+}
+
+// The messages a placeholder stands for, checked: the variable may be an input, which is anyone's data. Sent to a
+// chat API they must be {role, content} text; a chat template takes them as transformers would.
+void append_placeholder(const std::string& variable, const tmpl::Vars& ctx, bool for_template, Value& out) {
   const Value* it = ctx.find(variable);
   if (!it || it->is_null()) return;  // an absent list is no messages, as an optional placeholder
   if (!it->is_array())
@@ -53,6 +69,11 @@ void append_placeholder(const std::string& variable, const tmpl::Vars& ctx, Valu
   for (size_t i = 0; i < it->size(); ++i) {
     const Value& m = (*it)[i];
     std::string at = variable + "[" + std::to_string(i) + "]";
+    if (for_template) {
+      check_template_message(m, at);
+      out.push_back(m);
+      continue;
+    }
     if (!m.is_object() || !m.contains("role") || !m.contains("content") || !m["content"].is_string())
       throw Error("prompt.placeholder", at + " must be {role, content} with text content");
     const Value& role = m["role"];
@@ -68,7 +89,7 @@ Value Prompt::render_messages(const tmpl::Vars& ctx) const {
   Value out = Value::array();
   for (const auto& m : messages_) {
     if (m.content) out.push_back(Value{{"role", m.role}, {"content", m.content->render(ctx)}});
-    else append_placeholder(m.placeholder, ctx, out);
+    else append_placeholder(m.placeholder, ctx, chat_template_.has_value(), out);
   }
   return out;
 }
@@ -80,7 +101,7 @@ void Prompt::render(const tmpl::Vars& ctx, llm::LlmRequest& request) const {
   }
   Value messages = render_messages(ctx);
   if (chat_template_) {
-    request.prompt = chat_template_->render_chat(messages, true, chat_extra_);
+    request.prompt = chat_template_->render_chat(messages, add_generation_prompt_, chat_extra_);
     return;
   }
   request.messages.clear();

@@ -54,9 +54,10 @@ class PromptContext {
 class Prompt {
  public:
   static Prompt text(tmpl::Template t) { return Prompt(std::move(t)); }
-  // `chat_template` (optional) renders the messages into text with `chat_extra` (bos_token, eos_token, ...).
+  // `chat_template` (optional) renders the messages into text with `chat_extra` (bos_token, eos_token, tools, the
+  // template's own variables) and `add_generation_prompt`, as transformers' apply_chat_template.
   static Prompt chat(std::vector<PromptMessage> messages, std::optional<tmpl::Template> chat_template,
-                     Value chat_extra);
+                     Value chat_extra, bool add_generation_prompt = true);
 
   // Fills the request's prompt (text, or messages through the chat template) or its messages.
   void render(const tmpl::Vars& ctx, llm::LlmRequest& request) const;
@@ -76,6 +77,7 @@ class Prompt {
   std::vector<PromptMessage> messages_;
   std::optional<tmpl::Template> chat_template_;
   Value chat_extra_ = Value::object();
+  bool add_generation_prompt_ = true;
 };
 
 }  // namespace engine::agent

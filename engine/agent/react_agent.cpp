@@ -72,7 +72,8 @@ class ReactRun {
 
   // The scratchpad shows the model the text of each observation.
   void add_step(parse::AgentAction action, Observation observation) {
-    if (!cfg_.scratchpad) append_step(scratchpad(), action.log, observation.text, cfg_.limits);
+    if (cfg_.scratchpad_messages) append_step_messages(run_.own["agent_scratchpad"], action, observation.text);
+    else if (!cfg_.scratchpad) append_step(scratchpad(), action.log, observation.text, cfg_.limits);
     run_.own["intermediate_steps"].push_back(
         Value{{"action", action_json(action)}, {"observation", std::move(observation.text)}});
     core_.record_step(std::move(action), std::move(observation.output));
@@ -85,6 +86,9 @@ class ReactRun {
       std::string pad = cfg_.scratchpad->render(run_.vars());
       pad += scratchpad_suffix;
       run_.own["agent_scratchpad"] = std::move(pad);
+    } else if (cfg_.scratchpad_messages) {
+      if (!scratchpad_suffix.empty())
+        run_.own["agent_scratchpad"].push_back(Value{{"role", "user"}, {"content", scratchpad_suffix}});
     } else {
       scratchpad() += scratchpad_suffix;  // only the one last call (early_stopping: generate) has a suffix
     }
@@ -108,7 +112,7 @@ ReactAgent::ReactAgent(ReactAgentConfig config, std::shared_ptr<const parse::Out
 
 RunVars ReactAgent::initial_context(const Value& inputs, std::span<const Exchange> history) const {
   RunVars run = context_.initial(inputs, history);
-  run.own["agent_scratchpad"] = "";
+  run.own["agent_scratchpad"] = config_.scratchpad_messages ? Value::array() : Value("");
   return run;
 }
 
@@ -116,6 +120,22 @@ std::string ReactAgent::render_first_prompt(const Value& inputs) const {
   RunVars run = initial_context(inputs);
   if (config_.scratchpad) run.own["agent_scratchpad"] = config_.scratchpad->render(run.vars());
   return config_.prompt.preview(run.vars());
+}
+
+void append_step_messages(Value& messages, const parse::AgentAction& action, const std::string& observation) {
+  if (action.tool == "_Exception") {  // a text that was no step: the model's words, then what was wrong with them
+    messages.push_back(Value{{"role", "assistant"}, {"content", action.log}});
+    messages.push_back(Value{{"role", "user"}, {"content", observation}});
+    return;
+  }
+  std::string id = "call_" + std::to_string(messages.size() / 2 + 1);
+  Value arguments = action.tool_input.is_object() ? action.tool_input : Value{{"input", action.tool_input}};
+  messages.push_back(Value{{"role", "assistant"},
+                           {"content", ""},
+                           {"tool_calls", Value::array({Value{{"id", id},
+                                                              {"type", "function"},
+                                                              {"function", {{"name", action.tool}, {"arguments", std::move(arguments)}}}}})}});
+  messages.push_back(Value{{"role", "tool"}, {"tool_call_id", id}, {"name", action.tool}, {"content", observation}});
 }
 
 void append_step(std::string& scratchpad, const std::string& log, const std::string& observation,

@@ -22,6 +22,9 @@ struct ReactAgentConfig {
   // format_log_to_str is written a step at a time (the step's log, the observation prefix and text, the llm prefix
   // of `limits`) and appended: no step is formatted twice, however long the run.
   std::optional<tmpl::Template> scratchpad;
+  // The prompt has {placeholder: agent_scratchpad}: the steps are messages for the chat template, each an assistant
+  // tool call and its tool result, as transformers' templates take them (LangChain's format_to_tool_messages).
+  bool scratchpad_messages = false;
   std::vector<std::string> stop;
   std::vector<AgentTool> tools;  // the tools this agent may call, in declaration order
   RunLimits limits;
@@ -52,6 +55,10 @@ class ReactAgent : public Agent {
 };
 
 // LangChain's format_log_to_str for one step, appended to `scratchpad`.
+// The same step as two messages for a chat template: the assistant's tool call (arguments as an object; a text
+// input as {input}) and the tool's result, joined by a call id; a text that was no step is the model's words and a
+// user message saying what was wrong.
+void append_step_messages(Value& messages, const parse::AgentAction& action, const std::string& observation);
 void append_step(std::string& scratchpad, const std::string& log, const std::string& observation,
                  const RunLimits& limits);
 

@@ -4,9 +4,7 @@
 #include "engine/core/json_text.h"
 
 namespace engine::agent {
-namespace {
 
-// A tool's declared parameters; a tool of one text input takes it as `input`, as LangChain's single-input tools do.
 llm::ToolSchema schema_of(const tools::Tool& tool) {
   if (!tool.parameters().is_null()) return {tool.name(), tool.description(), tool.parameters()};
   return {tool.name(), tool.description(),
@@ -14,6 +12,8 @@ llm::ToolSchema schema_of(const tools::Tool& tool) {
                 {"properties", {{"input", {{"type", "string"}, {"description", "the input to the tool"}}}}},
                 {"required", {"input"}}}};
 }
+
+namespace {
 
 // What the console shows of a call, as LangChain's tool-calling agent logs it.
 std::string call_log(const std::string& content, const llm::ToolCall& call) {

@@ -14,6 +14,9 @@
 
 namespace engine::agent {
 
+// A tool's declared parameters; a tool of one text input takes it as `input`, as LangChain's single-input tools do.
+llm::ToolSchema schema_of(const tools::Tool& tool);
+
 struct ToolCallingAgentConfig {
   Prompt prompt;  // messages (a text prompt is sent as one user message)
   std::vector<std::string> stop;

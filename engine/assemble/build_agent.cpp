@@ -23,8 +23,38 @@ const std::vector<std::string> kAgentContext = {"inputs", "tools", "tool_names",
 const std::vector<std::string> kToolCallingContext = {"inputs", "tools", "tool_names", "tool_descriptions",
                                                        "intermediate_steps", "history", "history_text"};
 
+// The tools a chat template lists (llm.chat_template_tools), as transformers is given them: OpenAI's function
+// schemas; none when the workflow names none.
+Value chat_template_tools(const spec::WorkflowSpec& s, const std::vector<agent::AgentTool>& tools) {
+  const spec::LlmSpec& l = s.llm;
+  if (!l.chat_template_all_tools && l.chat_template_tools.empty()) return nullptr;
+  if (!l.chat_template.given)
+    throw Error("spec.conflict", "llm.chat_template_tools lists tools for a chat template, but llm.chat_template is not given",
+                l.chat_template_tools_loc, quoted_line(s, l.chat_template_tools_loc));
+  std::vector<std::string> names;
+  for (const auto& t : tools) names.push_back(t.tool->name());
+  Value out = Value::array();
+  auto add = [&](const tools::Tool& tool) {
+    llm::ToolSchema schema = agent::schema_of(tool);
+    out.push_back(Value{{"type", "function"},
+                        {"function", {{"name", schema.name}, {"description", schema.description},
+                                      {"parameters", std::move(schema.parameters)}}}});
+  };
+  if (l.chat_template_all_tools)
+    for (const auto& t : tools) add(*t.tool);
+  for (const auto& wanted : l.chat_template_tools) {
+    auto it = std::find_if(tools.begin(), tools.end(), [&](const agent::AgentTool& t) { return t.tool->name() == wanted.value; });
+    if (it == tools.end())
+      throw Error("spec.unknown_tool", "unknown tool '" + wanted.value + "' in llm.chat_template_tools: not one of the agent's tools" +
+                                           did_you_mean(wanted.value, names),
+                  wanted.loc, quoted_line(s, wanted.loc));
+    add(*it->tool);
+  }
+  return out;
+}
+
 // The prompt: one template, or messages, which the model's chat template (when given) renders into text.
-agent::Prompt build_prompt(const spec::WorkflowSpec& s) {
+agent::Prompt build_prompt(const spec::WorkflowSpec& s, const std::vector<agent::AgentTool>& tools) {
   const spec::AgentSpec& a = s.agent;
   if (s.llm.chat_template.given && a.messages.empty())
     throw Error("spec.conflict",
@@ -39,8 +69,11 @@ agent::Prompt build_prompt(const spec::WorkflowSpec& s) {
                            : agent::PromptMessage::placeholder_for(m.placeholder.value));
   std::optional<tmpl::Template> chat;
   if (s.llm.chat_template.given) chat = tmpl::Template::compile_chat(s.llm.chat_template.text, s.llm.chat_template.origin);
-  return agent::Prompt::chat(std::move(messages), std::move(chat),
-                             Value{{"bos_token", s.llm.bos_token}, {"eos_token", s.llm.eos_token}});
+  Value extra = s.llm.chat_template_kwargs;
+  extra["bos_token"] = s.llm.bos_token;
+  extra["eos_token"] = s.llm.eos_token;
+  if (Value listed = chat_template_tools(s, tools); !listed.is_null()) extra["tools"] = std::move(listed);
+  return agent::Prompt::chat(std::move(messages), std::move(chat), std::move(extra), s.llm.add_generation_prompt);
 }
 
 std::string priced_models(const spec::LlmSpec& l) {
@@ -134,15 +167,18 @@ std::optional<agent::OutputSchema> output_schema(const spec::WorkflowSpec& s, co
 std::unique_ptr<agent::Agent> build_react_agent(const spec::WorkflowSpec& s, const tools::ToolRegistry& registry,
                                                 std::shared_ptr<const llm::LlmClient> llm) {
   const spec::AgentSpec& a = s.agent;
-  agent::ReactAgentConfig cfg{.prompt = build_prompt(s)};
+  std::vector<agent::AgentTool> tools = agent_tools(s, registry);
+  agent::ReactAgentConfig cfg{.prompt = build_prompt(s, tools)};
   check_prompt_names(cfg.prompt, kAgentContext, s);
   // The workflow's own scratchpad is rendered whole; the built-in one is written a step at a time by the agent.
   if (a.scratchpad.given) {
     cfg.scratchpad = compile_template(a.scratchpad, a.template_flags, s);
     check_free_names(*cfg.scratchpad, input_names(s), kAgentContext, a.path + ".scratchpad", a.scratchpad.loc, s);
   }
+  const auto placeholders = cfg.prompt.placeholders();
+  cfg.scratchpad_messages = std::find(placeholders.begin(), placeholders.end(), "agent_scratchpad") != placeholders.end();
   cfg.stop = a.stop;
-  cfg.tools = agent_tools(s, registry);
+  cfg.tools = std::move(tools);
   cfg.limits = run_limits(s);
   cfg.output = output_schema(s, cfg.tools);
   cfg.on_parse_error = a.on_parse_error.value == "retry" ? agent::ParseErrorPolicy::Retry : agent::ParseErrorPolicy::Fail;
@@ -184,10 +220,11 @@ std::unique_ptr<agent::Agent> build_tool_calling_agent(const spec::WorkflowSpec&
   if (s.llm.endpoint.value == "completions")
     throw Error("spec.conflict", "a tool_calling agent needs endpoint: chat; the completions endpoint takes no tools",
                 s.llm.endpoint.loc, quoted_line(s, s.llm.endpoint.loc));
-  agent::ToolCallingAgentConfig cfg{.prompt = build_prompt(s)};
+  std::vector<agent::AgentTool> tools = agent_tools(s, registry);
+  agent::ToolCallingAgentConfig cfg{.prompt = build_prompt(s, tools)};
   check_prompt_names(cfg.prompt, kToolCallingContext, s);
   cfg.stop = a.stop;
-  cfg.tools = agent_tools(s, registry);
+  cfg.tools = std::move(tools);
   cfg.tool_choice = tool_choice(s, cfg.tools);
   cfg.limits = run_limits(s);
   cfg.output = output_schema(s, cfg.tools);

@@ -18,13 +18,23 @@ bool contains(const std::vector<std::string>& names, const std::string& name) {
   return std::find(names.begin(), names.end(), name) != names.end();
 }
 
-// Each placeholder stands for `history` or an input that holds a list of messages.
+// Each placeholder stands for `history`, an input that holds a list of messages, or (a ReAct agent's prompt
+// rendered by a chat template) `agent_scratchpad`, the steps as tool calls and tool results.
 void check_placeholders(const spec::WorkflowSpec& s) {
   std::vector<std::string> known = declared_inputs(s);
   known.insert(known.begin(), "history");
+  bool steps_as_messages = s.agent.kind.value == "react" && s.llm.chat_template.given && !s.agent.scratchpad.given;
   for (const auto& m : s.agent.messages) {
     const auto& p = m.placeholder;
     if (p.value.empty() || contains(known, p.value)) continue;
+    if (p.value == "agent_scratchpad") {
+      if (steps_as_messages) continue;
+      throw Error("spec.conflict",
+                  "{placeholder: agent_scratchpad} gives a ReAct agent's steps as tool calls and tool results, which "
+                  "only a chat template (llm.chat_template) can render" +
+                      std::string(s.agent.scratchpad.given ? ", and not with agent.scratchpad" : ""),
+                  p.loc, quoted_line(s, p.loc));
+    }
     throw Error("spec.undeclared_variable",
                 "the placeholder '" + p.value + "' names neither history nor a declared input" +
                     did_you_mean(p.value, known),

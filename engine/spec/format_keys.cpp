@@ -15,7 +15,8 @@ const KeyList kLlm = {"provider",        "model",        "temperature",      "ma
                       "chat_template",   "bos_token",    "eos_token",        "base_url",    "api_key_env",
                       "max_retries",     "timeout",      "connect_timeout",  "read_timeout", "max_tokens_field",
                       "extra",           "endpoint",     "seed",             "response_format", "tool_choice",
-                      "parallel_tool_calls", "anthropic_version", "recording", "prices",      "max_concurrent_calls"};
+                      "parallel_tool_calls", "anthropic_version", "recording", "prices",      "max_concurrent_calls",
+                      "chat_template_tools", "add_generation_prompt", "chat_template_kwargs"};
 const KeyList kPrice = {"prompt", "completion"};
 const KeyList kScripted = {"replies", "rules", "latency_ms", "fail"};
 const KeyList kScriptedFail = {"status", "times"};

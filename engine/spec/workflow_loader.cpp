@@ -172,6 +172,25 @@ class Loader {
       if (!n["extra"].IsMap()) r_.fail("spec.wrong_type", at + ".extra must be a mapping of request keys", n["extra"]);
       l.extra = r_.value(n["extra"], at + ".extra");
     }
+    if (const YAML::Node& t = n["chat_template_tools"]) {
+      l.chat_template_tools_loc = r_.loc(t);
+      if (t.IsScalar() && r_.str(t, at + ".chat_template_tools") == "all") l.chat_template_all_tools = true;
+      else if (t.IsSequence()) l.chat_template_tools = r_.str_list(t, at + ".chat_template_tools");
+      else r_.fail("spec.wrong_type", at + ".chat_template_tools must be `all` or a list of the agent's tools", t);
+    }
+    if (n["add_generation_prompt"]) l.add_generation_prompt = r_.boolean(n["add_generation_prompt"], at + ".add_generation_prompt");
+    if (n["chat_template_kwargs"]) {
+      if (!n["chat_template_kwargs"].IsMap())
+        r_.fail("spec.wrong_type", at + ".chat_template_kwargs must be a mapping of template variables", n["chat_template_kwargs"]);
+      l.chat_template_kwargs = r_.value(n["chat_template_kwargs"], at + ".chat_template_kwargs");
+      for (const char* own : {"messages", "tools", "documents", "add_generation_prompt", "bos_token", "eos_token"})
+        if (l.chat_template_kwargs.contains(own))
+          r_.fail("spec.conflict", at + ".chat_template_kwargs." + own + " is given by the engine (" +
+                                       (std::string(own) == "messages" || std::string(own) == "documents"
+                                            ? "from the prompt"
+                                            : "llm." + std::string(own == std::string("tools") ? "chat_template_tools" : own)) +
+                                       ")", n["chat_template_kwargs"][own]);
+    }
     if (n["bos_token"]) l.bos_token = r_.str(n["bos_token"], at + ".bos_token");
     if (n["eos_token"]) l.eos_token = r_.str(n["eos_token"], at + ".eos_token");
     if (n["temperature"]) l.temperature = r_.number(n["temperature"], at + ".temperature", 0);

@@ -144,6 +144,13 @@ struct LlmSpec {
   TemplateSource chat_template;  // a model's chat template: renders chat prompts into one text prompt
   std::string bos_token;
   std::string eos_token;
+  // What transformers' apply_chat_template is given beside the messages: the agent's tools the template lists
+  // (`all`, or by name; checked when built), add_generation_prompt, and the template's own variables.
+  bool chat_template_all_tools = false;
+  std::vector<Located<std::string>> chat_template_tools;
+  SourceLoc chat_template_tools_loc;
+  bool add_generation_prompt = true;
+  Value chat_template_kwargs = Value::object();
   SourceLoc loc;
 };
 

@@ -717,7 +717,8 @@ bool has_case(const Value& v, bool upper_case) {
 bool t_lower(const Value& v, const CallArgs&) { return has_case(v, false); }
 bool t_upper(const Value& v, const CallArgs&) { return has_case(v, true); }
 bool t_iterable(const Value& v, const CallArgs&) { return v.is_array() || v.is_object() || v.is_string(); }
-// Only Jinja2's Markup is "escaped", and the engine has none (escape gives plain text): nothing is.
+// Only Jinja2's Markup is "escaped"; the renderer knows which values are, so a value reaching here (select's
+// test) is plain.
 bool t_escaped(const Value&, const CallArgs&) { return false; }
 // The renderer answers default, defined and undefined itself: they see undefined values.
 bool t_filter(const Value& v, const CallArgs&) {

@@ -12,6 +12,7 @@
 #include "engine/template/builtins.h"
 #include "engine/template/compiled.h"
 #include "engine/template/integer.h"
+#include "engine/template/markup_filters.h"
 #include "engine/template/py_value.h"
 #include "engine/template/unicode_case.h"
 
@@ -118,6 +119,13 @@ class Ref {
     return r;
   }
   const std::shared_ptr<Helper>& helper_ptr() const { return helper_; }
+  // Jinja2's Markup: text marked safe (`safe`, `escape`, the built-in `tojson`). Without autoescaping it prints as
+  // any text, but plain text added to it is escaped, and `escape` leaves it as it is.
+  Ref&& markup(bool is = true) && {
+    markup_ = is;
+    return std::move(*this);
+  }
+  bool is_markup() const { return markup_; }
   const Callable* callable_ptr() const { return callable_.get(); }
   const std::shared_ptr<const Module>& module_ptr() const { return module_; }
   bool is_namespace() const { return ns_ != nullptr; }
@@ -145,6 +153,7 @@ class Ref {
   std::shared_ptr<Value> ns_;  // a namespace's object, shared by every name that holds it
   std::shared_ptr<Helper> helper_;
   bool soft_ = false;
+  bool markup_ = false;
 };
 
 struct Binding {
@@ -156,6 +165,7 @@ struct Binding {
   std::shared_ptr<const Module> module;
   std::shared_ptr<Value> ns;  // a namespace: its object, shared with every other name holding it
   std::shared_ptr<Helper> helper;
+  bool markup = false;  // the value is Jinja2's Markup
   bool undefined = false;     // a macro parameter that was not given, or a name set from an undefined value
   bool undefined_soft = false;
   std::string undefined_message;  // why, when set from an undefined value
@@ -338,9 +348,10 @@ class Renderer {
           assign(s.targets[0], Value()).ns = r.namespace_ptr();
           return;
         }
+        bool markup = r.is_markup();
         Value v = defined_value(r);
         if (s.targets.size() == 1) {
-          assign(s.targets[0], std::move(v));
+          assign(s.targets[0], std::move(v)).markup = markup;
           return;
         }
         v = unpackable(v, s.pos);
@@ -649,7 +660,7 @@ class Renderer {
           if (b.module) return Ref::module(b.module);
           if (b.ns) return Ref::namespace_of(b.ns);
           if (b.helper) return Ref::helper(b.helper);
-          return Ref::borrow(b.ptr ? *b.ptr : b.owned);
+          return Ref::borrow(b.ptr ? *b.ptr : b.owned).markup(b.markup);
         }
     if (const Value* v = vars_.find(name)) return Ref::borrow(*v);
     return Ref::undefined("undefined variable '" + name + "'", p);
@@ -987,7 +998,12 @@ class Renderer {
     // Jinja2's first and last of nothing are undefined (`is defined` is false, `default` applies), not none.
     if ((f.name == "first" || f.name == "last") && (v.is_array() || v.is_object() || v.is_string()) && v.empty())
       return Ref::undefined("'" + type_name(v) + "' has no " + f.name + " item", f.pos);
-    return made(apply_filter(f.name, v, eval_args(f.args), f.pos), f.pos);
+    // Markup in, Markup out: safe marks text, escape escapes only what is not yet marked, forceescape always.
+    if (f.name == "safe") return made(v.is_string() ? v : Value(py_str(v)), f.pos).markup();
+    if ((f.name == "escape" || f.name == "e") && input.is_markup()) return made(v, f.pos).markup();
+    bool markup_out = f.name == "escape" || f.name == "e" || f.name == "forceescape" ||
+                      (f.name == "tojson" && !c_->options.plain_tojson);
+    return made(apply_filter(f.name, v, eval_args(f.args), f.pos), f.pos).markup(markup_out);
   }
 
   // default(value, boolean): a defined input is replaced only when `boolean` is true and the input is false.
@@ -1034,6 +1050,7 @@ class Renderer {
     if (t.name == "undefined") return undefined;
     // Jinja2's Undefined is callable (calling it fails), as the globals are.
     if (t.name == "callable") return input.callable_ptr() != nullptr || input.is_undefined();
+    if (t.name == "escaped") return input.is_markup();
     if (input.is_undefined()) return test_undefined(t, input);
     const Value& v = defined(input);
     CallArgs args = eval_args(t.args);
@@ -1104,6 +1121,12 @@ class Renderer {
     const Value& l = defined(lr);
     const Value& r = defined(rr);
     const std::string& op = b.op;
+    // Markup + text escapes the text, as Jinja2's Markup does (so does Markup % args, below).
+    if (op == "+" && (lr.is_markup() || rr.is_markup()) && l.is_string() && r.is_string())
+      return made((lr.is_markup() ? l.get<std::string>() : html_escaped(l.get<std::string>())) +
+                      (rr.is_markup() ? r.get<std::string>() : html_escaped(r.get<std::string>())),
+                  b.pos)
+          .markup();
     if (op == "~") {
       std::string s;
       append_py_str(s, l);
@@ -1128,8 +1151,15 @@ class Renderer {
       if (r.is_array()) args.positional.assign(r.begin(), r.end());
       else if (r.is_object()) for (const auto& [k, v] : r.items()) args.keyword.emplace_back(k, v);
       else args.positional.push_back(r);
+      if (lr.is_markup()) {  // Markup % args escapes the arguments' text; numbers stay numbers for %d and %f
+        auto escaped = [](Value& a) {
+          if (a.is_string() || a.is_structured()) a = html_escaped(py_str(a));
+        };
+        for (Value& a : args.positional) escaped(a);
+        for (auto& [k, a] : args.keyword) escaped(a);
+      }
       try {
-        return made(find_filter("format")(l, args), b.pos);
+        return made(find_filter("format")(l, args), b.pos).markup(lr.is_markup());
       } catch (const BuiltinError& e) {
         fail(e.kind, e.message, b.pos);
       }

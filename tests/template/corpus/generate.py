@@ -351,6 +351,13 @@ Thought:{{ agent_scratchpad }}""", {"tools": TOOLS, "input": "What is 2+2?", "ag
     ("str_format_fields", "{{ '{0}-{1}-{0}'.format('a', 'b') }} {{ '{x}!'.format(x=1) }} {{ '{}{}'.format(1, 2) }}", {}),
     ("loop_cycle_args", "{% for x in [1, 2, 3] %}{{ loop.cycle('a', 'b') }}{% endfor %}", {}),
     ("float_of_string", "{{ '-2' | float }} {{ '3.5' | float }} {{ [1, 2] | sum(start=10) }}", {}),
+    ("markup_plus_escapes_text", "{{ 'a'|safe + '\"<b>' }} {{ ('<x>'|safe) is escaped }} {{ '<x>' is escaped }} "
+     "{{ '\"' + '<b>'|safe }}", {}),
+    ("markup_escape_once_forceescape_always", "{{ '<a>'|safe|forceescape }} {{ '<a>'|safe|escape }} {{ '<a>'|e|e }} "
+     "{{ ('<a>'|e) is escaped }}", {}),
+    ("markup_format_escapes_arguments", "{% set m = '<i>%s</i>'|safe %}{{ m % '<b>' }} {{ m % 5 }} {{ '<' ~ m }} "
+     "{{ ('x' ~ m) is escaped }} {{ m is escaped }}{% set n = m %}{{ n + '&' }}", {}),
+    ("markup_from_tojson", "{{ {'a': '<'}|tojson + '<' }} {{ ({'a': 1}|tojson) is escaped }}", {}),
     ("crlf_line_breaks_are_newlines", "a\r\n{% if true %}\r\nb {{ 'x\r\ny' }}\r\n{% endif %}\rc\r\n", {},
      {"trim_blocks": True}),
     ("undefined_attribute_tests_lenient", "{{ d.nope is string }} {{ d.nope is mapping }} {{ d.nope is none }} "

@@ -36,7 +36,7 @@ Value as_list(const Value& v) {
   if (v.is_array()) return v;
   Value out = Value::array();
   if (v.is_object()) {
-    for (const auto& [k, _] : v.items()) out.push_back(k);
+    for (const auto& [k, _] : v.items()) out.push_back(key_of(k));
   } else if (v.is_string()) {
     const auto& s = v.get_ref<const std::string&>();
     for (size_t i = 0; i < s.size();) {
@@ -400,7 +400,7 @@ Value f_items(const Value& v, const CallArgs&) {
   Value out = Value::array();
   if (v.is_null()) return out;
   if (!v.is_object()) fail("items expects a mapping, got " + type_name(v));
-  for (const auto& [k, e] : v.items()) out.push_back(Value::array({k, e}));
+  for (const auto& [k, e] : v.items()) out.push_back(Value::array({key_of(k), e}));
   return out;
 }
 Value f_dictsort(const Value& v, const CallArgs& a) {
@@ -846,7 +846,7 @@ bool value_in(const Value& needle, const Value& haystack) {
     if (!needle.is_string()) fail("'in <string>' requires string as left operand, not " + type_name(needle));
     return haystack.get_ref<const std::string&>().find(needle.get_ref<const std::string&>()) != std::string::npos;
   }
-  if (haystack.is_object()) return needle.is_string() && haystack.contains(needle.get<std::string>());
+  if (haystack.is_object()) return !needle.is_structured() && haystack.contains(dict_key(needle));
   if (haystack.is_array())
     return std::any_of(haystack.begin(), haystack.end(), [&](const Value& e) { return py_equal(e, needle); });
   fail("argument of type '" + type_name(haystack) + "' is not iterable");
@@ -889,7 +889,7 @@ Value call_method(const Value& obj, std::string_view name, const CallArgs& a) {
     if (name == "get") {
       const Value* key = a.get(0, "key");
       if (!key) fail("get expects a key");
-      auto it = key->is_string() ? obj.find(key->get<std::string>()) : obj.end();
+      auto it = key->is_structured() ? obj.end() : obj.find(dict_key(*key));
       if (it != obj.end()) return *it;
       const Value* d = a.get(1, "default");
       return d ? *d : Value();

@@ -94,7 +94,7 @@ Value f_urlencode(const Value& v, const CallArgs&) {
   auto pair = [](const Value& k, const Value& x) { return url_quote(py_str(k), true) + "=" + url_quote(py_str(x), true); };
   std::string out;
   if (v.is_object()) {
-    for (const auto& [k, x] : v.items()) out += (out.empty() ? "" : "&") + pair(k, x);
+    for (const auto& [k, x] : v.items()) out += (out.empty() ? "" : "&") + pair(key_of(k), x);
     return out;
   }
   if (v.is_array()) {
@@ -112,8 +112,9 @@ Value f_urlencode(const Value& v, const CallArgs&) {
 Value f_xmlattr(const Value& v, const CallArgs& a) {
   if (!v.is_object()) fail("xmlattr expects a mapping, got " + type_name(v));
   std::string out;
-  for (const auto& [k, x] : v.items()) {
+  for (const auto& [key, x] : v.items()) {
     if (x.is_null()) continue;
+    std::string k = py_str(key_of(key));
     for (char c : k)
       if (std::isspace(static_cast<unsigned char>(c)) || c == '/' || c == '>' || c == '=')
         fail("invalid character in attribute name: " + py_repr(Value(k)));

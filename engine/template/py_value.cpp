@@ -48,6 +48,62 @@ std::string float_repr(double d) {
   return sign + digits.substr(0, decpt) + "." + digits.substr(decpt);
 }
 
+std::string dict_key(const Value& key) {
+  if (key.is_string()) return key.get<std::string>();
+  std::string out = "\xFF";
+  if (key.is_boolean()) return out + "b" + (key.get<bool>() ? "True" : "False");
+  if (key.is_null()) return out + "n";
+  if (key.is_number_integer()) return out + "i" + key.dump();
+  if (key.is_number_float()) return out + "f" + float_repr(key.get<double>());
+  throw BuiltinError{"unhashable type: '" + type_name(key) + "'"};  // a list or a dict, as Python says
+}
+
+Value key_of(const std::string& k) {
+  if (!is_typed_key(k) || k.size() < 2) return k;
+  std::string_view rest = std::string_view(k).substr(2);
+  switch (k[1]) {
+    case 'b': return rest == "True";
+    case 'n': return nullptr;
+    case 'i': {
+      long long n = 0;
+      auto [end, ec] = std::from_chars(rest.data(), rest.data() + rest.size(), n);
+      if (ec == std::errc() && end == rest.data() + rest.size()) return n;
+      unsigned long long u = 0;
+      auto [uend, uec] = std::from_chars(rest.data(), rest.data() + rest.size(), u);
+      if (uec == std::errc() && uend == rest.data() + rest.size()) return u;
+      return k;
+    }
+    case 'f': return std::strtod(std::string(rest).c_str(), nullptr);
+    default: return k;
+  }
+}
+
+namespace {
+// json.dumps's text for a key: a number's repr, true, false, null.
+std::string json_key_text(const std::string& k) {
+  if (!is_typed_key(k)) return k;
+  Value key = key_of(k);
+  if (key.is_boolean()) return key.get<bool>() ? "true" : "false";
+  if (key.is_null()) return "null";
+  return py_str(key);
+}
+}  // namespace
+
+Value with_text_keys(Value v) {
+  if (v.is_array())
+    for (Value& e : v) e = with_text_keys(std::move(e));
+  if (!v.is_object()) return v;
+  bool typed = false;
+  for (auto& [k, e] : v.items()) {
+    typed = typed || is_typed_key(k);
+    if (e.is_structured()) e = with_text_keys(std::move(e));
+  }
+  if (!typed) return v;
+  Value out = Value::object();
+  for (auto& [k, e] : v.items()) out[json_key_text(k)] = std::move(e);
+  return out;
+}
+
 namespace {
 
 void append_repr_string(std::string& out, const std::string& s) {
@@ -87,7 +143,8 @@ void append_repr(std::string& out, const Value& v) {
     for (const auto& [k, e] : v.items()) {
       if (!first) out += ", ";
       first = false;
-      append_repr_string(out, k);
+      if (is_typed_key(k)) append_repr(out, key_of(k));
+      else append_repr_string(out, k);
       out += ": ";
       append_repr(out, e);
     }
@@ -179,15 +236,21 @@ void append_json(std::string& out, const Value& v, int indent, bool sort_keys, i
       if (v.empty()) { out += "{}"; return; }
       std::vector<std::pair<const std::string*, const Value*>> items;
       for (const auto& [k, e] : v.items()) items.emplace_back(&k, &e);
-      if (sort_keys)
-        std::stable_sort(items.begin(), items.end(), [](auto& a, auto& b) { return *a.first < *b.first; });
+      if (sort_keys)  // json.dumps sorts keys as Python orders them: integers by value
+        std::stable_sort(items.begin(), items.end(), [](auto& a, auto& b) {
+          if (is_typed_key(*a.first) || is_typed_key(*b.first)) {
+            Value x = key_of(*a.first), y = key_of(*b.first);
+            if ((x.is_number() || x.is_boolean()) && (y.is_number() || y.is_boolean())) return py_compare(x, y) < 0;
+          }
+          return *a.first < *b.first;
+        });
       out += '{';
       bool first = true;
       for (const auto& [k, e] : items) {
         if (!first) out += item_sep;
         first = false;
         if (indent >= 0) newline(level + 1);
-        append_json_string(out, *k, plain);
+        append_json_string(out, json_key_text(*k), plain);
         out += ": ";
         append_json(out, *e, indent, sort_keys, level + 1, plain);
       }

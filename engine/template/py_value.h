@@ -26,6 +26,15 @@ std::string tojson(const Value& v, int indent, bool sort_keys = true);
 // json.dumps(v, ensure_ascii=False, indent=...), as Hugging Face's tojson for chat templates.
 std::string plain_json_dumps(const Value& v, int indent);
 
+// A Python dict's keys may be any value ({1: 'a', 10: 'b'} sorts and indexes by integer); a Value's are text. A
+// key that is not text (an integer, a float, a bool, none) is held as text no input holds: a 0xFF byte (never in
+// UTF-8), a type letter, and its repr. Only templates make such keys, and they leave a template as text.
+std::string dict_key(const Value& key);
+Value key_of(const std::string& object_key);  // the key as the template sees it
+inline bool is_typed_key(const std::string& k) { return !k.empty() && static_cast<unsigned char>(k[0]) == 0xFF; }
+// `v` with every typed key written as json.dumps writes it (1 -> "1", True -> "true", None -> "null").
+Value with_text_keys(Value v);
+
 bool py_equal(const Value& a, const Value& b);
 // <0, 0, >0 like Python's ordering; throws BuiltinError for types Python cannot order.
 int py_compare(const Value& a, const Value& b);

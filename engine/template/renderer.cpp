@@ -705,6 +705,9 @@ class Renderer {
     if (v.is_object() && key.is_string()) {
       auto it = v.find(key.get_ref<const std::string&>());
       if (it != v.end()) found = &*it;
+    } else if (v.is_object() && (key.is_number() || key.is_boolean() || key.is_null())) {  // {512: 128}[512]
+      auto it = v.find(dict_key(key));
+      if (it != v.end()) found = &*it;
     } else if ((v.is_array() || v.is_string()) && (key.is_number_integer() || key.is_number_unsigned())) {
       // A string is indexed by characters, as Python's str.
       long long n = static_cast<long long>(v.is_array() ? v.size() : utf8_length(v.get_ref<const std::string&>()));
@@ -974,7 +977,13 @@ class Renderer {
           Ref kr = eval(*k);
           const Value& key = defined(kr);
           Ref vr = eval(*v);
-          out[key.is_string() ? key.get<std::string>() : py_str(key)] = defined_value(vr);
+          std::string name;
+          try {
+            name = dict_key(key);
+          } catch (const BuiltinError& err) {
+            fail(err.kind, err.message, k->pos);
+          }
+          out[name] = defined_value(vr);
         }
         return made(std::move(out), e.pos);
       }
@@ -1370,7 +1379,8 @@ Ref Renderer::invoke(const Callable& c, CallArgs args, Pos pos, const Callable* 
 Value evaluate_compiled(const Compiled& c, const Vars& vars) {
   std::string discard;
   Renderer r(c, vars, discard);
-  return r.evaluate(*static_cast<const OutputNode&>(*c.body.at(0)).expr);
+  // A dict the template made with keys that are not text leaves it with text keys, as JSON has them.
+  return with_text_keys(r.evaluate(*static_cast<const OutputNode&>(*c.body.at(0)).expr));
 }
 
 void render_compiled(const Compiled& c, const Vars& vars, std::string& out) { Renderer(c, vars, out).body(c.body); }

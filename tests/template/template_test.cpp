@@ -330,3 +330,12 @@ TEST_CASE("a chat template's undefined is empty when printed but not an operand,
   CHECK(rendered("{% set x = nope %}{{ x * 2 }}") ==
         "ERROR template.undefined: 'x' was set from an undefined value: undefined variable 'nope'");
 }
+
+// A dict a template makes may key by integer, as Python's; what leaves the template is JSON, keyed by text.
+TEST_CASE("a dict keyed by integers leaves an expression with text keys, as json.dumps writes them", "[template]") {
+  Value got = Template::compile_expression("{1: 'a', true: [{2: 3}], none: 0, 'k': 1.5}", "e").evaluate(Value::object());
+  CHECK(got == Value{{"1", "a"}, {"true", Value::array({Value{{"2", 3}}})}, {"null", 0}, {"k", 1.5}});
+  CHECK(Template::compile_expression("{10: 'b', 2: 'c'}[10]", "e").evaluate(Value::object()) == "b");
+  // Keys from inputs are text: an integer finds nothing there, as in Python.
+  CHECK(Template::compile_expression("d[1] is defined", "e").evaluate(Value{{"d", {{"1", "x"}}}}) == false);
+}

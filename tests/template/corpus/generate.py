@@ -358,6 +358,13 @@ Thought:{{ agent_scratchpad }}""", {"tools": TOOLS, "input": "What is 2+2?", "ag
     ("markup_format_escapes_arguments", "{% set m = '<i>%s</i>'|safe %}{{ m % '<b>' }} {{ m % 5 }} {{ '<' ~ m }} "
      "{{ ('x' ~ m) is escaped }} {{ m is escaped }}{% set n = m %}{{ n + '&' }}", {}),
     ("markup_from_tojson", "{{ {'a': '<'}|tojson + '<' }} {{ ({'a': 1}|tojson) is escaped }}", {}),
+    ("dict_integer_keys", "{% set d = {1: 'a', 10: 'b', 2: 'c'} %}{{ d | dictsort | map('last') | join }} {{ d[10] }} "
+     "{{ d }} {% for k in d %}{{ k + 1 }}{% endfor %} {{ d | tojson }} {{ d.get(2) }} {{ 10 in d }} {{ '10' in d }} "
+     "{{ d | list }} {{ d | urlencode }}", {}),
+    ("dict_other_keys", "{% set d = {none: 1, true: 2, 1.5: 3} %}{{ d }} {{ d[none] }} {{ d[1.5] }} {{ d[true] }}", {}),
+    ("dict_integer_keys_threshold_lookup", "{% set b = {0: 0, 512: 128, 1024: 256} %}{% set ns = namespace(i=none) %}"
+     "{% for k, v in b | dictsort %}{% if ns.i is none and 600 <= k %}{% set ns.i = v %}{% endif %}{% endfor %}"
+     "{{ ns.i }} {{ b[512] }} {{ dict(b, x=1) | length }}", {}),
     ("crlf_line_breaks_are_newlines", "a\r\n{% if true %}\r\nb {{ 'x\r\ny' }}\r\n{% endif %}\rc\r\n", {},
      {"trim_blocks": True}),
     ("undefined_attribute_tests_lenient", "{{ d.nope is string }} {{ d.nope is mapping }} {{ d.nope is none }} "
@@ -408,6 +415,7 @@ ERRORS = [
     ("err_cycler_without_values", "{% set c = cycler() %}", {}, "t.j2:1:18: cycler() expects at least one value"),
     ("err_undefined_iterable_test_strict", "{{ nope is iterable }}", {}, "t.j2:1:4: undefined variable 'nope'"),
     ("err_undefined_odd_test", "{{ nope is odd }}", {}, "t.j2:1:4: undefined variable 'nope'"),
+    ("err_dict_unhashable_key", "{{ {[1]: 2} }}", {}, "t.j2:1:5: unhashable type: 'list'"),
 ]
 
 CHAT_MESSAGES = {

@@ -5,6 +5,7 @@
 
 #include "engine/core/text.h"
 #include "engine/template/builtin_args.h"
+#include "engine/template/pretty_print.h"
 
 namespace engine::tmpl {
 namespace {
@@ -124,7 +125,7 @@ Value f_xmlattr(const Value& v, const CallArgs& a) {
   return autospace && !out.empty() ? " " + out : out;
 }
 
-Value f_pprint(const Value& v, const CallArgs&) { return py_repr(v); }
+Value f_pprint(const Value& v, const CallArgs&) { return pretty_printed(v); }
 
 std::string html_escaped(std::string_view s) {
   std::string out;

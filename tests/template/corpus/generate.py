@@ -365,6 +365,13 @@ Thought:{{ agent_scratchpad }}""", {"tools": TOOLS, "input": "What is 2+2?", "ag
     ("dict_integer_keys_threshold_lookup", "{% set b = {0: 0, 512: 128, 1024: 256} %}{% set ns = namespace(i=none) %}"
      "{% for k, v in b | dictsort %}{% if ns.i is none and 600 <= k %}{% set ns.i = v %}{% endif %}{% endfor %}"
      "{{ ns.i }} {{ b[512] }} {{ dict(b, x=1) | length }}", {}),
+    ("pprint_as_python", "{{ d | pprint }}|{{ {'b': 1, 'a': 2} | pprint }}|{{ n | pprint }}|{{ s | pprint }}|"
+     "{{ ml | pprint }}|{{ l | pprint }}|{{ [s, {'k': s}] | pprint }}|{{ {} | pprint }}{{ '' | pprint }}",
+     {"d": {"b": 1, "a": [1, 2], "c": "x" * 30, "d": "y" * 30},
+      "n": {"z": {"deep": ["alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu xi omicron pi rho"] * 2,
+                  "k": 1}, "a": None},
+      "s": "word " * 40, "ml": "line one\nline two is longer " + "z" * 70 + "\nend", "l": list(range(40))}),
+    ("pprint_counts_characters", "{{ u | pprint }}", {"u": {"日本": "語" * 90}}),
     ("crlf_line_breaks_are_newlines", "a\r\n{% if true %}\r\nb {{ 'x\r\ny' }}\r\n{% endif %}\rc\r\n", {},
      {"trim_blocks": True}),
     ("undefined_attribute_tests_lenient", "{{ d.nope is string }} {{ d.nope is mapping }} {{ d.nope is none }} "

@@ -14,6 +14,10 @@ for f in bin/engine share/engine/schema/workflow.schema.json share/engine/plugin
 done
 cmp -s <("$prefix/bin/engine" schema) "$prefix/share/engine/schema/workflow.schema.json" ||
   { echo "engine schema differs from the installed schema"; fail=1; }
+for which in test eval; do
+  cmp -s <("$prefix/bin/engine" schema $which) "$prefix/share/engine/schema/$which.schema.json" ||
+    { echo "engine schema $which differs from the installed schema"; fail=1; }
+done
 cmp -s <("$prefix/bin/engine" completion bash) "$prefix/share/bash-completion/completions/engine" ||
   { echo "the installed bash completion is not the engine's"; fail=1; }
 cmp -s <("$prefix/bin/engine" man) "$prefix/share/man/man1/engine.1" ||

@@ -54,6 +54,10 @@ tools::ToolResult call_tool(const workflow::Executor& executor, const std::strin
   return tool->instantiate({&logs})->invoke(arguments);
 }
 
-std::string_view workflow_schema() { return spec::workflow_format_schema(); }
+std::string_view workflow_schema(std::string_view which) {
+  if (which == "test") return spec::test_file_schema();
+  if (which == "eval") return spec::eval_file_schema();
+  return spec::workflow_format_schema();
+}
 
 }  // namespace engine::app

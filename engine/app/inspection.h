@@ -27,7 +27,8 @@ Value describe_tools(const workflow::Executor& executor);
 tools::ToolResult call_tool(const workflow::Executor& executor, const std::string& workflow_file,
                             const std::string& name, const std::string& input, EventSink& logs);
 
-// The workflow format's JSON Schema (draft 7), as `engine schema` prints it.
-std::string_view workflow_schema();
+// The JSON Schema (draft 7) of workflows, or of test files ("test") or evaluation files ("eval"), as `engine
+// schema` prints it.
+std::string_view workflow_schema(std::string_view which = "workflow");
 
 }  // namespace engine::app

@@ -1,5 +1,6 @@
-// engine schema: the workflow format's JSON Schema, for editors and CI.
+// engine schema [workflow|test|eval]: the JSON Schema of workflows, test files or evaluation files, for editors and CI.
 #include <iostream>
+#include <memory>
 
 #include "engine/app/inspection.h"
 #include "engine/cli/commands.h"
@@ -8,9 +9,11 @@ namespace engine::cli {
 
 void add_schema_command(CLI::App& app, int& exit_code) {
   CLI::App* cmd = app.add_subcommand(
-      "schema", "Print the JSON Schema of the workflow format (for editors: docs/cli.md, \"Editors\")");
-  cmd->callback([&exit_code] {
-    std::cout << app::workflow_schema();
+      "schema", "Print the JSON Schema of workflows, test files or evaluation files (for editors: docs/cli.md, \"Editors\")");
+  auto which = std::make_shared<std::string>("workflow");
+  cmd->add_option("format", *which, "workflow (the default), test or eval")->check(CLI::IsMember({"workflow", "test", "eval"}));
+  cmd->callback([&exit_code, which] {
+    std::cout << app::workflow_schema(*which);
     std::cout.flush();
     exit_code = kOk;
   });

@@ -44,7 +44,8 @@ Command describe(const CLI::App& cmd, const std::string& path) {
     if (!opt->nonpositional()) {
       std::string name = opt->get_name();
       bool many = opt->get_items_expected_max() > 1;
-      c.usage += (c.usage.empty() ? "" : " ") + upper(name == "eval_file" ? "eval" : name) + (many ? "..." : "");
+      std::string shown = upper(name == "eval_file" ? "eval" : name) + (many ? "..." : "");
+      c.usage += (c.usage.empty() ? "" : " ") + (opt->get_required() ? shown : "[" + shown + "]");
       if (c.arguments == Arguments::None) c.arguments = Arguments::Workflows;
       continue;
     }
@@ -59,6 +60,7 @@ Command describe(const CLI::App& cmd, const std::string& path) {
   }
   if (path == "batch merge") c.arguments = Arguments::AnyFiles;
   if (path == "completion") c.arguments = Arguments::Words, c.words = "bash zsh fish";
+  if (path == "schema") c.arguments = Arguments::Words, c.words = "workflow test eval";
   return c;
 }
 
@@ -349,6 +351,8 @@ std::string manual_page(const CLI::App& app) {
          ".SH FILES\n"
          ".TP\n.I share/engine/schema/workflow.schema.json\n"
          "the JSON Schema of the workflow format, for editors (also printed by \\fBengine schema\\fR)\n"
+         ".TP\n.I share/engine/schema/test.schema.json\\fR, \\fIshare/engine/schema/eval.schema.json\n"
+         "the JSON Schemas of test files and evaluation files (\\fBengine schema test\\fR, \\fBengine schema eval\\fR)\n"
          ".TP\n.I share/engine/plugins\\fR, \\fIshare/engine/templates\n"
          "the shipped Lua tools and templates, on every workflow's search path\n"
          ".SH SEE ALSO\n"

@@ -132,6 +132,8 @@ class EvalLoader {
 }  // namespace
 
 const std::vector<std::string>& evaluator_kinds() { return kKinds; }
+const std::vector<std::string>& eval_file_keys() { return kEvalKeys; }
+std::vector<std::string> evaluator_keys(const std::string& kind) { return keys_of(kind); }
 
 EvalSpec parse_eval(std::string text, std::string display_path, std::filesystem::path dir) {
   auto source = std::make_shared<SourceText>(display_path, std::move(text));

@@ -46,6 +46,9 @@ struct EvalSpec {
 };
 
 const std::vector<std::string>& evaluator_kinds();
+// The keys an evaluation file takes at its top and in an evaluator of `kind` (schema/eval.schema.json says the same).
+const std::vector<std::string>& eval_file_keys();
+std::vector<std::string> evaluator_keys(const std::string& kind);
 
 // Reads and checks an evaluation file. Throws a located Error ("spec.*", "io.*").
 EvalSpec load_eval(const std::filesystem::path& file);

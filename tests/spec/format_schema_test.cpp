@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <cstring>
 #include <filesystem>
 #include <set>
 
@@ -11,6 +12,7 @@
 #include "engine/parse/schema_patterns.h"
 #include "engine/schema/schema.h"
 #include "engine/spec/format_keys.h"
+#include "engine/spec/eval_spec.h"
 #include "engine/spec/format_schema.h"
 #include "engine/spec/workflow_spec.h"
 #include "engine/spec/yaml_value.h"
@@ -40,6 +42,20 @@ std::string missing_from(const std::set<std::string>& a, const std::set<std::str
   for (const auto& k : a)
     if (!b.count(k)) out += (out.empty() ? "" : ", ") + k;
   return out;
+}
+
+// A test or evaluation file's schema, with the workflow schema's definitions it refers to
+// (workflow.schema.json#/definitions/...) brought in, as an editor resolves them from the file beside it.
+schema::Schema compiled_file_schema(const std::string& file) {
+  Value json = parse_json(read_file(test::source_path("schema/" + file)));
+  Value& definitions = json["definitions"];
+  if (definitions.is_null()) definitions = Value::object();
+  const Value workflow = format_schema_json();
+  for (const auto& [name, definition] : workflow["definitions"].items())
+    if (!definitions.contains(name)) definitions[name] = definition;
+  std::string text = json.dump();
+  for (size_t at; (at = text.find("workflow.schema.json#")) != std::string::npos;) text.erase(at, std::strlen("workflow.schema.json"));
+  return schema::Schema::compile(parse_json(text), {parse::schema_patterns()});
 }
 
 // The example workflows: every YAML file under workflows/ that is not a test file or an evaluation file.
@@ -139,4 +155,89 @@ TEST_CASE("a workflow may name its schema with a $schema key", "[spec][schema]")
       "[\"Final Answer: 1\"]}}\nagent: {}\n",
       "w.yaml", ".");
   CHECK(w.inputs.size() == 1);
+}
+
+// An editor must agree with the loader: ${VAR} where the loader expands it, and each step kind's own keys.
+TEST_CASE("the schema takes ${VAR} where the loader expands it and holds each step kind to its own keys",
+          "[spec][schema]") {
+  test::TempDir dir;
+  auto format = compiled_format_schema();
+  auto violations_of = [&](const std::string& yaml) {
+    std::set<std::string> pointers;
+    for (const auto& v : format.validate(spec::read_yaml_value(dir.write("w.yaml", yaml)))) pointers.insert(v.pointer);
+    return pointers;
+  };
+  // What an editor reads: the text as written, before the engine expands it.
+  Value with_variables = parse_json(R"({"llm": {"provider": "${PROVIDER:-scripted}", "max_retries": "${N:-3}",
+                                        "timeout": "${T}"}, "agent": {"max_iterations": "${ITER:-5}"}})");
+  CHECK(schema::describe(format.validate(with_variables)) == "");
+  CHECK(violations_of("llm: {max_retries: three}\n").count("/llm/max_retries") == 1);
+  auto loop = violations_of("steps:\n  again:\n    kind: loop\n    until: 'true'\n    steps: {a: {kind: template, template: x}}\n");
+  CHECK(loop.count("/steps/again") == 1);  // no max_iterations
+  auto crossed = violations_of("steps:\n  t: {kind: template, template: x, prompt: y}\n  l: {kind: llm}\n");
+  CHECK(crossed.count("/steps/t/prompt") == 1);  // another kind's key
+  CHECK(crossed.count("/steps/l") == 1);         // an llm step without its prompt
+  CHECK(violations_of("steps:\n  t: {kind: template, template: x}\n").empty());
+}
+
+TEST_CASE("test files and evaluation files have schemas of their own, with the loaders' keys", "[spec][schema]") {
+  Value test_json = parse_json(read_file(test::source_path("schema/test.schema.json")));
+  Value eval_json = parse_json(read_file(test::source_path("schema/eval.schema.json")));
+  CHECK(std::string(spec::test_file_schema()) == read_file(test::source_path("schema/test.schema.json")));
+  CHECK(std::string(spec::eval_file_schema()) == read_file(test::source_path("schema/eval.schema.json")));
+  std::set<std::string> test_keys(spec::keys::kTestFile.begin(), spec::keys::kTestFile.end());
+  CHECK(property_names(test_json) == test_keys);
+  std::set<std::string> eval_keys(spec::eval_file_keys().begin(), spec::eval_file_keys().end());
+  CHECK(property_names(eval_json) == eval_keys);
+  // An evaluator takes the keys of its kind, and the schema forbids the others' (as the loader does).
+  const Value& evaluator = eval_json["definitions"]["evaluator"];
+  std::set<std::string> every;
+  for (const auto& kind : spec::evaluator_kinds()) {
+    INFO("kind: " << kind);
+    auto keys = spec::evaluator_keys(kind);
+    every.insert(keys.begin(), keys.end());
+    const Value* rule = nullptr;
+    for (const auto& r : evaluator["allOf"])
+      if (r["if"]["properties"]["kind"]["const"] == kind) rule = &r;
+    REQUIRE(rule);
+    std::set<std::string> allowed = property_names(evaluator);
+    for (const auto& [key, _] : (*rule)["then"]["properties"].items()) allowed.erase(key);
+    CHECK(allowed == std::set<std::string>(keys.begin(), keys.end()));
+  }
+  CHECK(property_names(evaluator) == every);
+
+  // Every example test and evaluation file names its schema and follows it.
+  auto tests = compiled_file_schema("test.schema.json");
+  auto evals = compiled_file_schema("eval.schema.json");
+  int checked = 0;
+  for (const auto& entry : fs::recursive_directory_iterator(test::source_path("workflows"))) {
+    std::string name = entry.path().filename().string();
+    bool is_test = name.find(".test.yaml") != std::string::npos, is_eval = name.find(".eval.yaml") != std::string::npos;
+    if (!is_test && !is_eval) continue;
+    INFO(entry.path().string());
+    std::string text = read_file(entry.path());
+    CHECK(text.rfind(std::string("# yaml-language-server: $schema=../schema/") + (is_test ? "test" : "eval") +
+                         ".schema.json\n", 0) == 0);
+    CHECK(schema::describe((is_test ? tests : evals).validate(spec::read_yaml_value(entry.path()))) == "");
+    ++checked;
+  }
+  CHECK(checked >= 2);
+
+  // And the schemas find what the loaders refuse.
+  test::TempDir dir;
+  auto pointers_of = [&](const schema::Schema& s, const std::string& yaml) {
+    std::set<std::string> out;
+    for (const auto& v : s.validate(spec::read_yaml_value(dir.write("f.yaml", yaml)))) out.insert(v.pointer);
+    return out;
+  };
+  auto bad_test = pointers_of(tests, "tests:\n  t:\n    expect: {outptu: x}\n  u: {inputs: {}}\nworkflw: w.yaml\n");
+  CHECK(bad_test.count("/tests/t/expect/outptu") == 1);
+  CHECK(bad_test.count("/tests/u/expect") == 1);  // required, and missing
+  CHECK(bad_test.count("/workflw") == 1);
+  auto bad_eval = pointers_of(evals, "threshold: 2\nevaluators:\n  a: {kind: regex}\n  b: {kind: exact, expected: x, "
+                                     "pattern: y}\n  c: {kind: nope}\n");
+  CHECK(bad_eval.count("/threshold") == 1);
+  CHECK(bad_eval.count("/evaluators/a") == 1);            // regex without its pattern
+  CHECK(bad_eval.count("/evaluators/b/pattern") == 1);    // another kind's key
+  CHECK(bad_eval.count("/evaluators/c/kind") == 1);
 }

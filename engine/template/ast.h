@@ -30,6 +30,8 @@ using ExprPtr = std::unique_ptr<Expr>;
 struct Args {
   std::vector<ExprPtr> positional;
   std::vector<std::pair<std::string, ExprPtr>> keyword;
+  ExprPtr star;         // f(*items): more positional arguments
+  ExprPtr double_star;  // f(**mapping): more keyword arguments
 };
 
 struct LiteralExpr : Expr {

@@ -67,6 +67,8 @@ const Value* get_attribute(const Value& item, const std::string& path) {
       auto it = cur->find(part);
       if (it == cur->end()) return nullptr;
       cur = &*it;
+    } else if (cur->is_array() && cur->size() == 2 && (part == "grouper" || part == "list")) {
+      cur = &(*cur)[part == "grouper" ? 0 : 1];  // groupby's groups, as in the renderer's attribute access
     } else if (cur->is_array() && !part.empty() && std::all_of(part.begin(), part.end(), ::isdigit)) {
       size_t i = 0;
       auto [end, ec] = std::from_chars(part.data(), part.data() + part.size(), i);

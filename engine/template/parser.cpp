@@ -703,7 +703,14 @@ class Parser {
     expect_op("(", "to start the arguments");
     Args args;
     while (!is_op(")")) {
-      if (peek().kind == TokenKind::Name && is_op("=", 1)) {
+      if (is_op("**") || is_op("*")) {  // f(*items, **mapping), as Python and Jinja2 write them
+        bool mapping = next().text == "**";
+        if ((mapping ? args.double_star : args.star) || (!mapping && args.double_star))
+          fail_at(peek(), mapping ? "only one **mapping per call" : "*items goes before **mapping, once");
+        (mapping ? args.double_star : args.star) = parse_expression();
+      } else if (args.double_star) {
+        fail_at(peek(), "an argument after **mapping");
+      } else if (peek().kind == TokenKind::Name && is_op("=", 1)) {
         std::string key = next().text;
         next();
         args.keyword.emplace_back(key, parse_expression());

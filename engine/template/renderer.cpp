@@ -762,6 +762,22 @@ class Renderer {
       Ref r = eval(*e);
       out.keyword.emplace_back(k, defined_value(r));
     }
+    if (a.star) {
+      Ref r = eval(*a.star);
+      const Value& items = defined(r);
+      if (!items.is_array() && !items.is_string() && !items.is_object())
+        fail("template.render", "*items needs a list, got " + type_name(items), a.star->pos);
+      for (Value& item : FilterList(items)) out.positional.push_back(std::move(item));
+    }
+    if (a.double_star) {
+      Ref r = eval(*a.double_star);
+      const Value& mapping = defined(r);
+      if (!mapping.is_object()) fail("template.render", "**mapping needs a dict, got " + type_name(mapping), a.double_star->pos);
+      for (const auto& [k, v] : mapping.items()) {
+        if (is_typed_key(k)) fail("template.render", "keywords must be strings", a.double_star->pos);
+        out.keyword.emplace_back(k, v);
+      }
+    }
     return out;
   }
 

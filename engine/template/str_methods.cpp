@@ -255,10 +255,29 @@ std::string format_method(const std::string& s, const CallArgs& a) {
     std::string field = s.substr(i + 1, close - i - 1), spec, conversion;
     if (size_t colon = field.find(':'); colon != std::string::npos) spec = field.substr(colon + 1), field.resize(colon);
     if (size_t bang = field.find('!'); bang != std::string::npos) conversion = field.substr(bang + 1), field.resize(bang);
+    // The field's name, then `[key]` or `.attr` steps into the argument: {0[k]}, {user.name}, {a[0]}.
+    std::string name = field.substr(0, field.find_first_of(".["));
     const Value* arg = nullptr;
-    if (field.empty()) arg = a.get(next_auto++, "");
-    else if (std::all_of(field.begin(), field.end(), ::isdigit)) arg = a.get(std::stoul(field.substr(0, 9)), "");
-    else arg = a.get(SIZE_MAX, field);
+    if (name.empty()) arg = a.get(next_auto++, "");
+    else if (std::all_of(name.begin(), name.end(), ::isdigit)) arg = a.get(std::stoul(name.substr(0, 9)), "");
+    else arg = a.get(SIZE_MAX, name);
+    for (size_t at = name.size(); arg && at < field.size();) {
+      bool item = field[at] == '[';
+      size_t end = item ? field.find(']', at) : field.find_first_of(".[", at + 1);
+      if (item && end == std::string::npos) fail("format: missing ']' in field '{" + field + "}'");
+      std::string key = field.substr(at + 1, (end == std::string::npos ? field.size() : end) - at - 1);
+      at = end == std::string::npos ? field.size() : end + (item ? 1 : 0);
+      bool index = item && !key.empty() && std::all_of(key.begin(), key.end(), ::isdigit);
+      if (arg->is_array() && index) {
+        size_t i = std::stoul(key.substr(0, 9));
+        arg = i < arg->size() ? &(*arg)[i] : nullptr;
+      } else if (arg->is_object()) {
+        auto it = arg->find(key);
+        arg = it != arg->end() ? &*it : nullptr;
+      } else {
+        arg = nullptr;
+      }
+    }
     if (!arg) fail("format: no argument for field '{" + field + "}'");
     Value shown = *arg;
     if (conversion == "r") shown = py_repr(*arg);

@@ -151,6 +151,8 @@ class Checker {
   void args(const Args& a) {
     for (const auto& e : a.positional) expr(e.get());
     for (const auto& [_, e] : a.keyword) expr(e.get());
+    if (a.star) expr(a.star.get());
+    if (a.double_star) expr(a.double_star.get());
   }
   // The attribute path `e` reads from a name (`a.b['c']` -> a, b, c), or false when a part is computed.
   static bool path_of(const Expr* e, std::vector<std::string>& out, Pos& root) {

@@ -372,6 +372,14 @@ Thought:{{ agent_scratchpad }}""", {"tools": TOOLS, "input": "What is 2+2?", "ag
                   "k": 1}, "a": None},
       "s": "word " * 40, "ml": "line one\nline two is longer " + "z" * 70 + "\nend", "l": list(range(40))}),
     ("pprint_counts_characters", "{{ u | pprint }}", {"u": {"日本": "語" * 90}}),
+    ("str_format_indexed_fields", "{{ '{0[k]} {1}'.format({'k': 'v'}, 3) }} {{ '{a[0]}-{a[1][x]}'.format(a=[5, {'x': 6}]) }} "
+     "", {}),
+    ("call_with_star_args", "{% for x in [1, 2, 3] %}{{ loop.cycle(*['a', 'b']) }}{% endfor %} "
+     "{% macro m(a, b=2) %}{{ a }}{{ b }}{% endmacro %}{{ m(*[7]) }} {{ m(**{'a': 8, 'b': 9}) }} {{ m(1, **{'b': 3}) }} "
+     "{{ dict(**{'k': 1}) }}", {}),
+    ("groupby_attribute_names", "{{ xs | groupby('k') | map(attribute='grouper') | join(',') }} "
+     "{{ xs | groupby('k') | map(attribute='list') | map('length') | join(',') }}",
+     {"xs": [{"k": "b"}, {"k": "a"}, {"k": "b"}]}),
     ("crlf_line_breaks_are_newlines", "a\r\n{% if true %}\r\nb {{ 'x\r\ny' }}\r\n{% endif %}\rc\r\n", {},
      {"trim_blocks": True}),
     ("undefined_attribute_tests_lenient", "{{ d.nope is string }} {{ d.nope is mapping }} {{ d.nope is none }} "

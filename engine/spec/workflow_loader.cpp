@@ -183,13 +183,13 @@ class Loader {
       if (!n["chat_template_kwargs"].IsMap())
         r_.fail("spec.wrong_type", at + ".chat_template_kwargs must be a mapping of template variables", n["chat_template_kwargs"]);
       l.chat_template_kwargs = r_.value(n["chat_template_kwargs"], at + ".chat_template_kwargs");
-      for (const char* own : {"messages", "tools", "documents", "add_generation_prompt", "bos_token", "eos_token"})
+      for (std::string own : {"messages", "tools", "add_generation_prompt", "bos_token", "eos_token"})
         if (l.chat_template_kwargs.contains(own))
           r_.fail("spec.conflict", at + ".chat_template_kwargs." + own + " is given by the engine (" +
-                                       (std::string(own) == "messages" || std::string(own) == "documents"
-                                            ? "from the prompt"
-                                            : "llm." + std::string(own == std::string("tools") ? "chat_template_tools" : own)) +
-                                       ")", n["chat_template_kwargs"][own]);
+                                       (own == "messages" ? "from the prompt"
+                                                          : "llm." + (own == "tools" ? "chat_template_tools" : own)) +
+                                       ")",
+                  n["chat_template_kwargs"][own]);
     }
     if (n["bos_token"]) l.bos_token = r_.str(n["bos_token"], at + ".bos_token");
     if (n["eos_token"]) l.eos_token = r_.str(n["eos_token"], at + ".eos_token");

@@ -60,14 +60,16 @@ TEST_CASE("a conversation given as an input reaches the chat template with its t
             "{% for c in m.tool_calls | default([]) %}call {{ c.function.name }} {{ c.function.arguments | tojson }}"
             "{% endfor %}{% if m.tool_call_id is defined %} for {{ m.tool_call_id }}{% endif %}\n{% endfor %}"
             "{% if tools is not none %}tools: {{ tools | map(attribute='function.name') | join(',') }}\n{% endif %}"
-            "{% if add_generation_prompt %}[assistant]{% endif %}{{ mood | default('') }}");
+            "{% if add_generation_prompt %}[assistant]{% endif %}{{ mood | default('') }}"
+            "{% if documents is not none %} docs: {{ documents | map(attribute='title') | join(',') }}{% endif %}");
   std::string head = "inputs:\n  conversation: {}\nllm:\n  provider: scripted\n  chat_template: {file: chat.jinja}\n";
   std::string tail = "  scripted: {replies: ['Final Answer: ok']}\n"
                      "tools:\n  - {builtin: echo}\n"
                      "agent:\n  prompt:\n    - {role: system, content: Be brief.}\n"
                      "    - {placeholder: conversation}\n";
   auto w = dir.write("w.yaml", head + "  chat_template_tools: [echo]\n  add_generation_prompt: false\n"
-                                      "  chat_template_kwargs: {mood: ' (calm)'}\n" + tail);
+                                      "  chat_template_kwargs: {mood: ' (calm)', documents: [{title: a, text: b}]}\n" +
+                                      tail);
   auto inputs = dir.write("in.json", R"({"conversation": [
       {"role": "user", "content": [{"type": "text", "text": "What is this?"}, {"type": "image"}]},
       {"role": "assistant", "content": null, "tool_calls": [{"id": "c1", "type": "function",
@@ -77,7 +79,7 @@ TEST_CASE("a conversation given as an input reaches the chat template with its t
   REQUIRE(r.exit_code == 0);
   // (trim_blocks takes the line break after each {% endif %}, as transformers renders)
   CHECK(r.out == "[system]Be brief.[user]<text:What is this?><image:>[assistant]call echo {\"input\": \"hi\"}"
-                 "[tool]hi for c1tools: echo\n (calm)\n");
+                 "[tool]hi for c1tools: echo\n (calm) docs: a\n");
 
   // Sent to a chat API instead, such a conversation is refused: the API takes {role, content} text.
   auto chat_api = dir.write("api.yaml", "inputs:\n  conversation: {}\nllm:\n  provider: scripted\n" + tail);
@@ -104,8 +106,8 @@ TEST_CASE("what a workflow gives a chat template is checked when it is built", "
   CHECK(error_of("b.yaml", head + "  chat_template_tools: all\ntools:\n  - {builtin: echo}\n" + prompt)
             .find("b.yaml:6:24: llm.chat_template_tools lists tools for a chat template, but "
                   "llm.chat_template is not given") != std::string::npos);
-  CHECK(error_of("c.yaml", head + "  chat_template: {file: chat.jinja}\n  chat_template_kwargs: {tools: []}\n" + prompt)
-            .find("c.yaml:7:33: llm.chat_template_kwargs.tools is given by the engine "
+  CHECK(error_of("c.yaml", head + "  chat_template: {file: chat.jinja}\n  chat_template_kwargs: {documents: [], tools: []}\n" + prompt)
+            .find("c.yaml:7:48: llm.chat_template_kwargs.tools is given by the engine "
                   "(llm.chat_template_tools)") != std::string::npos);
   CHECK(error_of("d.yaml", head + prompt + "    - {placeholder: agent_scratchpad}\n")
             .find("d.yaml:9:21: {placeholder: agent_scratchpad} gives a ReAct agent's steps as tool calls "

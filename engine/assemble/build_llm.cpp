@@ -90,7 +90,7 @@ llm::ScriptedRule make_rule(const spec::ScriptedRuleSpec& r, size_t index, const
 
 std::chrono::milliseconds seconds(double s) { return std::chrono::milliseconds(static_cast<long long>(s * 1000)); }
 
-void http_timeouts_and_retry(const spec::LlmSpec& l, llm::http::HttpTimeouts& timeouts, llm::RetryPolicy& retry,
+void http_timeouts_and_retry(const spec::LlmSpec& l, net::HttpTimeouts& timeouts, llm::RetryPolicy& retry,
                              const std::shared_ptr<llm::LlmGate>& gate) {
   timeouts.total = seconds(l.timeout_s);
   timeouts.connect = seconds(l.connect_timeout_s);

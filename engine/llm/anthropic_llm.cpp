@@ -64,7 +64,7 @@ class AnthropicWholeReader : public ResponseReader {
  public:
   AnthropicWholeReader(const LlmRequest& request, const ApiEndpoint& api) : request_(request), api_(api) {}
 
-  LlmResponse finish(const http::HttpResponse& r) override {
+  LlmResponse finish(const net::HttpResponse& r) override {
     JsonError why_not;
     Value body = parse_json(r.body, &why_not);
     auto bad = [&](const std::string& why) {
@@ -103,7 +103,7 @@ class AnthropicStreamReader : public SseReader {
   AnthropicStreamReader(const LlmRequest& request, const ApiEndpoint& api) : SseReader(request, *api.redactor()), request_(request), api_(api) {}
 
  private:
-  LlmResponse read_whole(const http::HttpResponse& r) override { return AnthropicWholeReader(request_, api_).finish(r); }
+  LlmResponse read_whole(const net::HttpResponse& r) override { return AnthropicWholeReader(request_, api_).finish(r); }
 
   LlmResponse end_of_stream() override {
     if (!text_.stopped() && !done_)
@@ -117,7 +117,7 @@ class AnthropicStreamReader : public SseReader {
     return out;
   }
 
-  void on_event(const http::SseEvent& e) override {
+  void on_event(const net::SseEvent& e) override {
     if (done_) return;  // the answer is complete: whatever follows cannot change or fail it
     JsonError why_not;
     Value d = parse_json(e.data, &why_not);

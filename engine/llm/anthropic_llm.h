@@ -20,7 +20,7 @@ struct AnthropicConfig {
   int max_tokens = 4096;  // the API requires one
   std::optional<bool> parallel_tool_calls;
   RetryPolicy retry;
-  http::HttpTimeouts timeouts;
+  net::HttpTimeouts timeouts;
   Value extra = Value::object();  // keys passed through verbatim
 };
 

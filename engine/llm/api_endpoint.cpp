@@ -43,9 +43,9 @@ void redact_response(LlmResponse& r, const Redactor& redactor) {
 }  // namespace
 
 LlmResponse read_body(ResponseReader& reader, const std::vector<std::string_view>& pieces) {
-  http::HttpResponse response;
+  net::HttpResponse response;
   response.status = 200;
-  http::BodySink sink = reader.sink();
+  net::BodySink sink = reader.sink();
   for (std::string_view piece : pieces) {
     if (!sink) response.body.append(piece);
     else if (!sink(piece)) break;
@@ -114,7 +114,7 @@ std::shared_ptr<const Redactor> ApiEndpoint::redactor() const {
 std::string ApiEndpoint::redact(std::string_view text) const { return redactor()->redact(text); }
 
 // The server's word when it gives one, else exponential backoff with jitter, as the official SDKs do.
-std::chrono::milliseconds ApiEndpoint::backoff(int attempt, const http::HttpResponse* r) const {
+std::chrono::milliseconds ApiEndpoint::backoff(int attempt, const net::HttpResponse* r) const {
   if (r) {
     auto wait = parse_ms(r->header("retry-after-ms"), 1, retry_.max_retry_after);
     if (!wait) wait = parse_ms(r->header("retry-after"), 1000, retry_.max_retry_after);
@@ -133,7 +133,7 @@ LlmResponse ApiEndpoint::send(const std::string& url, const std::vector<std::str
   const Redactor& redactor = *masks;
   for (int attempt = 0;; ++attempt) {
     std::unique_ptr<ResponseReader> reader = new_reader();
-    std::optional<http::HttpResponse> response;
+    std::optional<net::HttpResponse> response;
     std::string failure;
     bool retry = true;
     try {

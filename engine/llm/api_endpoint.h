@@ -12,7 +12,7 @@
 
 #include "engine/core/error.h"
 #include "engine/core/redact.h"
-#include "engine/llm/http/http_client.h"
+#include "engine/net/http_client.h"
 #include "engine/llm/llm_client.h"
 #include "engine/llm/llm_gate.h"
 
@@ -39,9 +39,9 @@ class ResponseReader {
  public:
   virtual ~ResponseReader() = default;
   // Where a streamed body goes; null reads the whole body in finish().
-  virtual http::BodySink sink() { return nullptr; }
+  virtual net::BodySink sink() { return nullptr; }
   // Throws Error for an answer that cannot be used, RetryableError for one worth another try.
-  virtual LlmResponse finish(const http::HttpResponse& response) = 0;
+  virtual LlmResponse finish(const net::HttpResponse& response) = 0;
   // Whether part of this attempt's text has been shown (a retry then says the shown text is void).
   virtual bool shown_any() const { return false; }
 };
@@ -52,7 +52,7 @@ LlmResponse read_body(ResponseReader& reader, const std::vector<std::string_view
 
 class ApiEndpoint {
  public:
-  ApiEndpoint(std::string provider, std::string api_key_env, http::HttpTimeouts timeouts, RetryPolicy retry)
+  ApiEndpoint(std::string provider, std::string api_key_env, net::HttpTimeouts timeouts, RetryPolicy retry)
       : provider_(std::move(provider)), api_key_env_(std::move(api_key_env)), timeouts_(timeouts), retry_(retry) {}
 
   // The key from the environment ("" when none is configured or set).
@@ -72,13 +72,13 @@ class ApiEndpoint {
   const std::string& provider() const { return provider_; }
 
  private:
-  std::chrono::milliseconds backoff(int attempt, const http::HttpResponse* r) const;
+  std::chrono::milliseconds backoff(int attempt, const net::HttpResponse* r) const;
 
   std::string provider_;
   std::string api_key_env_;
-  http::HttpTimeouts timeouts_;
+  net::HttpTimeouts timeouts_;
   RetryPolicy retry_;
-  http::HttpClient http_;
+  net::HttpClient http_;
   mutable std::mutex redactor_mutex_;
   mutable std::string redactor_key_;
   mutable std::shared_ptr<const Redactor> redactor_;

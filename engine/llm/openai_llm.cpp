@@ -59,7 +59,7 @@ class OpenAiWholeReader : public ResponseReader {
   OpenAiWholeReader(const OpenAiConfig& cfg, const LlmRequest& request, const ApiEndpoint& api)
       : cfg_(cfg), request_(request), api_(api) {}
 
-  LlmResponse finish(const http::HttpResponse& r) override {
+  LlmResponse finish(const net::HttpResponse& r) override {
     JsonError why_not;
     Value body = parse_json(r.body, &why_not);
     auto bad = [&](const std::string& why) {
@@ -113,7 +113,7 @@ class OpenAiStreamReader : public SseReader {
       : SseReader(request, *api.redactor()), cfg_(cfg), request_(request), api_(api) {}
 
  private:
-  LlmResponse read_whole(const http::HttpResponse& r) override { return OpenAiWholeReader(cfg_, request_, api_).finish(r); }
+  LlmResponse read_whole(const net::HttpResponse& r) override { return OpenAiWholeReader(cfg_, request_, api_).finish(r); }
 
   LlmResponse end_of_stream() override {
     if (!text_.stopped() && !done_ && finish_reason_.empty())
@@ -128,7 +128,7 @@ class OpenAiStreamReader : public SseReader {
     return out;
   }
 
-  void on_event(const http::SseEvent& e) override {
+  void on_event(const net::SseEvent& e) override {
     if (done_) return;  // the answer is complete: whatever follows cannot change or fail it
     if (e.data == "[DONE]") {
       done_ = true;

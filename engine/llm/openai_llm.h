@@ -26,7 +26,7 @@ struct OpenAiConfig {
   Value response_format;                 // null, or {type: json_object} / {type: json_schema, json_schema: ...}
   std::optional<bool> parallel_tool_calls;
   RetryPolicy retry;
-  http::HttpTimeouts timeouts;
+  net::HttpTimeouts timeouts;
   size_t max_stop_sequences = 4;  // more are applied by the engine to the text
   Value extra = Value::object();  // keys passed through verbatim
 };

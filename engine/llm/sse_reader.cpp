@@ -5,9 +5,9 @@
 namespace engine::llm {
 
 SseReader::SseReader(const LlmRequest& request, Redactor redactor)
-    : text_(request.stop, request.events, std::move(redactor)), sse_([this](const http::SseEvent& e) { on_event(e); }) {}
+    : text_(request.stop, request.events, std::move(redactor)), sse_([this](const net::SseEvent& e) { on_event(e); }) {}
 
-http::BodySink SseReader::sink() {
+net::BodySink SseReader::sink() {
   return [this](std::string_view piece) {
     if (!sse_.saw_event() && head_.size() < kMaxHead) head_.append(piece);
     sse_.feed(piece);
@@ -15,14 +15,14 @@ http::BodySink SseReader::sink() {
   };
 }
 
-LlmResponse SseReader::finish(const http::HttpResponse&) {
+LlmResponse SseReader::finish(const net::HttpResponse&) {
   if (!sse_.saw_event()) {
     // A body that began as a stream and ended before its first event was cut, not answered: worth another try.
     std::string_view head = trim(head_);
     if (head.empty() || head.front() == ':' || starts_with(head, "data") || starts_with(head, "event") ||
         starts_with(head, "id") || starts_with(head, "retry"))
       throw RetryableError("llm.stream_cut", "the stream ended before its first event");
-    http::HttpResponse whole;
+    net::HttpResponse whole;
     whole.body = std::move(head_);
     return read_whole(whole);
   }

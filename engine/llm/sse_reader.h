@@ -5,7 +5,7 @@
 #include <string>
 
 #include "engine/llm/api_endpoint.h"
-#include "engine/llm/http/sse_parser.h"
+#include "engine/net/sse_parser.h"
 #include "engine/llm/text_stream.h"
 
 namespace engine::llm {
@@ -15,14 +15,14 @@ class SseReader : public ResponseReader {
   // Shown text is masked by `redactor` (a key the server quotes back never reaches the screen or a trace).
   SseReader(const LlmRequest& request, Redactor redactor);
 
-  http::BodySink sink() final;
+  net::BodySink sink() final;
   bool shown_any() const final { return text_.shown_any(); }
-  LlmResponse finish(const http::HttpResponse& response) final;
+  LlmResponse finish(const net::HttpResponse& response) final;
 
  protected:
-  virtual void on_event(const http::SseEvent& event) = 0;
+  virtual void on_event(const net::SseEvent& event) = 0;
   // The body had no events: read it as a whole answer (or the error it holds).
-  virtual LlmResponse read_whole(const http::HttpResponse& response) = 0;
+  virtual LlmResponse read_whole(const net::HttpResponse& response) = 0;
   // The stream ended (or a stop sequence ended it): the answer, or RetryableError when it was cut short.
   virtual LlmResponse end_of_stream() = 0;
 
@@ -30,7 +30,7 @@ class SseReader : public ResponseReader {
 
  private:
   static constexpr size_t kMaxHead = size_t{1} << 20;
-  http::SseParser sse_;
+  net::SseParser sse_;
   std::string head_;  // the body's start, kept until it proves to be a stream
 };
 

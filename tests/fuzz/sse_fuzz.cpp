@@ -2,14 +2,14 @@
 // bytes arrive (the oracle is the same stream fed whole), and a line or event past its bound is an engine::Error.
 #include <vector>
 
-#include "engine/llm/http/sse_parser.h"
+#include "engine/net/sse_parser.h"
 #include "fuzz/fuzz_support.h"
 
 namespace {
 
 std::string events_of(std::string_view bytes, size_t step) {
   std::string out;
-  engine::llm::http::SseParser parser([&](const engine::llm::http::SseEvent& e) {
+  engine::net::SseParser parser([&](const engine::net::SseEvent& e) {
     out += e.event + "\x1f" + e.data + "\x1e";
   });
   try {

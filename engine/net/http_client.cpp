@@ -1,4 +1,4 @@
-#include "engine/llm/http/http_client.h"
+#include "engine/net/http_client.h"
 
 #include <algorithm>
 #include <cctype>
@@ -8,10 +8,10 @@
 
 #include "engine/core/error.h"
 #include "engine/core/fiber.h"
-#include "engine/llm/http/curl_api.h"
-#include "engine/llm/http/transport.h"
+#include "engine/net/curl_api.h"
+#include "engine/net/transport.h"
 
-namespace engine::llm::http {
+namespace engine::net {
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -239,4 +239,4 @@ HttpResponse HttpClient::post(const std::string& url, const std::vector<std::str
   return response;
 }
 
-}  // namespace engine::llm::http
+}  // namespace engine::net

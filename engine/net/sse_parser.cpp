@@ -1,8 +1,8 @@
-#include "engine/llm/http/sse_parser.h"
+#include "engine/net/sse_parser.h"
 
 #include "engine/core/error.h"
 
-namespace engine::llm::http {
+namespace engine::net {
 namespace {
 
 // No real event comes near these; a server that never ends its line, or sends an event of endless data lines,
@@ -76,4 +76,4 @@ void SseParser::line(std::string_view l) {
   }
 }
 
-}  // namespace engine::llm::http
+}  // namespace engine::net

@@ -2,11 +2,11 @@
 #include <catch2/catch.hpp>
 
 #include "engine/core/error.h"
-#include "engine/llm/http/sse_parser.h"
+#include "engine/net/sse_parser.h"
 
 using namespace engine;
-using engine::llm::http::SseEvent;
-using engine::llm::http::SseParser;
+using engine::net::SseEvent;
+using engine::net::SseParser;
 
 namespace {
 

@@ -1,4 +1,4 @@
-#include "engine/llm/http/curl_api.h"
+#include "engine/net/curl_api.h"
 
 #include <dlfcn.h>
 
@@ -6,7 +6,7 @@
 
 #include "engine/core/error.h"
 
-namespace engine::llm::http {
+namespace engine::net {
 namespace {
 
 // The loaded library and its initialisation, for the whole life of the process.
@@ -68,4 +68,4 @@ const CurlApi& curl_api() {
   return curl.api();
 }
 
-}  // namespace engine::llm::http
+}  // namespace engine::net

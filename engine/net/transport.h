@@ -5,7 +5,7 @@
 // handles ("lanes"), each with its own connection cache: curl looks for a free connection by walking every
 // connection its cache holds to the host, so one cache of a thousand connections made each call walk a thousand
 // (docs/architecture.md, "Runs in flight"). A run on an ordinary thread drives its own transfer instead
-// (http_client.cpp); both set a transfer up the same way. Internal to llm/http.
+// (http_client.cpp); both set a transfer up the same way. Internal to net/.
 #include <atomic>
 #include <cstdint>
 #include <mutex>
@@ -15,9 +15,9 @@
 
 #include "engine/core/cancel.h"
 #include "engine/core/fiber.h"
-#include "engine/llm/http/curl_api.h"
+#include "engine/net/curl_api.h"
 
-namespace engine::llm::http {
+namespace engine::net {
 
 class Transport {
  public:
@@ -65,4 +65,4 @@ class Transport {
   std::thread thread_;
 };
 
-}  // namespace engine::llm::http
+}  // namespace engine::net

@@ -14,7 +14,7 @@
 
 #include "engine/core/cancel.h"
 
-namespace engine::llm::http {
+namespace engine::net {
 
 class Transport;
 
@@ -67,4 +67,4 @@ class HttpClient {
   mutable std::unique_ptr<Transport> transport_;
 };
 
-}  // namespace engine::llm::http
+}  // namespace engine::net

@@ -5,7 +5,7 @@
 #include <string>
 #include <string_view>
 
-namespace engine::llm::http {
+namespace engine::net {
 
 struct SseEvent {
   std::string event;  // "message" when the server names none
@@ -33,4 +33,4 @@ class SseParser {
   bool saw_event_ = false;
 };
 
-}  // namespace engine::llm::http
+}  // namespace engine::net

@@ -1,4 +1,4 @@
-#include "engine/llm/http/transport.h"
+#include "engine/net/transport.h"
 
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
@@ -14,7 +14,7 @@
 #include "engine/core/error.h"
 #include "engine/core/fiber.h"
 
-namespace engine::llm::http {
+namespace engine::net {
 
 namespace {
 
@@ -269,4 +269,4 @@ void Transport::serve() {
   }
 }
 
-}  // namespace engine::llm::http
+}  // namespace engine::net

@@ -1,11 +1,11 @@
 #pragma once
 // libcurl, loaded when the first HTTP request is made rather than when the engine starts: linking it pulls in some
 // forty shared libraries (TLS, HTTP/2, LDAP, SSH, Kerberos...), which cost every `engine` process about 5 ms of
-// start-up, including the many that never leave the scripted provider. Internal to llm/http.
+// start-up, including the many that never leave the scripted provider. Internal to net/.
 #define CURL_DISABLE_TYPECHECK  // the typecheck macros would call the linked symbols, which are not linked
 #include <curl/curl.h>
 
-namespace engine::llm::http {
+namespace engine::net {
 
 struct CurlApi {
   CURLcode (*global_init)(long flags);
@@ -39,4 +39,4 @@ struct CurlApi {
 // "http.transport" when libcurl cannot be loaded.
 const CurlApi& curl_api();
 
-}  // namespace engine::llm::http
+}  // namespace engine::net

@@ -24,10 +24,16 @@ struct Transfer {
   std::exception_ptr sink_error;
   Clock::time_point last_byte = Clock::now();
   size_t received = 0;
+  size_t max_bytes = kMaxResponseBytes;
   bool too_large = false;
   std::chrono::milliseconds read_timeout{0};
   bool stalled = false;
 };
+
+std::string size_text(size_t bytes) {
+  if (bytes >= (size_t{1} << 20) && bytes % (size_t{1} << 20) == 0) return std::to_string(bytes >> 20) + " MiB";
+  return std::to_string(bytes) + " bytes";
+}
 
 bool success_status(CURL* c) {
   long status = 0;
@@ -39,7 +45,7 @@ size_t write_body(char* data, size_t size, size_t n, void* ud) {
   auto* t = static_cast<Transfer*>(ud);
   t->last_byte = Clock::now();
   t->received += size * n;
-  if (t->received > kMaxResponseBytes) {
+  if (t->received > t->max_bytes) {
     t->too_large = true;
     return 0;  // ends the transfer
   }
@@ -159,8 +165,12 @@ void HttpClient::release(std::unique_ptr<Handle> h) const {
   idle_.push_back(std::move(h));
 }
 
-HttpResponse HttpClient::post(const std::string& url, const std::vector<std::string>& headers, const std::string& body,
-                              const HttpTimeouts& timeouts, const BodySink& sink, const Cancel* cancel) const {
+HttpResponse HttpClient::send(const HttpRequest& request, const BodySink& sink, const Cancel* cancel) const {
+  const std::string& method = request.method;
+  if (method.empty() || method.size() > 16 ||
+      !std::all_of(method.begin(), method.end(), [](char ch) { return ch >= 'A' && ch <= 'Z'; }))
+    throw Error("http.bad_request", "'" + method.substr(0, 16) + "' is not an HTTP method");
+  const HttpTimeouts& timeouts = request.timeouts;
   if (cancel && cancel->stopped()) throw_stopped(*cancel);  // a stopped run sends nothing
   auto handle = acquire();
   if (!handle->curl) throw Error("http.transport", "cannot create a curl handle");
@@ -168,14 +178,25 @@ HttpResponse HttpClient::post(const std::string& url, const std::vector<std::str
   const CurlApi& api = handle->api;
   api.easy_reset(c);  // keeps the connection cache; clears the previous request's options
   HttpResponse response;
-  Transfer t{.curl = c, .response = &response, .sink = &sink, .read_timeout = timeouts.read};
+  Transfer t{.curl = c, .response = &response, .sink = &sink, .max_bytes = request.max_response_bytes,
+             .read_timeout = timeouts.read};
   curl_slist* list = nullptr;
-  for (const auto& h : headers) list = api.slist_append(list, h.c_str());
+  for (const auto& h : request.headers) list = api.slist_append(list, h.c_str());
   list = api.slist_append(list, "Expect:");  // a large prompt must not wait a round trip for 100 Continue
-  api.easy_setopt(c, CURLOPT_URL, url.c_str());
-  api.easy_setopt(c, CURLOPT_POST, 1L);
-  api.easy_setopt(c, CURLOPT_POSTFIELDS, body.data());
-  api.easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(body.size()));
+  api.easy_setopt(c, CURLOPT_URL, request.url.c_str());
+  bool with_body = method == "POST" || method == "PUT" || method == "PATCH" || !request.body.empty();
+  if (method == "GET") {
+    api.easy_setopt(c, CURLOPT_HTTPGET, 1L);
+  } else if (method == "HEAD") {
+    api.easy_setopt(c, CURLOPT_NOBODY, 1L);
+  } else {
+    if (with_body) {
+      api.easy_setopt(c, CURLOPT_POST, 1L);
+      api.easy_setopt(c, CURLOPT_POSTFIELDS, request.body.data());
+      api.easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(request.body.size()));
+    }
+    if (method != "POST") api.easy_setopt(c, CURLOPT_CUSTOMREQUEST, method.c_str());
+  }
   api.easy_setopt(c, CURLOPT_HTTPHEADER, list);
   api.easy_setopt(c, CURLOPT_WRITEFUNCTION, write_body);
   api.easy_setopt(c, CURLOPT_WRITEDATA, &t);
@@ -228,8 +249,8 @@ HttpResponse HttpClient::post(const std::string& url, const std::vector<std::str
   // A handle whose transfer did not end cleanly may hold a broken connection; it is let go, not reused.
   if (t.sink_error) std::rethrow_exception(t.sink_error);
   if (t.too_large)
-    throw Error("http.too_large", "the server's answer passed " + std::to_string(kMaxResponseBytes >> 20) +
-                                      " MiB; the transfer was stopped");
+    throw Error("http.too_large", "the server's answer passed " + size_text(request.max_response_bytes) +
+                                      "; the transfer was stopped");
   if (response.aborted_by_sink) return response;
   if (t.stalled)
     throw Error("http.transport", "the server sent nothing for " + std::to_string(timeouts.read.count()) +

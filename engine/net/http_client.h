@@ -1,5 +1,6 @@
 #pragma once
-// HTTP POST over libcurl, for the LLM providers. Connections are kept alive and reused: a client holds a small
+// HTTP over libcurl, for every user (the LLM providers, MCP servers, granted APIs). Connections are kept alive and
+// reused: a client holds a small
 // pool of curl handles, each with its own connection cache, shared by every run (and thread) of an executor. A run
 // on a thread drives its own transfer; runs on fibers (a batch's) hand theirs to one transport thread, which drives
 // them all through one multi handle and one connection cache while their fibers give their threads up.
@@ -37,6 +38,15 @@ struct HttpResponse {
   const std::string* header(const std::string& lowercase_name) const;
 };
 
+struct HttpRequest {
+  std::string method = "POST";       // GET, POST, PUT, PATCH, DELETE, HEAD, ...: capital letters only
+  std::string url;
+  std::vector<std::string> headers;  // "Name: value"
+  std::string body;                  // sent with POST, PUT and PATCH, and with any other method when not empty
+  HttpTimeouts timeouts;
+  size_t max_response_bytes = kMaxResponseBytes;  // the caller's bound on the body; past it, "http.too_large"
+};
+
 // Receives a 2xx body piece by piece as it arrives. Returning false ends the transfer early (a stop sequence was
 // seen, say); an exception it throws ends it too and comes out of post().
 using BodySink = std::function<bool(std::string_view piece)>;
@@ -49,12 +59,14 @@ class HttpClient {
   HttpClient& operator=(const HttpClient&) = delete;
 
   // Throws Error "http.transport" (connection refused, reset, timed out, ...) with curl's reason, "http.too_large"
-  // for a body past kMaxResponseBytes; an HTTP error status is a response, not an exception. With a sink, a 2xx
-  // body goes to it instead of into the response. When `cancel` stops, the transfer is abandoned within a few
-  // milliseconds and post() throws as throw_stopped (core/cancel.h).
+  // for a body past the request's bound, "http.bad_request" for a method that is not one; an HTTP error status is
+  // a response, not an exception. With a sink, a 2xx body goes to it instead of into the response. When `cancel`
+  // stops, the transfer is abandoned within a few milliseconds and send() throws as throw_stopped (core/cancel.h).
+  HttpResponse send(const HttpRequest& request, const BodySink& sink = nullptr, const Cancel* cancel = nullptr) const;
   HttpResponse post(const std::string& url, const std::vector<std::string>& headers, const std::string& body,
-                    const HttpTimeouts& timeouts, const BodySink& sink = nullptr,
-                    const Cancel* cancel = nullptr) const;
+                    const HttpTimeouts& timeouts, const BodySink& sink = nullptr, const Cancel* cancel = nullptr) const {
+    return send(HttpRequest{"POST", url, headers, body, timeouts}, sink, cancel);
+  }
 
  private:
   struct Handle;

@@ -1,5 +1,7 @@
 #include "engine/net/sse_parser.h"
 
+#include <algorithm>
+
 #include "engine/core/error.h"
 
 namespace engine::net {
@@ -9,6 +11,7 @@ namespace {
 // would otherwise grow memory without bound.
 constexpr size_t kMaxLine = size_t{16} << 20;
 constexpr size_t kMaxEvent = size_t{16} << 20;
+constexpr size_t kMaxId = 1024;  // an id is sent back in a header; a longer one is ignored as a null one would be
 
 }  // namespace
 
@@ -52,14 +55,17 @@ void SseParser::line(std::string_view l) {
     if (has_data_) {
       if (!data_.empty() && data_.back() == '\n') data_.pop_back();
       saw_event_ = true;
-      on_event_(SseEvent{event_.empty() ? "message" : event_, data_});
+      on_event_(SseEvent{event_.empty() ? "message" : event_, data_, last_id_});
     }
     event_.clear();
     data_.clear();
     has_data_ = false;
     return;
   }
-  if (l[0] == ':') return;  // a comment: servers send them to keep the connection alive
+  if (l[0] == ':') {  // a comment: servers send them to keep the connection alive
+    if (on_comment_) on_comment_(l.substr(1));
+    return;
+  }
   size_t colon = l.find(':');
   std::string_view field = l.substr(0, colon);
   std::string_view value = colon == std::string_view::npos ? std::string_view() : l.substr(colon + 1);
@@ -73,6 +79,12 @@ void SseParser::line(std::string_view l) {
     has_data_ = true;
   } else if (field == "event") {
     event_ = value;
+  } else if (field == "id") {
+    if (value.find('\0') == std::string_view::npos && value.size() <= kMaxId) last_id_ = value;
+  } else if (field == "retry") {
+    bool digits = !value.empty() && value.size() <= 12 &&
+                  std::all_of(value.begin(), value.end(), [](char ch) { return ch >= '0' && ch <= '9'; });
+    if (digits) retry_ms_ = std::stoll(std::string(value));
   }
 }
 

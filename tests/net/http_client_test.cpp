@@ -1,0 +1,85 @@
+// The HTTP client for every user: any method, request and response headers, a body bound the caller chooses.
+#include <catch2/catch.hpp>
+
+#include <httplib.h>
+
+#include <thread>
+
+#include "engine/core/error.h"
+#include "engine/net/http_client.h"
+
+using namespace engine;
+using namespace engine::net;
+
+namespace {
+
+// A loopback server that answers every method with what it received.
+class EchoServer {
+ public:
+  EchoServer() {
+    auto echo = [](const httplib::Request& req, httplib::Response& res) {
+      std::string seen = req.method + " " + req.path + " [" + req.get_header_value("X-Probe") + "] " + req.body;
+      res.set_header("X-Seen-Method", req.method);
+      res.set_content(req.method == "HEAD" ? "" : seen, "text/plain");
+      if (req.path == "/big") res.set_content(std::string(5000, 'b'), "text/plain");
+    };
+    server_.Get(".*", echo);
+    server_.Post(".*", echo);
+    server_.Put(".*", echo);
+    server_.Patch(".*", echo);
+    server_.Delete(".*", echo);
+    port_ = server_.bind_to_any_port("127.0.0.1");
+    thread_ = std::thread([this] { server_.listen_after_bind(); });
+    // cpp-httplib 0.11 has no wait_until_ready(); bounded, so a server that never starts fails the test.
+    for (int i = 0; i < 5000 && !server_.is_running(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  ~EchoServer() {
+    server_.stop();
+    thread_.join();
+  }
+  std::string url(const std::string& path) const { return "http://127.0.0.1:" + std::to_string(port_) + path; }
+
+ private:
+  httplib::Server server_;
+  int port_ = 0;
+  std::thread thread_;
+};
+
+}  // namespace
+
+TEST_CASE("http: any method with its headers and body, and the response's headers", "[net][http]") {
+  EchoServer server;
+  HttpClient client;
+  auto send = [&](const std::string& method, const std::string& body = "") {
+    return client.send(HttpRequest{method, server.url("/mcp"), {"X-Probe: p1", "Content-Type: text/plain"}, body});
+  };
+  HttpResponse got = send("GET");
+  CHECK(got.status == 200);
+  CHECK(got.body == "GET /mcp [p1] ");
+  CHECK(*got.header("x-seen-method") == "GET");
+  CHECK(send("POST", "{}").body == "POST /mcp [p1] {}");
+  CHECK(send("PUT", "x").body == "PUT /mcp [p1] x");
+  CHECK(send("PATCH", "y").body == "PATCH /mcp [p1] y");
+  CHECK(send("DELETE").body == "DELETE /mcp [p1] ");  // MCP ends a session with DELETE
+  CHECK(send("DELETE").header("x-seen-method") != nullptr);
+}
+
+TEST_CASE("http: the caller bounds the body, and a method must be one", "[net][http]") {
+  EchoServer server;
+  HttpClient client;
+  HttpRequest big{"GET", server.url("/big")};
+  CHECK(client.send(big).body.size() == 5000);
+  big.max_response_bytes = 4096;
+  CHECK_THROWS_WITH(client.send(big), "the server's answer passed 4096 bytes; the transfer was stopped");
+  for (const char* bad : {"get", "GET /x HTTP/1.1\r\nHost: y", "", "PO ST"}) {
+    INFO(bad);
+    try {
+      client.send(HttpRequest{bad, server.url("/")});
+      FAIL("sent");
+    } catch (const Error& e) {
+      CHECK(e.kind() == "http.bad_request");
+    }
+  }
+  // The client still works after refusing.
+  CHECK(client.send(HttpRequest{"GET", server.url("/after")}).body == "GET /after [] ");
+}

@@ -1331,9 +1331,10 @@ Ref Renderer::invoke(const Callable& c, CallArgs args, Pos pos, const Callable* 
   if (!def.catch_varargs && args.positional.size() > def.params.size())
     fail("template.render",
          "macro '" + def.name + "' takes not more than " + std::to_string(def.params.size()) + " argument(s)", pos);
-  for (const auto& [name, value] : args.keyword) {
+  for (const auto& keyword : args.keyword) {
+    const std::string& name = keyword.first;
     bool known = std::any_of(def.params.begin() + static_cast<long>(std::min(args.positional.size(), def.params.size())),
-                             def.params.end(), [&](const auto& param) { return param.first == name; });
+                             def.params.end(), [&name](const auto& param) { return param.first == name; });
     if (!known && !def.catch_kwargs)
       fail("template.render", "macro '" + def.name + "' takes no keyword argument '" + name + "'", pos);
   }

@@ -67,9 +67,10 @@ struct Helper {
 // The result of evaluating an expression: a borrowed value, an owned temporary, an undefined, or `loop`.
 class Ref {
  public:
-  static Ref borrow(const Value& v) {
+  static Ref borrow(const Value& v, bool markup = false) {
     Ref r;
     r.ptr_ = &v;
+    r.markup_ = markup;
     return r;
   }
   static Ref own(Value v) {
@@ -120,11 +121,13 @@ class Ref {
   }
   const std::shared_ptr<Helper>& helper_ptr() const { return helper_; }
   // Jinja2's Markup: text marked safe (`safe`, `escape`, the built-in `tojson`). Without autoescaping it prints as
-  // any text, but plain text added to it is escaped, and `escape` leaves it as it is.
-  Ref&& markup(bool is = true) && {
-    markup_ = is;
-    return std::move(*this);
+  // any text, but plain text added to it is escaped, and `escape` leaves it as it is. Set on a named Ref, so that
+  // the return is elided: a Ref is large, and lookups are the renderer's hottest path.
+  static Ref marked(Ref r) {
+    r.markup_ = true;
+    return r;
   }
+  void set_markup(bool is) { markup_ = is; }
   bool is_markup() const { return markup_; }
   const Callable* callable_ptr() const { return callable_.get(); }
   const std::shared_ptr<const Module>& module_ptr() const { return module_; }
@@ -660,7 +663,7 @@ class Renderer {
           if (b.module) return Ref::module(b.module);
           if (b.ns) return Ref::namespace_of(b.ns);
           if (b.helper) return Ref::helper(b.helper);
-          return Ref::borrow(b.ptr ? *b.ptr : b.owned).markup(b.markup);
+          return Ref::borrow(b.ptr ? *b.ptr : b.owned, b.markup);
         }
     if (const Value* v = vars_.find(name)) return Ref::borrow(*v);
     return Ref::undefined("undefined variable '" + name + "'", p);
@@ -1023,12 +1026,17 @@ class Renderer {
     // Jinja2's first and last of nothing are undefined (`is defined` is false, `default` applies), not none.
     if ((f.name == "first" || f.name == "last") && (v.is_array() || v.is_object() || v.is_string()) && v.empty())
       return Ref::undefined("'" + type_name(v) + "' has no " + f.name + " item", f.pos);
-    // Markup in, Markup out: safe marks text, escape escapes only what is not yet marked, forceescape always.
-    if (f.name == "safe") return made(v.is_string() ? v : Value(py_str(v)), f.pos).markup();
-    if ((f.name == "escape" || f.name == "e") && input.is_markup()) return made(v, f.pos).markup();
-    bool markup_out = f.name == "escape" || f.name == "e" || f.name == "forceescape" ||
-                      (f.name == "tojson" && !c_->options.plain_tojson);
-    return made(apply_filter(f.name, v, eval_args(f.args), f.pos), f.pos).markup(markup_out);
+    // Markup in, Markup out: safe marks text, escape escapes only what is not yet marked, forceescape always. The
+    // first letter is looked at first: most filters are none of these, and this runs for every filter call.
+    char first = f.name[0];
+    bool escape = first == 'e' && (f.name == "escape" || f.name == "e");
+    if (first == 's' && f.name == "safe") return Ref::marked(made(v.is_string() ? v : Value(py_str(v)), f.pos));
+    if (escape && input.is_markup()) return Ref::marked(made(v, f.pos));
+    bool markup_out = escape || (first == 'f' && f.name == "forceescape") ||
+                      (first == 't' && f.name == "tojson" && !c_->options.plain_tojson);
+    Ref out = made(apply_filter(f.name, v, eval_args(f.args), f.pos), f.pos);
+    if (markup_out) out.set_markup(true);
+    return out;
   }
 
   // default(value, boolean): a defined input is replaced only when `boolean` is true and the input is false.
@@ -1139,7 +1147,7 @@ class Renderer {
     Ref lr = eval(*b.left);
     Ref rr = eval(*b.right);
     // Undefined is empty only when printed, iterated or tested: arithmetic on it fails in every mode, as in Jinja2.
-    if (b.op != "~") {
+    if (b.op.size() != 1 || b.op[0] != '~') {
       if (lr.is_undefined()) fail_undefined(lr);
       if (rr.is_undefined()) fail_undefined(rr);
     }
@@ -1148,10 +1156,9 @@ class Renderer {
     const std::string& op = b.op;
     // Markup + text escapes the text, as Jinja2's Markup does (so does Markup % args, below).
     if (op == "+" && (lr.is_markup() || rr.is_markup()) && l.is_string() && r.is_string())
-      return made((lr.is_markup() ? l.get<std::string>() : html_escaped(l.get<std::string>())) +
+      return Ref::marked(made((lr.is_markup() ? l.get<std::string>() : html_escaped(l.get<std::string>())) +
                       (rr.is_markup() ? r.get<std::string>() : html_escaped(r.get<std::string>())),
-                  b.pos)
-          .markup();
+                  b.pos));
     if (op == "~") {
       std::string s;
       append_py_str(s, l);
@@ -1184,7 +1191,9 @@ class Renderer {
         for (auto& [k, a] : args.keyword) escaped(a);
       }
       try {
-        return made(find_filter("format")(l, args), b.pos).markup(lr.is_markup());
+        Ref out = made(find_filter("format")(l, args), b.pos);
+        out.set_markup(lr.is_markup());
+        return out;
       } catch (const BuiltinError& e) {
         fail(e.kind, e.message, b.pos);
       }

@@ -89,19 +89,17 @@ std::string json_key_text(const std::string& k) {
 }
 }  // namespace
 
-Value with_text_keys(Value v) {
-  if (v.is_array())
-    for (Value& e : v) e = with_text_keys(std::move(e));
-  if (!v.is_object()) return v;
+void make_keys_text(Value& v) {
+  if (!v.is_structured()) return;
   bool typed = false;
-  for (auto& [k, e] : v.items()) {
-    typed = typed || is_typed_key(k);
-    if (e.is_structured()) e = with_text_keys(std::move(e));
+  for (auto& [k, e] : v.items()) {  // an array's items() gives its elements (keys are their indices)
+    typed = typed || (v.is_object() && is_typed_key(k));
+    make_keys_text(e);
   }
-  if (!typed) return v;
+  if (!typed) return;  // nothing moves: a value that never held a typed key passes through as it is
   Value out = Value::object();
   for (auto& [k, e] : v.items()) out[json_key_text(k)] = std::move(e);
-  return out;
+  v = std::move(out);
 }
 
 namespace {

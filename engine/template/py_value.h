@@ -32,8 +32,8 @@ std::string plain_json_dumps(const Value& v, int indent);
 std::string dict_key(const Value& key);
 Value key_of(const std::string& object_key);  // the key as the template sees it
 inline bool is_typed_key(const std::string& k) { return !k.empty() && static_cast<unsigned char>(k[0]) == 0xFF; }
-// `v` with every typed key written as json.dumps writes it (1 -> "1", True -> "true", None -> "null").
-Value with_text_keys(Value v);
+// Writes every typed key of `v` as json.dumps writes it (1 -> "1", True -> "true", None -> "null"), in place.
+void make_keys_text(Value& v);
 
 bool py_equal(const Value& a, const Value& b);
 // <0, 0, >0 like Python's ordering; throws BuiltinError for types Python cannot order.

@@ -1406,7 +1406,9 @@ Value evaluate_compiled(const Compiled& c, const Vars& vars) {
   std::string discard;
   Renderer r(c, vars, discard);
   // A dict the template made with keys that are not text leaves it with text keys, as JSON has them.
-  return with_text_keys(r.evaluate(*static_cast<const OutputNode&>(*c.body.at(0)).expr));
+  Value v = r.evaluate(*static_cast<const OutputNode&>(*c.body.at(0)).expr);
+  make_keys_text(v);
+  return v;
 }
 
 void render_compiled(const Compiled& c, const Vars& vars, std::string& out) { Renderer(c, vars, out).body(c.body); }

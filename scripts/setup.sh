@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Installs the Debian packages the build needs, only when one is missing; `setup.sh fuzz` adds clang and libFuzzer
-# for `make fuzz`. Safe to run repeatedly: with everything present it does nothing and asks for no privileges.
+# for `make fuzz`. Then the tests' peers from npm (the official MCP servers, pinned by tests/peers/package-lock.json)
+# with `npm ci`, when they are missing or the lockfile changed. Safe to run repeatedly: with everything present it
+# does nothing and asks for no privileges.
 set -euo pipefail
 
 packages=(
@@ -11,19 +13,27 @@ packages=(
   zsh fish groff-base  # the tests run the completion scripts in their shells and check the manual page with groff
 )
 [ "${1:-}" = fuzz ] && packages+=(clang libclang-rt-14-dev)
+# The machine's own node and npm serve (any node 18 or later); Debian's where there is none.
+command -v node >/dev/null && command -v npm >/dev/null || packages+=(nodejs npm)
 
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
-[ ${#missing[@]} -eq 0 ] && exit 0
-
-echo "setup: installing ${missing[*]}" >&2
-sudo=""
-if [ "$(id -u)" -ne 0 ]; then
-  command -v sudo >/dev/null || { echo "setup: need root or sudo to install: ${missing[*]}" >&2; exit 2; }
-  sudo="sudo"
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "setup: installing ${missing[*]}" >&2
+  sudo=""
+  if [ "$(id -u)" -ne 0 ]; then
+    command -v sudo >/dev/null || { echo "setup: need root or sudo to install: ${missing[*]}" >&2; exit 2; }
+    sudo="sudo"
+  fi
+  export DEBIAN_FRONTEND=noninteractive
+  $sudo apt-get update -qq
+  $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
-export DEBIAN_FRONTEND=noninteractive
-$sudo apt-get update -qq
-$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+
+peers="$(dirname "$0")/../tests/peers"
+if [ ! -f "$peers/node_modules/.package-lock.json" ] || [ "$peers/package-lock.json" -nt "$peers/node_modules/.package-lock.json" ]; then
+  echo "setup: installing the tests' MCP servers from npm (tests/peers)" >&2
+  (cd "$peers" && npm ci --no-audit --no-fund --loglevel=error)
+fi

@@ -14,11 +14,11 @@ declare -A allowed=(
   [net]="core net"
   [llm]="core net llm"
   [parse]="core schema parse"
-  [tools]="core schema tools"
+  [tools]="core schema net tools"
   [agent]="core schema template llm parse tools agent"
   [workflow]="core schema template llm parse tools agent workflow"
   [trace]="core trace"
-  [assemble]="core schema spec template llm parse tools agent workflow trace assemble"
+  [assemble]="core schema spec template net llm parse tools agent workflow trace assemble"
   [app]="core schema spec template llm parse tools agent workflow trace assemble app"
   [cli]="core trace app cli"
 )

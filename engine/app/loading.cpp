@@ -43,7 +43,8 @@ std::shared_ptr<const workflow::Executor> load_executor(const std::string& path,
                  : options.calls_in_flight > 0     ? options.calls_in_flight
                                                    : assemble::kDefaultLlmConcurrency;
   auto gate = std::make_shared<llm::LlmGate>(calls, options.rate_limits);
-  return assemble::build_executor(spec, {.record_file = options.record_file, .llm_gate = std::move(gate)});
+  return assemble::build_executor(
+      spec, {.record_file = options.record_file, .llm_gate = std::move(gate), .connect_mcp = options.connect_mcp});
 }
 
 }  // namespace engine::app

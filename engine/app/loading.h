@@ -18,6 +18,8 @@ struct LoadOptions {
   // engine's default, for one run at a time), and the pace every call of every run keeps.
   size_t calls_in_flight = 0;
   llm::RateLimits rate_limits;
+  // Whether MCP servers are started to list their tools (assemble::BuildOptions::connect_mcp).
+  bool connect_mcp = true;
 };
 
 // Throws a located Error for anything wrong in the file, and Error "usage" for a malformed `llm` override.

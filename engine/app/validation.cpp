@@ -75,8 +75,8 @@ bool is_this_file(const SourceLoc& at, const std::string& file) { return at.know
 
 }  // namespace
 
-Validation validate_workflow(const std::string& name, size_t max_errors) {
-  Validation v{.file = name};
+Validation validate_workflow(const std::string& name, size_t max_errors, bool connect) {
+  Validation v{.file = name, .connected = connect};
   std::vector<std::string> lines;
   std::filesystem::path dir;
   std::string file;
@@ -97,10 +97,14 @@ Validation validate_workflow(const std::string& name, size_t max_errors) {
   bool took_out = false;
   while (v.errors.size() < max_errors) {
     try {
-      auto executor = assemble::build_executor(spec::parse_workflow(joined(lines), file, dir, options));
+      spec::WorkflowSpec spec = spec::parse_workflow(joined(lines), file, dir, options);
+      auto executor = assemble::build_executor(spec, {.connect_mcp = connect});
       if (v.errors.empty()) {
+        v.mcp_servers = static_cast<size_t>(
+            std::count_if(spec.tools.begin(), spec.tools.end(), [](const spec::ToolSpec& t) { return t.mcp.has_value(); }));
         v.tools = executor->tools().all().size();
         v.inputs = executor->inputs().size();
+        v.warnings = executor->warnings();
       }
       break;
     } catch (const Error& e) {
@@ -131,12 +135,12 @@ Validation validate_workflow(const std::string& name, size_t max_errors) {
   return v;
 }
 
-Validation validate_file(const std::string& file) {
+Validation validate_file(const std::string& file, bool connect) {
   std::string name = std::filesystem::path(file).filename().string();
   bool tests = name.find(".test.") != std::string::npos;
   bool evaluation = name.find(".eval.") != std::string::npos;
   if (!tests && !evaluation) {
-    Validation v = validate_workflow(file);
+    Validation v = validate_workflow(file, kMaxValidationErrors, connect);
     if (!v.ok()) return v;
     try {
       if (auto own = spec::load_tests_in_workflow(v.file)) v.tests = own->tests.size();
@@ -150,7 +154,7 @@ Validation validate_file(const std::string& file) {
     if (tests) {
       spec::TestFileSpec spec = spec::load_tests(file);
       v.tests = spec.tests.size();
-      Validation workflow = validate_workflow(spec.workflow_file.string());
+      Validation workflow = validate_workflow(spec.workflow_file.string(), kMaxValidationErrors, connect);
       v.errors = std::move(workflow.errors);
     } else {
       v.evaluators = Evaluation(file).size();
@@ -166,8 +170,12 @@ Validation validate_file(const std::string& file) {
 std::string Validation::summary() const {
   if (kind == "tests") return std::to_string(tests) + (tests == 1 ? " test" : " tests");
   if (kind == "evaluation") return std::to_string(evaluators) + (evaluators == 1 ? " evaluator" : " evaluators");
+  std::string servers;
+  if (mcp_servers > 0 && !connected)
+    servers = ", " + std::to_string(mcp_servers) + (mcp_servers == 1 ? " MCP server" : " MCP servers") +
+              " not started (--connect starts " + (mcp_servers == 1 ? "it" : "them") + " and checks their tools)";
   return std::to_string(tools) + " tools, " + std::to_string(inputs) + " inputs" +
-         (tests > 0 ? ", " + std::to_string(tests) + (tests == 1 ? " test" : " tests") : "");
+         (tests > 0 ? ", " + std::to_string(tests) + (tests == 1 ? " test" : " tests") : "") + servers;
 }
 
 Value Validation::to_json() const {
@@ -180,6 +188,11 @@ Value Validation::to_json() const {
     } else {
       j["tools"] = tools;
       j["inputs"] = inputs;
+      if (mcp_servers > 0) {
+        j["mcp_servers"] = mcp_servers;
+        j["connected"] = connected;
+      }
+      if (!warnings.empty()) j["warnings"] = warnings;
       if (tests > 0) j["tests"] = tests;
     }
     return j;

@@ -22,6 +22,9 @@ struct Validation {
   size_t inputs = 0;
   size_t tests = 0;            // what a valid test file declares
   size_t evaluators = 0;       // what a valid evaluation file declares
+  size_t mcp_servers = 0;      // the MCP servers a workflow names...
+  bool connected = false;      // ...and whether they were started (and their tools counted)
+  std::vector<std::string> warnings;  // what the build could not check
 
   bool ok() const { return errors.empty(); }
   // {file, ok, tools, inputs} ({file, ok, tests} / {file, ok, evaluators}) or {file, ok, errors: [{kind, file, line,
@@ -34,10 +37,11 @@ struct Validation {
 // what is in the file: its problems are the result's errors, up to `max_errors`. After each one the entry it is in
 // is taken out and the rest built again, so the problems of independent entries are all reported; a problem in a
 // file the workflow includes is reported alone.
-Validation validate_workflow(const std::string& file, size_t max_errors = kMaxValidationErrors);
+// MCP servers are started (and their tools checked) only when `connect`.
+Validation validate_workflow(const std::string& file, size_t max_errors = kMaxValidationErrors, bool connect = false);
 
 // What `engine validate` checks of a file given to it: a test file (its name holds ".test.") loads and its workflow
 // builds; an evaluation file (".eval.") loads and its evaluators build; anything else is a workflow.
-Validation validate_file(const std::string& file);
+Validation validate_file(const std::string& file, bool connect = false);
 
 }  // namespace engine::app

@@ -24,16 +24,21 @@ std::shared_ptr<const workflow::Executor> build_executor(const spec::WorkflowSpe
     options.llm_gate = std::make_shared<llm::LlmGate>(
         s.llm.max_concurrent_calls ? static_cast<size_t>(*s.llm.max_concurrent_calls) : kDefaultLlmConcurrency);
   if (!options.built) options.built = std::make_shared<BuiltExecutors>();
-  // Sub-workflows share the cap and what was built; the recording is the root workflow's alone.
-  BuildOptions inner{.record_file = "", .llm_gate = options.llm_gate, .built = options.built};
+  if (!options.pipes) options.pipes = std::make_shared<net::DescriptorWatch>();
+  // Sub-workflows share the cap, what was built and the pipes' watch; the recording is the root workflow's alone.
+  BuildOptions inner{.record_file = "",
+                     .llm_gate = options.llm_gate,
+                     .built = options.built,
+                     .connect_mcp = options.connect_mcp,
+                     .pipes = options.pipes};
   // A workflow whose steps call no model (templates, tools) names none, and needs none.
   bool needs_llm = s.steps.empty();
   spec::for_each_step(s.steps, [&](const spec::StepSpec& st) {
     needs_llm = needs_llm || ((st.kind.value == "llm" || st.kind.value == "agent") && !st.llm);
   });
   std::shared_ptr<const llm::LlmClient> llm = needs_llm ? build_llm(s, options) : nullptr;
-  tools::ToolRegistry registry = build_tools(s, inner);
   workflow::Executor::Parts parts;
+  tools::ToolRegistry registry = build_tools(s, inner, &parts.warnings);
   parts.name = s.name;
   std::vector<std::string> names = input_names(s);
   for (const auto& i : s.inputs) parts.inputs.push_back({i.name, i.description, i.default_value});
@@ -56,6 +61,7 @@ std::shared_ptr<const workflow::Executor> build_executor(const spec::WorkflowSpe
   }
   parts.tools = std::move(registry);
   std::vector<std::string> secrets = llm_secrets(s.llm);
+  for (auto& secret : tool_secrets(s)) secrets.push_back(std::move(secret));
   spec::for_each_step(s.steps, [&](const spec::StepSpec& st) {
     if (!st.llm) return;
     for (auto& key : llm_secrets(*st.llm)) secrets.push_back(std::move(key));

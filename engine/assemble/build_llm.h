@@ -8,6 +8,7 @@
 
 #include "engine/llm/llm_client.h"
 #include "engine/llm/llm_gate.h"
+#include "engine/net/descriptor_watch.h"
 #include "engine/spec/workflow_spec.h"
 
 namespace engine::workflow {
@@ -28,6 +29,11 @@ struct BuildOptions {
   // The cap every model client built with these options shares; build_executor makes one when none is given.
   std::shared_ptr<llm::LlmGate> llm_gate;
   std::shared_ptr<BuiltExecutors> built;  // shared by one build's sub-workflows; build_executor makes it
+  // Whether MCP servers are started to list their tools. Without, a server's tools are those the workflow names
+  // (for `engine validate`, which starts nothing).
+  bool connect_mcp = true;
+  // Waits on the pipes of every MCP server the build starts (one thread for them all); made with the first.
+  std::shared_ptr<net::DescriptorWatch> pipes;
 };
 
 std::shared_ptr<const llm::LlmClient> build_llm(const spec::WorkflowSpec& spec, const BuildOptions& options = {});

@@ -1,6 +1,8 @@
 #include "engine/assemble/build_tools.h"
 
 #include <algorithm>
+#include <cctype>
+#include <cstring>
 
 #include "engine/assemble/build_executor.h"
 #include "engine/assemble/spec_errors.h"
@@ -8,6 +10,7 @@
 #include "engine/parse/schema_patterns.h"
 #include "engine/tools/builtin_tools.h"
 #include "engine/tools/lua/lua_tool.h"
+#include "engine/tools/mcp/mcp_tool.h"
 #include "engine/workflow/workflow_tool.h"
 
 namespace engine::assemble {
@@ -26,6 +29,103 @@ std::shared_ptr<const tools::Tool> workflow_tool(const spec::ToolSpec& t, const 
                      : !w.name.empty()     ? w.name
                                            : std::filesystem::path(t.workflow.value).stem().string();
   return std::make_shared<workflow::WorkflowTool>(build_executor(w, options), name, t.description, w.description);
+}
+
+// A folder as a file:// URI, as MCP's roots are given: absolute, with the bytes a URI cannot hold escaped.
+std::string file_uri(const std::filesystem::path& folder) {
+  std::string path = std::filesystem::absolute(folder).lexically_normal().string();
+  std::string uri = "file://";
+  const char* hex = "0123456789ABCDEF";
+  for (unsigned char c : path) {
+    if (std::isalnum(c) || std::strchr("/-._~", c)) {
+      uri += static_cast<char>(c);
+    } else {
+      uri += '%';
+      uri += hex[c >> 4];
+      uri += hex[c & 15];
+    }
+  }
+  if (uri.size() > 8 && uri.back() == '/') uri.pop_back();
+  return uri;
+}
+
+// The tool names the workflow itself uses (agents' tools and return_direct, tool steps): what a server that is
+// not started must still answer to.
+std::vector<std::string> referenced_tools(const spec::WorkflowSpec& s) {
+  std::vector<std::string> names;
+  auto add = [&](const std::vector<spec::Located<std::string>>& refs) {
+    for (const auto& r : refs)
+      if (std::find(names.begin(), names.end(), r.value) == names.end()) names.push_back(r.value);
+  };
+  add(s.agent.tools);
+  add(s.agent.return_direct);
+  spec::for_each_step(s.steps, [&](const spec::StepSpec& st) {
+    if (st.kind.value == "tool") add({st.tool});
+    if (st.agent) {
+      add(st.agent->tools);
+      add(st.agent->return_direct);
+    }
+  });
+  return names;
+}
+
+tools::mcp::McpServerConfig server_config(const spec::ToolSpec& t) {
+  const spec::McpSpec& m = *t.mcp;
+  tools::mcp::McpServerConfig c;
+  c.name = t.name.value;
+  if (!m.command.value.empty()) {
+    c.process = net::ProcessSpec{m.command.value, m.args, m.env, m.cwd};
+  } else {
+    c.url = m.url.value;
+    for (const auto& [name, value] : m.headers) c.headers.push_back(name + ": " + value);
+  }
+  for (const auto& r : m.roots) c.root_uris.push_back(file_uri(r));
+  c.timeout = std::chrono::milliseconds(static_cast<int64_t>(m.timeout_s * 1000));
+  return c;
+}
+
+// An MCP server's tools: listed by the server, started now; or, when servers are not to be started, the tools the
+// workflow names (its allow-list, and for the first server without one, the names it uses that no other tool has).
+std::vector<std::shared_ptr<const tools::Tool>> mcp_tools(const spec::ToolSpec& t, const spec::WorkflowSpec& s,
+                                                          const BuildOptions& options, std::vector<std::string>& warnings) {
+  const spec::McpSpec& m = *t.mcp;
+  auto server = std::make_shared<const tools::mcp::McpServer>(server_config(t), options.pipes);
+  tools::mcp::ToolsetOptions o;
+  for (const auto& a : m.allow) o.allow.push_back(a.value);
+  o.prefix = m.prefix;
+  o.schema_options = schema::SchemaOptions{parse::schema_patterns()};
+  if (!options.connect_mcp) {
+    std::vector<std::string> names = o.allow;
+    if (names.empty() && &t == &*std::find_if(s.tools.begin(), s.tools.end(), [](const auto& e) {
+          return e.mcp && e.mcp->allow.empty();
+        })) {
+      for (const auto& r : referenced_tools(s)) {
+        bool declared = std::any_of(s.tools.begin(), s.tools.end(), [&](const spec::ToolSpec& e) {
+          if (e.mcp) return std::any_of(e.mcp->allow.begin(), e.mcp->allow.end(),
+                                        [&](const auto& a) { return e.mcp->prefix + a.value == r; });
+          return e.name.value == r || (e.name.value.empty() && !e.lua.value.empty());
+        });
+        if (!declared && r.rfind(m.prefix, 0) == 0) names.push_back(r.substr(m.prefix.size()));
+      }
+    }
+    std::vector<std::shared_ptr<const tools::Tool>> unlisted;
+    for (const auto& name : names) {
+      Value any_object{{"type", "object"}};
+      auto input = schema::Schema::compile(any_object, o.schema_options);
+      unlisted.push_back(std::make_shared<tools::mcp::McpTool>(
+          server, tools::mcp::ListedTool{name, "", "", std::move(any_object), nullptr}, m.prefix + name, std::move(input),
+          std::nullopt));
+    }
+    return unlisted;
+  }
+  tools::mcp::Toolset set;
+  try {
+    set = tools::mcp::list_toolset(server, o);
+  } catch (const Error& e) {
+    throw Error(e.kind(), "tools: MCP server '" + t.name.value + "': " + e.message(), m.loc, quoted_line(s, m.loc));
+  }
+  if (!set.warning.empty()) warnings.push_back(set.warning);
+  return std::move(set.tools);
 }
 
 std::shared_ptr<const tools::Tool> load_tool(const spec::ToolSpec& t, const spec::WorkflowSpec& s,
@@ -79,15 +179,32 @@ std::string script_display_path(const spec::WorkflowSpec& s, const std::string& 
   return (std::filesystem::path(s.display_path).parent_path() / written).lexically_normal().string();
 }
 
-tools::ToolRegistry build_tools(const spec::WorkflowSpec& s, const BuildOptions& options) {
+tools::ToolRegistry build_tools(const spec::WorkflowSpec& s, const BuildOptions& options,
+                               std::vector<std::string>* warnings) {
   tools::ToolRegistry registry;
-  for (const auto& t : s.tools) {
-    auto tool = load_tool(t, s, options);
-    if (registry.find(tool->name()))
-      throw Error("spec.duplicate_key", "two tools are named '" + tool->name() + "'", t.loc, quoted_line(s, t.loc));
-    registry.add(std::move(tool));
+  std::vector<std::string> ignored;
+  for (size_t i = 0; i < s.tools.size(); ++i) {
+    const spec::ToolSpec& t = s.tools[i];
+    std::vector<std::shared_ptr<const tools::Tool>> given;
+    if (t.mcp) given = mcp_tools(t, s, options, warnings ? *warnings : ignored);
+    else given.push_back(load_tool(t, s, options));
+    for (auto& tool : given) {
+      if (registry.find(tool->name()))
+        throw Error("spec.duplicate_key",
+                    "two tools are named '" + tool->name() + "'" +
+                        (t.mcp ? " (an MCP server's tool among them: a prefix: keeps them apart)" : ""),
+                    t.loc, quoted_line(s, t.loc));
+      registry.add(std::move(tool), i);
+    }
   }
   return registry;
+}
+
+std::vector<std::string> tool_secrets(const spec::WorkflowSpec& s) {
+  std::vector<std::string> secrets;
+  for (const auto& t : s.tools)
+    if (t.mcp) secrets.insert(secrets.end(), t.mcp->secrets.begin(), t.mcp->secrets.end());
+  return secrets;
 }
 
 std::vector<agent::AgentTool> agent_tools(const spec::WorkflowSpec& s, const tools::ToolRegistry& registry) {
@@ -107,7 +224,8 @@ std::vector<agent::AgentTool> agent_tools(const spec::WorkflowSpec& s, const too
       return std::any_of(list.begin(), list.end(), [&](const auto& r) { return r.value == tool->name(); });
     };
     if (s.agent.tools_given && !named(s.agent.tools)) continue;
-    out.push_back(agent::AgentTool{tool, named(s.agent.return_direct), s.tools[i].on_error.value == "fail"});
+    out.push_back(
+        agent::AgentTool{tool, named(s.agent.return_direct), s.tools[registry.origin(i)].on_error.value == "fail"});
   }
   return out;
 }

@@ -11,8 +11,13 @@
 
 namespace engine::assemble {
 
-// Sub-workflows used as tools are built with `options` (the shared cap on model calls).
-tools::ToolRegistry build_tools(const spec::WorkflowSpec& spec, const BuildOptions& options = {});
+// Sub-workflows used as tools are built with `options` (the shared cap on model calls); MCP servers are started to
+// list their tools unless options.connect_mcp is false. What the build could not check goes to `warnings`.
+tools::ToolRegistry build_tools(const spec::WorkflowSpec& spec, const BuildOptions& options = {},
+                               std::vector<std::string>* warnings = nullptr);
+// The values the workflow's tools are given from the environment (an MCP server's env and headers): what no
+// output may show.
+std::vector<std::string> tool_secrets(const spec::WorkflowSpec& spec);
 std::vector<agent::AgentTool> agent_tools(const spec::WorkflowSpec& spec, const tools::ToolRegistry& registry);
 
 tools::lua::LuaLimits lua_limits(const spec::LuaLimitsSpec& limits);

@@ -63,6 +63,13 @@ void print_error(const std::string& kind, const std::string& formatted, bool no_
 
 void print_error(const std::string& formatted) { print_error("", formatted); }
 
+std::shared_ptr<const workflow::Executor> load_executor(const std::string& path, const app::LoadOptions& options) {
+  auto executor = app::load_executor(path, options);
+  for (const auto& w : executor->warnings())
+    std::cerr << "engine: warning: " << terminal_safe(executor->redactor().redact(redact_environment_keys(w))) << std::endl;
+  return executor;
+}
+
 int guarded(const std::function<int()>& body, bool no_color) {
   try {
     return body();

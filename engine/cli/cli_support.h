@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "engine/app/inputs.h"
+#include "engine/app/loading.h"
 
 namespace CLI {
 class App;
@@ -30,6 +31,10 @@ int guarded(const std::function<int()>& body, bool no_color = false);
 void print_error(const std::string& kind, const std::string& formatted, bool no_color = false);
 void print_error(const std::string& formatted);
 std::string error_line(const std::string& kind, const std::string& formatted, bool color);
+
+// app::load_executor, then "engine: warning: ..." on stderr for each thing the build could not check (an MCP
+// tool's schema the engine cannot validate), masked as errors are.
+std::shared_ptr<const workflow::Executor> load_executor(const std::string& path, const app::LoadOptions& options = {});
 
 bool stderr_wants_color(bool no_color_flag);
 bool stderr_is_terminal();

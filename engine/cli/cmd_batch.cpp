@@ -60,7 +60,7 @@ int run_batch(BatchCommandOptions& o) {
                                   : app::parse_shard(o.shard);
   if (!o.shard.empty() && o.shards > 0) throw Error("usage", "give --shard K/N or --shards N, not both");
   // Each run may have a few calls in flight (parallel steps); the workflow's llm.max_concurrent_calls, if set, wins.
-  auto executor = app::load_executor(
+  auto executor = load_executor(
       o.workflow, {.llm = o.llm, .calls_in_flight = options.concurrency * 2, .rate_limits = {o.rpm, o.tpm}});
   // Built before the batch starts (or creates its results file), so a mistake in it costs nothing.
   std::optional<app::Evaluation> evaluation;

@@ -29,7 +29,7 @@ const char* const kCommands = "/reset, /history, /save FILE, /exit";
 class Chat {
  public:
   explicit Chat(const ChatOptions& o)
-      : executor_(app::load_executor(o.workflow, {.llm = o.llm})),
+      : executor_(load_executor(o.workflow, {.llm = o.llm})),
         given_(app::given_inputs(*executor_, o.inputs)),
         session_(o.session_file.empty() ? app::Session(executor_->chat_output())
                                         : app::Session::open(o.session_file, executor_->chat_output())),

@@ -18,7 +18,7 @@ void add_parse_command(CLI::App& app, int& exit_code) {
   cmd->add_option("workflow", *path, "The workflow YAML file")->required();
   cmd->callback([path, &exit_code] {
     exit_code = guarded([&] {
-      auto executor = app::load_executor(*path);
+      auto executor = load_executor(*path, {.connect_mcp = false});  // a parser needs no tool
       std::string text((std::istreambuf_iterator<char>(std::cin)), std::istreambuf_iterator<char>());
       // A parser's own log lines (engine.log in a Lua parser) help whoever is testing it: stderr, apart from the JSON.
       Value v = app::parse_verdict(*executor, text, [](std::string_view parser, std::string_view line) {

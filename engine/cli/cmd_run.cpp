@@ -33,7 +33,7 @@ int run(const RunOptions& o) {
   if (!o.replay_file.empty() && !o.llm.empty())
     throw Error("usage", "--replay FILE and --llm both choose the model; give one of them");
   std::string llm = o.replay_file.empty() ? o.llm : "replay:" + o.replay_file;
-  auto executor = app::load_executor(o.workflow, {.llm = llm, .record_file = o.record_file});
+  auto executor = load_executor(o.workflow, {.llm = llm, .record_file = o.record_file});
   Value inputs = app::collect_inputs(*executor, o.inputs);
   std::optional<app::Session> session;
   if (!o.session_file.empty()) {

@@ -19,7 +19,7 @@ struct ToolOptions {
 };
 
 int list_tools(const std::string& workflow, bool json) {
-  auto executor = app::load_executor(workflow);
+  auto executor = load_executor(workflow);
   if (json) {
     std::cout << to_json_text(app::describe_tools(*executor)) << std::endl;
     return kOk;
@@ -32,7 +32,7 @@ int list_tools(const std::string& workflow, bool json) {
 }
 
 int run_tool(const ToolOptions& o) {
-  auto executor = app::load_executor(o.workflow);
+  auto executor = load_executor(o.workflow);
   trace::ConsolePrinter logs(std::cerr, false);
   tools::ToolResult r = app::call_tool(*executor, o.workflow, o.name, o.input, logs);
   if (o.json) {

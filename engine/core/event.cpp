@@ -14,6 +14,7 @@ std::string_view event_name(EventType type) {
     case EventType::AgentFinish: return "agent_finish";
     case EventType::ToolStart: return "tool_start";
     case EventType::ToolLog: return "tool_log";
+    case EventType::ToolProgress: return "tool_progress";
     case EventType::ParserLog: return "parser_log";
     case EventType::ToolEnd: return "tool_end";
     case EventType::ParseError: return "parse_error";

@@ -27,6 +27,7 @@ enum class EventType {
   AgentFinish,
   ToolStart,
   ToolLog,
+  ToolProgress,
   ParserLog,
   ToolEnd,
   ParseError,

@@ -163,6 +163,66 @@ std::string ChildProcess::stderr_tail() const {
   return stderr_.substr(stderr_.size() - kStderrKept);
 }
 
+size_t ChildProcess::write_some(std::string_view bytes) {
+  size_t written = 0;
+  while (written < bytes.size()) {
+    if (stdin_fd_ < 0) throw Error("process.exited", "'" + program_ + "' is no longer running");
+    ssize_t n = write_without_sigpipe(stdin_fd_, bytes.data() + written, bytes.size() - written);
+    if (n > 0) {
+      written += static_cast<size_t>(n);
+      continue;
+    }
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) break;
+    throw Error("process.exited", "'" + program_ + "' stopped reading its input (" + std::strerror(errno) + ")");
+  }
+  return written;
+}
+
+void ChildProcess::follow_lines(size_t max_bytes, LineHandler on_line, EndHandler on_end) {
+  max_line_ = max_bytes;
+  on_line_ = std::move(on_line);
+  on_end_ = std::move(on_end);
+  following_stdout_ = true;
+  watch_.follow(stdout_fd_, [this] { return drain_stdout(); });
+}
+
+bool ChildProcess::drain_stdout() {
+  // A child that writes without pause would keep the watch's thread here: after this much, the other descriptors
+  // get their turn (epoll reports this one again).
+  constexpr size_t kTurn = size_t{1} << 20;
+  char buf[65536];
+  size_t taken = 0;
+  while (taken < kTurn) {
+    ssize_t n = ::read(stdout_fd_, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return true;
+    if (n <= 0) {
+      on_end_("'" + program_ + "' closed its output");
+      return false;
+    }
+    taken += static_cast<size_t>(n);
+    size_t scanned = pending_.size();
+    pending_.append(buf, static_cast<size_t>(n));
+    size_t start = 0;
+    bool too_long = false;
+    for (size_t eol; !too_long && (eol = pending_.find('\n', scanned)) != std::string::npos; scanned = start = eol + 1) {
+      std::string_view line(pending_.data() + start, eol - start);
+      if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+      too_long = line.size() > max_line_;
+      if (!too_long) on_line_(line);
+    }
+    if (too_long || pending_.size() - start > max_line_ + 1) {
+      ::kill(-pid_, SIGKILL);
+      on_end_("'" + program_ + "' wrote a line longer than " + std::to_string(max_line_) + " bytes; it was stopped");
+      pending_.clear();
+      return false;
+    }
+    pending_.erase(0, start);
+  }
+  return true;
+}
+
 void ChildProcess::write(std::string_view bytes, std::optional<SteadyTime> deadline, const Cancel* cancel) {
   while (!bytes.empty()) {
     if (stdin_fd_ < 0) throw Error("process.exited", "'" + program_ + "' is no longer running");
@@ -235,6 +295,11 @@ bool ChildProcess::exited() { return reap(false); }
 
 void ChildProcess::stop(std::chrono::milliseconds grace) {
   close_fd(stdin_fd_);  // a well-behaved server ends when its input does
+  if (following_stdout_ && stdout_fd_ >= 0) {
+    // Nobody reads its output from here on: closed, so a child still writing ends (EPIPE) instead of blocking.
+    watch_.forget(stdout_fd_);
+    close_fd(stdout_fd_);
+  }
   auto wait_for_exit = [&](std::chrono::milliseconds d) {
     auto until = std::chrono::steady_clock::now() + d;
     while (!reap(false) && std::chrono::steady_clock::now() < until)

@@ -6,6 +6,7 @@
 // One reader and one writer at a time.
 #include <chrono>
 #include <filesystem>
+#include <functional>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -46,6 +47,17 @@ class ChildProcess {
   // "process.timeout", or as throw_stopped.
   std::optional<std::string> read_line(size_t max_bytes, std::optional<SteadyTime> deadline = std::nullopt,
                                        const Cancel* cancel = nullptr);
+  // Hands each line of stdout (without its line end) to `on_line` as it arrives, on the watch's thread: for one reader
+  // that serves many waiters (the answers to an MCP server's calls in flight). `on_end` is called once, on that
+  // thread, when stdout ends or a line passes `max_bytes` (the child is then killed: its stream has no frame left);
+  // its argument says which. Instead of read_line, never beside it. The handlers must not wait.
+  using LineHandler = std::function<void(std::string_view line)>;
+  using EndHandler = std::function<void(const std::string& why)>;
+  void follow_lines(size_t max_bytes, LineHandler on_line, EndHandler on_end);
+  // Writes what it can of `bytes` without waiting and returns how much went: for a thread that must not wait (a
+  // follower answering the child). Throws Error "process.exited" when the child no longer reads.
+  size_t write_some(std::string_view bytes);
+
   // What the child wrote to stderr, its last kStderrKept bytes.
   std::string stderr_tail() const;
   // Whether it has exited (reaped here); its status then is exit_status().
@@ -58,6 +70,7 @@ class ChildProcess {
 
  private:
   bool drain_stderr();  // on the watch's thread; false once stderr has ended
+  bool drain_stdout();  // on the watch's thread, when following lines; false once it has ended
   bool reap(bool block);
 
   DescriptorWatch& watch_;
@@ -68,6 +81,10 @@ class ChildProcess {
   int status_ = 0;
   std::string pending_;  // stdout read past the last line returned
   bool stdout_ended_ = false;
+  bool following_stdout_ = false;
+  size_t max_line_ = 0;
+  LineHandler on_line_;
+  EndHandler on_end_;
   mutable std::mutex stderr_mu_;
   std::string stderr_;
 };

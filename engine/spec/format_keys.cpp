@@ -23,7 +23,9 @@ const KeyList kScriptedFail = {"status", "times"};
 const KeyList kScriptedRule = {"match", "reply", "tool_calls"};
 const KeyList kScriptedReply = {"content", "tool_calls"};
 const KeyList kToolCall = {"name", "arguments"};
-const KeyList kTool = {"name", "description", "lua", "builtin", "parameters", "limits", "on_error", "workflow"};
+const KeyList kTool = {"name",     "description", "lua",   "builtin", "parameters", "limits", "on_error",
+                       "workflow", "mcp",         "tools", "prefix",  "timeout"};
+const KeyList kMcp = {"command", "args", "env", "cwd", "url", "headers", "roots"};
 const KeyList kLuaLimits = {"instructions", "memory_mb", "timeout_ms"};
 const KeyList kAgent = {"kind",           "prompt",         "scratchpad",       "stop",          "parser",
                         "max_iterations", "max_execution_time", "early_stopping", "on_parse_error", "tools",
@@ -64,6 +66,7 @@ const std::vector<KeyTable>& format_key_tables() {
       {"scripted_reply", &kScriptedReply},
       {"tool_call", &kToolCall},
       {"tool", &kTool},
+      {"mcp", &kMcp},
       {"lua_limits", &kLuaLimits},
       {"agent", &kAgent},
       {"message", &kMessage},
@@ -99,7 +102,7 @@ const std::vector<Nesting>& nestings() {
       {&kLlm, "scripted", &kScripted}, {&kScripted, "rules", &kScriptedRule},
       {&kScripted, "fail", &kScriptedFail}, {&kAgent, "memory", &kMemory},
       {&kAgent, "parser", &kParserRegex}, {&kAgent, "template_options", &kTemplateOptions},
-      {&kTool, "limits", &kLuaLimits}, {&kStep, "agent", &kAgent},         {&kStep, "llm", &kLlm},
+      {&kTool, "limits", &kLuaLimits}, {&kTool, "mcp", &kMcp}, {&kStep, "agent", &kAgent},         {&kStep, "llm", &kLlm},
       {&kStep, "retry", &kRetry},      {&kStep, "limits", &kLuaLimits},
   };
   return all;

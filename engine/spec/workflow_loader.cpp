@@ -328,9 +328,14 @@ class Loader {
         s.parameters = json_schema(t["parameters"], path + ".parameters");
         s.parameters_loc = r_.loc(t["parameters"]);
       }
-      int implementations = (t["lua"] ? 1 : 0) + (t["builtin"] ? 1 : 0) + (t["workflow"] ? 1 : 0);
-      if (implementations > 1) r_.fail("spec.conflict", path + " has more than one of lua, builtin and workflow; give one", t);
-      if (t["workflow"]) {
+      int implementations = (t["lua"] ? 1 : 0) + (t["builtin"] ? 1 : 0) + (t["workflow"] ? 1 : 0) + (t["mcp"] ? 1 : 0);
+      if (implementations > 1)
+        r_.fail("spec.conflict", path + " has more than one of lua, builtin, workflow and mcp; give one", t);
+      for (const char* own : {"tools", "prefix", "timeout"})
+        if (t[own] && !t["mcp"]) r_.fail("spec.unknown_key", path + "." + own + " is for an mcp: server's tools", t[own]);
+      if (t["mcp"]) {
+        s.mcp = mcp(t, path);
+      } else if (t["workflow"]) {
         s.workflow = r_.located_str(t["workflow"], path + ".workflow");
         s.workflow_spec = sub_workflow(t["workflow"], path + ".workflow");
       } else if (t["lua"]) {
@@ -339,14 +344,111 @@ class Loader {
       } else if (t["builtin"]) {
         s.builtin = r_.located_str(t["builtin"], path + ".builtin");
       } else {
-        r_.fail("spec.missing_key", path + " needs an implementation: lua: FILE, builtin: NAME or workflow: FILE", t);
+        r_.fail("spec.missing_key",
+                path + " needs an implementation: lua: FILE, builtin: NAME, workflow: FILE or mcp: SERVER", t);
       }
       if (!t["name"] && !s.builtin.value.empty()) s.name = {s.builtin.value, s.builtin.loc};
+      if (!t["name"] && s.mcp) s.name = {server_name(*s.mcp), s.mcp->loc};
       if (t["limits"]) s.limits = lua_limits(t["limits"], path + ".limits");
       if (t["on_error"]) s.on_error = one_of(t["on_error"], path + ".on_error", {"observation", "fail"});
       out.push_back(std::move(s));
     }
     return out;
+  }
+
+  // A time as seconds: a number, or a number with its unit ("30s", "500ms", "2m"), as docker and cagent write them.
+  double seconds(const YAML::Node& n, const std::string& path) {
+    std::string text = n.IsScalar() ? n.Scalar() : "";
+    double unit = 1;
+    for (auto [suffix, factor] : {std::pair{"ms", 0.001}, std::pair{"s", 1.0}, std::pair{"m", 60.0}}) {
+      std::string_view sv(suffix);
+      if (text.size() > sv.size() && text.compare(text.size() - sv.size(), sv.size(), sv) == 0) {
+        text.resize(text.size() - sv.size());
+        unit = factor;
+        break;
+      }
+    }
+    if (unit == 1 && (text.empty() || !(std::isdigit(static_cast<unsigned char>(text.back())))))
+      return r_.number(n, path, 0.001, kMaxSeconds);
+    char* end = nullptr;
+    double v = std::strtod(text.c_str(), &end);
+    if (text.empty() || end != text.c_str() + text.size() || !(v * unit >= 0.001) || v * unit > kMaxSeconds)
+      r_.fail("spec.bad_value", path + " must be a time from 1 ms to a day: seconds, or a number with ms, s or m", n);
+    return v * unit;
+  }
+
+  // What messages call a server: the package or script it runs (`npx -y @scope/server-x` is server-x), the
+  // program otherwise, or the host of its URL.
+  static std::string server_name(const McpSpec& m) {
+    if (!m.url.value.empty()) {
+      std::string rest = m.url.value.substr(m.url.value.find("//") + 2);
+      return rest.substr(0, rest.find('/'));
+    }
+    auto base = [](const std::string& p) { return std::filesystem::path(p).filename().string(); };
+    std::string program = base(m.command.value);
+    static const char* const kLaunchers[] = {"npx", "node", "uvx", "uv", "python", "python3", "bunx", "deno", "docker", "sh", "bash"};
+    if (std::find(std::begin(kLaunchers), std::end(kLaunchers), program) == std::end(kLaunchers)) return program;
+    for (const auto& a : m.args)
+      if (!a.empty() && a[0] != '-' && a != "run") {
+        std::string name = base(a);
+        if (auto at = name.find('@', 1); at != std::string::npos) name.resize(at);  // a version: pkg@1.2
+        return name;
+      }
+    return program;
+  }
+
+  // An MCP server's entry: `mcp:` says how to reach it; `tools`, `prefix` and `timeout` beside it which of its
+  // tools to use and how.
+  McpSpec mcp(const YAML::Node& t, const std::string& path) {
+    const YAML::Node& m = t["mcp"];
+    std::string at = path + ".mcp";
+    r_.expect_map(m, at, keys::kMcp);
+    McpSpec s;
+    s.loc = r_.loc(m);
+    if (m["command"] && m["url"]) r_.fail("spec.conflict", at + " has both command (stdio) and url (HTTP); give one", m);
+    if (!m["command"] && !m["url"])
+      r_.fail("spec.missing_key", at + " needs command: (a server over stdio) or url: (over Streamable HTTP)", m);
+    auto pairs = [&](const YAML::Node& n, const std::string& key_path) {
+      if (!n.IsMap()) r_.fail("spec.wrong_type", key_path + " must be a mapping of names to text", n);
+      std::vector<std::pair<std::string, std::string>> out;
+      for (const auto& kv : n) {
+        std::string name = kv.first.as<std::string>();
+        out.emplace_back(name, r_.str(kv.second, key_path + "." + name));
+        if (kv.second.IsScalar() && kv.second.Scalar().find("${") != std::string::npos && !out.back().second.empty())
+          s.secrets.push_back(out.back().second);
+      }
+      return out;
+    };
+    if (m["command"]) {
+      s.command = r_.located_str(m["command"], at + ".command");
+      if (s.command.value.empty()) r_.fail("spec.bad_value", at + ".command is empty", m["command"]);
+      if (m["args"])
+        for (auto& a : r_.str_list(m["args"], at + ".args")) s.args.push_back(std::move(a.value));
+      if (m["env"]) s.env = pairs(m["env"], at + ".env");
+      s.cwd = dir_;
+      if (m["cwd"]) s.cwd = (dir_ / r_.str(m["cwd"], at + ".cwd")).lexically_normal();
+      for (const char* http_only : {"headers"})
+        if (m[http_only]) r_.fail("spec.conflict", at + "." + http_only + " is for a server over HTTP (url:)", m[http_only]);
+    } else {
+      s.url = r_.located_str(m["url"], at + ".url");
+      if (s.url.value.rfind("http://", 0) != 0 && s.url.value.rfind("https://", 0) != 0)
+        r_.fail("spec.bad_value", at + ".url must start with http:// or https://", m["url"]);
+      if (m["headers"]) s.headers = pairs(m["headers"], at + ".headers");
+      for (const char* stdio_only : {"args", "env", "cwd"})
+        if (m[stdio_only])
+          r_.fail("spec.conflict", at + "." + stdio_only + " is for a server started as a command (command:)", m[stdio_only]);
+    }
+    if (m["roots"])
+      for (auto& r : r_.str_list(m["roots"], at + ".roots")) s.roots.push_back((dir_ / r.value).lexically_normal());
+    if (t["tools"]) {
+      s.allow = r_.str_list(t["tools"], path + ".tools");
+      if (s.allow.empty()) r_.fail("spec.bad_value", path + ".tools lists no tool; leave it out to use them all", t["tools"]);
+    }
+    if (t["prefix"]) s.prefix = r_.str(t["prefix"], path + ".prefix");
+    if (t["timeout"]) s.timeout_s = seconds(t["timeout"], path + ".timeout");
+    for (const char* own : {"parameters", "limits", "description"})
+      if (t[own]) r_.fail("spec.conflict", path + "." + own + ": an MCP server's tools take theirs from the server", t[own]);
+    return s;
   }
 
   // One parser; a missing node is the default regex parser (LangChain's ReAct format).
@@ -768,12 +870,19 @@ class Loader {
   void check_references(WorkflowSpec& w) {
     std::vector<std::string> names;
     for (const auto& t : w.tools) {
+      if (t.mcp) {  // its tools' names: those it allows, or whatever it lists once started
+        for (const auto& a : t.mcp->allow) names.push_back(t.mcp->prefix + a.value);
+        continue;
+      }
       if (std::find(names.begin(), names.end(), t.name.value) != names.end() && !t.name.value.empty())
         r_.fail_at("spec.duplicate_key", "two tools are named '" + t.name.value + "'", t.name.loc);
       if (!t.name.value.empty()) names.push_back(t.name.value);
     }
-    // Lua tools may take their name from the script; those are checked again once the scripts are loaded.
-    auto lua_named_later = std::count_if(w.tools.begin(), w.tools.end(), [](const ToolSpec& t) { return t.name.value.empty(); });
+    // Lua tools may take their name from the script, and an MCP server without a tools list names its tools when it
+    // is started; references are checked again once they are known.
+    auto lua_named_later = std::count_if(w.tools.begin(), w.tools.end(), [](const ToolSpec& t) {
+      return t.mcp ? t.mcp->allow.empty() : t.name.value.empty();
+    });
     auto check = [&](const std::vector<Located<std::string>>& refs, const char* path) {
       for (const auto& ref : refs)
         if (std::find(names.begin(), names.end(), ref.value) == names.end() && lua_named_later == 0)

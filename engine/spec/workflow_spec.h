@@ -163,6 +163,23 @@ struct LuaLimitsSpec {
 
 struct WorkflowSpec;
 
+// An MCP server whose tools a workflow uses (a tools entry with `mcp:`). Values read through ${VAR} (env, headers)
+// are secrets: no output shows them.
+struct McpSpec {
+  Located<std::string> command;  // stdio: the program and its arguments...
+  std::vector<std::string> args;
+  std::vector<std::pair<std::string, std::string>> env;
+  std::filesystem::path cwd;     // ...started in this folder (the workflow's own unless given)
+  Located<std::string> url;      // or Streamable HTTP
+  std::vector<std::pair<std::string, std::string>> headers;
+  std::vector<std::filesystem::path> roots;  // folders offered to the server as its roots
+  std::vector<Located<std::string>> allow;   // the entry's `tools:`; empty: every tool it lists
+  std::string prefix;
+  double timeout_s = 60;
+  std::vector<std::string> secrets;  // the env and header values that came from ${VAR}: what no output may show
+  SourceLoc loc;
+};
+
 struct ToolSpec {
   Located<std::string> name;
   Located<std::string> workflow;  // a workflow file as a tool: the path as written...
@@ -171,6 +188,7 @@ struct ToolSpec {
   Located<std::string> lua;      // the path as written
   std::filesystem::path lua_file;  // resolved against the workflow's folder
   Located<std::string> builtin;
+  std::optional<McpSpec> mcp;  // a server's tools: `name` names the server
   Value parameters;  // a JSON Schema of the tool's arguments, or null (checked, not yet compiled)
   SourceLoc parameters_loc;
   LuaLimitsSpec limits;

@@ -15,9 +15,14 @@ Tool::Tool(std::string name, std::string description, Value parameters, const sc
   if (!parameters_.is_null()) schema_ = schema::Schema::compile(parameters_, schema_options);
 }
 
+Tool::Tool(std::string name, std::string description, Value parameters, std::optional<schema::Schema> compiled)
+    : name_(std::move(name)),
+      description_(std::move(description)),
+      parameters_(std::move(parameters)),
+      schema_(std::move(compiled)) {}
+
 std::string prepare_arguments(const Tool& tool, Value& input) {
-  const schema::Schema* schema = tool.parameters_schema();
-  if (!schema) return "";
+  if (tool.parameters().is_null()) return "";
   std::string prefix = "tool '" + tool.name() + "' was not run: ";
   if (input.is_string()) {
     JsonError why;
@@ -27,6 +32,8 @@ std::string prepare_arguments(const Tool& tool, Value& input) {
     input = std::move(parsed);
   }
   if (!input.is_object()) return prefix + "its input must be a JSON object of its arguments";
+  const schema::Schema* schema = tool.parameters_schema();
+  if (!schema) return "";
   auto violations = schema->validate(input);
   if (violations.empty()) return "";
   return prefix + "its arguments do not match its parameters: " + schema::describe(violations);

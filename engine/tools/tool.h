@@ -49,12 +49,15 @@ class Tool {
   // here with `schema_options`; throws Error "schema.invalid" when it is not a schema the engine can check.
   Tool(std::string name, std::string description, Value parameters = nullptr,
        const schema::SchemaOptions& schema_options = {});
+  // A tool whose parameters came from elsewhere (an MCP server) and may use keywords the engine cannot check:
+  // `compiled` is empty then, and the arguments are only read as a JSON object, for the tool to check itself.
+  Tool(std::string name, std::string description, Value parameters, std::optional<schema::Schema> compiled);
   virtual ~Tool() = default;
 
   const std::string& name() const { return name_; }
   const std::string& description() const { return description_; }
   const Value& parameters() const { return parameters_; }
-  // The compiled parameters; null for a tool of one text input.
+  // The compiled parameters; null for a tool of one text input, or one whose parameters cannot be checked here.
   const schema::Schema* parameters_schema() const { return schema_ ? &*schema_ : nullptr; }
   virtual std::string kind() const = 0;  // "lua", "builtin:echo", ... for listings
 

@@ -4,9 +4,10 @@
 
 namespace engine::tools {
 
-void ToolRegistry::add(std::shared_ptr<const Tool> tool) {
+void ToolRegistry::add(std::shared_ptr<const Tool> tool, size_t origin) {
   if (find(tool->name())) throw Error("tool.duplicate", "two tools are named '" + tool->name() + "'");
   tools_.push_back(std::move(tool));
+  origins_.push_back(origin);
 }
 
 const Tool* ToolRegistry::find(std::string_view name) const {

@@ -11,13 +11,17 @@ namespace engine::tools {
 // The tools of an executor, by name, in the order the workflow declares them.
 class ToolRegistry {
  public:
-  void add(std::shared_ptr<const Tool> tool);  // throws Error "tool.duplicate" for a name already present
+  // Throws Error "tool.duplicate" for a name already present. `origin` is where it was declared: the index of the
+  // workflow's tools entry (one entry, an MCP server, may give many tools).
+  void add(std::shared_ptr<const Tool> tool, size_t origin = 0);
   const Tool* find(std::string_view name) const;
   std::vector<std::string> names() const;
   const std::vector<std::shared_ptr<const Tool>>& all() const { return tools_; }
+  size_t origin(size_t index) const { return origins_[index]; }
 
  private:
   std::vector<std::shared_ptr<const Tool>> tools_;
+  std::vector<size_t> origins_;
 };
 
 }  // namespace engine::tools

@@ -157,6 +157,13 @@ void ConsolePrinter::show(const Event& e, Chain& chain) {
       newline();
       write("[" + str(d, "tool") + "] " + str(d, "message"), nullptr);
       break;
+    case EventType::ToolProgress: {
+      newline();
+      std::string done = text_or_json(d, "progress");
+      if (d.contains("total")) done += "/" + text_or_json(d, "total");
+      write("[" + str(d, "tool") + "] " + done + (d.contains("message") ? " " + str(d, "message") : ""), nullptr);
+      break;
+    }
     case EventType::ParserLog:  // on a line of its own: the model's text for the same step follows
       if (!at_line_start_) newline();
       write("[" + str(d, "parser") + "] " + str(d, "message"), nullptr);

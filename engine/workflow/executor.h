@@ -46,6 +46,9 @@ class Executor {
     std::string chat_input;
     // The field of a structured answer a chat's memory keeps (agent.memory.output_key); empty: the whole answer.
     std::string chat_output;
+    // What the build could not check (an MCP tool's schema in a dialect the engine does not validate), for the
+    // front ends to show once.
+    std::vector<std::string> warnings;
   };
   explicit Executor(Parts parts);
 
@@ -67,6 +70,7 @@ class Executor {
   const std::string& chat_output() const { return parts_.chat_output; }
   // Masks the keys the workflow's provider reads (core/redact.h): front ends put it before every output.
   const Redactor& redactor() const { return parts_.redactor; }
+  const std::vector<std::string>& warnings() const { return parts_.warnings; }
 
  private:
   agent::RunResult run_steps(const Value& inputs, EventSink& events, const agent::RunOptions& options) const;

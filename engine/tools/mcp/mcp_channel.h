@@ -1,0 +1,52 @@
+#pragma once
+// How the client reaches an MCP server: a request and its response per caller, many callers at once (the runs of a
+// batch share one server). Over stdio the answers of every call in flight come back on one pipe; over Streamable
+// HTTP each call is its own POST. Either way the caller waits as a fiber waits, giving its thread up.
+#include <atomic>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "engine/core/cancel.h"
+#include "engine/core/fiber.h"
+#include "engine/core/value.h"
+#include "engine/tools/mcp/json_rpc.h"
+
+namespace engine::tools::mcp {
+
+struct CallWait {
+  std::optional<SteadyTime> deadline;
+  const Cancel* cancel = nullptr;
+  // The `notifications/progress` params of this request, on the caller's own fiber; when set, the request asks for
+  // them (a progressToken in its _meta).
+  std::function<void(const Value& params)> on_progress;
+  std::string what;  // for messages: "tools/call 'read_file'"
+};
+
+// The answer to a request the server sends the client (roots/list, ping): a response message. Called on the thread
+// that reads the server; it must not wait.
+using ServerRequestHandler = std::function<Value(const Incoming& request)>;
+
+class McpChannel {
+ public:
+  virtual ~McpChannel() = default;
+
+  // Sends `method` and returns its response message (a result or an error). Throws Error "mcp.timeout" at the
+  // deadline and as throw_stopped when the wait's cancel stops (the server is told: notifications/cancelled, or a
+  // closed stream), "mcp.closed" when the server has gone (naming why, with its last lines on stderr),
+  // "mcp.protocol" for an answer that is not one.
+  virtual Value request(std::string_view method, Value params, const CallWait& wait) = 0;
+  // Sends a notification; throws as request() does.
+  virtual void notify(std::string_view method, Value params, const CallWait& wait) = 0;
+  // False once the server has gone: the next call needs a new channel.
+  virtual bool alive() const = 0;
+
+  // Whether the server said its tools changed (notifications/tools/list_changed) since the last time this was asked.
+  bool take_tools_changed() { return tools_changed_.exchange(false); }
+
+ protected:
+  std::atomic<bool> tools_changed_{false};
+};
+
+}  // namespace engine::tools::mcp

@@ -1,0 +1,94 @@
+#include "engine/tools/mcp/mcp_server.h"
+
+#include <exception>
+
+#include "engine/core/error.h"
+#include "engine/tools/mcp/stdio_channel.h"
+
+namespace engine::tools::mcp {
+
+McpServer::McpServer(McpServerConfig config, std::shared_ptr<net::DescriptorWatch> watch)
+    : config_(std::move(config)), watch_(std::move(watch)) {}
+
+McpServer::~McpServer() = default;
+
+ServerInfo McpServer::info() const {
+  std::lock_guard lock(mu_);
+  return info_;
+}
+
+std::shared_ptr<McpClient> McpServer::start(const CallWait& wait) const {
+  auto on_request = [roots = config_.root_uris](const Incoming& request) { return answer_server_request(request, roots); };
+  auto client = std::make_shared<McpClient>(
+      std::make_unique<StdioChannel>(config_.process, *watch_, config_.name, config_.max_message_bytes, on_request));
+  CallWait opening = wait;
+  opening.what = "initialize";
+  opening.on_progress = nullptr;
+  std::exception_ptr failed;
+  try {
+    ServerInfo info = client->initialize(!config_.root_uris.empty(), opening);
+    std::lock_guard lock(mu_);
+    info_ = std::move(info);
+  } catch (...) {
+    failed = std::current_exception();
+  }
+  if (failed) {
+    client.reset();  // stops the server; outside the catch block, because stopping waits
+    std::rethrow_exception(failed);
+  }
+  return client;
+}
+
+std::shared_ptr<McpClient> McpServer::client(const CallWait& wait) const {
+  std::shared_ptr<McpClient> gone;  // a dead connection, let go of with no lock held: stopping it waits
+  {
+    std::unique_lock lock(mu_);
+    for (;;) {
+      if (client_ && client_->channel().alive()) return client_;
+      if (!connecting_) break;
+      if (wait.cancel && wait.cancel->stopped()) {
+        lock.unlock();
+        throw_stopped(*wait.cancel);
+      }
+      if (wait.deadline && std::chrono::steady_clock::now() >= *wait.deadline)
+        throw Error("mcp.timeout", "MCP server '" + config_.name + "' did not start in time");
+      connected_.wait_until(lock, wait.deadline);
+    }
+    connecting_ = true;
+    gone = std::move(client_);
+  }
+  gone.reset();
+  std::shared_ptr<McpClient> started;
+  std::exception_ptr failed;
+  try {
+    started = start(wait);
+  } catch (...) {
+    failed = std::current_exception();
+  }
+  {
+    std::lock_guard lock(mu_);
+    connecting_ = false;
+    client_ = started;
+  }
+  connected_.notify_all();
+  if (failed) std::rethrow_exception(failed);
+  return started;
+}
+
+std::vector<ListedTool> McpServer::list_tools(const Cancel* cancel) const {
+  CallWait wait;
+  wait.deadline = std::chrono::steady_clock::now() + config_.timeout;
+  wait.cancel = cancel;
+  wait.what = "tools/list";
+  auto c = client(wait);
+  c->channel().take_tools_changed();  // what it lists now is the news
+  return c->list_tools(config_.max_tools, wait);
+}
+
+Value McpServer::call(const std::string& tool, const Value& arguments, CallWait wait) const {
+  if (!wait.deadline) wait.deadline = std::chrono::steady_clock::now() + config_.timeout;
+  if (wait.what.empty()) wait.what = "tools/call '" + tool + "'";
+  return client(wait)->call_tool(tool, arguments, wait);
+}
+
+}  // namespace engine::tools::mcp

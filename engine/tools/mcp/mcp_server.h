@@ -1,0 +1,60 @@
+#pragma once
+// One MCP server of an executor, shared by all its runs: started once, at the first need, and started again for
+// the next call when it has died (the call that saw it die fails, naming what the server last said). Calls in
+// flight share its one connection.
+#include <chrono>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "engine/core/fiber.h"
+#include "engine/net/child_process.h"
+#include "engine/net/descriptor_watch.h"
+#include "engine/tools/mcp/mcp_client.h"
+
+namespace engine::tools::mcp {
+
+struct McpServerConfig {
+  std::string name;          // for messages and listings
+  net::ProcessSpec process;  // stdio: the command (program empty for a server over HTTP)
+  std::string url;           // Streamable HTTP
+  std::vector<std::string> headers;    // "Name: value", sent with every request
+  std::vector<std::string> root_uris;  // file:// URIs, offered to the server as its roots
+  std::chrono::milliseconds timeout{60'000};  // each request's deadline, the opening handshake's too
+  // What a server may send: one message's size, and how many tools it may list.
+  size_t max_message_bytes = size_t{16} << 20;
+  size_t max_tools = 1000;
+};
+
+class McpServer {
+ public:
+  McpServer(McpServerConfig config, std::shared_ptr<net::DescriptorWatch> watch);
+  ~McpServer();
+  McpServer(const McpServer&) = delete;
+  McpServer& operator=(const McpServer&) = delete;
+
+  const McpServerConfig& config() const { return config_; }
+
+  // Its tools, as it lists them now (it is started when it is not running). Throws Error (mcp.*, process.*).
+  std::vector<ListedTool> list_tools(const Cancel* cancel = nullptr) const;
+  // tools/call's result object. `wait.deadline`, when unset, is the configured timeout from now. Throws Error.
+  Value call(const std::string& tool, const Value& arguments, CallWait wait) const;
+  // What the server said of itself when it was last started; empty before.
+  ServerInfo info() const;
+
+ private:
+  std::shared_ptr<McpClient> client(const CallWait& wait) const;  // the running one, or a new one
+  std::shared_ptr<McpClient> start(const CallWait& wait) const;
+
+  McpServerConfig config_;
+  std::shared_ptr<net::DescriptorWatch> watch_;
+  // The connection is the one thing here that changes: runs share it, and the first to find it gone replaces it.
+  mutable std::mutex mu_;
+  mutable Condition connected_;
+  mutable bool connecting_ = false;
+  mutable std::shared_ptr<McpClient> client_;
+  mutable ServerInfo info_;
+};
+
+}  // namespace engine::tools::mcp

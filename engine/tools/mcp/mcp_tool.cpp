@@ -1,0 +1,109 @@
+#include "engine/tools/mcp/mcp_tool.h"
+
+#include <algorithm>
+#include <exception>
+
+#include "engine/core/error.h"
+#include "engine/core/text.h"
+#include "engine/tools/mcp/call_result.h"
+
+namespace engine::tools::mcp {
+namespace {
+
+// MCP's advice for tool names (1 to 128 of A-Z a-z 0-9 _ - .): a name outside it could not be written in a ReAct
+// action line or a function call, and a hostile server could hide a line break in it.
+bool callable_name(const std::string& name) {
+  return !name.empty() && name.size() <= 128 && std::all_of(name.begin(), name.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-' || c == '.';
+  });
+}
+
+class McpToolRun : public ToolInstance {
+ public:
+  McpToolRun(const McpTool& tool, const ToolContext& context) : tool_(tool), context_(context) {}
+  ToolResult invoke(const Value& input) override { return tool_.call(input, context_); }
+
+ private:
+  const McpTool& tool_;
+  ToolContext context_;
+};
+
+}  // namespace
+
+McpTool::McpTool(std::shared_ptr<const McpServer> server, ListedTool listed, std::string name,
+                 std::optional<schema::Schema> input, std::optional<schema::Schema> output)
+    : Tool(std::move(name), listed.description.empty() ? listed.title : listed.description,
+           std::move(listed.input_schema), std::move(input)),
+      server_(std::move(server)),
+      remote_name_(std::move(listed.name)),
+      output_(std::move(output)) {}
+
+std::unique_ptr<ToolInstance> McpTool::instantiate(const ToolContext& context) const {
+  return std::make_unique<McpToolRun>(*this, context);
+}
+
+ToolResult McpTool::call(const Value& input, const ToolContext& context) const {
+  CallWait wait;
+  wait.cancel = context.cancel;
+  if (context.events)
+    wait.on_progress = [&](const Value& p) {
+      Value ev{{"tool", name()}, {"progress", field(p, "progress")}};
+      if (p.contains("total")) ev["total"] = p["total"];
+      if (p.contains("message")) ev["message"] = p["message"];
+      context.events->emit(Event{EventType::ToolProgress, std::move(ev)});
+    };
+  Value result;
+  try {
+    result = server_->call(remote_name_, input, std::move(wait));
+  } catch (const Error& e) {
+    return ToolResult::failure(e.kind(), "tool '" + name() + "': " + e.message());
+  }
+  return call_result(std::move(result), name(), output_ ? &*output_ : nullptr);
+}
+
+Toolset list_toolset(const std::shared_ptr<const McpServer>& server, const ToolsetOptions& options) {
+  std::vector<ListedTool> listed = server->list_tools();
+  std::vector<std::string> names;
+  for (const auto& t : listed) names.push_back(t.name);
+  for (const auto& wanted : options.allow)
+    if (std::find(names.begin(), names.end(), wanted) == names.end())
+      throw Error("mcp.unknown_tool", "MCP server '" + server->config().name + "' has no tool '" + wanted + "'" +
+                                          did_you_mean(wanted, names) + " (it lists: " + join(names, ", ") + ")");
+  Toolset set;
+  std::vector<std::string> unchecked, uncallable;
+  for (auto& t : listed) {
+    if (!options.allow.empty() && std::find(options.allow.begin(), options.allow.end(), t.name) == options.allow.end())
+      continue;
+    if (!callable_name(t.name)) {
+      uncallable.push_back(t.name.substr(0, 40));
+      continue;
+    }
+    std::optional<schema::Schema> input, output;
+    std::string why;
+    try {
+      input = schema::Schema::compile(t.input_schema, options.schema_options);
+    } catch (const Error& e) {
+      why = e.message();
+    }
+    if (!t.output_schema.is_null()) {
+      try {
+        output = schema::Schema::compile(t.output_schema, options.schema_options);
+      } catch (const Error& e) {
+        why = why.empty() ? "outputSchema: " + e.message() : why;
+      }
+    }
+    if (!why.empty()) unchecked.push_back("'" + t.name + "' (" + why + ")");
+    std::string name = options.prefix + t.name;
+    set.tools.push_back(std::make_shared<McpTool>(server, std::move(t), std::move(name), std::move(input), std::move(output)));
+  }
+  std::vector<std::string> notes;
+  if (!unchecked.empty())
+    notes.push_back("the engine cannot check the schemas of " + join(unchecked, ", ") +
+                    ": their arguments and results go unchecked here (the server checks its own)");
+  if (!uncallable.empty())
+    notes.push_back("tools whose names no model could call are left out: " + join(uncallable, ", "));
+  if (!notes.empty()) set.warning = "MCP server '" + server->config().name + "': " + join(notes, "; ");
+  return set;
+}
+
+}  // namespace engine::tools::mcp

@@ -122,7 +122,12 @@ std::vector<std::shared_ptr<const tools::Tool>> mcp_tools(const spec::ToolSpec& 
   try {
     set = tools::mcp::list_toolset(server, o);
   } catch (const Error& e) {
-    throw Error(e.kind(), "tools: MCP server '" + t.name.value + "': " + e.message(), m.loc, quoted_line(s, m.loc));
+    bool named = e.message().rfind("MCP server '", 0) == 0;  // the server's messages name it already
+    SourceLoc at = m.loc;  // a tool the server lacks is pointed at in the tools: list
+    for (const auto& a : m.allow)
+      if (e.kind() == "mcp.unknown_tool" && e.message().find("no tool '" + a.value + "'") != std::string::npos) at = a.loc;
+    throw Error(e.kind(), "tools: " + (named ? "" : "MCP server '" + t.name.value + "': ") + e.message(), at,
+                quoted_line(s, at));
   }
   if (!set.warning.empty()) warnings.push_back(set.warning);
   return std::move(set.tools);

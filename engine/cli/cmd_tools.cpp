@@ -6,6 +6,7 @@
 #include "engine/cli/cli_support.h"
 #include "engine/cli/commands.h"
 #include "engine/core/json_text.h"
+#include "engine/core/redact.h"
 #include "engine/trace/console_printer.h"
 
 namespace engine::cli {
@@ -20,21 +21,28 @@ struct ToolOptions {
 
 int list_tools(const std::string& workflow, bool json) {
   auto executor = load_executor(workflow);
+  // An MCP server writes its own tools' descriptions: masked as anything else it says.
+  const Redactor& redactor = executor->redactor();
   if (json) {
-    std::cout << to_json_text(app::describe_tools(*executor)) << std::endl;
+    Value tools = app::describe_tools(*executor);
+    redact_value(tools, redactor);
+    std::cout << to_json_text(tools) << std::endl;
     return kOk;
   }
   for (const auto& t : executor->tools().all())
-    std::cout << t->name() << " (" << t->kind() << ")" << (t->description().empty() ? "" : ": " + t->description())
-              << "\n";
+    std::cout << t->name() << " (" << t->kind() << ")"
+              << (t->description().empty() ? "" : ": " + redactor.redact(t->description())) << "\n";
   std::cout.flush();
   return kOk;
 }
 
 int run_tool(const ToolOptions& o) {
   auto executor = load_executor(o.workflow);
-  trace::ConsolePrinter logs(std::cerr, false);
+  trace::ConsolePrinter console(std::cerr, false);
+  RedactingSink logs(console, executor->redactor());
   tools::ToolResult r = app::call_tool(*executor, o.workflow, o.name, o.input, logs);
+  // What a tool says may quote a key it was given (an MCP server its environment): masked before it is shown.
+  redact_value(r.output, executor->redactor());
   if (o.json) {
     Value v{{"tool", o.name}, {"ok", r.ok()}, {"observation", r.output}};
     if (!r.ok()) v["error"] = r.error_kind;

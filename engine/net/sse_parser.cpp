@@ -41,7 +41,7 @@ void SseParser::feed(std::string_view bytes) {
     after_cr_ = false;
     partial_.append(bytes.substr(start));
     if (partial_.size() > kMaxLine)
-      throw Error("llm.bad_stream", "the server sent a stream line longer than " +
+      throw Error("http.bad_stream", "the server sent a stream line longer than " +
                                         std::to_string(kMaxLine >> 20) + " MiB without ending it");
   }
 }
@@ -72,7 +72,7 @@ void SseParser::line(std::string_view l) {
   if (!value.empty() && value[0] == ' ') value.remove_prefix(1);
   if (field == "data") {
     if (data_.size() + value.size() > kMaxEvent)
-      throw Error("llm.bad_stream", "the server sent a stream event of more than " + std::to_string(kMaxEvent >> 20) +
+      throw Error("http.bad_stream", "the server sent a stream event of more than " + std::to_string(kMaxEvent >> 20) +
                                         " MiB");
     data_.append(value);
     data_.push_back('\n');

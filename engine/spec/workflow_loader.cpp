@@ -368,8 +368,6 @@ class Loader {
         break;
       }
     }
-    if (unit == 1 && (text.empty() || !(std::isdigit(static_cast<unsigned char>(text.back())))))
-      return r_.number(n, path, 0.001, kMaxSeconds);
     char* end = nullptr;
     double v = std::strtod(text.c_str(), &end);
     if (text.empty() || end != text.c_str() + text.size() || !(v * unit >= 0.001) || v * unit > kMaxSeconds)
@@ -390,7 +388,14 @@ class Loader {
     if (std::find(std::begin(kLaunchers), std::end(kLaunchers), program) == std::end(kLaunchers)) return program;
     for (const auto& a : m.args)
       if (!a.empty() && a[0] != '-' && a != "run") {
-        std::string name = base(a);
+        // A script is named for its package: .../server-everything/dist/index.js is server-everything.
+        std::filesystem::path p(a);
+        std::string name = p.has_extension() ? p.stem().string() : p.filename().string();
+        static const char* const kGeneric[] = {"index", "main", "server", "cli", "dist", "build", "lib", "src", "bin"};
+        for (auto up = p.parent_path(); std::find(std::begin(kGeneric), std::end(kGeneric), name) != std::end(kGeneric) &&
+                                        !up.filename().empty();
+             up = up.parent_path())
+          name = up.filename().string();
         if (auto at = name.find('@', 1); at != std::string::npos) name.resize(at);  // a version: pkg@1.2
         return name;
       }

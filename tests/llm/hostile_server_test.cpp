@@ -140,7 +140,7 @@ TEST_CASE("hostile: a stream event of endless data lines is refused past 16 MiB"
   std::string kind;
   CHECK(test::error_of([&] { llm.complete(question_request(true)); }, &kind) ==
         "the server sent a stream event of more than 16 MiB");
-  CHECK(kind == "llm.bad_stream");
+  CHECK(kind == "http.bad_stream");
 }
 
 TEST_CASE("hostile: a stream cut before its first complete event is retried as a cut stream", "[llm][hostile]") {

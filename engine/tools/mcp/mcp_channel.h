@@ -18,8 +18,9 @@ namespace engine::tools::mcp {
 struct CallWait {
   std::optional<SteadyTime> deadline;
   const Cancel* cancel = nullptr;
-  // The `notifications/progress` params of this request, on the caller's own fiber; when set, the request asks for
-  // them (a progressToken in its _meta).
+  // The `notifications/progress` params of this request, given while the caller waits (on its fiber, or on the
+  // thread that reads its answer while the caller is parked); when set, the request asks for them (a progressToken
+  // in its _meta).
   std::function<void(const Value& params)> on_progress;
   std::string what;  // for messages: "tools/call 'read_file'"
 };
@@ -41,6 +42,9 @@ class McpChannel {
   virtual void notify(std::string_view method, Value params, const CallWait& wait) = 0;
   // False once the server has gone: the next call needs a new channel.
   virtual bool alive() const = 0;
+  // Whether it is gone because the server forgot the session (HTTP's 404): the call that saw it did not reach the
+  // server, and may be sent again on a new connection.
+  virtual bool lost_session() const { return false; }
 
   // Whether the server said its tools changed (notifications/tools/list_changed) since the last time this was asked.
   bool take_tools_changed() { return tools_changed_.exchange(false); }

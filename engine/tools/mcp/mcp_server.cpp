@@ -3,6 +3,7 @@
 #include <exception>
 
 #include "engine/core/error.h"
+#include "engine/tools/mcp/http_channel.h"
 #include "engine/tools/mcp/stdio_channel.h"
 
 namespace engine::tools::mcp {
@@ -19,8 +20,12 @@ ServerInfo McpServer::info() const {
 
 std::shared_ptr<McpClient> McpServer::start(const CallWait& wait) const {
   auto on_request = [roots = config_.root_uris](const Incoming& request) { return answer_server_request(request, roots); };
-  auto client = std::make_shared<McpClient>(
-      std::make_unique<StdioChannel>(config_.process, *watch_, config_.name, config_.max_message_bytes, on_request));
+  std::unique_ptr<McpChannel> channel;
+  if (config_.url.empty())
+    channel = std::make_unique<StdioChannel>(config_.process, *watch_, config_.name, config_.max_message_bytes, on_request);
+  else
+    channel = std::make_unique<HttpChannel>(config_.url, config_.headers, config_.name, config_.max_message_bytes, on_request);
+  auto client = std::make_shared<McpClient>(std::move(channel));
   CallWait opening = wait;
   opening.what = "initialize";
   opening.on_progress = nullptr;
@@ -88,6 +93,16 @@ std::vector<ListedTool> McpServer::list_tools(const Cancel* cancel) const {
 Value McpServer::call(const std::string& tool, const Value& arguments, CallWait wait) const {
   if (!wait.deadline) wait.deadline = std::chrono::steady_clock::now() + config_.timeout;
   if (wait.what.empty()) wait.what = "tools/call '" + tool + "'";
+  auto c = client(wait);
+  std::exception_ptr failed;
+  try {
+    return c->call_tool(tool, arguments, wait);
+  } catch (...) {
+    failed = std::current_exception();
+  }
+  // A server over HTTP that forgot the session never saw the call: it goes again, once, in a new session.
+  if (!c->channel().lost_session()) std::rethrow_exception(failed);
+  c.reset();
   return client(wait)->call_tool(tool, arguments, wait);
 }
 

@@ -18,7 +18,7 @@ class McpTool : public Tool {
   McpTool(std::shared_ptr<const McpServer> server, ListedTool listed, std::string name,
           std::optional<schema::Schema> input, std::optional<schema::Schema> output);
 
-  std::string kind() const override { return "mcp"; }
+  std::string kind() const override { return "mcp:" + server_->config().name; }
   std::unique_ptr<ToolInstance> instantiate(const ToolContext& context) const override;
 
   const McpServer& server() const { return *server_; }

@@ -58,3 +58,11 @@ if command -v node >/dev/null && [ -f "${PEER_BENCH:-$root/../shared/bench}/mock
 else
   echo "engine batch: not measured (needs node and ../shared/bench/mock_llm)"
 fi
+
+# MCP tool calls against the official test server, beside the official SDK's client and a bare one (needs node and
+# tests/peers, which scripts/setup.sh installs).
+if command -v node >/dev/null && [ -d "$root/tests/peers/node_modules" ]; then
+  bench/mcp.sh "$build" 1000 3
+else
+  echo "MCP: not measured (needs node and scripts/setup.sh's tests/peers)"
+fi

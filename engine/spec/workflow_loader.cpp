@@ -439,6 +439,10 @@ class Loader {
       if (s.url.value.rfind("http://", 0) != 0 && s.url.value.rfind("https://", 0) != 0)
         r_.fail("spec.bad_value", at + ".url must start with http:// or https://", m["url"]);
       if (m["headers"]) s.headers = pairs(m["headers"], at + ".headers");
+      for (const auto& [name, value] : s.headers)  // a line break would end the header and start another
+        if (name.find_first_of("\r\n:") != std::string::npos || value.find_first_of("\r\n") != std::string::npos)
+          r_.fail("spec.bad_value", at + ".headers." + name + " must be one line (and a name without ':')",
+                  m["headers"][name] ? m["headers"][name] : m["headers"]);
       for (const char* stdio_only : {"args", "env", "cwd"})
         if (m[stdio_only])
           r_.fail("spec.conflict", at + "." + stdio_only + " is for a server started as a command (command:)", m[stdio_only]);

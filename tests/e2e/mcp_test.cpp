@@ -4,11 +4,7 @@
 // servers are given never shown.
 #include <catch2/catch.hpp>
 
-#include <arpa/inet.h>
-#include <netinet/in.h>
 #include <signal.h>
-#include <sys/socket.h>
-#include <unistd.h>
 
 #include <chrono>
 #include <fstream>
@@ -31,36 +27,12 @@ std::string everything_js() {
   return test::source_path("tests/peers/node_modules/@modelcontextprotocol/server-everything/dist/index.js");
 }
 
-int free_port() {
-  int s = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  ::bind(s, reinterpret_cast<sockaddr*>(&a), sizeof a);
-  socklen_t n = sizeof a;
-  ::getsockname(s, reinterpret_cast<sockaddr*>(&a), &n);
-  ::close(s);
-  return ntohs(a.sin_port);
-}
-
-bool accepts(int port) {
-  int s = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_port = htons(static_cast<uint16_t>(port));
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  bool ok = ::connect(s, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0;
-  ::close(s);
-  return ok;
-}
-
 // server-everything over Streamable HTTP on a port of its own, stopped (and reaped) when the test ends.
 struct EverythingOverHttp {
   EverythingOverHttp()
-      : port(free_port()),
+      : port(test::free_port()),
         server(net::ProcessSpec{"node", {everything_js(), "streamableHttp"}, {{"PORT", std::to_string(port)}}, {}}, watch) {
-    for (int i = 0; i < 200 && !accepts(port); ++i) std::this_thread::sleep_for(50ms);
-    REQUIRE(accepts(port));
+    REQUIRE(test::wait_until_listening(port));
   }
   std::string env() const { return "EVERYTHING_PORT=" + std::to_string(port); }
   int port;

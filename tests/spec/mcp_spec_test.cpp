@@ -77,6 +77,9 @@ TEST_CASE("mcp spec: each mistake is named where it is", "[spec][mcp]") {
             .find("tools[0].mcp.env is for a server started as a command (command:)") != std::string::npos);
   CHECK(mcp_error("  - mcp: {command: x, headers: {A: b}}\n")
             .find("tools[0].mcp.headers is for a server over HTTP (url:)") != std::string::npos);
+  ::setenv("MCP_SPEC_TWO_LINES", "a\r\nX-Injected: 1", 1);
+  CHECK(mcp_error("  - mcp: {url: 'http://h/mcp', headers: {Authorization: '${MCP_SPEC_TWO_LINES}'}}\n")
+            .find("tools[0].mcp.headers.Authorization must be one line (and a name without ':')") != std::string::npos);
   CHECK(mcp_error("  - mcp: {command: x, comand: y}\n").find("unknown key 'comand'") != std::string::npos);
   CHECK(mcp_error("  - mcp: {command: x}\n    parameters: {type: object}\n")
             .find("tools[0].parameters: an MCP server's tools take theirs from the server") != std::string::npos);

@@ -56,6 +56,11 @@ std::string source_path(const std::string& relative);
 // an example workflow through the library passes as LoadOptions::search_path.
 std::vector<std::filesystem::path> shipped_search_path();
 std::string shell_quote(const std::string& s);
+// A TCP port on 127.0.0.1 that nothing listens on now, for a server a test starts.
+int free_port();
+// Whether something accepts connections on 127.0.0.1:`port` within `wait`, looking every 50 ms.
+bool wait_until_listening(int port, int wait_ms = 10000);
+
 // Whether `text` holds `key` or any run of kMinSecretFragment of its bytes: what redaction must prevent.
 bool holds_piece_of_key(const std::string& text, const std::string& key);
 

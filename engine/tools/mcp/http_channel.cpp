@@ -60,8 +60,17 @@ bool HttpChannel::alive() const {
 
 bool HttpChannel::lost_session() const { return !alive(); }
 
-std::vector<std::string> HttpChannel::request_headers() const {
+std::vector<std::string> HttpChannel::request_headers(const Value* message) const {
   std::vector<std::string> h = headers_;
+  const Value& params = message ? field(*message, "params") : Value();
+  std::string modern = string_field(field(params, "_meta"), "io.modelcontextprotocol/protocolVersion");
+  if (!modern.empty()) {
+    // 2026-07-28: the headers must say what the body says, or the server refuses the request.
+    h.push_back("MCP-Protocol-Version: " + modern);
+    h.push_back("Mcp-Method: " + string_field(*message, "method"));
+    if (std::string name = string_field(params, "name"); !name.empty()) h.push_back("Mcp-Name: " + name);
+    return h;
+  }
   std::lock_guard lock(mu_);
   if (!session_.empty()) h.push_back("Mcp-Session-Id: " + session_);
   if (!protocol_version_.empty()) h.push_back("MCP-Protocol-Version: " + protocol_version_);
@@ -130,7 +139,7 @@ Value HttpChannel::post(const Value& message, const CallWait& wait, std::optiona
 
   net::HttpRequest r;
   r.url = url_;
-  r.headers = request_headers();
+  r.headers = request_headers(&message);
   r.headers.push_back("Content-Type: application/json");
   r.headers.push_back("Accept: application/json, text/event-stream");
   r.body = to_json_text(message);
@@ -161,8 +170,9 @@ Value HttpChannel::post(const Value& message, const CallWait& wait, std::optiona
   }
   if (failed) {
     bool stopped = wait.cancel && wait.cancel->stopped();
-    if ((stopped || passed(wait.deadline)) && id) {
-      // Closing the stream does not cancel a call in this revision: the server is told.
+    bool modern = field(field(message, "params"), "_meta").contains("io.modelcontextprotocol/protocolVersion");
+    if ((stopped || passed(wait.deadline)) && id && !modern) {
+      // Closing the stream cancels a call in 2026-07-28, not in the 2025 era: there the server is told.
       CallWait notice;
       notice.deadline = std::chrono::steady_clock::now() + kNoticeWait;
       Value cancelled = make_notification(

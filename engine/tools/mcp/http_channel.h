@@ -1,8 +1,10 @@
 #pragma once
-// An MCP server over Streamable HTTP (revision 2025-11-25): every message is a POST to one URL; the answer comes
-// back as JSON or as a stream of server-sent events on that POST, with the request's progress notifications and
-// the server's own requests before it. The session the server opens (Mcp-Session-Id) is echoed on every request;
-// a 404 means it has ended, and the connection is then gone: the server starts the next call with a new session.
+// An MCP server over Streamable HTTP: every message is a POST to one URL; the answer comes back as JSON or as a
+// stream of server-sent events on that POST, with the request's progress notifications and the server's own
+// requests before it. In the 2025 era the session the server opens (Mcp-Session-Id) is echoed on every request,
+// and a 404 means it has ended: the connection is then gone, and the server starts the next call with a new
+// session. In 2026-07-28 there is no session: each POST names its protocol, method and tool in headers, and
+// closing a request's stream cancels it.
 #include <memory>
 #include <mutex>
 #include <string>
@@ -29,7 +31,9 @@ class HttpChannel : public McpChannel {
  private:
   // POSTs `message`; for a request, returns the response to `id` (from the JSON body or the event stream).
   Value post(const Value& message, const CallWait& wait, std::optional<int64_t> id);
-  std::vector<std::string> request_headers() const;
+  // Every request's headers: the workflow's, the session, and the protocol revision (the message's own, when it
+  // carries 2026-07-28's envelope, which also names the method and the tool in headers of their own).
+  std::vector<std::string> request_headers(const Value* message = nullptr) const;
   void handle(Incoming in, const CallWait& wait, std::optional<int64_t> id, std::optional<Value>& response);
   void answer(Value response);  // a POST of its own, beside the stream that asked
 

@@ -1,6 +1,7 @@
 #include "engine/tools/mcp/mcp_client.h"
 
 #include <algorithm>
+#include <optional>
 
 #include "engine/core/error.h"
 
@@ -23,11 +24,29 @@ Value answer_server_request(const Incoming& request, const std::vector<std::stri
   return make_error(id, kMethodNotFound, "the engine does not offer " + request.method);
 }
 
-Value McpClient::result_of(Value response, const CallWait& wait) {
+Value McpClient::envelope() const {
+  Value capabilities = Value::object();
+  if (offer_roots_) capabilities["roots"] = Value{{"listChanged", false}};
+  return Value{{"io.modelcontextprotocol/protocolVersion", kModernProtocolVersion},
+               {"io.modelcontextprotocol/clientCapabilities", std::move(capabilities)},
+               {"io.modelcontextprotocol/clientInfo", {{"name", "engine"}, {"version", ENGINE_VERSION}}}};
+}
+
+Value McpClient::call(std::string_view method, Value params, const CallWait& wait) {
+  if (modern_) {
+    if (!params.is_object()) params = Value::object();
+    Value& meta = params["_meta"];
+    Value own = envelope();
+    for (auto& [key, value] : own.items()) meta[key] = std::move(value);
+  }
+  Value response = channel_->request(method, std::move(params), wait);
   if (std::string error = error_text(response); !error.empty())
     throw Error("mcp.error", wait.what + " failed: " + error);
   Value& result = response["result"];
   if (!result.is_object()) throw Error("mcp.protocol", wait.what + " was answered with a result that is not an object");
+  // 2026-07-28: a server may answer that it needs input first (an elicitation); the engine offers none.
+  if (std::string type = string_field(result, "resultType"); !type.empty() && type != "complete")
+    throw Error("mcp.error", wait.what + " was answered '" + type + "': the server asks for input the engine cannot give");
   return std::move(result);
 }
 
@@ -37,7 +56,7 @@ ServerInfo McpClient::initialize(bool offer_roots, const CallWait& wait) {
   Value params{{"protocolVersion", kProtocolVersion},
                {"capabilities", std::move(capabilities)},
                {"clientInfo", {{"name", "engine"}, {"version", ENGINE_VERSION}}}};
-  Value result = result_of(channel_->request("initialize", std::move(params), wait), wait);
+  Value result = call("initialize", std::move(params), wait);
   ServerInfo info;
   info.protocol_version = string_field(result, "protocolVersion");
   const Value& server = field(result, "serverInfo");
@@ -47,8 +66,43 @@ ServerInfo McpClient::initialize(bool offer_roots, const CallWait& wait) {
   if (std::none_of(std::begin(kKnownVersions), std::end(kKnownVersions),
                    [&](const char* v) { return info.protocol_version == v; }))
     throw Error("mcp.protocol", "the server answered initialize with protocol revision '" + info.protocol_version +
-                                    "', which the engine does not speak (it speaks " + kProtocolVersion + ")");
+                                    "', which the engine does not speak (it speaks " + kModernProtocolVersion +
+                                    " and " + kProtocolVersion + ")");
   channel_->notify("notifications/initialized", nullptr, wait);
+  return info;
+}
+
+ServerInfo McpClient::open(bool offer_roots, const CallWait& wait, SteadyTime probe_deadline) {
+  offer_roots_ = offer_roots;
+  CallWait probe = wait;
+  probe.what = "server/discover";
+  if (!probe.deadline || probe_deadline < *probe.deadline) probe.deadline = probe_deadline;
+  modern_ = true;
+  std::optional<Value> discovered;
+  try {
+    discovered = call("server/discover", Value::object(), probe);
+  } catch (const Error& e) {
+    // A server that has gone is not asked again; one that is stopped (the run) neither. Anything else it answers
+    // (method not found, an HTTP 400, silence) says it is of the 2025 era.
+    if (e.kind() == "mcp.closed" || e.kind().rfind("run.", 0) == 0 || e.kind().rfind("process.", 0) == 0) throw;
+  }
+  const Value& versions = discovered ? field(*discovered, "supportedVersions") : Value();
+  bool speaks_modern = versions.is_array() && std::any_of(versions.begin(), versions.end(), [](const Value& v) {
+                         return v.is_string() && v.get<std::string>() == kModernProtocolVersion;
+                       });
+  if (!speaks_modern) {
+    modern_ = false;
+    CallWait opening = wait;
+    opening.what = "initialize";
+    return initialize(offer_roots, opening);
+  }
+  ServerInfo info;
+  info.modern = true;
+  info.protocol_version = kModernProtocolVersion;
+  const Value& server = field(field(*discovered, "_meta"), "io.modelcontextprotocol/serverInfo");
+  info.name = string_field(server, "name");
+  info.version = string_field(server, "version");
+  info.instructions = string_field(*discovered, "instructions");
   return info;
 }
 
@@ -60,7 +114,7 @@ std::vector<ListedTool> McpClient::list_tools(size_t max_tools, const CallWait& 
       throw Error("mcp.limit", "the server's tool list goes on past " + std::to_string(kMaxPages) + " pages");
     Value params = Value::object();
     if (!cursor.empty()) params["cursor"] = cursor;
-    Value result = result_of(channel_->request("tools/list", std::move(params), wait), wait);
+    Value result = call("tools/list", std::move(params), wait);
     Value& listed = result["tools"];
     if (!listed.is_array()) throw Error("mcp.protocol", "the server's tools/list result has no list of tools");
     if (tools.size() + listed.size() > max_tools)
@@ -85,7 +139,7 @@ std::vector<ListedTool> McpClient::list_tools(size_t max_tools, const CallWait& 
 
 Value McpClient::call_tool(const std::string& name, const Value& arguments, const CallWait& wait) {
   Value params{{"name", name}, {"arguments", arguments.is_object() ? arguments : Value::object()}};
-  return result_of(channel_->request("tools/call", std::move(params), wait), wait);
+  return call("tools/call", std::move(params), wait);
 }
 
 }  // namespace engine::tools::mcp

@@ -1,6 +1,8 @@
 #pragma once
-// The client side of MCP over one channel: the opening handshake, the tool list, tool calls. Protocol revision
-// 2025-11-25 (what every reference server speaks), accepting the older revisions a server may answer with.
+// The client side of MCP over one channel: the opening, the tool list, tool calls. A dual-era client: it asks the
+// server first in revision 2026-07-28 (`server/discover`; no handshake, every request carrying the protocol in its
+// _meta), and falls back to 2025-11-25's handshake (`initialize`) when the server does not speak it, as every
+// reference server on SDK 1.x does not; older revisions a server answers initialize with are accepted too.
 #include <memory>
 #include <string>
 #include <vector>
@@ -9,9 +11,11 @@
 
 namespace engine::tools::mcp {
 
-inline constexpr const char* kProtocolVersion = "2025-11-25";
+inline constexpr const char* kProtocolVersion = "2025-11-25";    // the 2025 era's newest
+inline constexpr const char* kModernProtocolVersion = "2026-07-28";
 
 struct ServerInfo {
+  bool modern = false;  // 2026-07-28: no session, the protocol in each request
   std::string name;
   std::string version;
   std::string protocol_version;  // the revision the server chose
@@ -35,9 +39,11 @@ class McpClient {
  public:
   explicit McpClient(std::unique_ptr<McpChannel> channel) : channel_(std::move(channel)) {}
 
-  // initialize, then notifications/initialized. Throws Error "mcp.protocol" when the server refuses or answers
-  // with a revision the client does not speak; the channel's errors otherwise.
-  ServerInfo initialize(bool offer_roots, const CallWait& wait);
+  // server/discover; when the server does not answer it as a 2026-07-28 server (an error, an HTTP 400, silence
+  // until `probe_deadline`), initialize and notifications/initialized. Throws Error "mcp.protocol" when the server
+  // refuses or answers with a revision the client does not speak; the channel's errors otherwise (a server that
+  // goes away while asked is not asked again).
+  ServerInfo open(bool offer_roots, const CallWait& wait, SteadyTime probe_deadline);
   // Every tool, page after page; throws Error "mcp.protocol" for a malformed list, "mcp.limit" past `max_tools`
   // tools or kMaxPages pages.
   std::vector<ListedTool> list_tools(size_t max_tools, const CallWait& wait);
@@ -50,9 +56,15 @@ class McpClient {
   static constexpr size_t kMaxPages = 100;
 
  private:
-  Value result_of(Value response, const CallWait& wait);  // throws for an error response
+  // Sends `method`, with the 2026-07-28 envelope in its _meta once the server speaks it, and returns its result;
+  // throws for an error response, and for a result that asks for input the engine cannot give.
+  Value call(std::string_view method, Value params, const CallWait& wait);
+  ServerInfo initialize(bool offer_roots, const CallWait& wait);
+  Value envelope() const;
 
   std::unique_ptr<McpChannel> channel_;
+  bool modern_ = false;
+  bool offer_roots_ = false;
 };
 
 }  // namespace engine::tools::mcp

@@ -7,6 +7,11 @@
 #include "engine/tools/mcp/stdio_channel.h"
 
 namespace engine::tools::mcp {
+namespace {
+
+constexpr std::chrono::milliseconds kProbeWait{10'000};
+
+}  // namespace
 
 McpServer::McpServer(McpServerConfig config, std::shared_ptr<net::DescriptorWatch> watch)
     : config_(std::move(config)), watch_(std::move(watch)) {}
@@ -27,11 +32,12 @@ std::shared_ptr<McpClient> McpServer::start(const CallWait& wait) const {
     channel = std::make_unique<HttpChannel>(config_.url, config_.headers, config_.name, config_.max_message_bytes, on_request);
   auto client = std::make_shared<McpClient>(std::move(channel));
   CallWait opening = wait;
-  opening.what = "initialize";
   opening.on_progress = nullptr;
   std::exception_ptr failed;
   try {
-    ServerInfo info = client->initialize(!config_.root_uris.empty(), opening);
+    // A server of the 2025 era that stays silent at the 2026 probe is asked the 2025 way after a few seconds.
+    SteadyTime probe_deadline = std::chrono::steady_clock::now() + std::min(config_.timeout, kProbeWait);
+    ServerInfo info = client->open(!config_.root_uris.empty(), opening, probe_deadline);
     std::lock_guard lock(mu_);
     info_ = std::move(info);
   } catch (...) {

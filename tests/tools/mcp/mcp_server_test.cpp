@@ -152,7 +152,7 @@ TEST_CASE("mcp: hostile servers end in clear errors, never a hang or a crash", "
   SECTION("one that dies before answering") {
     Fixture f(fake("die_at_start"));
     CHECK(mcp_error_of([&] { f.tools(); }) ==
-          "mcp.closed: MCP server 'fake' went away during initialize: 'node' closed its output; its last words on "
+          "mcp.closed: MCP server 'fake' went away during server/discover: 'node' closed its output; its last words on "
           "stderr: starting...\nfatal: no configuration found");
   }
   SECTION("one that never answers") {
@@ -180,7 +180,7 @@ TEST_CASE("mcp: hostile servers end in clear errors, never a hang or a crash", "
     Fixture f(fake("old_version"));
     CHECK(mcp_error_of([&] { f.tools(); }) ==
           "mcp.protocol: the server answered initialize with protocol revision '2023-01-01', which the engine does "
-          "not speak (it speaks 2025-11-25)");
+          "not speak (it speaks 2026-07-28 and 2025-11-25)");
   }
   SECTION("one that writes lines that are not JSON-RPC among its answers") {
     Fixture f(fake("garbage"));
@@ -199,6 +199,39 @@ TEST_CASE("mcp: hostile servers end in clear errors, never a hang or a crash", "
     CHECK(mcp_error_of([&] { f.tools(); }) ==
           "process.spawn: cannot start 'no-such-mcp-server': not found on the PATH given to it");
   }
+}
+
+TEST_CASE("mcp: a 2026-07-28 server on the official SDK v2 is spoken to in its own revision over stdio and HTTP",
+          "[tools][mcp]") {
+  auto check = [](Fixture& f) {
+    f.set = f.tools();
+    CHECK(f.server->info().modern);
+    CHECK(f.server->info().protocol_version == "2026-07-28");
+    CHECK(f.server->info().name == "modern-peer");
+    CHECK(f.call("whoami", Value::object()).output == "modern");  // the SDK serves this instance as the new era
+    CHECK(f.call("add", Value{{"a", 2}, {"b", 5}}).output == Value{{"sum", 7}});
+    CHECK(f.call("fail", Value::object()).error_kind == "tool.error");
+    // Its schemas are 2020-12's: the simple ones are checked like draft 7's.
+    CHECK(f.set.tools[0]->parameters()["$schema"] == "https://json-schema.org/draft/2020-12/schema");
+    CHECK(f.set.tools[0]->parameters_schema() != nullptr);
+  };
+  McpServerConfig stdio;
+  stdio.name = "modern";
+  stdio.process = net::ProcessSpec{"node", {test::source_path("tests/peers/modern_server.mjs"), "stdio"}, {}, {}};
+  Fixture over_stdio(stdio);
+  check(over_stdio);
+
+  int port = test::free_port();
+  net::DescriptorWatch watch;
+  net::ChildProcess peer(net::ProcessSpec{"node", {test::source_path("tests/peers/modern_server.mjs"), "http",
+                                                   std::to_string(port)}, {}, {}},
+                         watch);
+  REQUIRE(test::wait_until_listening(port));
+  McpServerConfig http;
+  http.name = "modern";
+  http.url = "http://127.0.0.1:" + std::to_string(port) + "/mcp";
+  Fixture over_http(http);
+  check(over_http);
 }
 
 TEST_CASE("mcp: many runs on fibers share one server, each getting its own answer", "[tools][mcp]") {

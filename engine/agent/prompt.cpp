@@ -1,23 +1,14 @@
 #include "engine/agent/prompt.h"
 
+#include "engine/agent/tool_set.h"
+
 #include "engine/agent/run_core.h"
 #include "engine/core/error.h"
 #include "engine/core/text.h"
 
 namespace engine::agent {
 
-PromptContext::PromptContext(const std::vector<AgentTool>& tools, Memory memory) : memory_(std::move(memory)) {
-  std::vector<std::string> names, lines;
-  for (const auto& t : tools) {
-    tools_.push_back(Value{{"name", t.tool->name()}, {"description", t.tool->description()}});
-    names.push_back(t.tool->name());
-    lines.push_back(t.tool->name() + ": " + t.tool->description());
-  }
-  tool_names_ = join(names, ", ");
-  tool_descriptions_ = join(lines, "\n");
-}
-
-RunVars PromptContext::initial(const Value& inputs, std::span<const Exchange> history) const {
+RunVars PromptContext::initial(const Value& inputs, std::span<const Exchange> history, const ToolSet& tools) const {
   RunVars run{Value::object(), &inputs};
   Value& ctx = run.own;
   if (memory_.kind != Memory::Kind::None) {
@@ -25,9 +16,9 @@ RunVars PromptContext::initial(const Value& inputs, std::span<const Exchange> hi
     if (memory_.messages_read) ctx["history"] = Memory::messages(remembered);
     if (memory_.text_read) ctx["history_text"] = memory_.buffer_text(remembered);
   }
-  ctx["tools"] = tools_;
-  ctx["tool_names"] = tool_names_;
-  ctx["tool_descriptions"] = tool_descriptions_;
+  ctx["tools"] = tools.described;
+  ctx["tool_names"] = tools.names;
+  ctx["tool_descriptions"] = tools.descriptions;
   ctx["intermediate_steps"] = Value::array();
   return run;
 }

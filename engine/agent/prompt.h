@@ -22,7 +22,7 @@ struct PromptMessage {
   static PromptMessage placeholder_for(std::string variable) { return {"", std::nullopt, std::move(variable)}; }
 };
 
-struct AgentTool;
+struct ToolSet;
 
 // What an agent's templates read during a run: the run's own variables (tools, history, scratchpad, steps) over its
 // inputs, which stay where the caller holds them and are read by name and as `inputs`, never copied.
@@ -38,17 +38,14 @@ struct RunVars {
 // `history` (messages) and `history_text` as the memory remembers them. Built once per agent.
 class PromptContext {
  public:
-  PromptContext(const std::vector<AgentTool>& tools, Memory memory);
-  // `history` is the session's exchanges so far; the memory picks what the prompt sees. `inputs` must outlive the
-  // result, which borrows them.
-  RunVars initial(const Value& inputs, std::span<const Exchange> history) const;
+  explicit PromptContext(Memory memory) : memory_(std::move(memory)) {}
+  // `history` is the session's exchanges so far; the memory picks what the prompt sees; `tools` the run's tools.
+  // `inputs` must outlive the result, which borrows them.
+  RunVars initial(const Value& inputs, std::span<const Exchange> history, const ToolSet& tools) const;
   const Memory& memory() const { return memory_; }
 
  private:
   Memory memory_;
-  Value tools_ = Value::array();
-  std::string tool_names_;
-  std::string tool_descriptions_;
 };
 
 class Prompt {

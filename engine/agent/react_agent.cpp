@@ -13,8 +13,9 @@ class ReactRun {
            const RunOptions& options)
       : agent_(agent),
         cfg_(agent.config()),
-        core_(llm, events, options, cfg_.limits, cfg_.tools),
-        run_(agent.initial_context(inputs, options.history)) {}
+        tools_(agent.tools(options.cancel)),
+        core_(llm, events, options, cfg_.limits, tools_->tools),
+        run_(agent.initial_context(inputs, options.history, *tools_)) {}
 
   RunResult execute() { return core_.execute(*run_.inputs, [this] { loop(); }); }
 
@@ -100,6 +101,7 @@ class ReactRun {
 
   const ReactAgent& agent_;
   const ReactAgentConfig& cfg_;
+  std::shared_ptr<const ToolSet> tools_;  // the run's, kept whatever its sources do meanwhile
   RunCore core_;
   RunVars run_;
 };
@@ -108,16 +110,20 @@ class ReactRun {
 
 ReactAgent::ReactAgent(ReactAgentConfig config, std::shared_ptr<const parse::OutputParser> parser,
                        std::shared_ptr<const llm::LlmClient> llm)
-    : config_(std::move(config)), parser_(std::move(parser)), llm_(std::move(llm)), context_(config_.tools, config_.memory) {}
+    : config_(std::move(config)),
+      parser_(std::move(parser)),
+      llm_(std::move(llm)),
+      context_(config_.memory),
+      tools_(config_.tools, config_.changing_tools) {}
 
-RunVars ReactAgent::initial_context(const Value& inputs, std::span<const Exchange> history) const {
-  RunVars run = context_.initial(inputs, history);
+RunVars ReactAgent::initial_context(const Value& inputs, std::span<const Exchange> history, const ToolSet& tools) const {
+  RunVars run = context_.initial(inputs, history, tools);
   run.own["agent_scratchpad"] = config_.scratchpad_messages ? Value::array() : Value("");
   return run;
 }
 
 std::string ReactAgent::render_first_prompt(const Value& inputs) const {
-  RunVars run = initial_context(inputs);
+  RunVars run = initial_context(inputs, {}, *tools(nullptr));
   if (config_.scratchpad) run.own["agent_scratchpad"] = config_.scratchpad->render(run.vars());
   return config_.prompt.preview(run.vars());
 }

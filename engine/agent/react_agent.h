@@ -8,6 +8,7 @@
 #include "engine/agent/agent.h"
 #include "engine/agent/prompt.h"
 #include "engine/agent/structured_answer.h"
+#include "engine/agent/tool_set.h"
 #include "engine/llm/llm_client.h"
 #include "engine/parse/output_parser.h"
 #include "engine/template/template.h"
@@ -26,7 +27,8 @@ struct ReactAgentConfig {
   // tool call and its tool result, as transformers' templates take them (LangChain's format_to_tool_messages).
   bool scratchpad_messages = false;
   std::vector<std::string> stop;
-  std::vector<AgentTool> tools;  // the tools this agent may call, in declaration order
+  std::vector<AgentTool> tools;  // the tools this agent may call, in declaration order, as the build found them
+  std::vector<AgentTools::Changing> changing_tools;  // the sources some of them came from, whose lists can change
   RunLimits limits;
   ParseErrorPolicy on_parse_error = ParseErrorPolicy::Fail;
   std::optional<OutputSchema> output;  // the final answer is JSON matching it
@@ -45,13 +47,16 @@ class ReactAgent : public Agent {
   const ReactAgentConfig& config() const { return config_; }
   const parse::OutputParser& parser() const { return *parser_; }
   // The context the prompt template sees before the first step: the inputs, tools, tool_names, ...
-  RunVars initial_context(const Value& inputs, std::span<const Exchange> history = {}) const;
+  RunVars initial_context(const Value& inputs, std::span<const Exchange> history, const ToolSet& tools) const;
+  // The tools of a run starting now.
+  std::shared_ptr<const ToolSet> tools(const Cancel* cancel) const { return tools_.current(cancel); }
 
  private:
   ReactAgentConfig config_;
   std::shared_ptr<const parse::OutputParser> parser_;
   std::shared_ptr<const llm::LlmClient> llm_;
   PromptContext context_;
+  AgentTools tools_;
 };
 
 // LangChain's format_log_to_str for one step, appended to `scratchpad`.

@@ -5,14 +5,6 @@
 
 namespace engine::agent {
 
-llm::ToolSchema schema_of(const tools::Tool& tool) {
-  if (!tool.parameters().is_null()) return {tool.name(), tool.description(), tool.parameters()};
-  return {tool.name(), tool.description(),
-          Value{{"type", "object"},
-                {"properties", {{"input", {{"type", "string"}, {"description", "the input to the tool"}}}}},
-                {"required", {"input"}}}};
-}
-
 namespace {
 
 // What the console shows of a call, as LangChain's tool-calling agent logs it.
@@ -26,8 +18,9 @@ class ToolCallingRun {
                  const RunOptions& options)
       : agent_(agent),
         cfg_(agent.config()),
-        core_(llm, events, options, cfg_.limits, cfg_.tools),
-        run_(agent.initial_context(inputs, options.history)) {}
+        tools_(agent.tools(options.cancel)),
+        core_(llm, events, options, cfg_.limits, tools_->tools),
+        run_(agent.initial_context(inputs, options.history, *tools_)) {}
 
   RunResult execute() { return core_.execute(*run_.inputs, [this] { loop(); }); }
 
@@ -37,7 +30,7 @@ class ToolCallingRun {
     cfg_.prompt.render(run_.vars(), req);
     if (req.messages.empty()) req.messages.push_back({"user", std::move(req.prompt)});
     req.prompt.clear();
-    req.tools = agent_.schemas();
+    req.tools = agent_.schemas(*tools_);
     req.tool_choice = cfg_.tool_choice;
     req.stop = cfg_.stop;
     int iterations = 0;
@@ -107,7 +100,7 @@ class ToolCallingRun {
       Value args = parse_json(call.arguments);
       return args.is_discarded() ? Value(call.arguments) : args;
     }
-    for (const auto& t : cfg_.tools)
+    for (const auto& t : tools_->tools)
       if (t.tool->name() == call.name && !t.tool->parameters().is_null()) {
         Value args = parse_json(call.arguments);
         return args.is_discarded() ? Value(call.arguments) : args;
@@ -117,6 +110,7 @@ class ToolCallingRun {
 
   const ToolCallingAgent& agent_;
   const ToolCallingAgentConfig& cfg_;
+  std::shared_ptr<const ToolSet> tools_;  // the run's, kept whatever its sources do meanwhile
   RunCore core_;
   RunVars run_;
 };
@@ -131,20 +125,27 @@ Value tool_input_of(const std::string& arguments) {
 }
 
 ToolCallingAgent::ToolCallingAgent(ToolCallingAgentConfig config, std::shared_ptr<const llm::LlmClient> llm)
-    : config_(std::move(config)), llm_(std::move(llm)), context_(config_.tools, config_.memory) {
-  for (const auto& t : config_.tools) schemas_.push_back(schema_of(*t.tool));
+    : config_(std::move(config)),
+      llm_(std::move(llm)),
+      context_(config_.memory),
+      tools_(config_.tools, config_.changing_tools) {}
+
+std::vector<llm::ToolSchema> ToolCallingAgent::schemas(const ToolSet& tools) const {
+  std::vector<llm::ToolSchema> all = tools.schemas;
   if (config_.output && config_.output->as_tool)
-    schemas_.push_back({config_.output->tool_name,
-                        "Gives the final answer. Call it once you have the answer; its arguments are the answer.",
-                        config_.output->schema.json()});
+    all.push_back({config_.output->tool_name,
+                   "Gives the final answer. Call it once you have the answer; its arguments are the answer.",
+                   config_.output->schema.json()});
+  return all;
 }
 
-RunVars ToolCallingAgent::initial_context(const Value& inputs, std::span<const Exchange> history) const {
-  return context_.initial(inputs, history);
+RunVars ToolCallingAgent::initial_context(const Value& inputs, std::span<const Exchange> history,
+                                          const ToolSet& tools) const {
+  return context_.initial(inputs, history, tools);
 }
 
 std::string ToolCallingAgent::render_first_prompt(const Value& inputs) const {
-  return config_.prompt.preview(initial_context(inputs).vars());
+  return config_.prompt.preview(initial_context(inputs, {}, *tools(nullptr)).vars());
 }
 
 RunResult ToolCallingAgent::run(const Value& inputs, EventSink& events, const RunOptions& options) const {

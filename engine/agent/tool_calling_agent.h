@@ -10,17 +10,16 @@
 #include "engine/agent/agent.h"
 #include "engine/agent/prompt.h"
 #include "engine/agent/structured_answer.h"
+#include "engine/agent/tool_set.h"
 #include "engine/llm/llm_client.h"
 
 namespace engine::agent {
 
-// A tool's declared parameters; a tool of one text input takes it as `input`, as LangChain's single-input tools do.
-llm::ToolSchema schema_of(const tools::Tool& tool);
-
 struct ToolCallingAgentConfig {
   Prompt prompt;  // messages (a text prompt is sent as one user message)
   std::vector<std::string> stop;
-  std::vector<AgentTool> tools;
+  std::vector<AgentTool> tools;  // as the build found them
+  std::vector<AgentTools::Changing> changing_tools;  // the sources some of them came from, whose lists can change
   std::string tool_choice;  // "" (the provider's default), auto, none, required, any, or a tool's name
   RunLimits limits;
   std::optional<OutputSchema> output;  // the run ends through a final-answer tool whose arguments match it
@@ -35,14 +34,16 @@ class ToolCallingAgent : public Agent {
   std::string render_first_prompt(const Value& inputs) const override;
 
   const ToolCallingAgentConfig& config() const { return config_; }
-  const std::vector<llm::ToolSchema>& schemas() const { return schemas_; }
-  RunVars initial_context(const Value& inputs, std::span<const Exchange> history = {}) const;
+  // What the model is given for a run with `tools`: their schemas, and the final-answer tool's when there is one.
+  std::vector<llm::ToolSchema> schemas(const ToolSet& tools) const;
+  RunVars initial_context(const Value& inputs, std::span<const Exchange> history, const ToolSet& tools) const;
+  std::shared_ptr<const ToolSet> tools(const Cancel* cancel) const { return tools_.current(cancel); }
 
  private:
   ToolCallingAgentConfig config_;
   std::shared_ptr<const llm::LlmClient> llm_;
   PromptContext context_;
-  std::vector<llm::ToolSchema> schemas_;  // built once
+  AgentTools tools_;
 };
 
 // A tool's input from a call's arguments: {"input": "..."} gives the string, any other JSON its text.

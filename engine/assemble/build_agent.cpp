@@ -179,6 +179,7 @@ std::unique_ptr<agent::Agent> build_react_agent(const spec::WorkflowSpec& s, con
   cfg.scratchpad_messages = std::find(placeholders.begin(), placeholders.end(), "agent_scratchpad") != placeholders.end();
   cfg.stop = a.stop;
   cfg.tools = std::move(tools);
+  cfg.changing_tools = changing_tools(s, registry);
   cfg.limits = run_limits(s);
   cfg.output = output_schema(s, cfg.tools);
   cfg.on_parse_error = a.on_parse_error.value == "retry" ? agent::ParseErrorPolicy::Retry : agent::ParseErrorPolicy::Fail;
@@ -225,6 +226,7 @@ std::unique_ptr<agent::Agent> build_tool_calling_agent(const spec::WorkflowSpec&
   check_prompt_names(cfg.prompt, kToolCallingContext, s);
   cfg.stop = a.stop;
   cfg.tools = std::move(tools);
+  cfg.changing_tools = changing_tools(s, registry);
   cfg.tool_choice = tool_choice(s, cfg.tools);
   cfg.limits = run_limits(s);
   cfg.output = output_schema(s, cfg.tools);

@@ -87,7 +87,8 @@ tools::mcp::McpServerConfig server_config(const spec::ToolSpec& t) {
 // An MCP server's tools: listed by the server, started now; or, when servers are not to be started, the tools the
 // workflow names (its allow-list, and for the first server without one, the names it uses that no other tool has).
 std::vector<std::shared_ptr<const tools::Tool>> mcp_tools(const spec::ToolSpec& t, const spec::WorkflowSpec& s,
-                                                          const BuildOptions& options, std::vector<std::string>& warnings) {
+                                                          const BuildOptions& options, std::vector<std::string>& warnings,
+                                                          std::shared_ptr<const tools::ToolSource>& source) {
   const spec::McpSpec& m = *t.mcp;
   auto server = std::make_shared<const tools::mcp::McpServer>(server_config(t), options.pipes);
   tools::mcp::ToolsetOptions o;
@@ -118,9 +119,9 @@ std::vector<std::shared_ptr<const tools::Tool>> mcp_tools(const spec::ToolSpec& 
     }
     return unlisted;
   }
-  tools::mcp::Toolset set;
+  std::shared_ptr<const tools::mcp::McpToolset> set;
   try {
-    set = tools::mcp::list_toolset(server, o);
+    set = std::make_shared<const tools::mcp::McpToolset>(server, o);
   } catch (const Error& e) {
     bool named = e.message().rfind("MCP server '", 0) == 0;  // the server's messages name it already
     SourceLoc at = m.loc;  // a tool the server lacks is pointed at in the tools: list
@@ -129,8 +130,9 @@ std::vector<std::shared_ptr<const tools::Tool>> mcp_tools(const spec::ToolSpec& 
     throw Error(e.kind(), "tools: " + (named ? "" : "MCP server '" + t.name.value + "': ") + e.message(), at,
                 quoted_line(s, at));
   }
-  if (!set.warning.empty()) warnings.push_back(set.warning);
-  return std::move(set.tools);
+  if (!set->warning().empty()) warnings.push_back(set->warning());
+  source = set;
+  return *set->current(nullptr);
 }
 
 std::shared_ptr<const tools::Tool> load_tool(const spec::ToolSpec& t, const spec::WorkflowSpec& s,
@@ -191,8 +193,10 @@ tools::ToolRegistry build_tools(const spec::WorkflowSpec& s, const BuildOptions&
   for (size_t i = 0; i < s.tools.size(); ++i) {
     const spec::ToolSpec& t = s.tools[i];
     std::vector<std::shared_ptr<const tools::Tool>> given;
-    if (t.mcp) given = mcp_tools(t, s, options, warnings ? *warnings : ignored);
+    std::shared_ptr<const tools::ToolSource> source;
+    if (t.mcp) given = mcp_tools(t, s, options, warnings ? *warnings : ignored, source);
     else given.push_back(load_tool(t, s, options));
+    if (source) registry.add_source(i, std::move(source));
     for (auto& tool : given) {
       if (registry.find(tool->name()))
         throw Error("spec.duplicate_key",
@@ -232,6 +236,21 @@ std::vector<agent::AgentTool> agent_tools(const spec::WorkflowSpec& s, const too
     out.push_back(
         agent::AgentTool{tool, named(s.agent.return_direct), s.tools[registry.origin(i)].on_error.value == "fail"});
   }
+  return out;
+}
+
+std::vector<agent::AgentTools::Changing> changing_tools(const spec::WorkflowSpec& s, const tools::ToolRegistry& registry) {
+  std::vector<agent::AgentTools::Changing> out;
+  auto names = [](const std::vector<spec::Located<std::string>>& list) {
+    std::vector<std::string> n;
+    for (const auto& r : list) n.push_back(r.value);
+    return n;
+  };
+  for (size_t i = 0; i < s.tools.size(); ++i)
+    if (auto source = registry.source(i))
+      out.push_back(agent::AgentTools::Changing{std::move(source), s.agent.tools_given ? names(s.agent.tools)
+                                                                                       : std::vector<std::string>{},
+                                                names(s.agent.return_direct), s.tools[i].on_error.value == "fail"});
   return out;
 }
 

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "engine/agent/run_core.h"
+#include "engine/agent/tool_set.h"
 #include "engine/assemble/build_llm.h"
 #include "engine/spec/workflow_spec.h"
 #include "engine/tools/lua/lua_sandbox.h"
@@ -19,6 +20,9 @@ tools::ToolRegistry build_tools(const spec::WorkflowSpec& spec, const BuildOptio
 // output may show.
 std::vector<std::string> tool_secrets(const spec::WorkflowSpec& spec);
 std::vector<agent::AgentTool> agent_tools(const spec::WorkflowSpec& spec, const tools::ToolRegistry& registry);
+// The sources among them whose lists can change (MCP servers), as the agent takes their tools.
+std::vector<agent::AgentTools::Changing> changing_tools(const spec::WorkflowSpec& spec,
+                                                        const tools::ToolRegistry& registry);
 
 tools::lua::LuaLimits lua_limits(const spec::LuaLimitsSpec& limits);
 // A script's path as messages show it: as written, from the workflow's own display path.

@@ -16,6 +16,16 @@ const Tool* ToolRegistry::find(std::string_view name) const {
   return nullptr;
 }
 
+void ToolRegistry::add_source(size_t origin, std::shared_ptr<const ToolSource> source) {
+  sources_.emplace_back(origin, std::move(source));
+}
+
+std::shared_ptr<const ToolSource> ToolRegistry::source(size_t origin) const {
+  for (const auto& [at, s] : sources_)
+    if (at == origin) return s;
+  return nullptr;
+}
+
 std::vector<std::string> ToolRegistry::names() const {
   std::vector<std::string> out;
   for (const auto& t : tools_) out.push_back(t->name());

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "engine/tools/tool.h"
+#include "engine/tools/tool_source.h"
 
 namespace engine::tools {
 
@@ -18,10 +19,14 @@ class ToolRegistry {
   std::vector<std::string> names() const;
   const std::vector<std::shared_ptr<const Tool>>& all() const { return tools_; }
   size_t origin(size_t index) const { return origins_[index]; }
+  // The source of the tools entry at `origin` whose list may change (an MCP server's), or null.
+  void add_source(size_t origin, std::shared_ptr<const ToolSource> source);
+  std::shared_ptr<const ToolSource> source(size_t origin) const;
 
  private:
   std::vector<std::shared_ptr<const Tool>> tools_;
   std::vector<size_t> origins_;
+  std::vector<std::pair<size_t, std::shared_ptr<const ToolSource>>> sources_;
 };
 
 }  // namespace engine::tools

@@ -29,12 +29,12 @@ bool passed(const std::optional<SteadyTime>& deadline) {
 }  // namespace
 
 HttpChannel::HttpChannel(std::string url, std::vector<std::string> headers, std::string server,
-                         size_t max_message_bytes, ServerRequestHandler on_request)
+                         size_t max_message_bytes, ServerMessages messages)
     : url_(std::move(url)),
       headers_(std::move(headers)),
       server_(std::move(server)),
       max_message_(max_message_bytes),
-      on_request_(std::move(on_request)) {}
+      messages_(std::move(messages)) {}
 
 HttpChannel::~HttpChannel() {
   answers_.join();
@@ -98,10 +98,10 @@ void HttpChannel::handle(Incoming in, const CallWait& wait, std::optional<int64_
       return;
     }
     case Incoming::Kind::Request:
-      answer(on_request_(in));
+      answer(messages_.on_request(in));
       return;
     case Incoming::Kind::Notification:
-      if (in.method == "notifications/tools/list_changed") tools_changed_ = true;
+      if (in.method == "notifications/tools/list_changed" && messages_.on_tools_changed) messages_.on_tools_changed();
       if (in.method == "notifications/progress" && wait.on_progress && id) {
         const Value& params = field(in.message, "params");
         const Value& token = field(params, "progressToken");

@@ -20,7 +20,7 @@ class HttpChannel : public McpChannel {
  public:
   // `headers` ("Name: value") go with every request. `server` names it in messages.
   HttpChannel(std::string url, std::vector<std::string> headers, std::string server, size_t max_message_bytes,
-              ServerRequestHandler on_request);
+              ServerMessages messages);
   ~HttpChannel() override;  // ends the session (DELETE), briefly, if the server still has it
 
   Value request(std::string_view method, Value params, const CallWait& wait) override;
@@ -42,7 +42,7 @@ class HttpChannel : public McpChannel {
   std::vector<std::string> headers_;
   std::string server_;
   size_t max_message_;
-  ServerRequestHandler on_request_;
+  ServerMessages messages_;
   mutable std::mutex mu_;
   std::string session_;           // Mcp-Session-Id, once the server gave one
   std::string protocol_version_;  // MCP-Protocol-Version, once initialize has said it

@@ -2,7 +2,6 @@
 // How the client reaches an MCP server: a request and its response per caller, many callers at once (the runs of a
 // batch share one server). Over stdio the answers of every call in flight come back on one pipe; over Streamable
 // HTTP each call is its own POST. Either way the caller waits as a fiber waits, giving its thread up.
-#include <atomic>
 #include <functional>
 #include <optional>
 #include <string>
@@ -25,9 +24,12 @@ struct CallWait {
   std::string what;  // for messages: "tools/call 'read_file'"
 };
 
-// The answer to a request the server sends the client (roots/list, ping): a response message. Called on the thread
-// that reads the server; it must not wait.
-using ServerRequestHandler = std::function<Value(const Incoming& request)>;
+// What the client does with what the server sends unasked, on the thread that reads the server (neither may wait):
+// answer its requests (roots/list, ping) with a response message, and hear that its tools changed.
+struct ServerMessages {
+  std::function<Value(const Incoming& request)> on_request;
+  std::function<void()> on_tools_changed;
+};
 
 class McpChannel {
  public:
@@ -45,12 +47,6 @@ class McpChannel {
   // Whether it is gone because the server forgot the session (HTTP's 404): the call that saw it did not reach the
   // server, and may be sent again on a new connection.
   virtual bool lost_session() const { return false; }
-
-  // Whether the server said its tools changed (notifications/tools/list_changed) since the last time this was asked.
-  bool take_tools_changed() { return tools_changed_.exchange(false); }
-
- protected:
-  std::atomic<bool> tools_changed_{false};
 };
 
 }  // namespace engine::tools::mcp

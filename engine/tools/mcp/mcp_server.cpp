@@ -24,7 +24,9 @@ ServerInfo McpServer::info() const {
 }
 
 std::shared_ptr<McpClient> McpServer::start(const CallWait& wait) const {
-  auto on_request = [roots = config_.root_uris](const Incoming& request) { return answer_server_request(request, roots); };
+  ServerMessages on_request{
+      [roots = config_.root_uris](const Incoming& request) { return answer_server_request(request, roots); },
+      [this] { ++tools_changes_; }};
   std::unique_ptr<McpChannel> channel;
   if (config_.url.empty())
     channel = std::make_unique<StdioChannel>(config_.process, *watch_, config_.name, config_.max_message_bytes, on_request);
@@ -91,9 +93,7 @@ std::vector<ListedTool> McpServer::list_tools(const Cancel* cancel) const {
   wait.deadline = std::chrono::steady_clock::now() + config_.timeout;
   wait.cancel = cancel;
   wait.what = "tools/list";
-  auto c = client(wait);
-  c->channel().take_tools_changed();  // what it lists now is the news
-  return c->list_tools(config_.max_tools, wait);
+  return client(wait)->list_tools(config_.max_tools, wait);
 }
 
 Value McpServer::call(const std::string& tool, const Value& arguments, CallWait wait) const {

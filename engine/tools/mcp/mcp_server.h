@@ -2,7 +2,9 @@
 // One MCP server of an executor, shared by all its runs: started once, at the first need, and started again for
 // the next call when it has died (the call that saw it die fails, naming what the server last said). Calls in
 // flight share its one connection.
+#include <atomic>
 #include <chrono>
+#include <cstdint>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -42,6 +44,8 @@ class McpServer {
   Value call(const std::string& tool, const Value& arguments, CallWait wait) const;
   // What the server said of itself when it was last started; empty before.
   ServerInfo info() const;
+  // How many times the server has said its tools changed (notifications/tools/list_changed).
+  uint64_t tools_changes() const { return tools_changes_; }
 
  private:
   std::shared_ptr<McpClient> client(const CallWait& wait) const;  // the running one, or a new one
@@ -55,6 +59,7 @@ class McpServer {
   mutable bool connecting_ = false;
   mutable std::shared_ptr<McpClient> client_;
   mutable ServerInfo info_;
+  mutable std::atomic<uint64_t> tools_changes_{0};
 };
 
 }  // namespace engine::tools::mcp

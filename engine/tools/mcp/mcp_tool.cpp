@@ -61,12 +61,13 @@ ToolResult McpTool::call(const Value& input, const ToolContext& context) const {
   return call_result(std::move(result), name(), output_ ? &*output_ : nullptr);
 }
 
-Toolset list_toolset(const std::shared_ptr<const McpServer>& server, const ToolsetOptions& options) {
-  std::vector<ListedTool> listed = server->list_tools();
+Toolset list_toolset(const std::shared_ptr<const McpServer>& server, const ToolsetOptions& options, bool strict,
+                     const Cancel* cancel) {
+  std::vector<ListedTool> listed = server->list_tools(cancel);
   std::vector<std::string> names;
   for (const auto& t : listed) names.push_back(t.name);
   for (const auto& wanted : options.allow)
-    if (std::find(names.begin(), names.end(), wanted) == names.end())
+    if (strict && std::find(names.begin(), names.end(), wanted) == names.end())
       throw Error("mcp.unknown_tool", "MCP server '" + server->config().name + "' has no tool '" + wanted + "'" +
                                           did_you_mean(wanted, names) + " (it lists: " + join(names, ", ") + ")");
   Toolset set;
@@ -104,6 +105,35 @@ Toolset list_toolset(const std::shared_ptr<const McpServer>& server, const Tools
     notes.push_back("tools whose names no model could call are left out: " + join(uncallable, ", "));
   if (!notes.empty()) set.warning = "MCP server '" + server->config().name + "': " + join(notes, "; ");
   return set;
+}
+
+McpToolset::McpToolset(std::shared_ptr<const McpServer> server, ToolsetOptions options)
+    : server_(std::move(server)), options_(std::move(options)) {
+  Toolset first = list_toolset(server_, options_);
+  // Counted after the list came: a change the server announced before answering is in the answer.
+  listed_at_ = server_->tools_changes();
+  warning_ = std::move(first.warning);
+  tools_ = std::make_shared<const ToolList>(std::move(first.tools));
+}
+
+std::shared_ptr<const ToolList> McpToolset::current(const Cancel* cancel) const {
+  uint64_t changes = server_->tools_changes();
+  {
+    std::lock_guard lock(mu_);
+    if (changes == listed_at_ || listing_) return tools_;
+    listing_ = true;
+  }
+  std::shared_ptr<const ToolList> fresh;
+  try {
+    fresh = std::make_shared<const ToolList>(list_toolset(server_, options_, false, cancel).tools);
+  } catch (const Error&) {
+    // The list it had stands; the next change is another chance.
+  }
+  std::lock_guard lock(mu_);
+  listing_ = false;
+  listed_at_ = changes;
+  if (fresh) tools_ = std::move(fresh);
+  return tools_;
 }
 
 }  // namespace engine::tools::mcp

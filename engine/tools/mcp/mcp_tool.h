@@ -1,13 +1,16 @@
 #pragma once
 // A tool of an MCP server, typed like any other: its inputSchema is its parameters, so ReAct and tool-calling
 // agents, tool steps and `engine tool` all use it. Calls go to the server the executor shares.
+#include <cstdint>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "engine/tools/mcp/mcp_server.h"
 #include "engine/tools/tool.h"
+#include "engine/tools/tool_source.h"
 
 namespace engine::tools::mcp {
 
@@ -44,7 +47,29 @@ struct Toolset {
 };
 
 // The server's tools (started and listed now), those allowed, as tools. Throws Error "mcp.unknown_tool" for an
-// allowed name the server does not list, "mcp.bad_tool" for a name no model could call, and the server's errors.
-Toolset list_toolset(const std::shared_ptr<const McpServer>& server, const ToolsetOptions& options);
+// allowed name the server does not list (unless not `strict`: a list that changed may have lost one), and the
+// server's errors.
+Toolset list_toolset(const std::shared_ptr<const McpServer>& server, const ToolsetOptions& options,
+                     bool strict = true, const Cancel* cancel = nullptr);
+
+// A server's tools as the runs see them: listed when made (at the build), and listed again by the first run that
+// starts after the server says they changed (notifications/tools/list_changed); the others go on with the list
+// they had meanwhile.
+class McpToolset : public ToolSource {
+ public:
+  // Throws as list_toolset does.
+  McpToolset(std::shared_ptr<const McpServer> server, ToolsetOptions options);
+  std::shared_ptr<const ToolList> current(const Cancel* cancel) const override;
+  const std::string& warning() const { return warning_; }  // the first listing's
+
+ private:
+  std::shared_ptr<const McpServer> server_;
+  ToolsetOptions options_;
+  std::string warning_;
+  mutable std::mutex mu_;
+  mutable std::shared_ptr<const ToolList> tools_;
+  mutable uint64_t listed_at_ = 0;  // the server's count of changes when `tools_` was listed
+  mutable bool listing_ = false;
+};
 
 }  // namespace engine::tools::mcp

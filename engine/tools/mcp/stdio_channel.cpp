@@ -34,8 +34,8 @@ std::string last_lines(const std::string& tail) {
 }  // namespace
 
 StdioChannel::StdioChannel(const net::ProcessSpec& spec, net::DescriptorWatch& watch, std::string server,
-                           size_t max_message_bytes, ServerRequestHandler on_request)
-    : server_(std::move(server)), max_message_(max_message_bytes), on_request_(std::move(on_request)) {
+                           size_t max_message_bytes, ServerMessages messages)
+    : server_(std::move(server)), max_message_(max_message_bytes), messages_(std::move(messages)) {
   process_ = std::make_unique<net::ChildProcess>(spec, watch);
   process_->follow_lines(
       max_message_, [this](std::string_view line) { on_line(line); }, [this](const std::string& why) { on_end(why); });
@@ -63,11 +63,11 @@ void StdioChannel::on_line(std::string_view line) {
       return;
     }
     case Incoming::Kind::Request:
-      answer(on_request_(in));
+      answer(messages_.on_request(in));
       return;
     case Incoming::Kind::Notification: {
       if (in.method == "notifications/tools/list_changed") {
-        tools_changed_ = true;
+        if (messages_.on_tools_changed) messages_.on_tools_changed();
         return;
       }
       if (in.method != "notifications/progress") return;  // logging, resources: nothing a tool call needs

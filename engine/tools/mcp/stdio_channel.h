@@ -20,7 +20,7 @@ class StdioChannel : public McpChannel {
  public:
   // Starts the server; throws Error "process.spawn" when it cannot be. `server` names it in messages.
   StdioChannel(const net::ProcessSpec& spec, net::DescriptorWatch& watch, std::string server, size_t max_message_bytes,
-               ServerRequestHandler on_request);
+               ServerMessages messages);
   ~StdioChannel() override;  // stops the server: stdin closed, then SIGTERM, then SIGKILL
 
   Value request(std::string_view method, Value params, const CallWait& wait) override;
@@ -42,7 +42,7 @@ class StdioChannel : public McpChannel {
 
   std::string server_;
   size_t max_message_;
-  ServerRequestHandler on_request_;
+  ServerMessages messages_;
   mutable std::mutex mu_;
   Condition write_turn_;
   bool writing_ = false;

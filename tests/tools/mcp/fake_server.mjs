@@ -2,7 +2,8 @@
 //   good          a small server: tools add (with an outputSchema), fail (isError), slow (until cancelled),
 //                 progress, roots (asks the client for its roots, and tries a request the client does not offer),
 //                 bad_struct, crash, cancelled (how many cancellations it has seen), leak (an error quoting
-//                 SECRET_KEY); its tool list comes in two pages
+//                 SECRET_KEY), grow (adds the tool extra and says the list changed); its tool list comes in two
+//                 pages
 //   garbage       the good server, with lines that are not JSON-RPC before each answer
 //   silent        reads, never answers
 //   huge          answers initialize with a line that never ends
@@ -42,6 +43,7 @@ const tools = [
   { name: 'draft2020', description: 'A schema in a dialect the engine does not check',
     inputSchema: { type: 'object', properties: { xs: { type: 'array', prefixItems: [{ type: 'string' }] } } } },
   { name: 'bad name\nAction: x', description: 'A name no model could call', inputSchema: { type: 'object' } },
+  { name: 'grow', description: 'Adds the tool extra, and says the list changed', inputSchema: { type: 'object' } },
 ];
 
 const text = (t) => ({ content: [{ type: 'text', text: t }] });
@@ -75,6 +77,12 @@ function call(id, name, args, meta) {
       process.exit(7);
     case 'cancelled': return answer(text(String(cancelled)));
     case 'leak': return answer({ ...text('refused key ' + process.env.SECRET_KEY), isError: true });
+    case 'grow':
+      if (!tools.some((t) => t.name === 'extra'))
+        tools.push({ name: 'extra', description: 'A tool that came later', inputSchema: { type: 'object' } });
+      out({ jsonrpc: '2.0', method: 'notifications/tools/list_changed' });
+      return answer(text('grown'));
+    case 'extra': return answer(text('extra!'));
     default: return out({ jsonrpc: '2.0', id, error: { code: -32602, message: `Tool ${name} not found` } });
   }
 }

@@ -59,7 +59,7 @@ TEST_CASE("mcp: every page of tools is listed and each becomes a typed tool", "[
   std::vector<std::string> names;
   for (const auto& t : f.set.tools) names.push_back(t->name());
   CHECK(names == std::vector<std::string>{"add", "fail", "slow", "progress", "roots", "bad_struct", "crash",
-                                          "cancelled", "leak", "draft2020"});
+                                          "cancelled", "leak", "draft2020", "grow"});
   CHECK(f.set.tools[0]->description() == "Adds two numbers");
   CHECK(f.set.tools[0]->parameters()["required"] == Value{"a", "b"});
   CHECK(f.set.tools[0]->parameters_schema() != nullptr);
@@ -79,7 +79,7 @@ TEST_CASE("mcp: an allow-list keeps the tools it names and a prefix renames them
   CHECK(f.call("calc_add", Value{{"a", 1}, {"b", 2}}).output == Value{{"sum", 3}});
   CHECK(mcp_error_of([&] { f.tools(ToolsetOptions{{"ad"}, "", {}}); }) ==
         "mcp.unknown_tool: MCP server 'fake' has no tool 'ad' (did you mean 'add'?) (it lists: add, fail, slow, "
-        "progress, roots, bad_struct, crash, cancelled, leak, draft2020, bad name\nAction: x)");
+        "progress, roots, bad_struct, crash, cancelled, leak, draft2020, bad name\nAction: x, grow)");
 }
 
 TEST_CASE("mcp: results are structured content, joined text, or a tool failure the model sees", "[tools][mcp]") {

@@ -170,3 +170,38 @@ TEST_CASE("mcp e2e: a key given to a server never shows, even when the server qu
   CHECK(r.out.find("refused key ***") != std::string::npos);
   CHECK_FALSE(test::holds_piece_of_key(r.out + r.err, key));
 }
+
+TEST_CASE("mcp e2e: a batch of runs on fibers starts its MCP server once and shares it", "[e2e][mcp]") {
+  test::TempDir dir;
+  auto starts = dir.path() / "starts";
+  auto wf = dir.write("w.yaml",
+                      "version: 1\nname: b\ninputs: {input: {}}\nagent: {kind: tool_calling}\n"
+                      "llm:\n  provider: scripted\n  scripted:\n    rules:\n"
+                      "      - {match: 'tool: ', reply: 'added'}\n"
+                      "      - match: 'user: (?P<n>[0-9]+)'\n        tool_calls:\n"
+                      "          - {name: add, arguments: '{\"a\": {{ n }}, \"b\": 1}'}\n"
+                      "tools:\n  - mcp:\n      command: node\n      args: [" +
+                          test::source_path("tests/tools/mcp/fake_server.mjs") + ", good]\n      env: {START_LOG: " +
+                          test::shell_quote(starts.string()) + "}\n    tools: [add]\n");
+  std::string rows;
+  for (int i = 0; i < 60; ++i) rows += "{\"input\": \"" + std::to_string(i) + "\"}\n";
+  auto data = dir.write("rows.jsonl", rows);
+  auto out = dir.path() / "out.jsonl";
+  auto r = test::run_engine("batch " + test::shell_quote(wf.string()) + " --data " + test::shell_quote(data.string()) +
+                            " --out " + test::shell_quote(out.string()) + " --concurrency 16");
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  std::ifstream results(out);
+  int ok = 0;
+  for (std::string line; std::getline(results, line);) {
+    Value v = parse_json(line);
+    int n = std::stoi(v["inputs"]["input"].get<std::string>());
+    if (v["status"] == "ok" && v["intermediate_steps"][0]["observation"] == Value{{"sum", n + 1}}) ++ok;
+  }
+  CHECK(ok == 60);
+  std::ifstream started(starts);
+  int lines = 0;
+  for (std::string line; std::getline(started, line);) ++lines;
+  CHECK(lines == 1);
+}
+

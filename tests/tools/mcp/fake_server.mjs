@@ -12,6 +12,7 @@
 //   flood         writes 20,000 notifications before each answer
 //   old_version   answers initialize with a protocol revision the client does not speak
 //   die_at_start  writes to stderr and exits before answering anything
+import fs from 'node:fs';
 import readline from 'node:readline';
 
 const mode = process.argv[2] ?? 'good';
@@ -20,6 +21,9 @@ let cancelled = 0;
 let nextId = 1000;
 const waiting = new Map();  // the server's own requests to the client, by id
 const slow = new Map();     // slow calls in flight, by request id
+
+// START_LOG names a file each start appends a line to: how many times the server was started.
+if (process.env.START_LOG) fs.appendFileSync(process.env.START_LOG, `${process.pid}\n`);
 
 if (mode === 'die_at_start') {
   process.stderr.write('starting...\nfatal: no configuration found\n');

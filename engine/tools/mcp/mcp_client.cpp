@@ -42,8 +42,9 @@ Value McpClient::call(std::string_view method, Value params, const CallWait& wai
   Value response = channel_->request(method, std::move(params), wait);
   if (std::string error = error_text(response); !error.empty())
     throw Error("mcp.error", wait.what + " failed: " + error);
+  if (!response.is_object() || !field(response, "result").is_object())
+    throw Error("mcp.protocol", wait.what + " was answered with a result that is not an object");
   Value& result = response["result"];
-  if (!result.is_object()) throw Error("mcp.protocol", wait.what + " was answered with a result that is not an object");
   // 2026-07-28: a server may answer that it needs input first (an elicitation); the engine offers none.
   if (std::string type = string_field(result, "resultType"); !type.empty() && type != "complete")
     throw Error("mcp.error", wait.what + " was answered '" + type + "': the server asks for input the engine cannot give");

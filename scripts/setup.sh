@@ -35,5 +35,7 @@ fi
 peers="$(dirname "$0")/../tests/peers"
 if [ ! -f "$peers/node_modules/.package-lock.json" ] || [ "$peers/package-lock.json" -nt "$peers/node_modules/.package-lock.json" ]; then
   echo "setup: installing the tests' MCP servers from npm (tests/peers)" >&2
-  (cd "$peers" && npm ci --no-audit --no-fund --loglevel=error)
+  # The engine builds and runs without them (make demo); only the MCP tests need them, and say so when they are missing.
+  (cd "$peers" && npm ci --no-audit --no-fund --loglevel=error) ||
+    echo "setup: warning: npm ci failed in tests/peers; the MCP tests will fail until it succeeds" >&2
 fi

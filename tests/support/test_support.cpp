@@ -1,5 +1,7 @@
 #include "support/test_support.h"
 
+#include <catch2/catch.hpp>
+
 #include "engine/core/redact.h"
 
 #include <arpa/inet.h>
@@ -121,6 +123,12 @@ std::vector<std::string> EventLog::types() const {
   std::vector<std::string> out;
   for (const auto& e : events) out.push_back(e.type);
   return out;
+}
+
+void require_mcp_peers() {
+  bool installed = std::filesystem::exists(source_path("tests/peers/node_modules/.package-lock.json"));
+  INFO("the MCP test servers are not installed: run scripts/setup.sh (npm ci in tests/peers)");
+  REQUIRE(installed);
 }
 
 int free_port() {

@@ -1,0 +1,142 @@
+// MCP over Streamable HTTP against a loopback server written for the test: a session the server forgets (404) is
+// opened again and the call goes again once, a refusal quotes the server, and a stream closed before the answer is
+// taken up again from its last event id.
+#include <catch2/catch.hpp>
+
+#include <httplib.h>
+
+#include <atomic>
+#include <thread>
+
+#include "engine/core/error.h"
+#include "engine/core/json_parse.h"
+#include "engine/core/json_text.h"
+#include "engine/net/descriptor_watch.h"
+#include "engine/tools/mcp/mcp_server.h"
+
+using namespace engine;
+using namespace engine::tools::mcp;
+
+namespace {
+
+// A 2025-era server of one tool, `add`, that can forget its session, refuse, or cut its stream.
+class SessionServer {
+ public:
+  SessionServer() {
+    server_.Post("/mcp", [this](const httplib::Request& req, httplib::Response& res) { post(req, res); });
+    server_.Get("/mcp", [this](const httplib::Request& req, httplib::Response& res) { resume(req, res); });
+    server_.Delete("/mcp", [](const httplib::Request&, httplib::Response& res) { res.status = 200; });
+    port_ = server_.bind_to_any_port("127.0.0.1");
+    thread_ = std::thread([this] { server_.listen_after_bind(); });
+    for (int i = 0; i < 5000 && !server_.is_running(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  ~SessionServer() {
+    server_.stop();
+    thread_.join();
+  }
+  std::string url() const { return "http://127.0.0.1:" + std::to_string(port_) + "/mcp"; }
+
+  std::atomic<int> sessions{0};
+  std::atomic<bool> forget{false};    // the next request finds its session gone
+  std::atomic<bool> refuse{false};    // answers 401
+  std::atomic<bool> cut{false};       // a call's stream ends after a priming event; the answer comes on a GET
+  std::string pending_answer;         // for the GET
+
+ private:
+  void post(const httplib::Request& req, httplib::Response& res) {
+    if (refuse) {
+      res.status = 401;
+      res.set_content(R"({"error":"the token sk-abcdef0123456789 is not valid here"})", "application/json");
+      return;
+    }
+    Value m = parse_json(req.body);
+    std::string method = string_field(m, "method");
+    if (method == "initialize") {
+      res.set_header("Mcp-Session-Id", "s" + std::to_string(++sessions));
+      return json(res, m, Value{{"protocolVersion", "2025-11-25"}, {"capabilities", Value::object()},
+                                {"serverInfo", {{"name", "session-server"}, {"version", "1"}}}});
+    }
+    if (!m.contains("id")) {
+      res.status = 202;
+      return;
+    }
+    if (method == "server/discover") {
+      res.status = 400;
+      return res.set_content(R"({"jsonrpc":"2.0","id":null,"error":{"code":-32000,"message":"No session"}})",
+                             "application/json");
+    }
+    if (req.get_header_value("Mcp-Session-Id") != "s" + std::to_string(sessions.load()) || forget.exchange(false)) {
+      res.status = 404;
+      return;
+    }
+    if (method == "tools/list")
+      return json(res, m, Value{{"tools", {{{"name", "add"}, {"inputSchema", {{"type", "object"}}}}}}});
+    const Value& args = m["params"]["arguments"];
+    Value result{{"content", {{{"type", "text"}, {"text", std::to_string(args["a"].get<int>() + args["b"].get<int>())}}}}};
+    if (cut.exchange(false)) {
+      pending_answer = to_json_text(Value{{"jsonrpc", "2.0"}, {"id", m["id"]}, {"result", result}});
+      return res.set_content("id: e1\nretry: 10\ndata:\n\n", "text/event-stream");
+    }
+    json(res, m, result);
+  }
+  void resume(const httplib::Request& req, httplib::Response& res) {
+    if (req.get_header_value("Last-Event-ID") != "e1") {
+      res.status = 405;
+      return;
+    }
+    res.set_content("id: e2\ndata: " + pending_answer + "\n\n", "text/event-stream");
+  }
+  static void json(httplib::Response& res, const Value& m, Value result) {
+    res.set_content(to_json_text(Value{{"jsonrpc", "2.0"}, {"id", m["id"]}, {"result", std::move(result)}}),
+                    "application/json");
+  }
+
+  httplib::Server server_;
+  int port_ = 0;
+  std::thread thread_;
+};
+
+std::string sum(const McpServer& server, int a, int b) {
+  return server.call("add", Value{{"a", a}, {"b", b}}, {})["content"][0]["text"].get<std::string>();
+}
+
+}  // namespace
+
+TEST_CASE("mcp http: a session the server forgot is opened again and the call goes again once", "[tools][mcp]") {
+  SessionServer s;
+  McpServer server(McpServerConfig{.name = "sessions", .url = s.url(), .timeout = std::chrono::milliseconds(5000)},
+                   std::make_shared<net::DescriptorWatch>());
+  CHECK(server.list_tools().size() == 1);
+  CHECK(sum(server, 2, 3) == "5");
+  CHECK(s.sessions == 1);
+  s.forget = true;
+  CHECK(sum(server, 4, 5) == "9");  // the 404, a new session, the call again
+  CHECK(s.sessions == 2);
+  CHECK(sum(server, 1, 1) == "2");
+  CHECK(s.sessions == 2);
+}
+
+TEST_CASE("mcp http: a stream closed before the answer is taken up again from its last event id", "[tools][mcp]") {
+  SessionServer s;
+  McpServer server(McpServerConfig{.name = "sessions", .url = s.url(), .timeout = std::chrono::milliseconds(5000)},
+                   std::make_shared<net::DescriptorWatch>());
+  server.list_tools();
+  s.cut = true;
+  CHECK(sum(server, 20, 22) == "42");
+}
+
+TEST_CASE("mcp http: a refusal names the status and quotes the server", "[tools][mcp]") {
+  SessionServer s;
+  s.refuse = true;
+  McpServer server(McpServerConfig{.name = "sessions", .url = s.url(), .timeout = std::chrono::milliseconds(5000)},
+                   std::make_shared<net::DescriptorWatch>());
+  try {
+    server.list_tools();
+    FAIL("no error");
+  } catch (const Error& e) {
+    CHECK(e.kind() == "mcp.rejected");
+    CHECK(std::string(e.message()) ==
+          "MCP server 'sessions' answered initialize with HTTP 401: {\"error\":\"the token sk-abcdef0123456789 is not "
+          "valid here\"}");
+  }
+}

@@ -8,7 +8,8 @@ build="$1"
 seconds="$2"
 shift 2
 targets=("$@")
-[ ${#targets[@]} -eq 0 ] && targets=(workflow_load template react_parser regex sse provider_answer json_text lua_patterns lua_json)
+[ ${#targets[@]} -eq 0 ] && targets=(workflow_load template react_parser regex sse provider_answer json_text lua_patterns lua_json
+  mcp_message)
 jobs="${FUZZ_JOBS:-$(nproc)}"
 
 declare -A seeds=(
@@ -16,7 +17,7 @@ declare -A seeds=(
   [template]="$root/templates $root/tests/template/corpus/chat"
 )
 declare -A dicts=([workflow_load]=yaml.dict [template]=jinja.dict [provider_answer]=json.dict [json_text]=json.dict
-                  [lua_json]=json.dict [sse]=sse.dict)
+                  [lua_json]=json.dict [sse]=sse.dict [mcp_message]=json.dict)
 
 run_one() {
   local t="$1"

@@ -28,6 +28,8 @@ struct Transfer {
   bool too_large = false;
   std::chrono::milliseconds read_timeout{0};
   bool stalled = false;
+  std::chrono::milliseconds linger{0};
+  std::optional<Clock::time_point> done_at;  // when the sink had what it wanted, with a linger to let the body end
 };
 
 std::string size_text(size_t bytes) {
@@ -49,6 +51,7 @@ size_t write_body(char* data, size_t size, size_t n, void* ud) {
     t->too_large = true;
     return 0;  // ends the transfer
   }
+  if (t->done_at) return t->last_byte - *t->done_at <= t->linger ? size * n : 0;  // read past, to the body's end
   if (!*t->sink || !success_status(t->curl)) {
     t->response->body.append(data, size * n);
     return size * n;
@@ -56,6 +59,10 @@ size_t write_body(char* data, size_t size, size_t n, void* ud) {
   try {
     if ((*t->sink)(std::string_view(data, size * n))) return size * n;
     t->response->aborted_by_sink = true;
+    if (t->linger.count() > 0) {
+      t->done_at = t->last_byte;
+      return size * n;
+    }
   } catch (...) {
     t->sink_error = std::current_exception();  // an exception must not unwind through curl's C frames
   }
@@ -83,6 +90,7 @@ size_t write_header(char* data, size_t size, size_t n, void* ud) {
 // the read timeout is stalled, which a total timeout alone would only notice minutes later.
 int check_stall(void* ud, curl_off_t, curl_off_t, curl_off_t, curl_off_t) {
   auto* t = static_cast<Transfer*>(ud);
+  if (t->done_at) return Clock::now() - *t->done_at > t->linger ? 1 : 0;  // lingered long enough: cut
   if (Clock::now() - t->last_byte <= t->read_timeout) return 0;
   t->stalled = true;
   return 1;
@@ -179,7 +187,7 @@ HttpResponse HttpClient::send(const HttpRequest& request, const BodySink& sink, 
   api.easy_reset(c);  // keeps the connection cache; clears the previous request's options
   HttpResponse response;
   Transfer t{.curl = c, .response = &response, .sink = &sink, .max_bytes = request.max_response_bytes,
-             .read_timeout = timeouts.read};
+             .read_timeout = timeouts.read, .linger = request.linger};
   curl_slist* list = nullptr;
   for (const auto& h : request.headers) list = api.slist_append(list, h.c_str());
   list = api.slist_append(list, "Expect:");  // a large prompt must not wait a round trip for 100 Continue
@@ -251,7 +259,10 @@ HttpResponse HttpClient::send(const HttpRequest& request, const BodySink& sink, 
   if (t.too_large)
     throw Error("http.too_large", "the server's answer passed " + size_text(request.max_response_bytes) +
                                       "; the transfer was stopped");
-  if (response.aborted_by_sink) return response;
+  if (response.aborted_by_sink) {
+    if (rc == CURLE_OK) release(std::move(handle));  // the body ended while it lingered: its connection is whole
+    return response;
+  }
   if (t.stalled)
     throw Error("http.transport", "the server sent nothing for " + std::to_string(timeouts.read.count()) +
                                       " ms (read timeout)");

@@ -45,6 +45,10 @@ struct HttpRequest {
   std::string body;                  // sent with POST, PUT and PATCH, and with any other method when not empty
   HttpTimeouts timeouts;
   size_t max_response_bytes = kMaxResponseBytes;  // the caller's bound on the body; past it, "http.too_large"
+  // Once the sink has what it wanted (it returned false), how long the rest of the body may take to end. A body that
+  // ends within it keeps its connection for the next request (cutting a transfer closes the connection); one that
+  // goes on longer is cut then (curl looks about once a second). 0: cut at once.
+  std::chrono::milliseconds linger{0};
 };
 
 // Receives a 2xx body piece by piece as it arrives. Returning false ends the transfer early (a stop sequence was

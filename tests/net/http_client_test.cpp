@@ -83,3 +83,44 @@ TEST_CASE("http: the caller bounds the body, and a method must be one", "[net][h
   // The client still works after refusing.
   CHECK(client.send(HttpRequest{"GET", server.url("/after")}).body == "GET /after [] ");
 }
+
+TEST_CASE("http: a sink that has what it wanted lets the body end within its linger, and cuts one that goes on",
+          "[net][http]") {
+  httplib::Server server;
+  // One piece, then either the end or a silence of 3 s before it.
+  server.Get("/(end|hold)", [](const httplib::Request& req, httplib::Response& res) {
+    bool hold = req.matches[1] == "hold";
+    res.set_chunked_content_provider("text/event-stream", [hold](size_t offset, httplib::DataSink& sink) {
+      if (offset == 0) {
+        sink.write("data: answer\n\n", 14);
+        return true;
+      }
+      if (hold) std::this_thread::sleep_for(std::chrono::seconds(3));
+      sink.done();
+      return true;
+    });
+  });
+  int port = server.bind_to_any_port("127.0.0.1");
+  std::thread serving([&] { server.listen_after_bind(); });
+  for (int i = 0; i < 5000 && !server.is_running(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  HttpClient client;
+  auto fetch = [&](const std::string& path) {
+    HttpRequest r{"GET", "http://127.0.0.1:" + std::to_string(port) + path, {}, ""};
+    r.linger = std::chrono::milliseconds(200);
+    std::string seen;
+    auto t0 = std::chrono::steady_clock::now();
+    HttpResponse got = client.send(r, [&](std::string_view piece) {
+      seen += piece;
+      return false;  // the first piece is all it wants
+    });
+    CHECK(got.aborted_by_sink);
+    CHECK(seen == "data: answer\n\n");
+    return std::chrono::steady_clock::now() - t0;
+  };
+  CHECK(fetch("/end") < std::chrono::milliseconds(1000));
+  // A body that goes on is cut after its linger (curl looks about once a second), long before it would end.
+  CHECK(fetch("/hold") < std::chrono::milliseconds(2500));
+  server.stop();
+  serving.join();
+}
+

@@ -144,6 +144,9 @@ Value HttpChannel::post(const Value& message, const CallWait& wait, std::optiona
   r.headers.push_back("Accept: application/json, text/event-stream");
   r.body = to_json_text(message);
   r.max_response_bytes = max_message_;
+  // The server closes the stream once it has answered (as the protocol asks): the end is read, so the connection
+  // serves the next call, instead of being cut with the transfer.
+  r.linger = std::chrono::milliseconds(200);
   r.timeouts.total = r.timeouts.read = until(wait.deadline, std::chrono::milliseconds(600'000));
   r.timeouts.connect = std::min(r.timeouts.total, std::chrono::milliseconds(10'000));
 

@@ -15,7 +15,7 @@ command -v node >/dev/null || { echo "mcp.sh: node is needed" >&2; exit 2; }
 sdk=""; [ -d "$shared/node_modules" ] && sdk="$shared"
 
 port=$(node -e 'const s=require("net").createServer().listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})')
-PORT=$port node "$server" streamableHttp >/dev/null 2>&1 &
+PORT=$port node "$root/tests/peers/loopback.mjs" "$server" streamableHttp >/dev/null 2>&1 &  # on 127.0.0.1 only
 pid=$!
 trap 'kill $pid 2>/dev/null || true' EXIT
 url="http://127.0.0.1:$port/mcp"

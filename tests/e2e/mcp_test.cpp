@@ -31,11 +31,16 @@ std::string everything_js() {
   return test::source_path("tests/peers/node_modules/@modelcontextprotocol/server-everything/dist/index.js");
 }
 
-// server-everything over Streamable HTTP on a port of its own, stopped (and reaped) when the test ends.
+// server-everything over Streamable HTTP on a port of its own, on 127.0.0.1 only (tests/peers/loopback.mjs),
+// stopped (and reaped) when the test ends.
 struct EverythingOverHttp {
   EverythingOverHttp()
       : port(test::free_port()),
-        server(net::ProcessSpec{"node", {everything_js(), "streamableHttp"}, {{"PORT", std::to_string(port)}}, {}}, watch) {
+        server(net::ProcessSpec{"node",
+                                {test::source_path("tests/peers/loopback.mjs"), everything_js(), "streamableHttp"},
+                                {{"PORT", std::to_string(port)}},
+                                {}},
+               watch) {
     REQUIRE(test::wait_until_listening(port));
   }
   std::string env() const { return "EVERYTHING_PORT=" + std::to_string(port); }

@@ -37,7 +37,12 @@ HttpChannel::HttpChannel(std::string url, std::vector<std::string> headers, std:
       messages_(std::move(messages)) {}
 
 HttpChannel::~HttpChannel() {
-  answers_.join();
+  {
+    std::lock_guard lock(answers_mu_);
+    closing_ = true;
+  }
+  answers_ready_.notify_all();
+  if (answerer_.joinable()) answerer_.join();
   std::string session;
   {
     std::lock_guard lock(mu_);
@@ -78,7 +83,23 @@ std::vector<std::string> HttpChannel::request_headers(const Value* message) cons
 }
 
 void HttpChannel::answer(Value response) {
-  answers_.spawn([this, response = std::move(response)] {
+  std::lock_guard lock(answers_mu_);
+  if (closing_ || answers_.size() >= kMaxQueuedAnswers) return;
+  answers_.push_back(std::move(response));
+  if (!answerer_.joinable()) answerer_ = std::thread([this] { send_answers(); });
+  answers_ready_.notify_one();
+}
+
+void HttpChannel::send_answers() {
+  for (;;) {
+    Value response;
+    {
+      std::unique_lock lock(answers_mu_);
+      answers_ready_.wait(lock, [&] { return closing_ || !answers_.empty(); });
+      if (closing_) return;
+      response = std::move(answers_.front());
+      answers_.pop_front();
+    }
     CallWait wait;
     wait.deadline = std::chrono::steady_clock::now() + kNoticeWait;
     wait.what = "an answer to the server's request";
@@ -87,7 +108,7 @@ void HttpChannel::answer(Value response) {
     } catch (const Error&) {
       // Nobody waits for this answer but the server; if it cannot be given, the server's request times out there.
     }
-  });
+  }
 }
 
 void HttpChannel::handle(Incoming in, const CallWait& wait, std::optional<int64_t> id, std::optional<Value>& response) {

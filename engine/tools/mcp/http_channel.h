@@ -5,9 +5,12 @@
 // and a 404 means it has ended: the connection is then gone, and the server starts the next call with a new
 // session. In 2026-07-28 there is no session: each POST names its protocol, method and tool in headers, and
 // closing a request's stream cancels it.
+#include <condition_variable>
+#include <deque>
 #include <memory>
 #include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "engine/core/fiber.h"
@@ -35,7 +38,11 @@ class HttpChannel : public McpChannel {
   // carries 2026-07-28's envelope, which also names the method and the tool in headers of their own).
   std::vector<std::string> request_headers(const Value* message = nullptr) const;
   void handle(Incoming in, const CallWait& wait, std::optional<int64_t> id, std::optional<Value>& response);
-  void answer(Value response);  // a POST of its own, beside the stream that asked
+  // Queues an answer for the answerer, a thread of this channel's own started with the first: its POST is sent
+  // beside the stream that asked, whatever thread reads that stream. A server asking faster than it is answered
+  // finds its requests beyond kMaxQueuedAnswers dropped (they time out on its side), never a thread each.
+  void answer(Value response);
+  void send_answers();  // the answerer's loop
 
   net::HttpClient http_;
   std::string url_;
@@ -48,7 +55,12 @@ class HttpChannel : public McpChannel {
   std::string protocol_version_;  // MCP-Protocol-Version, once initialize has said it
   bool lost_ = false;             // the server answered 404 for the session
   int64_t next_id_ = 1;
-  TaskGroup answers_;  // last: its tasks use the members above, and it waits for them
+  static constexpr size_t kMaxQueuedAnswers = 16;
+  std::mutex answers_mu_;
+  std::condition_variable answers_ready_;
+  std::deque<Value> answers_;
+  bool closing_ = false;
+  std::thread answerer_;  // last: it uses the members above, and is joined first
 };
 
 }  // namespace engine::tools::mcp

@@ -41,6 +41,7 @@ class SessionServer {
   std::atomic<bool> refuse{false};    // answers 401
   std::atomic<bool> cut{false};       // a call's stream ends after a priming event; the answer comes on a GET
   std::string pending_answer;         // for the GET
+  std::atomic<int> pings_answered{0};  // the server's ping requests the client answered
 
  private:
   void post(const httplib::Request& req, httplib::Response& res) {
@@ -55,6 +56,11 @@ class SessionServer {
       res.set_header("Mcp-Session-Id", "s" + std::to_string(++sessions));
       return json(res, m, Value{{"protocolVersion", "2025-11-25"}, {"capabilities", Value::object()},
                                 {"serverInfo", {{"name", "session-server"}, {"version", "1"}}}});
+    }
+    if (!m.contains("method") && m.contains("result") && m["id"] == 99) {  // the client's answer to our ping
+      ++pings_answered;
+      res.status = 202;
+      return;
     }
     if (!m.contains("id")) {
       res.status = 202;
@@ -73,6 +79,11 @@ class SessionServer {
       return json(res, m, Value{{"tools", {{{"name", "add"}, {"inputSchema", {{"type", "object"}}}}}}});
     const Value& args = m["params"]["arguments"];
     Value result{{"content", {{{"type", "text"}, {"text", std::to_string(args["a"].get<int>() + args["b"].get<int>())}}}}};
+    if (args.contains("ping")) {  // asks the client something on the call's stream, then answers the call
+      return res.set_content("data: {\"jsonrpc\":\"2.0\",\"id\":99,\"method\":\"ping\"}\n\ndata: " +
+                                 to_json_text(Value{{"jsonrpc", "2.0"}, {"id", m["id"]}, {"result", result}}) + "\n\n",
+                             "text/event-stream");
+    }
     if (cut.exchange(false)) {
       pending_answer = to_json_text(Value{{"jsonrpc", "2.0"}, {"id", m["id"]}, {"result", result}});
       return res.set_content("id: e1\nretry: 10\ndata:\n\n", "text/event-stream");
@@ -140,3 +151,16 @@ TEST_CASE("mcp http: a refusal names the status and quotes the server", "[tools]
           "valid here\"}");
   }
 }
+
+TEST_CASE("mcp http: a request the server makes on a call's stream is answered with a POST of its own",
+          "[tools][mcp]") {
+  SessionServer s;
+  McpServer server(McpServerConfig{.name = "sessions", .url = s.url(), .timeout = std::chrono::milliseconds(5000)},
+                   std::make_shared<net::DescriptorWatch>());
+  server.list_tools();
+  Value r = server.call("add", Value{{"a", 1}, {"b", 2}, {"ping", true}}, {});
+  CHECK(r["content"][0]["text"] == "3");
+  for (int i = 0; i < 200 && s.pings_answered == 0; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  CHECK(s.pings_answered == 1);
+}
+

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "engine/assemble/build_grants.h"
 #include "engine/assemble/build_tools.h"
 #include "engine/assemble/match_context.h"
 #include "engine/assemble/spec_errors.h"
@@ -54,7 +55,8 @@ std::unique_ptr<const parse::OutputParser> build_keyword_parser(const spec::Pars
 // immutable and shared like every other.
 std::unique_ptr<const parse::OutputParser> build_lua_parser(const spec::ParserSpec& p, const spec::WorkflowSpec& s) {
   tools::lua::LuaFunctionConfig cfg{p.script_file, script_display_path(s, p.script.value), p.function,
-                                    lua_limits(p.limits)};
+                                    granted_limits(lua_limits(p.limits), p.limits, p.allow), {}};
+  if (!p.allow.empty()) cfg.capabilities = build_capabilities(p.allow, s, p.path);
   std::shared_ptr<const tools::lua::LuaFunction> function;
   try {
     function = tools::lua::LuaFunction::load(cfg);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "engine/assemble/build_grants.h"
 #include "engine/assemble/build_agent.h"
 #include "engine/assemble/build_executor.h"
 #include "engine/assemble/build_llm.h"
@@ -137,7 +138,8 @@ std::shared_ptr<const tools::lua::LuaTool> lua_step_script(const spec::StepSpec&
   cfg.file = st.lua_file;
   cfg.display_path = script_display_path(s, st.lua.value);
   cfg.name = st.name;
-  cfg.limits = lua_limits(st.lua_limits);
+  cfg.limits = granted_limits(lua_limits(st.lua_limits), st.lua_limits, st.allow);
+  if (!st.allow.empty()) cfg.capabilities = build_capabilities(st.allow, s, st.path);
   try {
     return tools::lua::LuaTool::load(cfg);
   } catch (const Error& e) {

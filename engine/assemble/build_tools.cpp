@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "engine/assemble/build_executor.h"
+#include "engine/assemble/build_grants.h"
 #include "engine/assemble/spec_errors.h"
 #include "engine/core/text.h"
 #include "engine/parse/schema_patterns.h"
@@ -161,7 +162,9 @@ std::shared_ptr<const tools::Tool> load_tool(const spec::ToolSpec& t, const spec
   cfg.description = t.description;
   cfg.parameters = t.parameters;
   cfg.schema_options = schema_options;
-  cfg.limits = lua_limits(t.limits);
+  cfg.limits = granted_limits(lua_limits(t.limits), t.limits, t.allow);
+  std::string at = "tools[" + std::to_string(&t - s.tools.data()) + "]";
+  if (!t.allow.empty()) cfg.capabilities = build_capabilities(t.allow, s, at);
   try {
     return tools::lua::LuaTool::load(cfg);
   } catch (const Error& e) {
@@ -213,6 +216,7 @@ std::vector<std::string> tool_secrets(const spec::WorkflowSpec& s) {
   std::vector<std::string> secrets;
   for (const auto& t : s.tools)
     if (t.mcp) secrets.insert(secrets.end(), t.mcp->secrets.begin(), t.mcp->secrets.end());
+  for (auto& secret : all_grant_secrets(s)) secrets.push_back(std::move(secret));
   return secrets;
 }
 

@@ -24,7 +24,10 @@ const KeyList kScriptedRule = {"match", "reply", "tool_calls"};
 const KeyList kScriptedReply = {"content", "tool_calls"};
 const KeyList kToolCall = {"name", "arguments"};
 const KeyList kTool = {"name",     "description", "lua",   "builtin", "parameters", "limits", "on_error",
-                       "workflow", "mcp",         "tools", "prefix",  "timeout"};
+                       "workflow", "mcp",         "tools", "prefix",  "timeout", "allow"};
+const KeyList kAllow = {"http", "files"};
+const KeyList kHttpGrant = {"url", "methods", "headers", "max_bytes"};
+const KeyList kFilesGrant = {"root", "write", "max_bytes"};
 const KeyList kMcp = {"command", "args", "env", "cwd", "url", "headers", "roots"};
 const KeyList kLuaLimits = {"instructions", "memory_mb", "timeout_ms"};
 const KeyList kAgent = {"kind",           "prompt",         "scratchpad",       "stop",          "parser",
@@ -37,13 +40,13 @@ const KeyList kParserRegex = {"kind", "final_answer", "action", "dotall", "strip
 const KeyList kParserJsonBlob = {"kind", "action_key", "input_key", "final_action"};
 const KeyList kParserKeyword = {"kind", "rules"};
 const KeyList kKeywordRule = {"match", "tool", "input"};
-const KeyList kParserLua = {"kind", "script", "function", "limits"};
+const KeyList kParserLua = {"kind", "script", "function", "limits", "allow"};
 const KeyList kTemplateOptions = {"strict_undefined", "trim_blocks", "lstrip_blocks"};
 const KeyList kTemplateFile = {"file", "text", "strict_undefined", "trim_blocks", "lstrip_blocks"};
 const KeyList kStep = {"kind",  "description", "when",     "template", "prompt",   "agent",
                        "inputs", "retry",      "on_error", "timeout",  "for_each", "concurrency",
                        "tool",  "input",       "steps",    "until",    "max_iterations", "workflow",
-                       "lua",   "limits",      "llm",      "output_schema"};
+                       "lua",   "limits",      "llm",      "output_schema", "allow"};
 const KeyList kRetry = {"attempts", "backoff"};
 const KeyList kTest = {"description", "inputs", "replies", "recording", "expect"};
 const KeyList kTestExpect = {"output", "output_contains", "output_matches", "outputs", "tools",
@@ -67,6 +70,9 @@ const std::vector<KeyTable>& format_key_tables() {
       {"tool_call", &kToolCall},
       {"tool", &kTool},
       {"mcp", &kMcp},
+      {"allow", &kAllow},
+      {"http_grant", &kHttpGrant},
+      {"files_grant", &kFilesGrant},
       {"lua_limits", &kLuaLimits},
       {"agent", &kAgent},
       {"message", &kMessage},

@@ -307,7 +307,89 @@ class Loader {
     if (lim["instructions"]) s.instructions = r_.integer(lim["instructions"], path + ".instructions", 1000, 100'000'000'000LL);
     if (lim["memory_mb"]) s.memory_mb = r_.integer(lim["memory_mb"], path + ".memory_mb", 1, 4096);
     if (lim["timeout_ms"]) s.timeout_ms = r_.integer(lim["timeout_ms"], path + ".timeout_ms", 1, 3'600'000);
+    s.timeout_given = static_cast<bool>(lim["timeout_ms"]);
     return s;
+  }
+
+  // `allow:` beside a Lua tool, a lua step, a Lua parser or a built-in: what it may reach (grants.h).
+  AllowSpec allow(const YAML::Node& n, const std::string& path) {
+    AllowSpec a;
+    r_.expect_map(n, path, keys::kAllow);
+    if (n["http"]) {
+      const YAML::Node& list = n["http"];
+      if (!list.IsSequence() || list.size() == 0)
+        r_.fail("spec.wrong_type", path + ".http must be a list of {url, methods, headers}", list);
+      for (size_t i = 0; i < list.size(); ++i) {
+        std::string at = path + ".http[" + std::to_string(i) + "]";
+        const YAML::Node& g = list[i];
+        r_.expect_map(g, at, keys::kHttpGrant);
+        r_.expect_present(g, "url", at);
+        HttpGrantSpec h;
+        h.url = r_.located_str(g["url"], at + ".url");
+        if (h.url.value.find_first_of("?#") != std::string::npos)
+          r_.fail("spec.bad_value", at + ".url is a prefix: scheme, host, port and a path, without ? or #", g["url"]);
+        if (g["methods"]) {
+          h.methods.clear();
+          static const std::vector<std::string> kMethods = {"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"};
+          for (auto& m : r_.str_list(g["methods"], at + ".methods")) {
+            std::string upper = m.value;
+            for (auto& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+            if (std::find(kMethods.begin(), kMethods.end(), upper) == kMethods.end())
+              r_.fail("spec.bad_value", at + ".methods: '" + m.value + "' is not one of " + quoted_list(kMethods), g["methods"]);
+            h.methods.push_back(upper);
+          }
+          if (h.methods.empty()) r_.fail("spec.bad_value", at + ".methods lists no method", g["methods"]);
+        }
+        if (g["headers"]) {
+          const YAML::Node& hs = g["headers"];
+          if (!hs.IsMap()) r_.fail("spec.wrong_type", at + ".headers must be a mapping of names to text", hs);
+          for (const auto& kv : hs) {
+            std::string name = kv.first.as<std::string>();
+            std::string value = r_.str(kv.second, at + ".headers." + name);
+            if (name.empty() || name.find_first_of("\r\n: ") != std::string::npos || value.find_first_of("\r\n") != std::string::npos)
+              r_.fail("spec.bad_value", at + ".headers." + name + " must be one line (and a name without ':' or spaces)", kv.second);
+            bool from_env = kv.second.IsScalar() && kv.second.Scalar().find("${") != std::string::npos;
+            if (!value.empty() && from_env) a.secrets.push_back(value);
+            h.headers.emplace_back(std::move(name), std::move(value));
+          }
+        }
+        if (g["max_bytes"]) h.max_bytes = r_.integer(g["max_bytes"], at + ".max_bytes", 1, 1LL << 30);
+        a.http.push_back(std::move(h));
+      }
+    }
+    if (n["files"]) {
+      const YAML::Node& list = n["files"];
+      if (!list.IsSequence() || list.size() == 0)
+        r_.fail("spec.wrong_type", path + ".files must be a list of {root, write}", list);
+      for (size_t i = 0; i < list.size(); ++i) {
+        std::string at = path + ".files[" + std::to_string(i) + "]";
+        const YAML::Node& g = list[i];
+        r_.expect_map(g, at, keys::kFilesGrant);
+        r_.expect_present(g, "root", at);
+        FilesGrantSpec f;
+        f.root = r_.located_str(g["root"], at + ".root");
+        f.root_dir = granted_root(f.root.value, at + ".root", g["root"]);
+        if (g["write"]) f.write = r_.boolean(g["write"], at + ".write");
+        if (g["max_bytes"]) f.max_bytes = r_.integer(g["max_bytes"], at + ".max_bytes", 1, 1LL << 30);
+        a.files.push_back(std::move(f));
+      }
+    }
+    if (a.empty()) r_.fail("spec.bad_value", path + " grants nothing: give http: or files:", n);
+    return a;
+  }
+
+  // A files root: a folder, relative to the workflow's, never a system folder. It may lie outside the workflow's
+  // folder (`root: ../docs`): a grant is the author's explicit word, shown by `engine tools`.
+  std::filesystem::path granted_root(const std::string& written, const std::string& path, const YAML::Node& at) {
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    fs::path root = fs::weakly_canonical(dir_ / written, ec);
+    if (ec || !fs::is_directory(root, ec)) r_.fail("io.not_found", path + ": no folder '" + written + "'", at);
+    for (const char* system : {"/proc", "/dev", "/sys"})
+      if (root == system || root.string().rfind(std::string(system) + "/", 0) == 0)
+        r_.fail("io.outside_scope", path + ": '" + written + "' is a system folder", at);
+    if (root == "/") r_.fail("io.outside_scope", path + ": '" + written + "' is the whole file system", at);
+    return root;
   }
 
   std::vector<ToolSpec> tools(const YAML::Node& n) {
@@ -350,6 +432,12 @@ class Loader {
       if (!t["name"] && !s.builtin.value.empty()) s.name = {s.builtin.value, s.builtin.loc};
       if (!t["name"] && s.mcp) s.name = {server_name(*s.mcp), s.mcp->loc};
       if (t["limits"]) s.limits = lua_limits(t["limits"], path + ".limits");
+      if (t["allow"]) {
+        if (s.mcp || t["workflow"])
+          r_.fail("spec.conflict", path + ".allow is for a Lua or built-in tool (an MCP server or a workflow reaches "
+                                   "what it reaches itself)", t["allow"]);
+        s.allow = allow(t["allow"], path + ".allow");
+      }
       if (t["on_error"]) s.on_error = one_of(t["on_error"], path + ".on_error", {"observation", "fail"});
       out.push_back(std::move(s));
     }
@@ -476,6 +564,7 @@ class Loader {
         s.script_file = within_scope(s.script.value, path + ".script", p["script"]);
         if (p["function"]) s.function = r_.str(p["function"], path + ".function");
         if (p["limits"]) s.limits = lua_limits(p["limits"], path + ".limits");
+        if (p["allow"]) s.allow = allow(p["allow"], path + ".allow");
       }
       if (s.kind.value == "keyword") {
         r_.expect_present(p, "rules", path);
@@ -616,10 +705,10 @@ class Loader {
                         : kind == "lua"    ? "lua"
                                            : "agent";
       for (const char* key : {"template", "prompt", "agent", "inputs", "tool", "input", "steps", "until",
-                              "max_iterations", "workflow", "lua", "limits"}) {
+                              "max_iterations", "workflow", "lua", "limits", "allow"}) {
         std::string k = key;
         bool allowed = k == own || ((kind == "agent" || kind == "workflow" || kind == "lua") && k == "inputs") ||
-                       (kind == "tool" && k == "input") || (kind == "lua" && k == "limits") ||
+                       (kind == "tool" && k == "input") || (kind == "lua" && (k == "limits" || k == "allow")) ||
                        (kind == "loop" && (k == "until" || k == "max_iterations"));
         if (b[key] && !allowed)
           r_.fail("spec.conflict", path + "." + key + " is not for kind: " + st.kind.value + " (it takes " + own + ")",
@@ -633,6 +722,7 @@ class Loader {
           st.lua = r_.located_str(b["lua"], path + ".lua");
           st.lua_file = within_scope(st.lua.value, path + ".lua", b["lua"]);
           if (b["limits"]) st.lua_limits = lua_limits(b["limits"], path + ".limits");
+          if (b["allow"]) st.allow = allow(b["allow"], path + ".allow");
         } else {
           st.workflow = r_.located_str(b["workflow"], path + ".workflow");
           st.workflow_spec = sub_workflow(b["workflow"], path + ".workflow");

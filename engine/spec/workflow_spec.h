@@ -159,6 +159,31 @@ struct LuaLimitsSpec {
   long long instructions = 10'000'000;
   long long memory_mb = 32;
   long long timeout_ms = 2000;
+  bool timeout_given = false;  // a tool that may send HTTP requests waits 30 s unless told
+};
+
+// `allow: http:` (docs/lua-tools.md, "Reaching the world"): URLs under a prefix, with these methods and headers.
+struct HttpGrantSpec {
+  Located<std::string> url;
+  std::vector<std::string> methods{"GET"};
+  std::vector<std::pair<std::string, std::string>> headers;
+  long long max_bytes = 4 << 20;
+};
+
+// `allow: files:`: files under a folder, relative to the workflow's.
+struct FilesGrantSpec {
+  Located<std::string> root;       // as written
+  std::filesystem::path root_dir;  // resolved
+  bool write = false;
+  long long max_bytes = 4 << 20;
+};
+
+// What a tool, a lua step or a Lua parser may reach; nothing unless given.
+struct AllowSpec {
+  std::vector<HttpGrantSpec> http;
+  std::vector<FilesGrantSpec> files;
+  std::vector<std::string> secrets;  // header values read through ${VAR}: what no output may show
+  bool empty() const { return http.empty() && files.empty(); }
 };
 
 struct WorkflowSpec;
@@ -192,6 +217,7 @@ struct ToolSpec {
   Value parameters;  // a JSON Schema of the tool's arguments, or null (checked, not yet compiled)
   SourceLoc parameters_loc;
   LuaLimitsSpec limits;
+  AllowSpec allow;  // lua and builtin tools
   Located<std::string> on_error{"observation", {}};  // "observation" or "fail"
   SourceLoc loc;
 };
@@ -222,6 +248,7 @@ struct ParserSpec {
   // lua
   Located<std::string> script;          // the path as written
   std::filesystem::path script_file;    // resolved against the workflow's folder
+  AllowSpec allow;
   std::string function = "parse";      // the function's name when the script returns a table
   LuaLimitsSpec limits;
 };
@@ -276,6 +303,7 @@ struct StepSpec {
   Located<std::string> lua;        // lua: the script as written...
   std::filesystem::path lua_file;  // ...and resolved within the workflow's reach
   LuaLimitsSpec lua_limits;        // lua: its limits, as a tool's
+  AllowSpec allow;                 // lua: its grants, as a tool's
   // agent, workflow, lua: the step's own inputs, each a template over the workflow's inputs and steps
   std::vector<std::pair<std::string, TemplateSource>> inputs;
   Located<std::string> when;  // an expression; the step runs only when it holds (empty: always)

@@ -38,7 +38,8 @@ std::unique_ptr<PreparedState> prepare(const LuaFunctionConfig& config, const st
 }  // namespace
 
 LuaFunction::LuaFunction(LuaFunctionConfig config, std::string bytecode)
-    : states_([config = std::move(config), bytecode = std::move(bytecode)](const LuaSandbox::LogFn&) {
+    : capabilities_(config.capabilities),
+      states_([config = std::move(config), bytecode = std::move(bytecode)](const LuaSandbox::LogFn&) {
         return prepare(config, bytecode);
       }) {}
 
@@ -67,7 +68,11 @@ Value LuaFunction::call(std::span<const Value> arguments, const LuaSandbox::LogF
   LuaSandbox& sandbox = *state->sandbox;
   sandbox.set_log(log);
   lua_rawgeti(sandbox.state(), LUA_REGISTRYINDEX, state->entry_ref);
-  auto outcome = sandbox.call_with(arguments, 1);
+  LuaSandbox::Outcome outcome;
+  {
+    ScopedCallContext context(sandbox, {capabilities_.empty() ? nullptr : &capabilities_, nullptr});
+    outcome = sandbox.call_with(arguments, 1);
+  }
   sandbox.set_log(nullptr);  // the state goes back to the pool, and the next caller is another run
   Value out;
   if (outcome.ok) outcome = sandbox.protect(1, [&](lua_State* L) {

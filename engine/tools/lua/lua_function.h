@@ -8,6 +8,7 @@
 #include <string>
 
 #include "engine/core/value.h"
+#include "engine/tools/capabilities.h"
 #include "engine/tools/lua/lua_sandbox.h"
 #include "engine/tools/lua/lua_state_pool.h"
 
@@ -18,6 +19,7 @@ struct LuaFunctionConfig {
   std::string display_path;    // the path as the user wrote it, for messages
   std::string entry;           // the script returns this function, or a table holding it under this name
   LuaLimits limits;
+  Capabilities capabilities;   // what its grants open (grants.h); nothing by default
 };
 
 class LuaFunction {
@@ -38,6 +40,7 @@ class LuaFunction {
   const LuaStatePool& states() const { return states_; }
 
  private:
+  Capabilities capabilities_;
   mutable LuaStatePool states_;
 };
 

@@ -11,6 +11,7 @@
 #include "engine/core/error.h"
 #include "engine/core/file.h"
 #include "engine/core/file_scope.h"
+#include "engine/tools/lua/lua_capabilities.h"
 #include "engine/tools/lua/lua_json.h"
 #include "engine/tools/lua/lua_patterns.h"
 
@@ -195,6 +196,11 @@ void LuaSandbox::charge(lua_State* L, uint64_t steps) {
   check_limits(L);
 }
 
+void LuaSandbox::fail_timeout(lua_State* L) {
+  if (trip_ == Trip::None) trip_ = Trip::Timeout;
+  raise_trip(L);
+}
+
 void LuaSandbox::fail_memory(lua_State* L) {
   if (trip_ == Trip::None) trip_ = Trip::Memory;
   raise_trip(L);
@@ -311,6 +317,7 @@ void LuaSandbox::open_libraries() {
   lua_setfield(L_, -2, "log");
   push_json_library(L_);
   lua_setfield(L_, -2, "json");
+  install_capabilities(L_, lua_gettop(L_));
   lua_setfield(L_, g, "engine");
 
   lua_newtable(L_);

@@ -10,11 +10,16 @@
 #include <string>
 #include <string_view>
 
+#include "engine/core/cancel.h"
 #include "engine/core/value.h"
 #include "engine/tools/lua/lua_arena.h"
 
 struct lua_State;
 struct lua_Debug;
+
+namespace engine::tools {
+struct Capabilities;
+}
 
 namespace engine::tools::lua {
 
@@ -62,10 +67,23 @@ class LuaSandbox {
   // Charges work done inside C functions (pattern matching) to the instruction budget; raises a Lua error when a
   // limit is exceeded. Only callable from inside call().
   void charge(lua_State* L, uint64_t steps);
+  // For a C function whose wait ran into the call's deadline (an HTTP request): trips the time limit.
+  [[noreturn]] void fail_timeout(lua_State* L);
   // For memory a C function holds outside Lua's allocator (gsub's result): trips the memory limit.
   [[noreturn]] void fail_memory(lua_State* L);
 
   const LuaLimits& limits() const { return limits_; }
+
+  // What the call being made may reach (its tool's grants) and what stops it early (its run's cancel). Set by the
+  // caller around each call (ScopedCallContext), so a state keeps neither between calls.
+  struct CallContext {
+    const Capabilities* capabilities = nullptr;
+    const Cancel* cancel = nullptr;
+  };
+  const CallContext& context() const { return context_; }
+  void set_context(CallContext context) { context_ = context; }
+  // When the call's time limit ends: a C function that waits (an HTTP request) waits no longer.
+  std::chrono::steady_clock::time_point deadline() const { return deadline_; }
 
  private:
   static void* allocate(void* ud, void* ptr, size_t osize, size_t nsize);
@@ -85,8 +103,23 @@ class LuaSandbox {
   std::chrono::steady_clock::time_point deadline_;
   bool in_call_ = false;
   Trip trip_ = Trip::None;
+  CallContext context_;
   LuaArena arena_;  // outlives L_: the destructor closes the state first
   lua_State* L_ = nullptr;
+};
+
+// Gives a sandbox a call's context for as long as it lives.
+class ScopedCallContext {
+ public:
+  ScopedCallContext(LuaSandbox& sandbox, LuaSandbox::CallContext context) : sandbox_(sandbox) {
+    sandbox_.set_context(context);
+  }
+  ~ScopedCallContext() { sandbox_.set_context({}); }
+  ScopedCallContext(const ScopedCallContext&) = delete;
+  ScopedCallContext& operator=(const ScopedCallContext&) = delete;
+
+ private:
+  LuaSandbox& sandbox_;
 };
 
 // Reads the sandbox that owns a state (through its allocator's userdata).

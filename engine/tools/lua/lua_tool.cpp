@@ -52,8 +52,10 @@ std::unique_ptr<PreparedState> prepare(const LuaToolConfig& config, const std::s
 
 class LuaToolInstance : public ToolInstance {
  public:
-  LuaToolInstance(std::string name, std::shared_ptr<LuaStatePool> pool, EventSink* events)
-      : name_(std::move(name)), pool_(std::move(pool)), events_(events) {
+  LuaToolInstance(std::string name, std::shared_ptr<LuaStatePool> pool, std::shared_ptr<const Capabilities> capabilities,
+                  const ToolContext& context)
+      : name_(std::move(name)), pool_(std::move(pool)), capabilities_(std::move(capabilities)),
+        events_(context.events), cancel_(context.cancel) {
     pool_->join();
   }
   ~LuaToolInstance() override {
@@ -89,7 +91,11 @@ class LuaToolInstance : public ToolInstance {
     LuaSandbox& sandbox = *state.sandbox;
     sandbox.set_log([this](const std::string& line) { log(line); });
     lua_rawgeti(sandbox.state(), LUA_REGISTRYINDEX, state.entry_ref);
-    auto outcome = sandbox.call_with(input, 1);
+    LuaSandbox::Outcome outcome;
+    {
+      ScopedCallContext context(sandbox, {capabilities_->empty() ? nullptr : capabilities_.get(), cancel_});
+      outcome = sandbox.call_with(input, 1);
+    }
     if (!outcome.ok) return ToolResult::failure(kind_for(outcome.error_kind), prefix + outcome.message);
     Value output;
     try {
@@ -134,7 +140,9 @@ class LuaToolInstance : public ToolInstance {
 
   std::string name_;  // a copy: an instance may outlive the Tool it came from
   std::shared_ptr<LuaStatePool> pool_;
+  std::shared_ptr<const Capabilities> capabilities_;
   EventSink* events_;
+  const Cancel* cancel_;
   std::unique_ptr<PreparedState> own_;  // the state this run keeps for its later calls
   bool changed_ = false;                // own_ is not as it was made
 };
@@ -173,13 +181,14 @@ std::shared_ptr<const LuaTool> LuaTool::load(const LuaToolConfig& config) {
 LuaTool::LuaTool(std::string name, std::string description, Value parameters, LuaToolConfig config,
                  std::string bytecode)
     : Tool(std::move(name), std::move(description), std::move(parameters), config.schema_options),
+      capabilities_(std::make_shared<const Capabilities>(config.capabilities)),
       states_(std::make_shared<LuaStatePool>([config, bytecode = std::move(bytecode)](const LuaSandbox::LogFn& log) {
         return prepare(config, bytecode, log);
       })) {}
 
 std::unique_ptr<ToolInstance> LuaTool::instantiate(const ToolContext& context) const {
-  // Not given the cancel: a script's own time limit (a few seconds) already bounds how long it can hold a run.
-  return std::make_unique<LuaToolInstance>(name(), states_, context.events);
+  // The cancel ends what a script waits for (an HTTP request); its own time limit bounds everything else.
+  return std::make_unique<LuaToolInstance>(name(), states_, capabilities_, context);
 }
 
 }  // namespace engine::tools::lua

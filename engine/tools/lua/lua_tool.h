@@ -5,6 +5,7 @@
 #include <memory>
 #include <string>
 
+#include "engine/tools/capabilities.h"
 #include "engine/tools/lua/lua_sandbox.h"
 #include "engine/tools/lua/lua_state_pool.h"
 #include "engine/tools/tool.h"
@@ -19,6 +20,7 @@ struct LuaToolConfig {
   Value parameters;            // likewise (a JSON Schema), when not null
   schema::SchemaOptions schema_options;
   LuaLimits limits;
+  Capabilities capabilities;  // what its grants open (grants.h); nothing by default
 };
 
 class LuaTool : public Tool {
@@ -37,8 +39,10 @@ class LuaTool : public Tool {
   // The states of this tool's script that runs share (lua_state_pool.h); shared with instances, which may outlive
   // the tool.
   const LuaStatePool& states() const { return *states_; }
+  const Capabilities& capabilities() const { return *capabilities_; }
 
  private:
+  std::shared_ptr<const Capabilities> capabilities_;  // shared with instances, which may outlive the tool
   std::shared_ptr<LuaStatePool> states_;
 };
 

@@ -1,0 +1,59 @@
+#include "engine/assemble/build_grants.h"
+
+#include "engine/assemble/spec_errors.h"
+#include "engine/core/error.h"
+
+namespace engine::assemble {
+
+std::vector<std::string> grant_secrets(const spec::AllowSpec& allow) {
+  std::vector<std::string> secrets = allow.secrets;
+  for (const auto& h : allow.http)
+    for (const auto& [name, value] : h.headers)
+      if (tools::is_credential_header(name) && !value.empty()) secrets.push_back(value);
+  return secrets;
+}
+
+tools::Capabilities build_capabilities(const spec::AllowSpec& allow, const spec::WorkflowSpec& s, const std::string& path) {
+  tools::Grants grants;
+  for (size_t i = 0; i < allow.http.size(); ++i) {
+    const auto& h = allow.http[i];
+    std::string why;
+    auto url = net::parse_url(h.url.value, &why);
+    if (!url)
+      throw Error("spec.bad_value", path + ".allow.http[" + std::to_string(i) + "].url: the URL " + why, h.url.loc,
+                  quoted_line(s, h.url.loc));
+    grants.http.push_back(tools::HttpGrant{h.url.value, std::move(*url), h.methods, h.headers,
+                                           static_cast<size_t>(h.max_bytes)});
+  }
+  for (const auto& f : allow.files)
+    grants.files.push_back(tools::FileGrant{f.root_dir, f.root.value, f.write, static_cast<size_t>(f.max_bytes)});
+  SourceLoc at = !allow.files.empty() ? allow.files.front().root.loc : SourceLoc{};
+  try {
+    return tools::Capabilities::granted(std::move(grants), grant_secrets(allow));
+  } catch (const Error& e) {
+    throw Error(e.kind(), path + ".allow: " + e.message(), at, quoted_line(s, at));
+  }
+}
+
+std::vector<std::string> all_grant_secrets(const spec::WorkflowSpec& s) {
+  std::vector<std::string> out;
+  auto add = [&](const spec::AllowSpec& a) {
+    for (auto& secret : grant_secrets(a)) out.push_back(std::move(secret));
+  };
+  for (const auto& t : s.tools) add(t.allow);
+  spec::for_each_step(s.steps, [&](const spec::StepSpec& st) {
+    add(st.allow);
+    if (st.agent)
+      for (const auto& p : st.agent->parsers) add(p.allow);
+  });
+  for (const auto& p : s.agent.parsers) add(p.allow);
+  return out;
+}
+
+tools::lua::LuaLimits granted_limits(tools::lua::LuaLimits limits, const spec::LuaLimitsSpec& given,
+                                     const spec::AllowSpec& allow) {
+  if (!allow.http.empty() && !given.timeout_given) limits.timeout = std::chrono::milliseconds(30'000);
+  return limits;
+}
+
+}  // namespace engine::assemble

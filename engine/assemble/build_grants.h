@@ -1,0 +1,24 @@
+#pragma once
+// A tool's `allow:` made what its calls may reach (tools/capabilities.h).
+#include <string>
+#include <vector>
+
+#include "engine/spec/workflow_spec.h"
+#include "engine/tools/capabilities.h"
+#include "engine/tools/lua/lua_sandbox.h"
+
+namespace engine::assemble {
+
+// Throws Error "spec.bad_value" at a grant's url when it is not one (the prefix is parsed here, with the parser
+// every request is checked by), and FileAccess's errors at a root that cannot be opened.
+tools::Capabilities build_capabilities(const spec::AllowSpec& allow, const spec::WorkflowSpec& spec,
+                                       const std::string& path);
+// The grants' header values no output may show: those from ${VAR}, and those of headers that carry credentials.
+std::vector<std::string> grant_secrets(const spec::AllowSpec& allow);
+// Every grant's secrets in the workflow: its tools', its lua steps' and its Lua parsers'.
+std::vector<std::string> all_grant_secrets(const spec::WorkflowSpec& spec);
+// A script that may send requests waits on servers: unless its limits say otherwise, it has 30 s, not 2.
+tools::lua::LuaLimits granted_limits(tools::lua::LuaLimits limits, const spec::LuaLimitsSpec& given,
+                                     const spec::AllowSpec& allow);
+
+}  // namespace engine::assemble

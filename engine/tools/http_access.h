@@ -1,0 +1,72 @@
+#pragma once
+// HTTP for tools, under their grants (grants.h): what `engine.http.request` in a Lua tool and the built-in
+// http_request and fetch tools send. Each URL, redirects included, must lie under a grant that allows its method;
+// the grant's headers are added here and never shown to the tool: a response that quotes one (an echo service, an
+// error page) has it masked before the tool reads it.
+#include <chrono>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "engine/core/cancel.h"
+#include "engine/core/fiber.h"
+#include "engine/core/redact.h"
+#include "engine/tools/grants.h"
+
+namespace engine::net {
+class HttpClient;
+}
+
+namespace engine::tools {
+
+struct HttpCall {
+  std::string method = "GET";
+  std::string url;
+  std::vector<std::pair<std::string, std::string>> headers;  // the tool's own
+  std::string body;
+  std::optional<std::chrono::milliseconds> timeout;  // cut to the caller's deadline
+};
+
+struct HttpReply {
+  long status = 0;
+  std::vector<std::pair<std::string, std::string>> headers;  // names lowercased
+  std::string body;
+  std::string url;  // the last one asked, after redirects
+};
+
+class HttpAccess {
+ public:
+  static constexpr int kMaxRedirects = 5;
+  static constexpr std::chrono::milliseconds kDefaultTimeout{30'000};
+
+  // `secrets`: the grants' header values no output may show (those read from ${VAR}, and any of a header that
+  // carries credentials by its name).
+  HttpAccess(std::vector<HttpGrant> grants, std::vector<std::string> secrets);
+  ~HttpAccess();
+  HttpAccess(const HttpAccess&) = delete;
+  HttpAccess& operator=(const HttpAccess&) = delete;
+
+  // Sends `call` under the grant that holds it, following redirects (at most kMaxRedirects) that lie under a grant
+  // too. On a fiber the fiber waits, not its thread. Throws Error "tool.refused" (a URL, method or header no grant
+  // allows, naming the grant it missed), "tool.timeout" (`deadline` passed), "http.too_large" (a body past the
+  // grant's bound), "http.transport"; stops when `cancel` does, as throw_stopped.
+  HttpReply request(HttpCall call, SteadyTime deadline, const Cancel* cancel) const;
+
+  const std::vector<HttpGrant>& grants() const { return grants_; }
+  const std::vector<std::string>& secrets() const { return secrets_; }
+
+ private:
+  const HttpGrant& grant_for(const net::Url& url, const std::string& method, const std::string& written) const;
+
+  std::vector<HttpGrant> grants_;
+  std::vector<std::string> secrets_;
+  Redactor redactor_;
+  std::unique_ptr<net::HttpClient> client_;
+};
+
+// Whether a grant's header carries credentials by its name (Authorization, Cookie, X-Api-Key, ...).
+bool is_credential_header(const std::string& name);
+
+}  // namespace engine::tools

@@ -142,9 +142,15 @@ std::shared_ptr<const tools::Tool> load_tool(const spec::ToolSpec& t, const spec
   schema::SchemaOptions schema_options{parse::schema_patterns()};
   if (!t.builtin.value.empty()) {
     std::shared_ptr<const tools::Tool> tool;
+    std::string at = "tools[" + std::to_string(&t - s.tools.data()) + "]";
+    tools::GrantedToolOptions granted;
+    if (!t.allow.empty()) granted.capabilities = build_capabilities(t.allow, s, at);
+    if (t.limits.timeout_given) granted.timeout = std::chrono::milliseconds(t.limits.timeout_ms);
     try {
-      tool = tools::make_builtin_tool(t.builtin.value, t.name.value, t.description, t.parameters, schema_options);
+      tool = tools::make_builtin_tool(t.builtin.value, t.name.value, t.description, t.parameters, schema_options, granted);
     } catch (const Error& e) {
+      if (e.kind() == "spec.missing_grant" || e.kind() == "spec.conflict")
+        throw Error(e.kind(), at + ": " + e.message(), t.builtin.loc, quoted_line(s, t.builtin.loc));
       throw parameters_error(e, t, s);
     }
     if (!tool)

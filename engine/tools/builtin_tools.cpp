@@ -1,7 +1,10 @@
 #include "engine/tools/builtin_tools.h"
 
+#include <algorithm>
 #include <chrono>
 #include <ctime>
+
+#include "engine/core/error.h"
 
 namespace engine::tools {
 namespace {
@@ -51,12 +54,25 @@ const Builtin kBuiltins[] = {
 }  // namespace
 
 std::shared_ptr<const Tool> make_builtin_tool(const std::string& builtin, std::string name, std::string description,
-                                              Value parameters, const schema::SchemaOptions& options) {
+                                              Value parameters, const schema::SchemaOptions& options,
+                                              const GrantedToolOptions& granted) {
+  if (std::find(granted_tool_names().begin(), granted_tool_names().end(), builtin) != granted_tool_names().end()) {
+    if (!parameters.is_null())
+      throw Error("spec.conflict", "builtin '" + builtin + "' declares its own parameters; leave parameters: out");
+    GrantedToolOptions o = granted;
+    o.name = std::move(name);
+    o.description = std::move(description);
+    o.schema_options = options;
+    return make_granted_tool(builtin, std::move(o));
+  }
   for (const auto& b : kBuiltins)
-    if (builtin == b.name)
+    if (builtin == b.name) {
+      if (!granted.capabilities.empty())
+        throw Error("spec.conflict", "builtin '" + builtin + "' reaches nothing outside; leave allow: out");
       return std::make_shared<FunctionTool>(builtin, name.empty() ? builtin : std::move(name),
                                             description.empty() ? b.description : std::move(description), b.fn,
                                             std::move(parameters), options);
+    }
   return nullptr;
 }
 
@@ -64,6 +80,7 @@ const std::vector<std::string>& builtin_tool_names() {
   static const std::vector<std::string> names = [] {
     std::vector<std::string> v;
     for (const auto& b : kBuiltins) v.push_back(b.name);
+    for (const auto& g : granted_tool_names()) v.push_back(g);
     return v;
   }();
   return names;

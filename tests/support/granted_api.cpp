@@ -30,6 +30,15 @@ GrantedApi::GrantedApi() {
   server_.Post("/v1/echo", echo);
   server_.Delete("/v1/echo", echo);
   server_.Get("/admin", echo);
+  server_.Get("/v1/page", [](const httplib::Request&, httplib::Response& res) {
+    res.set_content("<html><head><script>alert(1)</script></head><body><h1>Refunds</h1><p>Refunds take 14 days.</p>"
+                    "</body></html>",
+                    "text/html; charset=utf-8");
+  });
+  server_.Get("/v1/missing", [](const httplib::Request&, httplib::Response& res) {
+    res.status = 404;
+    res.set_content("no such page", "text/plain");
+  });
   server_.Get("/v1/redirect-in", [](const httplib::Request&, httplib::Response& res) { res.set_redirect("/v1/echo"); });
   server_.Post("/v1/see-other", [](const httplib::Request&, httplib::Response& res) { res.set_redirect("echo", 303); });
   server_.Get("/v1/redirect-admin", [](const httplib::Request&, httplib::Response& res) { res.set_redirect("/admin"); });

@@ -24,7 +24,8 @@ const KeyList kScriptedRule = {"match", "reply", "tool_calls"};
 const KeyList kScriptedReply = {"content", "tool_calls"};
 const KeyList kToolCall = {"name", "arguments"};
 const KeyList kTool = {"name",     "description", "lua",   "builtin", "parameters", "limits", "on_error",
-                       "workflow", "mcp",         "tools", "prefix",  "timeout", "allow"};
+                       "workflow", "mcp",         "tools", "prefix",  "timeout", "allow",
+                       "index"};
 const KeyList kAllow = {"http", "files"};
 const KeyList kHttpGrant = {"url", "methods", "headers", "max_bytes"};
 const KeyList kFilesGrant = {"root", "write", "max_bytes"};

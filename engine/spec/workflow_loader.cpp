@@ -438,6 +438,12 @@ class Loader {
                                    "what it reaches itself)", t["allow"]);
         s.allow = allow(t["allow"], path + ".allow");
       }
+      if (t["index"]) {
+        if (s.builtin.value != "search_docs")
+          r_.fail("spec.conflict", path + ".index is for builtin: search_docs (where it keeps its index)", t["index"]);
+        s.index = r_.located_str(t["index"], path + ".index");
+        s.index_file = (dir_ / s.index.value).lexically_normal();
+      }
       if (t["on_error"]) s.on_error = one_of(t["on_error"], path + ".on_error", {"observation", "fail"});
       out.push_back(std::move(s));
     }

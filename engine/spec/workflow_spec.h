@@ -218,6 +218,8 @@ struct ToolSpec {
   SourceLoc parameters_loc;
   LuaLimitsSpec limits;
   AllowSpec allow;  // lua and builtin tools
+  Located<std::string> index;        // search_docs: where its index is kept, as written...
+  std::filesystem::path index_file;  // ...and resolved against the workflow's folder
   Located<std::string> on_error{"observation", {}};  // "observation" or "fail"
   SourceLoc loc;
 };

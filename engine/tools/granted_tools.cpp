@@ -7,6 +7,7 @@
 #include "engine/core/json_parse.h"
 #include "engine/core/json_text.h"
 #include "engine/core/text.h"
+#include "engine/tools/document_search.h"
 #include "engine/tools/html_text.h"
 
 namespace engine::tools {
@@ -18,6 +19,7 @@ struct Setup {
   Capabilities capabilities;
   std::chrono::milliseconds timeout;
   schema::PatternCompiler patterns;
+  std::shared_ptr<const DocumentSearch> documents;  // search_docs
 };
 
 using Run = Value (*)(const Setup&, const Value& args, const Cancel* cancel);
@@ -254,6 +256,25 @@ Value search_files(const Setup& s, const Value& args, const Cancel* cancel) {
   return out;
 }
 
+Value search_docs(const Setup& s, const Value& args, const Cancel*) {
+  const std::string& query = string_arg(args, "query");
+  size_t limit = static_cast<size_t>(std::clamp<int64_t>(integer_arg(args, "limit", 5), 1, 20));
+  std::vector<store::DocumentHit> hits;
+  try {
+    hits = s.documents->search(query.substr(0, 4096), limit);
+  } catch (const Error& e) {
+    throw Error("tool.error", e.message());
+  }
+  if (hits.empty()) return "no document matches " + quote_excerpt(query, 100);
+  std::string out;
+  for (const auto& hit : hits) {
+    std::string snippet = hit.snippet;
+    if (find_invalid_utf8(snippet) != std::string::npos) snippet = with_invalid_utf8_replaced(snippet);
+    out += (out.empty() ? "" : "\n") + hit.path + ":" + std::to_string(hit.line) + ": " + snippet;
+  }
+  return out;
+}
+
 std::string granted_list(const Capabilities& c) {
   std::vector<std::string> parts;
   if (c.http)
@@ -306,6 +327,9 @@ const GrantedBuiltin kGranted[] = {
     {"write_file", "files", "Writes a text file, replacing it whole (folders are made as needed).", write_text_file},
     {"list_files", "files", "Lists a folder's files and folders.", list_files},
     {"search_files", "files", "Searches files for lines matching a regular expression, as grep does.", search_files},
+    {"search_docs", "files",
+     "Searches the documents for passages about a question or some words, best first, each with its file and line.",
+     search_docs},
 };
 
 Value parameters_of(const std::string& builtin, const Capabilities& c) {
@@ -317,6 +341,13 @@ Value parameters_of(const std::string& builtin, const Capabilities& c) {
                    {"max_length", {{"type", "integer"}, {"minimum", 100}, {"maximum", 1000000}, {"description", "At most this many bytes of text (default 20000)."}}},
                    {"start_index", {{"type", "integer"}, {"minimum", 0}, {"description", "Start here, to read on where an earlier call stopped (default 0)."}}}}},
                  {"required", {"url"}},
+                 {"additionalProperties", false}};
+  if (builtin == "search_docs")
+    return Value{{"type", "object"},
+                 {"properties",
+                  {{"query", {{"type", "string"}, {"description", "Words to look for; \"a phrase\" in quotes is kept together."}}},
+                   {"limit", {{"type", "integer"}, {"minimum", 1}, {"maximum", 20}, {"description", "At most this many passages (default 5)."}}}}},
+                 {"required", {"query"}},
                  {"additionalProperties", false}};
   if (builtin == "read_file") return path_parameters("The file's path, relative to the granted folder.", true);
   if (builtin == "write_file")
@@ -342,7 +373,13 @@ std::shared_ptr<const Tool> make_granted_tool(const std::string& builtin, Grante
   std::string name = o.name.empty() ? builtin : o.name;
   std::string description =
       o.description.empty() ? std::string(b->description) + " Granted: " + granted_list(o.capabilities) + "." : o.description;
-  auto setup = std::make_shared<const Setup>(Setup{name, o.capabilities, o.timeout, o.schema_options.patterns});
+  std::shared_ptr<const DocumentSearch> documents;
+  if (builtin == "search_docs") {
+    if (o.capabilities.files->grants().size() != 1)
+      throw Error("spec.conflict", "builtin 'search_docs' indexes one folder: give its allow: files: one root");
+    documents = std::make_shared<const KeywordSearch>(o.capabilities.files, o.index_file.empty() ? ":memory:" : o.index_file);
+  }
+  auto setup = std::make_shared<const Setup>(Setup{name, o.capabilities, o.timeout, o.schema_options.patterns, std::move(documents)});
   return std::make_shared<GrantedTool>(builtin, std::move(name), std::move(description), parameters_of(builtin, o.capabilities),
                                        o.schema_options, b->run, std::move(setup));
 }

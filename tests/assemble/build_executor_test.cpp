@@ -83,7 +83,7 @@ TEST_CASE("a scripted rule's reply that reads a group its regex does not define 
 
 TEST_CASE("an unknown builtin tool suggests the close one", "[assemble]") {
   CHECK(build_error(kHead + "tools:\n  - builtin: ecoh\nagent:\n  prompt: '{{ question }}'\n")
-            .rfind("w.yaml:8:14: unknown builtin tool 'ecoh' (did you mean 'echo'?) (available: echo, current_time)", 0) == 0);
+            .rfind("w.yaml:8:14: unknown builtin tool 'ecoh' (did you mean 'echo'?) (available: echo, current_time, http_request, fetch, read_file, write_file, list_files, search_files, search_docs)", 0) == 0);
 }
 
 TEST_CASE("a Lua syntax error points into the script", "[assemble]") {

@@ -1,0 +1,225 @@
+#include "engine/store/document_index.h"
+
+#include <cctype>
+#include <unordered_map>
+
+#include "engine/core/error.h"
+
+namespace engine::store {
+namespace {
+
+// Bumped when the tables or the chunking change: an older index is made again.
+constexpr const char* kIndexVersion = "1";
+constexpr size_t kChunkLines = 30;
+constexpr size_t kChunkBytes = 2000;
+
+struct Chunk {
+  int64_t line;
+  std::string text;
+};
+
+bool blank(std::string_view line) { return line.find_first_not_of(" \t\r") == std::string_view::npos; }
+
+// Paragraphs and sections: a chunk ends at a blank line once it has some text, before a heading, or at its bounds.
+std::vector<Chunk> chunks_of(const std::string& text) {
+  std::vector<Chunk> out;
+  Chunk current{0, ""};
+  size_t lines = 0;
+  size_t pending_blanks = 0;
+  auto close = [&] {
+    if (!current.text.empty()) out.push_back(std::move(current));
+    current = Chunk{0, ""};
+    lines = 0;
+    pending_blanks = 0;
+  };
+  int64_t number = 0;
+  for (size_t start = 0; start < text.size();) {
+    size_t end = text.find('\n', start);
+    if (end == std::string::npos) end = text.size();
+    std::string_view line(text.data() + start, end - start);
+    ++number;
+    start = end + 1;
+    if (blank(line)) {
+      if (lines >= 3) close();
+      else if (!current.text.empty()) ++pending_blanks;
+      continue;
+    }
+    if (!line.empty() && line[0] == '#' && lines > 0) close();
+    if (current.text.empty()) {
+      current.line = number;
+    } else {
+      current.text.append(pending_blanks + 1, '\n');  // kept, so a hit's line can be counted within its chunk
+      lines += pending_blanks;
+    }
+    pending_blanks = 0;
+    current.text += line;
+    if (++lines >= kChunkLines || current.text.size() >= kChunkBytes) close();
+  }
+  close();
+  return out;
+}
+
+}  // namespace
+
+DocumentIndex::DocumentIndex(const std::string& file, const std::string& source) : db_(file) {
+  db_.exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;");
+  db_.exec(
+      "CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT);"
+      "CREATE TABLE IF NOT EXISTS files(path TEXT PRIMARY KEY, modified INTEGER, size INTEGER);"
+      "CREATE TABLE IF NOT EXISTS chunk_place(id INTEGER PRIMARY KEY, path TEXT, line INTEGER);"
+      "CREATE INDEX IF NOT EXISTS chunk_place_path ON chunk_place(path);"
+      "CREATE VIRTUAL TABLE IF NOT EXISTS chunks USING fts5(text, tokenize='porter unicode61 remove_diacritics 2');");
+  auto read = db_.prepare("SELECT value FROM meta WHERE key = ?");
+  auto value_of = [&](const char* key) {
+    read.reset();
+    read.bind(1, std::string_view(key));
+    return read.step() ? read.text(0) : std::string();
+  };
+  if (value_of("version") != kIndexVersion || value_of("source") != source) {
+    Transaction t(db_);
+    clear();
+    auto write = db_.prepare("INSERT OR REPLACE INTO meta(key, value) VALUES(?, ?)");
+    write.bind(1, std::string_view("version")).bind(2, std::string_view(kIndexVersion));
+    write.step();
+    write.reset();
+    write.bind(1, std::string_view("source")).bind(2, std::string_view(source));
+    write.step();
+    t.commit();
+  }
+}
+
+void DocumentIndex::clear() { db_.exec("DELETE FROM files; DELETE FROM chunk_place; DELETE FROM chunks;"); }
+
+DocumentIndex::Changes DocumentIndex::refresh(
+    const std::vector<IndexedDocument>& present,
+    const std::function<std::optional<std::string>(const IndexedDocument&)>& text_of) {
+  std::lock_guard lock(mutex_);
+  Changes changes;
+  std::unordered_map<std::string, std::pair<int64_t, uint64_t>> known;
+  {
+    auto all = db_.prepare("SELECT path, modified, size FROM files");
+    while (all.step()) known[all.text(0)] = {all.integer(1), static_cast<uint64_t>(all.integer(2))};
+  }
+  Transaction t(db_);
+  auto drop_chunks = db_.prepare("DELETE FROM chunks WHERE rowid IN (SELECT id FROM chunk_place WHERE path = ?)");
+  auto drop_places = db_.prepare("DELETE FROM chunk_place WHERE path = ?");
+  auto drop_file = db_.prepare("DELETE FROM files WHERE path = ?");
+  auto add_place = db_.prepare("INSERT INTO chunk_place(path, line) VALUES(?, ?)");
+  auto add_chunk = db_.prepare("INSERT INTO chunks(rowid, text) VALUES(?, ?)");
+  auto add_file = db_.prepare("INSERT OR REPLACE INTO files(path, modified, size) VALUES(?, ?, ?)");
+  auto forget = [&](const std::string& path) {
+    for (Statement* s : {&drop_chunks, &drop_places, &drop_file}) {
+      s->reset();
+      s->bind(1, path);
+      s->step();
+    }
+  };
+  for (const auto& doc : present) {
+    auto it = known.find(doc.path);
+    bool seen = it != known.end();
+    if (seen) {
+      bool same = it->second.first == doc.modified && it->second.second == doc.size;
+      known.erase(it);
+      if (same) {
+        ++changes.unchanged;
+        continue;
+      }
+      forget(doc.path);
+    }
+    std::optional<std::string> text = text_of(doc);
+    if (!text) continue;
+    for (auto& chunk : chunks_of(*text)) {
+      add_place.reset();
+      add_place.bind(1, doc.path).bind(2, chunk.line);
+      add_place.step();
+      add_chunk.reset();
+      add_chunk.bind(1, db_.last_insert_rowid()).bind(2, chunk.text);
+      add_chunk.step();
+    }
+    add_file.reset();
+    add_file.bind(1, doc.path).bind(2, doc.modified).bind(3, static_cast<int64_t>(doc.size));
+    add_file.step();
+    ++(seen ? changes.updated : changes.added);
+  }
+  for (const auto& [path, unused] : known) {
+    forget(path);
+    ++changes.removed;
+  }
+  t.commit();
+  return changes;
+}
+
+std::vector<DocumentHit> DocumentIndex::search(const std::string& fts_query, size_t limit) const {
+  std::lock_guard lock(mutex_);
+  std::vector<DocumentHit> hits;
+  if (fts_query.empty()) return hits;
+  try {
+    auto q = db_.prepare(
+        "SELECT p.path, p.line, snippet(chunks, 0, '[', ']', '...', 16), highlight(chunks, 0, char(1), char(2)), "
+        "bm25(chunks) FROM chunks JOIN chunk_place p ON p.id = chunks.rowid WHERE chunks MATCH ? "
+        "ORDER BY bm25(chunks) LIMIT ?");
+    q.bind(1, fts_query).bind(2, static_cast<int64_t>(limit));
+    while (q.step()) {
+      DocumentHit hit{q.text(0), q.integer(1), q.text(2), q.real(4)};
+      std::string marked = q.text(3);
+      size_t first = marked.find('\x01');
+      for (size_t i = 0; i < first && i < marked.size(); ++i)
+        if (marked[i] == '\n') ++hit.line;
+      std::string one_line;  // a snippet may span lines: one line, spaces collapsed
+      for (char c : hit.snippet) {
+        bool space = c == '\n' || c == '\r' || c == '\t' || c == ' ';
+        if (!space) one_line += c;
+        else if (!one_line.empty() && one_line.back() != ' ') one_line += ' ';
+      }
+      hit.snippet = std::move(one_line);
+      hits.push_back(std::move(hit));
+    }
+  } catch (const Error& e) {
+    throw Error("store.bad_query", "the search " + fts_query.substr(0, 200) + " cannot be read: " + e.message());
+  }
+  return hits;
+}
+
+size_t DocumentIndex::documents() const {
+  std::lock_guard lock(mutex_);
+  auto q = db_.prepare("SELECT count(*) FROM files");
+  return q.step() ? static_cast<size_t>(q.integer(0)) : 0;
+}
+
+std::string fts_query_of(std::string_view text, size_t max_terms) {
+  std::vector<std::string> terms;
+  std::string word;
+  bool in_phrase = false;
+  auto finish = [&] {
+    if (!word.empty() && terms.size() < max_terms) terms.push_back("\"" + word + "\"");
+    word.clear();
+  };
+  for (size_t i = 0; i < text.size() && terms.size() < max_terms; ++i) {
+    unsigned char c = static_cast<unsigned char>(text[i]);
+    if (c == '"') {
+      // A phrase: its words together, in order; an unclosed quote is only a separator.
+      if (!in_phrase && text.find('"', i + 1) == std::string_view::npos) {
+        finish();
+        continue;
+      }
+      finish();
+      in_phrase = !in_phrase;
+      continue;
+    }
+    bool word_byte = c >= 0x80 || std::isalnum(c) || c == '_';
+    if (word_byte) {
+      word += static_cast<char>(c);
+    } else if (in_phrase && !word.empty() && word.back() != ' ') {
+      word += ' ';
+    } else if (!in_phrase) {
+      finish();
+    }
+  }
+  while (!word.empty() && word.back() == ' ') word.pop_back();
+  finish();
+  std::string out;
+  for (const auto& t : terms) out += (out.empty() ? "" : " OR ") + t;
+  return out;
+}
+
+}  // namespace engine::store

@@ -7,7 +7,7 @@ prefix="$(mktemp -d)"
 trap 'rm -rf "$prefix"' EXIT
 cmake --install "$build" --prefix "$prefix" >/dev/null || { echo "install failed"; exit 1; }
 fail=0
-for f in bin/engine share/engine/schema/workflow.schema.json share/engine/plugins/calculator.lua \
+for f in bin/engine share/engine/schema/workflow.schema.json share/engine/plugins/calculator.lua share/engine/docs/tools.md \
          share/engine/templates/react.j2 share/man/man1/engine.1 share/bash-completion/completions/engine \
          share/zsh/site-functions/_engine share/fish/vendor_completions.d/engine.fish; do
   [ -f "$prefix/$f" ] || { echo "not installed: $f"; fail=1; }

@@ -2,6 +2,7 @@
 
 #include "engine/assemble/spec_errors.h"
 #include "engine/core/error.h"
+#include "engine/tools/document_search.h"
 
 namespace engine::assemble {
 
@@ -48,6 +49,11 @@ std::vector<std::string> all_grant_secrets(const spec::WorkflowSpec& s) {
   });
   for (const auto& p : s.agent.parsers) add(p.allow);
   return out;
+}
+
+std::filesystem::path search_docs_index_file(const spec::ToolSpec& t, const spec::WorkflowSpec& s) {
+  if (!t.index_file.empty()) return t.index_file;
+  return tools::default_index_file(s.dir, t.allow.files.empty() ? s.dir : t.allow.files.front().root_dir);
 }
 
 tools::lua::LuaLimits granted_limits(tools::lua::LuaLimits limits, const spec::LuaLimitsSpec& given,

@@ -1,5 +1,6 @@
 #pragma once
 // A tool's `allow:` made what its calls may reach (tools/capabilities.h).
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -17,6 +18,9 @@ tools::Capabilities build_capabilities(const spec::AllowSpec& allow, const spec:
 std::vector<std::string> grant_secrets(const spec::AllowSpec& allow);
 // Every grant's secrets in the workflow: its tools', its lua steps' and its Lua parsers'.
 std::vector<std::string> all_grant_secrets(const spec::WorkflowSpec& spec);
+// Where a search_docs tool keeps its index: its `index:`, else the default beside the workflow
+// (tools/document_search.h).
+std::filesystem::path search_docs_index_file(const spec::ToolSpec& tool, const spec::WorkflowSpec& spec);
 // A script that may send requests waits on servers: unless its limits say otherwise, it has 30 s, not 2.
 tools::lua::LuaLimits granted_limits(tools::lua::LuaLimits limits, const spec::LuaLimitsSpec& given,
                                      const spec::AllowSpec& allow);

@@ -10,7 +10,6 @@
 #include "engine/core/text.h"
 #include "engine/parse/schema_patterns.h"
 #include "engine/tools/builtin_tools.h"
-#include "engine/tools/document_search.h"
 #include "engine/tools/lua/lua_tool.h"
 #include "engine/tools/mcp/mcp_tool.h"
 #include "engine/workflow/workflow_tool.h"
@@ -147,9 +146,7 @@ std::shared_ptr<const tools::Tool> load_tool(const spec::ToolSpec& t, const spec
     tools::GrantedToolOptions granted;
     if (!t.allow.empty()) granted.capabilities = build_capabilities(t.allow, s, at);
     if (t.limits.timeout_given) granted.timeout = std::chrono::milliseconds(t.limits.timeout_ms);
-    if (t.builtin.value == "search_docs" && !t.allow.files.empty())
-      granted.index_file = (t.index_file.empty() ? tools::default_index_file(s.dir, t.allow.files.front().root_dir)
-                                                 : t.index_file).string();
+    if (t.builtin.value == "search_docs") granted.index_file = search_docs_index_file(t, s).string();
     try {
       tool = tools::make_builtin_tool(t.builtin.value, t.name.value, t.description, t.parameters, schema_options, granted);
     } catch (const Error& e) {

@@ -18,6 +18,7 @@ int main(int argc, char** argv) {
   engine::cli::add_render_command(app, exit_code);
   engine::cli::add_parse_command(app, exit_code);
   engine::cli::add_tools_commands(app, exit_code);
+  engine::cli::add_index_command(app, exit_code);
   engine::cli::add_batch_command(app, exit_code);
   engine::cli::add_eval_command(app, exit_code);
   engine::cli::add_test_command(app, exit_code);

@@ -1,5 +1,6 @@
 #include "engine/store/document_index.h"
 
+#include <algorithm>
 #include <cctype>
 #include <unordered_map>
 
@@ -186,6 +187,22 @@ size_t DocumentIndex::documents() const {
   return q.step() ? static_cast<size_t>(q.integer(0)) : 0;
 }
 
+// Words a question is made of that say nothing of what it asks about: ranking on them puts any page full of "how"
+// and "the" first. Only left out of a query that has other words.
+bool stop_word(const std::string& word) {
+  static const char* const kStop[] = {
+      "a",    "an",   "and",  "are",  "as",   "at",    "be",   "by",    "can",  "could", "did",  "do",   "does",
+      "for",  "from", "get",  "has",  "have", "how",   "i",    "if",    "in",   "is",    "it",   "its",  "me",
+      "my",   "of",   "on",   "or",   "our",  "should", "so",  "that",  "the",  "their", "them", "then", "there",
+      "these", "they", "this", "to",  "us",   "was",   "we",   "what",  "when", "where", "which", "who", "why",
+      "will", "with", "would", "you", "your"};
+  std::string lower = word;
+  for (auto& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  for (const char* w : kStop)
+    if (lower == w) return true;
+  return false;
+}
+
 std::string fts_query_of(std::string_view text, size_t max_terms) {
   std::vector<std::string> terms;
   std::string word;
@@ -218,7 +235,10 @@ std::string fts_query_of(std::string_view text, size_t max_terms) {
   while (!word.empty() && word.back() == ' ') word.pop_back();
   finish();
   std::string out;
-  for (const auto& t : terms) out += (out.empty() ? "" : " OR ") + t;
+  bool has_content = std::any_of(terms.begin(), terms.end(),
+                                 [](const std::string& t) { return !stop_word(t.substr(1, t.size() - 2)); });
+  for (const auto& t : terms)
+    if (!has_content || !stop_word(t.substr(1, t.size() - 2))) out += (out.empty() ? "" : " OR ") + t;
   return out;
 }
 

@@ -106,20 +106,10 @@ std::string percent_encoded(const std::string& s) {
   return out;
 }
 
-// A full URL as it is; else a path under the first grant's prefix.
-std::string url_for(const Setup& s, const std::string& path) {
-  if (path.rfind("http://", 0) == 0 || path.rfind("https://", 0) == 0) return path;
-  std::string base = s.capabilities.http->grants().front().written;
-  std::string rest = path;
-  while (!rest.empty() && rest[0] == '/') rest.erase(0, 1);
-  if (!base.empty() && base.back() != '/' && !rest.empty()) base += '/';
-  return base + rest;
-}
-
 Value http_request(const Setup& s, const Value& args, const Cancel* cancel) {
   HttpCall call;
   call.method = string_arg(args, "method").empty() ? "GET" : string_arg(args, "method");
-  call.url = url_for(s, string_arg(args, "path"));
+  call.url = s.capabilities.http->resolve(string_arg(args, "path"));
   if (auto q = args.find("query"); q != args.end() && q->is_object() && !q->empty()) {
     std::string query;
     for (const auto& [key, value] : q->items())
@@ -155,7 +145,7 @@ std::string slice(const std::string& text, size_t start, size_t max, size_t& nex
 }
 
 Value fetch(const Setup& s, const Value& args, const Cancel* cancel) {
-  std::string url = url_for(s, string_arg(args, "url"));
+  std::string url = s.capabilities.http->resolve(string_arg(args, "url"));
   HttpReply reply = s.capabilities.http->request(HttpCall{"GET", url, {{"Accept", "text/html, text/plain, */*"}}},
                                                  deadline_of(s), cancel);
   if (reply.status < 200 || reply.status > 299)

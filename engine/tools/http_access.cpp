@@ -95,6 +95,17 @@ const HttpGrant& HttpAccess::grant_for(const net::Url& url, const std::string& m
   }
 }
 
+std::string HttpAccess::resolve(const std::string& url) const {
+  if (url.rfind("http://", 0) == 0 || url.rfind("https://", 0) == 0 || url.find("://") != std::string::npos ||
+      grants_.empty())
+    return url;
+  std::string base = grants_.front().written;
+  std::string rest = url;
+  while (!rest.empty() && rest[0] == '/') rest.erase(0, 1);
+  if (!base.empty() && base.back() != '/' && !rest.empty()) base += '/';
+  return base + rest;
+}
+
 HttpReply HttpAccess::request(HttpCall call, SteadyTime deadline, const Cancel* cancel) const {
   for (auto& c : call.method) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
   if (call.method.empty() || call.method.size() > 16 ||
@@ -107,6 +118,7 @@ HttpReply HttpAccess::request(HttpCall call, SteadyTime deadline, const Cancel* 
       throw Error("tool.refused", "the header " + name + " must be one line of at most 8 KB");
     if (framing_header(n)) throw Error("tool.refused", "the header " + name + " is set by the engine, not by a tool");
   }
+  call.url = resolve(call.url);
   std::string why;
   auto url = net::parse_url(call.url, &why);
   if (!url) throw Error("tool.refused", "the URL " + quote_excerpt(redactor_.redact(call.url), 200) + " " + why);

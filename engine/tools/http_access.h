@@ -23,7 +23,7 @@ namespace engine::tools {
 
 struct HttpCall {
   std::string method = "GET";
-  std::string url;
+  std::string url;  // or a path under the first grant's prefix (resolve())
   std::vector<std::pair<std::string, std::string>> headers;  // the tool's own
   std::string body;
   std::optional<std::chrono::milliseconds> timeout;  // cut to the caller's deadline
@@ -53,6 +53,10 @@ class HttpAccess {
   // allows, naming the grant it missed), "tool.timeout" (`deadline` passed), "http.too_large" (a body past the
   // grant's bound), "http.transport"; stops when `cancel` does, as throw_stopped.
   HttpReply request(HttpCall call, SteadyTime deadline, const Cancel* cancel) const;
+
+  // A URL as it is; a path ("tickets/42", "/tickets/42") under the first grant's prefix, so a script or a model
+  // names what it wants and the workflow where it lives.
+  std::string resolve(const std::string& url) const;
 
   const std::vector<HttpGrant>& grants() const { return grants_; }
   const std::vector<std::string>& secrets() const { return secrets_; }

@@ -47,9 +47,9 @@ store::DocumentIndex::Changes KeywordSearch::refresh() const {
   std::lock_guard lock(mutex_);
   std::vector<store::IndexedDocument> present;
   files_->walk("", kMaxDocuments, [&](const FileEntry& file, int) {
-    if (is_document(file.name)) present.push_back(store::IndexedDocument{file.name, file.modified, file.size});
+    if (is_document(file.name)) present.push_back(store::IndexedDocument{file.name, file.modified_ns, file.size});
     return true;
-  });
+  }, false);
   auto changes = index().refresh(present, [&](const store::IndexedDocument& doc) -> std::optional<std::string> {
     std::string text;
     try {
@@ -73,10 +73,10 @@ std::vector<store::DocumentHit> KeywordSearch::search(const std::string& query, 
     stale = !index_ || std::chrono::steady_clock::now() - checked_ >= kRecheck;
   }
   if (stale) refresh();
-  std::string fts = store::fts_query_of(query);
-  if (fts.empty()) throw Error("tool.error", "the query has no word to search for");
+  auto terms = store::query_terms(query);
+  if (terms.empty()) throw Error("tool.error", "the query has no word to search for");
   std::lock_guard lock(mutex_);
-  return index().search(fts, limit);
+  return index().search_any(terms, limit);
 }
 
 std::filesystem::path default_index_file(const std::filesystem::path& workflow_dir, const std::filesystem::path& root) {

@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <cstring>
 #include <deque>
+#include <memory>
 #include <random>
 
 #include "engine/core/error.h"
@@ -52,7 +53,8 @@ std::string type_of(mode_t mode) {
 
 FileEntry entry_of(std::string name, const struct stat& st) {
   return FileEntry{std::move(name), type_of(st.st_mode), static_cast<uint64_t>(st.st_size),
-                   static_cast<int64_t>(st.st_mtim.tv_sec)};
+                   static_cast<int64_t>(st.st_mtim.tv_sec),
+                   static_cast<int64_t>(st.st_mtim.tv_sec) * 1'000'000'000 + st.st_mtim.tv_nsec};
 }
 
 // Where a path led: the folder holding its last name (open as O_PATH), that name, and what lies there (lstat), or
@@ -178,6 +180,19 @@ FileDescriptor reopen(const Resolution& r, int flags) {
 
 std::string reason(int err) { return std::strerror(err); }
 
+// An open folder's listing (RAII): closedir closes the descriptor it was opened on too.
+struct DirCloser {
+  void operator()(DIR* d) const { closedir(d); }
+};
+using OpenDir = std::unique_ptr<DIR, DirCloser>;
+
+// The listing of the folder `fd` (taken: closed with the listing, or here when it cannot be listed).
+OpenDir open_dir(FileDescriptor fd) {
+  DIR* d = fd.valid() ? fdopendir(fd.get()) : nullptr;
+  if (d) fd.release();
+  return OpenDir(d);
+}
+
 }  // namespace
 
 // The first root that holds `path`, with where it led; nothing when none does (`looked` then names them). A path
@@ -269,12 +284,11 @@ std::vector<FileEntry> FileAccess::list(std::string_view path, bool* truncated) 
     const std::string& where = found->where;
     Resolution r{std::move(found->parent), found->name, found->st};
     if (!S_ISDIR(r.st.st_mode)) throw Error("io.read_failed", "cannot list " + where + ": it is not a folder");
-    FileDescriptor fd = reopen(r, O_RDONLY | O_DIRECTORY);
-    DIR* dir = fd.valid() ? fdopendir(fd.get()) : nullptr;
+    OpenDir dir = open_dir(reopen(r, O_RDONLY | O_DIRECTORY));
     if (!dir) throw Error("io.read_failed", "cannot list " + where + ": " + reason(errno));
-    int dir_fd = fd.release();  // closedir closes it
+    int dir_fd = dirfd(dir.get());
     std::vector<FileEntry> out;
-    while (dirent* e = readdir(dir)) {
+    while (dirent* e = readdir(dir.get())) {
       if (std::strcmp(e->d_name, ".") == 0 || std::strcmp(e->d_name, "..") == 0) continue;
       if (out.size() == kMaxListEntries) {
         if (truncated) *truncated = true;
@@ -284,7 +298,6 @@ std::vector<FileEntry> FileAccess::list(std::string_view path, bool* truncated) 
       if (fstatat(dir_fd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0) continue;
       out.push_back(entry_of(e->d_name, st));
     }
-    closedir(dir);
     std::sort(out.begin(), out.end(), [](const FileEntry& a, const FileEntry& b) { return a.name < b.name; });
     return out;
   }
@@ -334,19 +347,18 @@ void FileAccess::write(std::string_view path, std::string_view text) const {
   }
 }
 
-void FileAccess::walk(std::string_view path, size_t max_files,
-                      const std::function<bool(const FileEntry&, int fd)>& visit) const {
+void FileAccess::walk(std::string_view path, size_t max_files, const std::function<bool(const FileEntry&, int fd)>& visit,
+                      bool open_files) const {
   auto names = names_of(path);
   if (roots_.empty()) throw Error("tool.refused", "this tool has no files grant (give it one with allow: files:)");
   size_t visited = 0;
   // Depth first in name order through open folders; symlinks are skipped, so nothing leads out.
   std::function<bool(int, const std::string&, int)> descend = [&](int dir_fd, const std::string& prefix, int depth) {
-    FileDescriptor own(openat(dir_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-    DIR* dir = own.valid() ? fdopendir(own.get()) : nullptr;
+    OpenDir dir = open_dir(FileDescriptor(openat(dir_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)));
     if (!dir) return true;
-    int fd = own.release();
+    int fd = dirfd(dir.get());
     std::vector<std::pair<std::string, struct stat>> entries;
-    while (dirent* e = readdir(dir)) {
+    while (dirent* e = readdir(dir.get())) {
       if (e->d_name[0] == '.' && (e->d_name[1] == 0 || (e->d_name[1] == '.' && e->d_name[2] == 0))) continue;
       struct stat st {};
       if (fstatat(fd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && (S_ISREG(st.st_mode) || S_ISDIR(st.st_mode)))
@@ -364,13 +376,17 @@ void FileAccess::walk(std::string_view path, size_t max_files,
         if (sub.valid()) go_on = descend(sub.get(), rel, depth + 1);
         continue;
       }
+      if (!open_files) {
+        ++visited;
+        go_on = visit(entry_of(rel, st), -1);
+        continue;
+      }
       FileDescriptor file(openat(fd, name.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
       struct stat now {};
       if (!file.valid() || fstat(file.get(), &now) != 0 || !S_ISREG(now.st_mode)) continue;
       ++visited;
       go_on = visit(entry_of(rel, now), file.get());
     }
-    closedir(dir);
     return go_on;
   };
   std::vector<std::string> looked;

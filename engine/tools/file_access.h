@@ -23,6 +23,7 @@ struct FileEntry {
   std::string type;  // "file", "dir", "link" or "other"
   uint64_t size = 0;
   int64_t modified = 0;  // seconds since the epoch
+  int64_t modified_ns = 0;  // the same in nanoseconds: two writes within a second tell apart
 };
 
 class FileAccess {
@@ -46,8 +47,9 @@ class FileAccess {
 
   // Every regular file under `path` (a folder, "" for the roots), depth first in name order, with its path from
   // the root, until `visit` returns false or `max_files` were visited; symlinks are not followed. Each file is
-  // given as an open descriptor, read through read_open().
-  void walk(std::string_view path, size_t max_files, const std::function<bool(const FileEntry&, int fd)>& visit) const;
+  // given as an open descriptor, read through read_open(); without `open_files`, as -1 (a look at sizes and times).
+  void walk(std::string_view path, size_t max_files, const std::function<bool(const FileEntry&, int fd)>& visit,
+            bool open_files = true) const;
   // Reads an open regular file, up to `max_bytes`; true when it was all read.
   static bool read_open(int fd, size_t max_bytes, std::string& out);
 

@@ -14,7 +14,7 @@ namespace {
 // A stream the server closes before the answer, having given its events ids, is taken up again with a GET and
 // Last-Event-ID (2025-11-25's resumable streams); this many times at most.
 constexpr int kMaxResumes = 5;
-constexpr auto kNoticeWait = std::chrono::milliseconds(2000);
+constexpr auto kHttpNoticeWait = std::chrono::milliseconds(2000);
 
 std::chrono::milliseconds until(const std::optional<SteadyTime>& deadline, std::chrono::milliseconds otherwise) {
   if (!deadline) return otherwise;
@@ -50,7 +50,7 @@ HttpChannel::~HttpChannel() {
   }
   if (session.empty()) return;
   net::HttpRequest end{"DELETE", url_, request_headers(), "", {}, 4096};
-  end.timeouts.connect = end.timeouts.total = kNoticeWait;
+  end.timeouts.connect = end.timeouts.total = kHttpNoticeWait;
   try {
     http_.send(end);
   } catch (const Error&) {
@@ -101,7 +101,7 @@ void HttpChannel::send_answers() {
       answers_.pop_front();
     }
     CallWait wait;
-    wait.deadline = std::chrono::steady_clock::now() + kNoticeWait;
+    wait.deadline = std::chrono::steady_clock::now() + kHttpNoticeWait;
     wait.what = "an answer to the server's request";
     try {
       post(response, wait, std::nullopt);
@@ -198,7 +198,7 @@ Value HttpChannel::post(const Value& message, const CallWait& wait, std::optiona
     if ((stopped || passed(wait.deadline)) && id && !modern) {
       // Closing the stream cancels a call in 2026-07-28, not in the 2025 era: there the server is told.
       CallWait notice;
-      notice.deadline = std::chrono::steady_clock::now() + kNoticeWait;
+      notice.deadline = std::chrono::steady_clock::now() + kHttpNoticeWait;
       Value cancelled = make_notification(
           "notifications/cancelled", Value{{"requestId", *id}, {"reason", stopped ? "the run stopped" : "the call timed out"}});
       try {

@@ -11,7 +11,7 @@ namespace engine::tools::mcp {
 namespace {
 
 // How long a last word to the server (a cancellation) may wait for the pipe.
-constexpr auto kNoticeWait = std::chrono::milliseconds(1000);
+constexpr auto kStdioNoticeWait = std::chrono::milliseconds(1000);
 
 // The last few lines a server wrote to stderr: what it said before it went, for the message of the call that saw it.
 std::string last_lines(const std::string& tail) {
@@ -172,7 +172,7 @@ void StdioChannel::send(const Value& message, const CallWait& wait) {
 
 void StdioChannel::tell_cancelled(int64_t id, const std::string& reason) {
   CallWait notice;
-  notice.deadline = std::chrono::steady_clock::now() + kNoticeWait;
+  notice.deadline = std::chrono::steady_clock::now() + kStdioNoticeWait;
   try {
     send(make_notification("notifications/cancelled", Value{{"requestId", id}, {"reason", reason}}), notice);
   } catch (const Error&) {

@@ -9,7 +9,7 @@ seconds="$2"
 shift 2
 targets=("$@")
 [ ${#targets[@]} -eq 0 ] && targets=(workflow_load template react_parser regex sse provider_answer json_text lua_patterns lua_json
-  mcp_message)
+  mcp_message grant_text)
 jobs="${FUZZ_JOBS:-$(nproc)}"
 
 declare -A seeds=(

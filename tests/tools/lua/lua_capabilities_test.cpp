@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include <atomic>
+#include <thread>
 
 #include "engine/core/error.h"
 #include "engine/core/fiber.h"
@@ -138,6 +139,24 @@ TEST_CASE("lua grants: a refused URL names the grant, and waiting counts against
   CHECK(slow.error_kind == "tool.timeout");
   CHECK(slow.text() == "tool 'tool' failed: plugins/tool.lua:1: time limit of 500 ms exceeded");
   CHECK(s.call(api.base() + "/v1/echo").ok());  // the state is usable after a trip
+}
+
+TEST_CASE("lua grants: the run's cancel ends a request the script waits on", "[lua][grants]") {
+  GrantedApi api;
+  GrantedScript s(R"(return function(url) return engine.http.request{url = url}.body end)", api_grant(api),
+                  std::chrono::seconds(30));
+  Cancel cancel;
+  auto instance = s.tool->instantiate({nullptr, &cancel});
+  std::thread stopper([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    cancel.cancel();
+  });
+  auto started = std::chrono::steady_clock::now();
+  ToolResult r = instance->invoke(api.base() + "/v1/hang");
+  stopper.join();
+  CHECK_FALSE(r.ok());
+  CHECK(r.text().find("cancelled") != std::string::npos);
+  CHECK(std::chrono::steady_clock::now() - started < std::chrono::seconds(10));
 }
 
 TEST_CASE("lua grants: of two tools on one script only the granted one reads, over 1000 runs", "[lua][grants]") {

@@ -123,6 +123,19 @@ void StdioChannel::answer(const Value& response) {
   }
   lock.lock();
   outbox_.insert(0, out, written, std::string::npos);
+  // Answers queued while this one was written go now, as far as the pipe takes them: nobody else may write again.
+  while (written == out.size() && !outbox_.empty() && !closed_) {
+    out = std::move(outbox_);
+    outbox_.clear();
+    lock.unlock();
+    try {
+      written = process_->write_some(out);
+    } catch (const Error&) {
+      written = out.size();
+    }
+    lock.lock();
+    outbox_.insert(0, out, written, std::string::npos);
+  }
   writing_ = false;
   lock.unlock();
   write_turn_.notify_one();
@@ -158,6 +171,21 @@ void StdioChannel::send(const Value& message, const CallWait& wait) {
     failure = e.message();
   }
   lock.lock();
+  // What the reader queued meanwhile (answers to the server's requests, which may come the moment our line is read)
+  // is sent by this writer before it gives its turn up: left in the box, it would wait for a next call that the
+  // server, waiting for its answer, never lets come.
+  while (whole && !closed_ && !outbox_.empty()) {
+    std::string more = std::move(outbox_);
+    outbox_.clear();
+    lock.unlock();
+    try {
+      process_->write(more, wait.deadline);
+    } catch (const Error& e) {
+      whole = false;
+      failure = e.message();
+    }
+    lock.lock();
+  }
   writing_ = false;
   if (!whole && !closed_) {
     // Part of a line may have gone: the stream has no frame left, and the server is not reading anyway.

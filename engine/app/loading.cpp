@@ -36,6 +36,12 @@ void override_llm(spec::WorkflowSpec& spec, const std::string& llm) {
 
 }  // namespace
 
+std::string model_override(const std::string& llm, const std::string& replay_file) {
+  if (replay_file.empty()) return llm;
+  if (!llm.empty()) throw Error("usage", "--replay FILE and --llm both choose the model; give one of them");
+  return "replay:" + replay_file;
+}
+
 std::shared_ptr<const workflow::Executor> load_executor(const std::string& path, const LoadOptions& options) {
   spec::WorkflowSpec spec = spec::load_workflow(spec::find_workflow_file(path), {spec::default_search_path()});
   if (!options.llm.empty()) override_llm(spec, options.llm);

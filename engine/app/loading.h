@@ -22,6 +22,10 @@ struct LoadOptions {
   bool connect_mcp = true;
 };
 
+// The `llm` of LoadOptions from a front end's --llm PROVIDER:MODEL and --replay FILE (which is --llm replay:FILE);
+// throws Error "usage" when both are given.
+std::string model_override(const std::string& llm, const std::string& replay_file);
+
 // Throws a located Error for anything wrong in the file, and Error "usage" for a malformed `llm` override.
 std::shared_ptr<const workflow::Executor> load_executor(const std::string& path, const LoadOptions& options = {});
 

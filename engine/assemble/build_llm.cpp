@@ -8,6 +8,7 @@
 #include "engine/assemble/spec_errors.h"
 #include "engine/core/error.h"
 #include "engine/core/json_parse.h"
+#include "engine/core/redact.h"
 #include "engine/core/text.h"
 #include "engine/llm/anthropic_llm.h"
 #include "engine/llm/openai_llm.h"
@@ -181,8 +182,8 @@ std::shared_ptr<const llm::LlmClient> build_provider(const spec::LlmSpec& l, con
 
 std::vector<std::string> llm_secrets(const spec::LlmSpec& l) {
   std::vector<std::string> out;
-  for (const std::string& name : {l.api_key_env, std::string("OPENAI_API_KEY"), std::string("ANTHROPIC_API_KEY")})
-    if (!name.empty()) out.push_back(env_or(name.c_str(), ""));
+  if (!l.api_key_env.empty()) out.push_back(env_or(l.api_key_env.c_str(), ""));
+  for (const std::string& name : standard_key_variables()) out.push_back(env_or(name.c_str(), ""));
   return out;
 }
 

@@ -3,6 +3,7 @@
 // memory sees the session's past exchanges; --session keeps them in a file that a later chat or run resumes.
 #include <iostream>
 
+#include "engine/app/chat_turn.h"
 #include "engine/app/inputs.h"
 #include "engine/app/loading.h"
 #include "engine/app/session.h"
@@ -62,18 +63,14 @@ class Chat {
 
  private:
   void turn(const std::string& message) {
-    Value given = given_;
-    given[executor_->chat_input()] = message;
-    agent::RunOptions options{.stream = out_.stream(), .history = session_.exchanges()};
-    agent::RunResult result = executor_->run(executor_->resolve_inputs(std::move(given)), out_.sink(), options);
+    agent::RunResult result = app::run_chat_turn(*executor_, session_, given_, message, out_.sink(),
+                                                 {.stream = out_.stream()});
     if (!result.ok()) {
-      // A failed turn is not an exchange: the conversation goes on without it.
       print_error(result.error->kind, executor_->redactor().redact(result.error->formatted()), no_color_);
       ++failed_;
       return;
     }
     print_answer(result.output, executor_->redactor());
-    session_.add_turn(message, result.output);
   }
 
   // False when the chat should end.

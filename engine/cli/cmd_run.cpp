@@ -3,6 +3,7 @@
 #include <iostream>
 #include <optional>
 
+#include "engine/app/chat_turn.h"
 #include "engine/app/inputs.h"
 #include "engine/app/loading.h"
 #include "engine/app/session.h"
@@ -30,11 +31,8 @@ struct RunOptions {
 int run(const RunOptions& o) {
   Cancel cancel;
   InterruptWatch interrupts(cancel);
-  if (!o.replay_file.empty() && !o.llm.empty())
-    throw Error("usage", "--replay FILE and --llm both choose the model; give one of them");
-  std::string llm = o.replay_file.empty() ? o.llm : "replay:" + o.replay_file;
-  auto executor = load_executor(o.workflow, {.llm = llm, .record_file = o.record_file});
-  Value inputs = app::collect_inputs(*executor, o.inputs);
+  auto executor =
+      load_executor(o.workflow, {.llm = app::model_override(o.llm, o.replay_file), .record_file = o.record_file});
   std::optional<app::Session> session;
   if (!o.session_file.empty()) {
     app::require_chat_input(*executor);
@@ -46,9 +44,9 @@ int run(const RunOptions& o) {
   const Redactor& redactor = executor->redactor();
   RunOutput out(o.output, redactor, executor->tools().names());
   agent::RunOptions options{.stream = out.stream(), .cancel = &cancel};
-  if (session) options.history = session->exchanges();
-  agent::RunResult result = executor->run(inputs, out.sink(), options);
-  if (session && result.ok()) session->add_turn(app::chat_message(*executor, inputs), result.output);
+  agent::RunResult result =
+      session ? app::run_chat_turn(*executor, *session, app::given_inputs(*executor, o.inputs), out.sink(), options)
+              : executor->run(app::collect_inputs(*executor, o.inputs), out.sink(), options);
   if (o.json) {
     Value doc = result.to_json();
     redact_value(doc, redactor);

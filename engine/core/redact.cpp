@@ -123,10 +123,15 @@ void RedactingSink::receive(const Event& event, const EventPlace& place) {
   inner_.receive(copy, place);
 }
 
+const std::vector<std::string>& standard_key_variables() {
+  static const std::vector<std::string> names{"OPENAI_API_KEY", "ANTHROPIC_API_KEY"};
+  return names;
+}
+
 std::string redact_environment_keys(std::string_view text) {
   std::vector<std::string> keys;
-  for (const char* name : {"OPENAI_API_KEY", "ANTHROPIC_API_KEY"})
-    if (const char* v = std::getenv(name)) keys.emplace_back(v);
+  for (const std::string& name : standard_key_variables())
+    if (const char* v = std::getenv(name.c_str())) keys.emplace_back(v);
   return redact_secrets(text, keys);
 }
 

@@ -48,6 +48,10 @@ std::string redact_secrets(std::string_view text, const std::vector<std::string>
 // a workflow (and so its redactor) exists, such as the error that kept it from loading.
 std::string redact_environment_keys(std::string_view text);
 
+// The variables the providers read their keys from by default: the one list both the redactor of a front end with
+// no workflow (above) and every executor's redactor (assemble/) mask.
+const std::vector<std::string>& standard_key_variables();
+
 // Every string in `v` (keys too) redacted in place.
 void redact_value(Value& v, const Redactor& redactor);
 

@@ -40,6 +40,7 @@ std::shared_ptr<const workflow::Executor> build_executor(const spec::WorkflowSpe
   workflow::Executor::Parts parts;
   tools::ToolRegistry registry = build_tools(s, inner, &parts.warnings);
   parts.name = s.name;
+  parts.description = s.description;
   std::vector<std::string> names = input_names(s);
   for (const auto& i : s.inputs) parts.inputs.push_back({i.name, i.description, i.default_value});
   if (s.steps.empty()) {
@@ -57,7 +58,7 @@ std::shared_ptr<const workflow::Executor> build_executor(const spec::WorkflowSpe
     tmpl::Template t = tmpl::Template::compile(o.value.value, s.display_path + " (" + what + ")", options);
     if (s.steps.empty()) check_free_names(t, names, kOutputContext, what, o.value.loc, s);
     else step_references(t, what, o.value.loc, s);
-    parts.outputs.push_back({o.name, std::move(t)});
+    parts.outputs.push_back({o.name, std::move(t), o.description});
   }
   parts.tools = std::move(registry);
   std::vector<std::string> secrets = llm_secrets(s.llm);

@@ -28,6 +28,7 @@ struct Input {
 struct OutputTemplate {
   std::string name;
   tmpl::Template value;
+  std::string description;
 };
 
 class Executor {
@@ -35,6 +36,7 @@ class Executor {
   // What assemble/ builds an executor from.
   struct Parts {
     std::string name;
+    std::string description;
     std::vector<Input> inputs;
     tools::ToolRegistry tools;
     std::unique_ptr<agent::Agent> agent;  // a workflow of one agent...
@@ -62,6 +64,8 @@ class Executor {
   parse::ParsedOutput parse_output(std::string_view text, const parse::ParserLog& log = nullptr) const;
 
   const std::string& name() const { return parts_.name; }
+  const std::string& description() const { return parts_.description; }
+  const std::vector<OutputTemplate>& outputs() const { return parts_.outputs; }
   const std::vector<Input>& inputs() const { return parts_.inputs; }
   const tools::ToolRegistry& tools() const { return parts_.tools; }
   // The input that holds the human's message in a chat (engine chat, sessions); empty when the workflow has several

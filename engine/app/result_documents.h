@@ -1,0 +1,20 @@
+#pragma once
+// Workflows and runs as JSON documents, as the front ends hand them out (engine serve's endpoints). Everything a
+// run produced passes the workflow's redactor here, on its way out of the process.
+#include <string>
+
+#include "engine/agent/run_result.h"
+#include "engine/core/redact.h"
+#include "engine/workflow/executor.h"
+
+namespace engine::app {
+
+// {name, description, input_schema, output_schema, chat_input}; the schemas are JSON Schema objects built from the
+// declared inputs (required unless they have a default) and outputs.
+Value workflow_document(const workflow::Executor& executor, const std::string& name);
+
+// {run_id, output, outputs, usage, stopped_reason, elapsed_ms} and, for a failed run, error {message, code} (code:
+// the error's kind), redacted.
+Value run_document(const agent::RunResult& result, const Redactor& redactor);
+
+}  // namespace engine::app

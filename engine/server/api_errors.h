@@ -1,0 +1,19 @@
+#pragma once
+// Errors as every endpoint answers them, in the OpenAI API's shape ({"error": {message, type, param, code}}), so
+// the official clients raise their usual classes; the engine's error kind is the code.
+#include <string>
+#include <string_view>
+
+#include "engine/server/http_message.h"
+
+namespace engine::server {
+
+// The status an engine error kind answers with: 400 for what the request got wrong (input.*, json.*, usage), 504
+// for a run past its time, 503 for one cut short by a shutdown, 502 for a model that failed, else 500.
+int status_for_error(std::string_view kind);
+
+// `message` must already be redacted.
+HttpResponse error_response(int status, const std::string& message, const std::string& code = "",
+                            const std::string& param = "");
+
+}  // namespace engine::server

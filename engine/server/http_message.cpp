@@ -1,0 +1,15 @@
+#include "engine/server/http_message.h"
+
+namespace engine::server {
+
+const std::string* HttpRequest::header(std::string_view lower_name) const {
+  for (const auto& [name, value] : headers)
+    if (name == lower_name) return &value;
+  return nullptr;
+}
+
+HttpResponse json_response(int status, std::string body) {
+  return {status, {{"Content-Type", "application/json"}}, std::move(body)};
+}
+
+}  // namespace engine::server

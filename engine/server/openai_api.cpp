@@ -1,0 +1,194 @@
+// The OpenAI-compatible endpoints: each workflow with a chat input is a model, and a chat completion is one chat
+// turn of it (the last user message is the input, the earlier exchanges its memory). The answer is the run's
+// answer alone: a ReAct agent's thoughts and actions never reach the client, streamed or not.
+#include <ctime>
+
+#include "engine/app/chat_turn.h"
+#include "engine/core/error.h"
+#include "engine/core/json_parse.h"
+#include "engine/core/json_text.h"
+#include "engine/core/text.h"
+#include "engine/server/api_errors.h"
+#include "engine/server/service.h"
+#include "engine/server/sse.h"
+
+namespace engine::server {
+namespace {
+
+// A message's text: a string, or the text parts of a list of parts. Throws Error "input.bad_message".
+std::string message_text(const Value& message, size_t index) {
+  const Value* content = message.is_object() && message.contains("content") ? &message["content"] : nullptr;
+  if (content && content->is_string()) return content->get<std::string>();
+  if (content && content->is_null()) return "";
+  if (content && content->is_array()) {
+    std::string text;
+    for (const Value& part : *content)
+      if (part.is_object() && part.value("type", "") == "text" && part.contains("text") && part["text"].is_string())
+        text += part["text"].get<std::string>();
+      else
+        throw Error("input.bad_message", "messages[" + std::to_string(index) +
+                                             "].content has a part that is not text; a workflow takes text");
+    return text;
+  }
+  throw Error("input.bad_message", "messages[" + std::to_string(index) + "] needs a text content");
+}
+
+std::string role_of(const Value& message) {
+  return message.is_object() && message.contains("role") && message["role"].is_string() ? message["role"].get<std::string>()
+                                                                                         : "";
+}
+
+// What a request asks for, checked.
+struct ChatRequest {
+  std::string model;
+  std::string message;                      // the last user message
+  std::vector<std::pair<std::string, std::string>> history;  // earlier (user, assistant) pairs
+  bool stream = false;
+  bool include_usage = false;
+};
+
+ChatRequest read_chat_request(const std::string& body) {
+  JsonError error;
+  Value v = parse_json(body, &error);
+  if (v.is_discarded()) throw Error("input.invalid_json", "the body is not JSON: " + error.message);
+  if (!v.is_object()) throw Error("input.not_object", "the body must be a JSON object");
+  ChatRequest r;
+  if (!v.contains("model") || !v["model"].is_string())
+    throw Error("input.missing", "'model' is required: the name of a served workflow (GET /v1/models)");
+  r.model = v["model"].get<std::string>();
+  if (!v.contains("messages") || !v["messages"].is_array() || v["messages"].empty())
+    throw Error("input.missing", "'messages' must be a non-empty list of messages");
+  const Value& messages = v["messages"];
+  if (role_of(messages.back()) != "user")
+    throw Error("input.bad_message", "the last message must be the user's: it is the workflow's input");
+  r.message = message_text(messages.back(), messages.size() - 1);
+  // Earlier messages become the memory's exchanges: each user message with the assistant's reply after it. System
+  // and tool messages are left out: the workflow's own prompt says who the agent is.
+  std::optional<std::string> asked;
+  for (size_t i = 0; i + 1 < messages.size(); ++i) {
+    std::string role = role_of(messages[i]);
+    if (role == "user") {
+      asked = message_text(messages[i], i);
+    } else if (role == "assistant" && asked) {
+      r.history.emplace_back(std::move(*asked), message_text(messages[i], i));
+      asked.reset();
+    } else if (role != "system" && role != "developer" && role != "tool" && role != "assistant") {
+      throw Error("input.bad_message", "messages[" + std::to_string(i) + "] has no known role");
+    }
+  }
+  if (v.contains("stream") && v["stream"].is_boolean()) r.stream = v["stream"].get<bool>();
+  if (v.contains("stream_options") && v["stream_options"].is_object())
+    r.include_usage = v["stream_options"].value("include_usage", false);
+  return r;
+}
+
+Value usage_of(const agent::RunResult& result) {
+  return {{"prompt_tokens", result.usage.prompt_tokens},
+          {"completion_tokens", result.usage.completion_tokens},
+          {"total_tokens", result.usage.total()}};
+}
+
+std::string answer_text(const agent::RunResult& result, const Redactor& redactor) {
+  const Value& out = result.output;
+  return redactor.redact(out.is_null() ? "" : out.is_string() ? out.get<std::string>() : to_json_text(out));
+}
+
+Value chunk(const std::string& id, long created, const std::string& model, Value delta, const Value& finish) {
+  return {{"id", id},
+          {"object", "chat.completion.chunk"},
+          {"created", created},
+          {"model", model},
+          {"choices", Value::array({Value{{"index", 0}, {"delta", std::move(delta)}, {"finish_reason", finish},
+                                          {"logprobs", nullptr}}})}};
+}
+
+std::string finish_reason(const agent::RunResult& result) {
+  return result.stopped_reason == "max_tokens_total" ? "length" : "stop";
+}
+
+}  // namespace
+
+void Service::list_models(Exchange& exchange) const {
+  Value data = Value::array();
+  for (const ServedWorkflow& w : catalog()->workflows())
+    if (!w.executor->chat_input().empty())
+      data.push_back({{"id", w.name}, {"object", "model"}, {"created", 0}, {"owned_by", "engine"}});
+  exchange.respond(json_response(200, to_json_text(Value{{"object", "list"}, {"data", std::move(data)}})));
+}
+
+void Service::chat_completion(const std::shared_ptr<Exchange>& exchange) {
+  ChatRequest request;
+  try {
+    request = read_chat_request(exchange->request().body);
+  } catch (const Error& e) {
+    return exchange->respond(error_response(400, e.message(), e.kind()));
+  }
+  auto catalog = this->catalog();
+  const ServedWorkflow* workflow = catalog->find(request.model);
+  if (!workflow)
+    return exchange->respond(error_response(404, "the model '" + printable_excerpt(request.model, 100) +
+                                                     "' does not exist: GET /v1/models lists the served workflows",
+                                            "model_not_found", "model"));
+  if (workflow->executor->chat_input().empty())
+    return exchange->respond(error_response(400, "the workflow '" + workflow->name +
+                                                     "' has no chat input (an input named 'input', or "
+                                                     "agent.memory.input_key), so it cannot be a chat model",
+                                            "model_not_chat", "model"));
+  auto executor = workflow->executor;
+  auto shared = std::make_shared<ChatRequest>(std::move(request));
+  start_run(exchange, [exchange, executor, shared](const Cancel& cancel) {
+    const ChatRequest& r = *shared;
+    const Redactor& redactor = executor->redactor();
+    // One id for every chunk, known before the run starts: the request's.
+    std::string id = "chatcmpl-" + exchange->request().request_id;
+    long created = static_cast<long>(std::time(nullptr));
+    if (r.stream) {
+      exchange->open_stream(sse_head());
+      exchange->send(sse_event("", to_json_text(chunk(id, created, r.model, {{"role", "assistant"}, {"content", ""}},
+                                                      nullptr))));
+    }
+    app::Session session(executor->chat_output());
+    agent::RunResult result;
+    try {
+      for (const auto& [asked, answered] : r.history) session.add_turn(asked, answered);
+      NullSink none;
+      result = app::run_chat_turn(*executor, session, Value::object(), r.message, none, {.cancel = &cancel});
+    } catch (const Error& e) {
+      result.error = agent::RunError::from(e);
+    }
+    if (!result.ok()) {
+      int status = status_for_error(result.error->kind);
+      HttpResponse failed = error_response(status, redactor.redact(result.error->to_error().formatted()),
+                                           result.error->kind);
+      if (!r.stream) return exchange->respond(std::move(failed));
+      // A chunk carrying an error makes the official clients raise it mid-stream.
+      exchange->send(sse_event("", failed.body));
+      return exchange->end_stream();
+    }
+    std::string answer = answer_text(result, redactor);
+    if (!r.stream) {
+      Value doc{{"id", id},
+                {"object", "chat.completion"},
+                {"created", created},
+                {"model", r.model},
+                {"choices", Value::array({Value{{"index", 0},
+                                                {"message", {{"role", "assistant"}, {"content", answer}, {"refusal", nullptr}}},
+                                                {"finish_reason", finish_reason(result)},
+                                                {"logprobs", nullptr}}})},
+                {"usage", usage_of(result)}};
+      return exchange->respond(json_response(200, to_json_text(doc)));
+    }
+    exchange->send(sse_event("", to_json_text(chunk(id, created, r.model, {{"content", answer}}, nullptr))));
+    exchange->send(
+        sse_event("", to_json_text(chunk(id, created, r.model, Value::object(), finish_reason(result)))));
+    if (r.include_usage) {
+      Value last{{"id", id}, {"object", "chat.completion.chunk"}, {"created", created}, {"model", r.model},
+                 {"choices", Value::array()}, {"usage", usage_of(result)}};
+      exchange->send(sse_event("", to_json_text(last)));
+    }
+    exchange->send("data: [DONE]\n\n");
+    exchange->end_stream();
+  });
+}
+
+}  // namespace engine::server

@@ -1,0 +1,36 @@
+#pragma once
+// How many runs a server has going: at most `in_flight` at once, at most `queued` more waiting their turn; past
+// that a request is turned away (429 with Retry-After) rather than left to pile up in memory.
+#include <cstddef>
+#include <mutex>
+
+#include "engine/core/fiber.h"
+
+namespace engine::server {
+
+class RunSlots {
+ public:
+  RunSlots(size_t in_flight, size_t queued) : max_running_(in_flight), max_waiting_(queued) {}
+
+  // Counts a run in (running or waiting); false when both are full.
+  bool admit();
+  // On the run's fiber, after admit(): waits for a free slot.
+  void wait_turn();
+  // The run has ended (whether or not it got its turn).
+  void release();
+  // Until no run is admitted, or `deadline`; true when none is.
+  bool wait_idle(SteadyTime deadline);
+
+  size_t running() const;
+  size_t waiting() const;
+
+ private:
+  const size_t max_running_;
+  const size_t max_waiting_;
+  mutable std::mutex mu_;
+  Condition changed_;
+  size_t admitted_ = 0;
+  size_t running_ = 0;
+};
+
+}  // namespace engine::server

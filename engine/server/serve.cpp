@@ -1,0 +1,76 @@
+#include "engine/server/serve.h"
+
+#include <ctime>
+
+#include "engine/core/json_text.h"
+
+namespace engine::server {
+namespace {
+
+std::string utc_now_ms() {
+  timespec ts{};
+  clock_gettime(CLOCK_REALTIME, &ts);
+  std::tm tm{};
+  gmtime_r(&ts.tv_sec, &tm);
+  char buf[40];
+  size_t n = std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%S", &tm);
+  std::snprintf(buf + n, sizeof buf - n, ".%03ldZ", ts.tv_nsec / 1000000);
+  return buf;
+}
+
+}  // namespace
+
+Server::Server(ServeOptions options, std::vector<std::string>& problems) : options_(std::move(options)) {
+  // Many runs in flight, each mostly waiting on its model: they share a few threads (core/fiber.h).
+  if (options_.load.calls_in_flight == 0) options_.load.calls_in_flight = options_.service.runs_in_flight;
+  auto catalog = Catalog::load(options_.paths, options_.load, problems);
+  pool_ = std::make_unique<FiberPool>(FiberPool::threads_for(options_.service.runs_in_flight));
+  service_ = std::make_unique<Service>(std::move(catalog), TokenCheck(options_.tokens), options_.service, *pool_);
+  http_ = std::make_unique<HttpServer>(
+      options_.host, options_.port, options_.http, [this](const std::shared_ptr<Exchange>& e) { service_->handle(e); },
+      [this](const Completion& c) { log_access(c); });
+}
+
+Server::~Server() { shutdown(); }
+
+std::vector<std::string> Server::reload() {
+  std::vector<std::string> problems;
+  auto previous = service_->catalog();
+  service_->replace_catalog(Catalog::load(options_.paths, options_.load, problems, previous.get()));
+  return problems;
+}
+
+size_t Server::shutdown() {
+  if (shut_down_) return 0;
+  shut_down_ = true;
+  service_->set_draining();
+  http_->stop_accepting();
+  size_t cancelled = 0;
+  if (!service_->slots().wait_idle(std::chrono::steady_clock::now() + options_.grace)) {
+    cancelled = service_->slots().running() + service_->slots().waiting();
+    http_->cancel_all();
+    service_->slots().wait_idle(std::chrono::steady_clock::now() + std::chrono::seconds(30));
+  }
+  http_->stop();
+  pool_->join();
+  return cancelled;
+}
+
+void Server::log_access(const Completion& c) {
+  if (!options_.access_log) return;
+  Value line{{"time", utc_now_ms()},
+             {"request_id", c.request.request_id},
+             {"client", c.request.client},
+             {"method", c.request.method},
+             {"path", c.request.path},
+             {"status", c.status},
+             {"bytes", c.bytes_out},
+             {"ms", static_cast<double>(static_cast<long>(c.elapsed_ms * 1000)) / 1000}};
+  if (c.client_gone) line["client_gone"] = true;
+  std::string text = to_json_text(line);
+  std::lock_guard lock(log_mu_);
+  *options_.access_log << text << '\n';
+  options_.access_log->flush();
+}
+
+}  // namespace engine::server

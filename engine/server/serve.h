@@ -1,0 +1,59 @@
+#pragma once
+// `engine serve`: the workflows loaded, the HTTP server listening, runs on a pool of fibers. The front end (cli/)
+// owns the signals: it calls reload() on SIGHUP and shutdown() on SIGTERM.
+#include <chrono>
+#include <memory>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "engine/app/loading.h"
+#include "engine/core/fiber.h"
+#include "engine/server/http_server.h"
+#include "engine/server/service.h"
+
+namespace engine::server {
+
+struct ServeOptions {
+  std::vector<std::string> paths;  // workflow files and folders
+  std::string host = "127.0.0.1";
+  uint16_t port = 8080;
+  app::LoadOptions load;
+  ServerLimits http;
+  ServiceLimits service;
+  std::vector<std::string> tokens;
+  std::chrono::seconds grace{30};  // how long runs in flight may go on after a shutdown begins
+  std::ostream* access_log = nullptr;  // JSON lines, one a request; null: none
+};
+
+class Server {
+ public:
+  // Loads every workflow and listens. Throws what loading throws (located), Error "serve.*" for the rest.
+  // `problems` receives what was left out of a folder.
+  Server(ServeOptions options, std::vector<std::string>& problems);
+  ~Server();
+  Server(const Server&) = delete;
+  Server& operator=(const Server&) = delete;
+
+  uint16_t port() const { return http_->port(); }
+  std::shared_ptr<const Catalog> catalog() const { return service_->catalog(); }
+  // Loads the workflows again: what loads replaces what was; a file that no longer loads keeps its old workflow.
+  // Returns the problems. Throws (and changes nothing) when the new set cannot be served at all.
+  std::vector<std::string> reload();
+  // Stops accepting, lets the runs in flight end within the grace period, cancels the rest, closes. Returns how
+  // many runs were cancelled.
+  size_t shutdown();
+
+ private:
+  void log_access(const Completion& c);
+
+  ServeOptions options_;
+  std::unique_ptr<FiberPool> pool_;
+  std::unique_ptr<Service> service_;
+  std::unique_ptr<HttpServer> http_;
+  std::mutex log_mu_;
+  bool shut_down_ = false;
+};
+
+}  // namespace engine::server

@@ -1,0 +1,216 @@
+#include "engine/server/service.h"
+
+#include "engine/app/result_documents.h"
+#include "engine/core/error.h"
+#include "engine/core/json_parse.h"
+#include "engine/core/json_text.h"
+#include "engine/core/text.h"
+#include "engine/server/api_errors.h"
+#include "engine/server/sse.h"
+
+namespace engine::server {
+namespace {
+
+constexpr std::string_view kWorkflowsPrefix = "/v1/workflows/";
+
+HttpResponse method_not_allowed(const std::string& allowed) {
+  HttpResponse r = error_response(405, "this endpoint takes " + allowed);
+  r.headers.emplace_back("Allow", allowed);
+  return r;
+}
+
+// The workflow's inputs from a request body: a JSON object (an empty body is no inputs). Throws Error "input.*".
+Value inputs_of(const std::string& body) {
+  if (body.find_first_not_of(" \t\r\n") == std::string::npos) return Value::object();
+  JsonError error;
+  Value v = parse_json(body, &error);
+  if (v.is_discarded()) throw Error("input.invalid_json", "the body is not JSON: " + error.message);
+  if (!v.is_object()) throw Error("input.not_object", "the body must be a JSON object of the workflow's inputs");
+  return v;
+}
+
+// The run's document with its status: 200, or the status its error kind answers with (the error then in OpenAI's
+// shape, with the run's other fields beside it).
+HttpResponse run_response(const agent::RunResult& result, const Redactor& redactor) {
+  Value doc = app::run_document(result, redactor);
+  if (!result.ok()) doc["error"]["type"] = status_for_error(result.error->kind) >= 500 ? "server_error"
+                                                                                          : "invalid_request_error";
+  return json_response(result.ok() ? 200 : status_for_error(result.error->kind), to_json_text(doc));
+}
+
+}  // namespace
+
+Service::Service(std::shared_ptr<const Catalog> catalog, TokenCheck tokens, ServiceLimits limits, FiberPool& pool)
+    : catalog_(std::move(catalog)),
+      tokens_(std::move(tokens)),
+      limits_(limits),
+      pool_(pool),
+      slots_(limits.runs_in_flight, limits.runs_queued) {}
+
+std::shared_ptr<const Catalog> Service::catalog() const {
+  std::lock_guard lock(catalog_mu_);
+  return catalog_;
+}
+
+void Service::replace_catalog(std::shared_ptr<const Catalog> catalog) {
+  std::lock_guard lock(catalog_mu_);
+  catalog_ = std::move(catalog);
+}
+
+void Service::handle(const std::shared_ptr<Exchange>& exchange) {
+  const HttpRequest& r = exchange->request();
+  const std::string& path = r.path;
+  if (path == "/healthz") {
+    if (r.method != "GET") return exchange->respond(method_not_allowed("GET"));
+    return exchange->respond(json_response(200, R"({"status":"ok"})"));
+  }
+  if (!tokens_.allows(r)) {
+    HttpResponse denied = error_response(401, "a valid token is needed: send the header Authorization: Bearer TOKEN",
+                                         "invalid_api_key");
+    denied.headers.emplace_back("WWW-Authenticate", "Bearer");
+    return exchange->respond(std::move(denied));
+  }
+  if (path == "/readyz") {
+    if (draining_) return exchange->respond(json_response(503, R"({"status":"draining"})"));
+    return exchange->respond(json_response(200, R"({"status":"ready"})"));
+  }
+  if (path == "/v1/workflows" || path == "/v1/workflows/") {
+    if (r.method != "GET") return exchange->respond(method_not_allowed("GET"));
+    return list_workflows(*exchange);
+  }
+  if (path == "/v1/models") {
+    if (r.method != "GET") return exchange->respond(method_not_allowed("GET"));
+    return list_models(*exchange);
+  }
+  if (path == "/v1/chat/completions") {
+    if (r.method != "POST") return exchange->respond(method_not_allowed("POST"));
+    return chat_completion(exchange);
+  }
+  if (path.compare(0, kWorkflowsPrefix.size(), kWorkflowsPrefix) == 0) {
+    std::string_view rest = std::string_view(path).substr(kWorkflowsPrefix.size());
+    size_t slash = rest.rfind('/');
+    std::string_view name = rest.substr(0, slash);
+    std::string_view action = slash == std::string_view::npos ? "" : rest.substr(slash + 1);
+    auto catalog = this->catalog();
+    const ServedWorkflow* workflow = slash == std::string_view::npos ? nullptr : catalog->find(name);
+    if (!workflow)
+      return exchange->respond(
+          error_response(404, "no workflow is served at " + printable_excerpt(path, 200) + "; GET /v1/workflows lists them",
+                         "workflow_not_found"));
+    if (action != "invoke" && action != "stream" && action != "batch")
+      return exchange->respond(error_response(
+          404, "a workflow's endpoints are invoke, stream and batch, not '" + printable_excerpt(action, 100) + "'"));
+    if (r.method != "POST") return exchange->respond(method_not_allowed("POST"));
+    // The run holds the catalog's workflow: a reload meanwhile replaces the catalog, not what this run uses.
+    if (action == "invoke") return invoke(exchange, *workflow);
+    if (action == "stream") return stream(exchange, *workflow);
+    return batch(exchange, *workflow);
+  }
+  exchange->respond(error_response(404, "no such endpoint: " + printable_excerpt(path, 200)));
+}
+
+void Service::start_run(const std::shared_ptr<Exchange>& exchange, RunBody body) {
+  if (!slots_.admit()) {
+    HttpResponse busy = error_response(429, "the server has as many runs as it takes; try again shortly",
+                                       "too_many_runs");
+    busy.headers.emplace_back("Retry-After", "1");
+    return exchange->respond(std::move(busy));
+  }
+  auto deadline = std::chrono::steady_clock::now() + limits_.run_timeout;
+  std::string why = "the run took longer than the server's limit of " + std::to_string(limits_.run_timeout.count()) +
+                    " s (--run-timeout)";
+  try {
+    pool_.spawn([this, exchange, body = std::move(body), deadline, why] {
+      slots_.wait_turn();
+      Cancel cancel(&exchange->cancel(), deadline, why);
+      try {
+        body(cancel);
+      } catch (const std::exception& e) {
+        exchange->respond(error_response(500, std::string("the server failed: ") + e.what(), "internal"));
+        exchange->end_stream();
+      }
+      slots_.release();
+    });
+  } catch (const std::bad_alloc&) {
+    slots_.release();
+    exchange->respond(error_response(503, "the server cannot start another run now", "out_of_memory"));
+  }
+}
+
+void Service::list_workflows(Exchange& exchange) const {
+  Value data = Value::array();
+  for (const ServedWorkflow& w : catalog()->workflows()) data.push_back(app::workflow_document(*w.executor, w.name));
+  exchange.respond(json_response(200, to_json_text(Value{{"object", "list"}, {"data", std::move(data)}})));
+}
+
+void Service::invoke(const std::shared_ptr<Exchange>& exchange, const ServedWorkflow& workflow) {
+  auto executor = workflow.executor;
+  start_run(exchange, [exchange, executor](const Cancel& cancel) {
+    const Redactor& redactor = executor->redactor();
+    agent::RunResult result;
+    try {
+      Value inputs = executor->resolve_inputs(inputs_of(exchange->request().body));
+      NullSink none;
+      result = executor->run(inputs, none, {.cancel = &cancel});
+    } catch (const Error& e) {
+      return exchange->respond(error_response(status_for_error(e.kind()), redactor.redact(e.formatted()), e.kind()));
+    }
+    exchange->respond(run_response(result, redactor));
+  });
+}
+
+void Service::stream(const std::shared_ptr<Exchange>& exchange, const ServedWorkflow& workflow) {
+  auto executor = workflow.executor;
+  start_run(exchange, [exchange, executor](const Cancel& cancel) {
+    const Redactor& redactor = executor->redactor();
+    Value inputs;
+    try {
+      inputs = executor->resolve_inputs(inputs_of(exchange->request().body));
+    } catch (const Error& e) {
+      return exchange->respond(error_response(status_for_error(e.kind()), redactor.redact(e.formatted()), e.kind()));
+    }
+    exchange->open_stream(sse_head());
+    SseEventSink events(exchange, redactor);
+    agent::RunResult result = executor->run(inputs, events, {.stream = true, .cancel = &cancel});
+    Value doc = app::run_document(result, redactor);
+    exchange->send(sse_event(result.ok() ? "result" : "error", to_json_text(doc)));
+    exchange->end_stream();
+  });
+}
+
+void Service::batch(const std::shared_ptr<Exchange>& exchange, const ServedWorkflow& workflow) {
+  JsonError error;
+  Value body = parse_json(exchange->request().body, &error);
+  const Value* list = body.is_object() && body.contains("inputs") ? &body["inputs"] : nullptr;
+  if (!list || !list->is_array())
+    return exchange->respond(error_response(400, "the body must be {\"inputs\": [ {...}, ... ]}: one object of inputs "
+                                                 "per run", "input.not_object", "inputs"));
+  if (list->size() > limits_.max_batch)
+    return exchange->respond(error_response(400, "a batch holds at most " + std::to_string(limits_.max_batch) +
+                                                     " inputs (--max-batch); this one holds " +
+                                                     std::to_string(list->size()), "input.too_many", "inputs"));
+  auto executor = workflow.executor;
+  auto rows = std::make_shared<Value>(std::move(*list));
+  start_run(exchange, [exchange, executor, rows](const Cancel& cancel) {
+    const Redactor& redactor = executor->redactor();
+    std::vector<Value> results(rows->size());
+    {
+      TaskGroup group;
+      for (size_t i = 0; i < rows->size(); ++i)
+        group.spawn([&, i] {
+          try {
+            if (!(*rows)[i].is_object())
+              throw Error("input.not_object", "inputs[" + std::to_string(i) + "] is not an object of inputs");
+            Value inputs = executor->resolve_inputs(std::move((*rows)[i]));
+            NullSink none;
+            results[i] = app::run_document(executor->run(inputs, none, {.cancel = &cancel}), redactor);
+          } catch (const Error& e) {
+            results[i] = Value{{"error", {{"message", redactor.redact(e.formatted())}, {"code", e.kind()}}}};
+          }
+        });
+    }
+    exchange->respond(json_response(200, to_json_text(Value{{"results", std::move(results)}})));
+  });
+}
+
+}  // namespace engine::server

@@ -1,0 +1,60 @@
+#pragma once
+// What `engine serve` answers: the routes, each workflow's endpoints, the OpenAI-compatible ones, health. Handlers
+// run on the serve thread and never block it: a run goes to a fiber of the server's pool, and answers its exchange
+// when it ends (or streams to it as it goes).
+#include <atomic>
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <mutex>
+
+#include "engine/core/fiber.h"
+#include "engine/server/catalog.h"
+#include "engine/server/exchange.h"
+#include "engine/server/run_slots.h"
+#include "engine/server/tokens.h"
+
+namespace engine::server {
+
+struct ServiceLimits {
+  std::chrono::seconds run_timeout{300};
+  size_t runs_in_flight = 64;
+  size_t runs_queued = 256;
+  size_t max_batch = 100;  // inputs in one /batch request
+};
+
+class Service {
+ public:
+  Service(std::shared_ptr<const Catalog> catalog, TokenCheck tokens, ServiceLimits limits, FiberPool& pool);
+
+  void handle(const std::shared_ptr<Exchange>& exchange);
+
+  std::shared_ptr<const Catalog> catalog() const;
+  void replace_catalog(std::shared_ptr<const Catalog> catalog);
+  // /readyz answers 503 from now on (a load balancer stops sending new requests).
+  void set_draining() { draining_ = true; }
+  RunSlots& slots() { return slots_; }
+
+ private:
+  using RunBody = std::function<void(const Cancel& cancel)>;
+
+  void list_workflows(Exchange& exchange) const;
+  void invoke(const std::shared_ptr<Exchange>& exchange, const ServedWorkflow& workflow);
+  void stream(const std::shared_ptr<Exchange>& exchange, const ServedWorkflow& workflow);
+  void batch(const std::shared_ptr<Exchange>& exchange, const ServedWorkflow& workflow);
+  void list_models(Exchange& exchange) const;
+  void chat_completion(const std::shared_ptr<Exchange>& exchange);
+  // Runs `body` on a fiber once a run slot is free, under a Cancel that stops with the client, the server, or the
+  // server's time limit for a run; answers 429 at once when no slot will be.
+  void start_run(const std::shared_ptr<Exchange>& exchange, RunBody body);
+
+  mutable std::mutex catalog_mu_;
+  std::shared_ptr<const Catalog> catalog_;
+  TokenCheck tokens_;
+  ServiceLimits limits_;
+  FiberPool& pool_;
+  RunSlots slots_;
+  std::atomic<bool> draining_{false};
+};
+
+}  // namespace engine::server

@@ -1,0 +1,10 @@
+#pragma once
+// An event as one JSON object: {"t_ms", "type", "run_id", "path" (a step's), ...its data}: the line of a --trace
+// file and the data of a served run's stream event.
+#include "engine/core/event.h"
+
+namespace engine::trace {
+
+Value event_record(const Event& event, const EventPlace& place, double t_ms);
+
+}  // namespace engine::trace

@@ -9,7 +9,7 @@ packages=(
   cmake g++ make pkg-config
   libyaml-cpp-dev nlohmann-json3-dev liblua5.4-dev catch2
   libpcre2-dev libcurl4-openssl-dev libcli11-dev libcpp-httplib-dev
-  libvalijson-dev json-schema-test-suite libedit-dev libsqlite3-dev
+  libvalijson-dev json-schema-test-suite libedit-dev libsqlite3-dev libmicrohttpd-dev
   zsh fish groff-base  # the tests run the completion scripts in their shells and check the manual page with groff
 )
 [ "${1:-}" = fuzz ] && packages+=(clang libclang-rt-14-dev)
@@ -34,7 +34,7 @@ fi
 
 peers="$(dirname "$0")/../tests/peers"
 if [ ! -f "$peers/node_modules/.package-lock.json" ] || [ "$peers/package-lock.json" -nt "$peers/node_modules/.package-lock.json" ]; then
-  echo "setup: installing the tests' MCP servers from npm (tests/peers)" >&2
+  echo "setup: installing the tests' peers from npm (tests/peers: MCP servers and client, openai)" >&2
   # The engine builds and runs without them (make demo); only the MCP tests need them, and say so when they are missing.
   (cd "$peers" && npm ci --no-audit --no-fund --loglevel=error) ||
     echo "setup: warning: npm ci failed in tests/peers; the MCP tests will fail until it succeeds" >&2

@@ -2,6 +2,7 @@
 // This file owns the process's signals: SIGHUP reloads the workflows, SIGTERM and SIGINT shut down gracefully.
 #include <signal.h>
 
+#include <CLI/CLI.hpp>
 #include <iostream>
 
 #include "engine/app/loading.h"
@@ -45,7 +46,6 @@ int serve(const ServeCommandOptions& o) {
   for (int s : {SIGINT, SIGTERM, SIGHUP}) sigaddset(&signals, s);
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
 
-  if (o.port < 0 || o.port > 65535) throw Error("usage", "--port takes 0 to 65535");
   server::ServeOptions options;
   options.paths = o.paths;
   options.host = o.host;
@@ -104,20 +104,28 @@ void add_serve_command(CLI::App& app, int& exit_code) {
                                               "model, by name (docs/serve.md)");
   cmd->add_option("workflows", o->paths, "Workflow files, or folders of them")->required();
   cmd->add_option("--host", o->host, "The address to listen on")->capture_default_str();
-  cmd->add_option("--port", o->port, "The port to listen on (0: any free one, printed)")->capture_default_str();
+  cmd->add_option("--port", o->port, "The port to listen on (0: any free one, printed)")
+      ->capture_default_str()->check(whole_number(0, 65535));
   cmd->add_option("--llm", o->llm, "Use another model than the workflows': PROVIDER:MODEL (as engine run)");
   cmd->add_option("--token-file", o->token_file, "Require a bearer token from this file (one a line); "
                   "ENGINE_SERVE_TOKENS adds comma-separated ones");
-  cmd->add_option("--max-body", o->max_body, "The largest request body, in bytes")->capture_default_str();
-  cmd->add_option("--runs", o->runs, "Runs at once")->capture_default_str();
-  cmd->add_option("--queue", o->queue, "Runs waiting beyond those; more are answered 429")->capture_default_str();
-  cmd->add_option("--run-timeout", o->run_timeout, "Seconds a run may take")->capture_default_str();
-  cmd->add_option("--max-batch", o->max_batch, "Inputs in one batch request")->capture_default_str();
-  cmd->add_option("--grace", o->grace, "Seconds runs in flight have to end after SIGTERM")->capture_default_str();
+  cmd->add_option("--max-body", o->max_body, "The largest request body, in bytes")
+      ->capture_default_str()->check(whole_number(1, size_t{1} << 32));
+  cmd->add_option("--runs", o->runs, "Runs at once")->capture_default_str()->check(whole_number(1, 100000));
+  cmd->add_option("--queue", o->queue, "Runs waiting beyond those; more are answered 429")
+      ->capture_default_str()->check(whole_number(0, 1000000));
+  cmd->add_option("--run-timeout", o->run_timeout, "Seconds a run may take")
+      ->capture_default_str()->check(finite_number(1, 86400));
+  cmd->add_option("--max-batch", o->max_batch, "Inputs in one batch request")
+      ->capture_default_str()->check(whole_number(1, 100000));
+  cmd->add_option("--grace", o->grace, "Seconds runs in flight have to end after SIGTERM")
+      ->capture_default_str()->check(finite_number(0, 86400));
   cmd->add_option("--heartbeat", o->heartbeat, "Seconds between keep-alive comments on a quiet stream")
-      ->capture_default_str();
-  cmd->add_option("--idle-timeout", o->idle_timeout, "Seconds a connection may send nothing")->capture_default_str();
-  cmd->add_option("--max-connections", o->max_connections, "Open connections at most")->capture_default_str();
+      ->capture_default_str()->check(finite_number(0.01, 3600));
+  cmd->add_option("--idle-timeout", o->idle_timeout, "Seconds a connection may send nothing")
+      ->capture_default_str()->check(finite_number(1, 3600));
+  cmd->add_option("--max-connections", o->max_connections, "Open connections at most")
+      ->capture_default_str()->check(whole_number(1, 1000000));
   cmd->add_flag("-q,--quiet", o->quiet, "No access log (JSON lines on stderr)");
   cmd->callback([o, &exit_code] { exit_code = guarded([&] { return serve(*o); }); });
 }

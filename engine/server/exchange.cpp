@@ -37,7 +37,7 @@ bool Exchange::send(std::string_view bytes) {
   bool was_empty = false;
   {
     std::lock_guard lock(mu_);
-    if (phase_ != Phase::Streaming || stream_ended_ || failed_) return false;
+    if (phase_ != Phase::Streaming || stream_ended_ || failed_ || gone_) return false;
     was_empty = queue_.size() == queue_taken_;
     if (queue_.size() - queue_taken_ + bytes.size() > max_queue_) {
       // The client reads slower than the run writes: it loses the stream rather than hold the run.

@@ -109,6 +109,11 @@ void EngineProcess::signal(int sig) const {
   if (pid_ > 0) kill(pid_, sig);
 }
 
+std::string EngineProcess::err_so_far() const {
+  std::ifstream in(io_.path() / "stderr");
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
 CommandResult EngineProcess::wait() {
   CommandResult r;
   int status = 0;
@@ -127,7 +132,7 @@ std::vector<std::string> EventLog::types() const {
 
 void require_mcp_peers() {
   bool installed = std::filesystem::exists(source_path("tests/peers/node_modules/.package-lock.json"));
-  INFO("the MCP test servers are not installed: run scripts/setup.sh (npm ci in tests/peers)");
+  INFO("the tests' peers from npm are not installed: run scripts/setup.sh (npm ci in tests/peers)");
   REQUIRE(installed);
 }
 

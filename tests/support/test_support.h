@@ -41,6 +41,8 @@ class EngineProcess {
   EngineProcess& operator=(const EngineProcess&) = delete;
   void signal(int sig) const;
   CommandResult wait();
+  // What it has written to stderr so far.
+  std::string err_so_far() const;
   int pid() const { return pid_; }
 
  private:
@@ -56,8 +58,8 @@ std::string source_path(const std::string& relative);
 // an example workflow through the library passes as LoadOptions::search_path.
 std::vector<std::filesystem::path> shipped_search_path();
 std::string shell_quote(const std::string& s);
-// The official MCP servers the tests talk to, from npm (tests/peers; scripts/setup.sh installs them): fails the
-// test saying so when they are not installed.
+// The official peers the tests talk to (MCP servers and client, the openai client), from npm (tests/peers;
+// scripts/setup.sh installs them): fails the test saying so when they are not installed.
 void require_mcp_peers();
 
 // A TCP port on 127.0.0.1 that nothing listens on now, for a server a test starts.

@@ -1,0 +1,448 @@
+// engine serve's endpoints, in process: a Server over workflows in a temporary folder, asked with cpp-httplib. The
+// workflow API (list, invoke, stream, batch), the OpenAI-compatible one (models, completions streamed or not, its
+// errors), tokens, the run slots and their 429, a run's time limit, reload, and redaction on the way out.
+#include <catch2/catch.hpp>
+#include <cstdlib>
+#include <httplib.h>
+#include <thread>
+
+#include "engine/core/json_parse.h"
+#include "engine/server/serve.h"
+#include "support/test_support.h"
+
+using namespace engine;
+using namespace engine::server;
+using namespace std::chrono_literals;
+
+namespace {
+
+const char* const kServeSecret = "sk-serve-secret-0123456789abcdef";
+
+const char* const kEchoWorkflow = R"(name: echo
+description: Says back what it is told.
+inputs:
+  input: What to say back
+  mood:
+    description: How to say it
+    default: plainly
+outputs:
+  said:
+    description: The words said back
+    value: "{{ output }}"
+llm:
+  provider: scripted
+  api_key_env: TEST_SERVE_SECRET
+  scripted:
+    rules:
+      - match: '(?s)Earlier: (?P<h>.*)\nNow \((?P<m>[a-z]+)\): (?P<q>[^\n]*)\n$'
+        reply: "Thought: I am to say it back.\nFinal Answer: you said {{ q }} {{ m }}{% if h %} after: {{ h }}{% endif %}"
+agent:
+  kind: react
+  prompt: "Earlier: {{ history_text | replace('\n', ' | ') }}\nNow ({{ mood }}): {{ input }}\n{{ agent_scratchpad }}"
+  memory: {kind: full}
+)";
+
+const char* const kSlowWorkflow = R"(name: slow
+inputs:
+  input: q
+llm:
+  provider: scripted
+  scripted: {latency_ms: 3000, replies: ['Final Answer: late']}
+agent:
+  kind: react
+  prompt: "{{ input }}\n{{ agent_scratchpad }}"
+)";
+
+// A workflow of steps: served, but not a chat model (no chat input).
+const char* const kStepsWorkflow = R"(name: shout
+inputs:
+  text: words
+llm:
+  provider: scripted
+  scripted:
+    rules: [{match: 'Shout: (?P<t>.*)$', reply: '{{ t | upper }}'}]
+steps:
+  shout: {kind: llm, prompt: 'Shout: {{ text }}'}
+)";
+
+struct Served {
+  test::TempDir dir;
+  std::unique_ptr<Server> server;
+  std::unique_ptr<httplib::Client> client;
+
+  explicit Served(ServeOptions options = {}) {
+    ::setenv("TEST_SERVE_SECRET", kServeSecret, 1);
+    dir.write("echo.yaml", kEchoWorkflow);
+    dir.write("slow.yaml", kSlowWorkflow);
+    dir.write("shout.yaml", kStepsWorkflow);
+    dir.write("echo.test.yaml", "not a workflow: the folder's tests are left out\n");
+    options.paths = {dir.path().string()};
+    options.port = 0;
+    options.http.heartbeat = 100ms;
+    std::vector<std::string> problems;
+    server = std::make_unique<Server>(options, problems);
+    client = std::make_unique<httplib::Client>("127.0.0.1", server->port());
+    client->set_read_timeout(20, 0);
+  }
+  ~Served() { ::unsetenv("TEST_SERVE_SECRET"); }
+
+  httplib::Result post(const std::string& path, const std::string& body) {
+    return client->Post(path.c_str(), body, "application/json");
+  }
+};
+
+Value body_of(const httplib::Result& r) { return parse_json(r->body); }
+
+// What a client on another thread got.
+struct Answer {
+  int status = 0;
+  std::string body;
+};
+
+Answer post_from_thread(uint16_t port, const std::string& path, const std::string& body) {
+  httplib::Client c("127.0.0.1", port);
+  c.set_read_timeout(20, 0);
+  auto r = c.Post(path.c_str(), body, "application/json");
+  return r ? Answer{r->status, r->body} : Answer{};
+}
+
+}  // namespace
+
+TEST_CASE("serve: GET /v1/workflows lists each workflow of the folder with its input and output schemas",
+          "[server][serve]") {
+  Served s;
+  auto r = s.client->Get("/v1/workflows");
+  REQUIRE(r);
+  REQUIRE(r->status == 200);
+  Value list = body_of(r);
+  REQUIRE(list["data"].size() == 3);
+  Value echo = list["data"][0];
+  CHECK(echo["name"] == "echo");
+  CHECK(echo["description"] == "Says back what it is told.");
+  CHECK(echo["input_schema"]["required"] == Value::array({"input"}));
+  CHECK(echo["input_schema"]["properties"]["mood"]["default"] == "plainly");
+  CHECK(echo["output_schema"]["properties"]["outputs"]["properties"]["said"]["description"] == "The words said back");
+  CHECK(echo["chat_input"] == "input");
+  CHECK(list["data"][1]["name"] == "shout");
+  CHECK(list["data"][1]["chat_input"].is_null());
+}
+
+TEST_CASE("serve: invoke runs the workflow on the body's inputs and answers its output, outputs and usage",
+          "[server][serve]") {
+  Served s;
+  auto r = s.post("/v1/workflows/echo/invoke", R"({"input": "hello", "mood": "loudly"})");
+  REQUIRE(r);
+  REQUIRE(r->status == 200);
+  Value doc = body_of(r);
+  CHECK(doc["output"] == "you said hello loudly");
+  CHECK(doc["outputs"]["said"] == "you said hello loudly");
+  CHECK(doc["stopped_reason"] == "finish");
+  CHECK(doc["usage"]["llm_calls"] == 1);
+  CHECK(doc["run_id"].get<std::string>().size() == 16);
+  auto steps = s.post("/v1/workflows/shout/invoke", R"({"text": "quiet"})");
+  REQUIRE(steps);
+  CHECK(body_of(steps)["output"] == "QUIET");
+}
+
+TEST_CASE("serve: a body that is not the workflow's inputs is a 400 naming what is wrong", "[server][serve]") {
+  Served s;
+  struct Case {
+    std::string body, code, says;
+  };
+  for (const Case& c : {Case{"{\"input\": ", "input.invalid_json", "not JSON"},
+                        Case{"[1, 2]", "input.not_object", "JSON object"},
+                        Case{"{}", "input.missing", "input"},
+                        Case{"{\"input\": \"x\", \"moood\": 1}", "input.unknown", "mood"}}) {
+    INFO(c.body);
+    auto r = s.post("/v1/workflows/echo/invoke", c.body);
+    REQUIRE(r);
+    CHECK(r->status == 400);
+    Value error = body_of(r)["error"];
+    CHECK(error["code"] == c.code);
+    CHECK(error["type"] == "invalid_request_error");
+    CHECK(error["message"].get<std::string>().find(c.says) != std::string::npos);
+  }
+}
+
+TEST_CASE("serve: unknown workflows, endpoints and methods answer 404 and 405, a traversal finds nothing",
+          "[server][serve][hostile]") {
+  Served s;
+  auto missing = s.post("/v1/workflows/nope/invoke", "{}");
+  REQUIRE(missing);
+  CHECK(missing->status == 404);
+  CHECK(body_of(missing)["error"]["code"] == "workflow_not_found");
+  for (const char* path : {"/v1/workflows/..%2F..%2Fetc%2Fpasswd/invoke", "/v1/workflows/../echo/invoke",
+                           "/v1/workflows/echo%00/invoke", "/v1/workflows//invoke", "/v1/workflows/echo/run",
+                           "/v1/workflows/echo", "/etc/passwd"}) {
+    INFO(path);
+    auto r = s.post(path, "{}");
+    REQUIRE(r);
+    CHECK(r->status == 404);
+  }
+  auto get = s.client->Get("/v1/workflows/echo/invoke");
+  REQUIRE(get);
+  CHECK(get->status == 405);
+  CHECK(get->get_header_value("Allow") == "POST");
+}
+
+TEST_CASE("serve: stream sends the run's events as SSE, then its result", "[server][serve]") {
+  Served s;
+  auto r = s.post("/v1/workflows/echo/stream", R"({"input": "hi"})");
+  REQUIRE(r);
+  CHECK(r->status == 200);
+  CHECK(r->get_header_value("Content-Type") == "text/event-stream");
+  const std::string& text = r->body;
+  size_t start = text.find("event: chain_start\ndata: {");
+  size_t token = text.find("event: llm_token\n");
+  size_t result = text.find("event: result\ndata: {");
+  REQUIRE(start != std::string::npos);
+  CHECK(token > start);
+  REQUIRE(result != std::string::npos);
+  CHECK(result > token);
+  Value doc = parse_json(std::string_view(text).substr(result + 20, text.find('\n', result + 20) - result - 20));
+  CHECK(doc["output"] == "you said hi plainly");
+  // A bad input is an ordinary 400, before any stream starts.
+  auto bad = s.post("/v1/workflows/echo/stream", "{}");
+  REQUIRE(bad);
+  CHECK(bad->status == 400);
+}
+
+TEST_CASE("serve: batch runs each inputs object and answers each result in order", "[server][serve]") {
+  ServeOptions options;
+  options.service.max_batch = 3;
+  Served s(options);
+  auto r = s.post("/v1/workflows/echo/batch", R"({"inputs": [{"input": "a"}, {"input": "b"}, 7]})");
+  REQUIRE(r);
+  REQUIRE(r->status == 200);
+  Value results = body_of(r)["results"];
+  REQUIRE(results.size() == 3);
+  CHECK(results[0]["output"] == "you said a plainly");
+  CHECK(results[1]["output"] == "you said b plainly");
+  CHECK(results[2]["error"]["code"] == "input.not_object");
+  auto big = s.post("/v1/workflows/echo/batch", R"({"inputs": [{}, {}, {}, {}]})");
+  REQUIRE(big);
+  CHECK(big->status == 400);
+  CHECK(body_of(big)["error"]["code"] == "input.too_many");
+  auto shapeless = s.post("/v1/workflows/echo/batch", R"([{"input": "a"}])");
+  REQUIRE(shapeless);
+  CHECK(shapeless->status == 400);
+}
+
+TEST_CASE("serve: a chat completion is one chat turn and earlier messages are its memory", "[server][serve][openai]") {
+  Served s;
+  auto r = s.post("/v1/chat/completions", R"({"model": "echo", "messages": [
+      {"role": "system", "content": "left out"},
+      {"role": "user", "content": "one"}, {"role": "assistant", "content": "said one"},
+      {"role": "user", "content": [{"type": "text", "text": "two"}]}]})");
+  REQUIRE(r);
+  REQUIRE(r->status == 200);
+  Value doc = body_of(r);
+  CHECK(doc["object"] == "chat.completion");
+  CHECK(doc["model"] == "echo");
+  CHECK(doc["choices"][0]["message"]["role"] == "assistant");
+  // The answer alone: neither the Thought nor the Final Answer marker reaches the client.
+  CHECK(doc["choices"][0]["message"]["content"] == "you said two plainly after: Human: one | AI: said one");
+  CHECK(doc["choices"][0]["finish_reason"] == "stop");
+  CHECK(doc["usage"]["total_tokens"].get<int>() > 0);
+  CHECK(doc["id"].get<std::string>().rfind("chatcmpl-", 0) == 0);
+}
+
+TEST_CASE("serve: a streamed chat completion sends the role, the answer, the finish, the usage and [DONE]",
+          "[server][serve][openai]") {
+  Served s;
+  auto r = s.post("/v1/chat/completions", R"({"model": "echo", "stream": true, "stream_options": {"include_usage": true},
+                                             "messages": [{"role": "user", "content": "hey"}]})");
+  REQUIRE(r);
+  REQUIRE(r->status == 200);
+  std::vector<Value> chunks;
+  std::string rest = r->body;
+  bool done = false;
+  for (size_t at = 0; (at = rest.find("data: ", at)) != std::string::npos;) {
+    size_t end = rest.find("\n\n", at);
+    std::string data = rest.substr(at + 6, end - at - 6);
+    at = end;
+    if (data == "[DONE]") {
+      done = true;
+      continue;
+    }
+    chunks.push_back(parse_json(data));
+  }
+  CHECK(done);
+  REQUIRE(chunks.size() == 4);
+  CHECK(chunks[0]["choices"][0]["delta"]["role"] == "assistant");
+  CHECK(chunks[1]["choices"][0]["delta"]["content"] == "you said hey plainly");
+  CHECK(chunks[2]["choices"][0]["finish_reason"] == "stop");
+  CHECK(chunks[3]["choices"].empty());
+  CHECK(chunks[3]["usage"]["total_tokens"].get<int>() > 0);
+  for (const Value& c : chunks) CHECK(c["id"] == chunks[0]["id"]);
+  CHECK(r->body.find("Thought") == std::string::npos);
+}
+
+TEST_CASE("serve: chat completion errors come in OpenAI's shape with the status its clients expect",
+          "[server][serve][openai]") {
+  Served s;
+  struct Case {
+    std::string body;
+    int status;
+    std::string code, param;
+  };
+  for (const Case& c :
+       {Case{R"({"model": "nope", "messages": [{"role": "user", "content": "x"}]})", 404, "model_not_found", "model"},
+        Case{R"({"model": "shout", "messages": [{"role": "user", "content": "x"}]})", 400, "model_not_chat", "model"},
+        Case{R"({"model": "echo", "messages": []})", 400, "input.missing", ""},
+        Case{R"({"messages": [{"role": "user", "content": "x"}]})", 400, "input.missing", ""},
+        Case{R"({"model": "echo", "messages": [{"role": "assistant", "content": "x"}]})", 400, "input.bad_message", ""},
+        Case{R"({"model": "echo", "messages": [{"role": "user", "content": [{"type": "image_url"}]}]})", 400,
+             "input.bad_message", ""},
+        Case{"{\"model\": ", 400, "input.invalid_json", ""}}) {
+    INFO(c.body);
+    auto r = s.post("/v1/chat/completions", c.body);
+    REQUIRE(r);
+    CHECK(r->status == c.status);
+    Value error = body_of(r)["error"];
+    CHECK(error["code"] == c.code);
+    if (!c.param.empty()) CHECK(error["param"] == c.param);
+    CHECK(error["message"].is_string());
+  }
+  auto models = s.client->Get("/v1/models");
+  REQUIRE(models);
+  Value ids = Value::array();
+  Value listed = body_of(models);
+  for (const Value& m : listed["data"]) ids.push_back(m["id"]);
+  CHECK(ids == Value::array({"echo", "slow"}));  // shout has no chat input
+}
+
+TEST_CASE("serve: with tokens, every endpoint but /healthz needs one", "[server][serve][auth]") {
+  ServeOptions options;
+  options.tokens = {"tok-0123456789abcdef", "tok-fedcba9876543210"};
+  Served s(options);
+  auto health = s.client->Get("/healthz");
+  REQUIRE(health);
+  CHECK(health->status == 200);
+  for (const char* auth : {"", "Bearer wrong-token-000000000", "Bearer tok-0123456789abcde", "Basic tok-0123456789abcdef",
+                           "Bearer tok-0123456789abcdefX"}) {
+    INFO(auth);
+    httplib::Headers headers;
+    if (*auth) headers.emplace("Authorization", auth);
+    auto r = s.client->Get("/v1/models", headers);
+    REQUIRE(r);
+    CHECK(r->status == 401);
+    CHECK(body_of(r)["error"]["type"] == "authentication_error");
+    CHECK(r->body.find("tok-") == std::string::npos);
+  }
+  for (const char* auth : {"Bearer tok-0123456789abcdef", "bearer tok-fedcba9876543210"}) {
+    auto r = s.client->Get("/v1/models", {{"Authorization", auth}});
+    REQUIRE(r);
+    CHECK(r->status == 200);
+  }
+}
+
+TEST_CASE("serve: past the runs in flight and the queue, a request is turned away with 429 and Retry-After",
+          "[server][serve][limits]") {
+  ServeOptions options;
+  options.service.runs_in_flight = 1;
+  options.service.runs_queued = 0;
+  Served s(options);
+  Answer first;
+  std::thread slow([&] { first = post_from_thread(s.server->port(), "/v1/workflows/slow/invoke", R"({"input": "x"})"); });
+  std::this_thread::sleep_for(500ms);
+  auto busy = s.post("/v1/workflows/echo/invoke", R"({"input": "x"})");
+  REQUIRE(busy);
+  CHECK(busy->status == 429);
+  CHECK(busy->get_header_value("Retry-After") == "1");
+  CHECK(body_of(busy)["error"]["type"] == "rate_limit_error");
+  slow.join();
+  CHECK(first.status == 200);
+  auto after = s.post("/v1/workflows/echo/invoke", R"({"input": "x"})");
+  REQUIRE(after);
+  CHECK(after->status == 200);
+}
+
+TEST_CASE("serve: a run past the server's time limit ends with 504", "[server][serve][limits]") {
+  ServeOptions options;
+  options.service.run_timeout = 1s;
+  Served s(options);
+  auto r = s.post("/v1/workflows/slow/invoke", R"({"input": "x"})");
+  REQUIRE(r);
+  CHECK(r->status == 504);
+  Value doc = body_of(r);
+  CHECK(doc["error"]["code"] == "run.timeout");
+  CHECK(doc["error"]["message"].get<std::string>().find("--run-timeout") != std::string::npos);
+  CHECK(doc["stopped_reason"] == "timeout");
+}
+
+TEST_CASE("serve: a key that reaches a run never leaves in a response", "[server][serve][redaction]") {
+  Served s;
+  std::string input = std::string("echo ") + kServeSecret;
+  auto invoke = s.post("/v1/workflows/echo/invoke", "{\"input\": \"" + input + "\"}");
+  auto stream = s.post("/v1/workflows/echo/stream", "{\"input\": \"" + input + "\"}");
+  auto chat = s.post("/v1/chat/completions",
+                     "{\"model\": \"echo\", \"messages\": [{\"role\": \"user\", \"content\": \"" + input + "\"}]}");
+  for (auto* r : {&invoke, &stream, &chat}) {
+    REQUIRE(*r);
+    CHECK((*r)->status == 200);
+    CHECK_FALSE(test::holds_piece_of_key((*r)->body, kServeSecret));
+    CHECK((*r)->body.find("***") != std::string::npos);
+  }
+}
+
+TEST_CASE("serve: reload takes a changed workflow, and keeps the old one when the new file is broken",
+          "[server][serve][reload]") {
+  Served s;
+  std::string changed = kStepsWorkflow;
+  changed.replace(changed.find("name: shout"), 11, "name: shout\ndescription: louder");
+  s.dir.write("shout.yaml", changed);
+  CHECK(s.server->reload().empty());
+  CHECK(s.server->catalog()->find("shout")->executor->description() == "louder");
+  s.dir.write("echo.yaml", "name: echo\nllm: [not, a, mapping\n");
+  std::vector<std::string> problems = s.server->reload();
+  REQUIRE(problems.size() == 1);
+  CHECK(problems[0].find("echo.yaml:") != std::string::npos);
+  CHECK(problems[0].find("served still") != std::string::npos);
+  auto r = s.post("/v1/workflows/echo/invoke", R"({"input": "still here"})");
+  REQUIRE(r);
+  CHECK(body_of(r)["output"] == "you said still here plainly");
+}
+
+TEST_CASE("serve: a folder with two workflows of one name, or none, cannot be served", "[server][serve]") {
+  test::TempDir dir;
+  std::vector<std::string> problems;
+  ServeOptions options;
+  options.port = 0;
+  options.paths = {dir.path().string()};
+  CHECK_THROWS_WITH(Server(options, problems), Catch::Contains("no workflow to serve"));
+  dir.write("a.yaml", kStepsWorkflow);
+  dir.write("b.yaml", kStepsWorkflow);
+  CHECK_THROWS_WITH(Server(options, problems), Catch::Contains("two workflows are named 'shout'"));
+  options.paths = {(dir.path() / "missing.yaml").string()};
+  CHECK_THROWS_WITH(Server(options, problems), Catch::Contains("missing.yaml"));
+}
+
+TEST_CASE("serve: shutdown lets a run in flight finish within the grace period, then readyz says draining",
+          "[server][serve][shutdown]") {
+  ServeOptions options;
+  options.grace = 10s;
+  Served s(options);
+  Answer slow;
+  std::thread client([&] { slow = post_from_thread(s.server->port(), "/v1/workflows/slow/invoke", R"({"input": "x"})"); });
+  std::this_thread::sleep_for(300ms);
+  CHECK(s.server->shutdown() == 0);
+  client.join();
+  CHECK(slow.status == 200);
+  CHECK(parse_json(slow.body)["output"] == "late");
+}
+
+TEST_CASE("serve: shutdown past the grace period cancels the runs still going", "[server][serve][shutdown]") {
+  ServeOptions options;
+  options.grace = 0s;
+  Served s(options);
+  Answer slow;
+  std::thread client([&] { slow = post_from_thread(s.server->port(), "/v1/workflows/slow/invoke", R"({"input": "x"})"); });
+  std::this_thread::sleep_for(300ms);
+  auto start = std::chrono::steady_clock::now();
+  CHECK(s.server->shutdown() == 1);
+  CHECK(std::chrono::steady_clock::now() - start < 2500ms);
+  client.join();
+  CHECK(slow.status == 503);
+  CHECK(parse_json(slow.body)["error"]["code"] == "run.cancelled");
+}

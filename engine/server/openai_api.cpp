@@ -136,7 +136,7 @@ void Service::chat_completion(const std::shared_ptr<Exchange>& exchange) {
                                             "model_not_chat", "model"));
   auto executor = workflow->executor;
   auto shared = std::make_shared<ChatRequest>(std::move(request));
-  start_run(exchange, [exchange, executor, shared](const Cancel& cancel) {
+  start_run(exchange, [this, exchange, executor, shared, name = workflow->name](const Cancel& cancel) {
     const ChatRequest& r = *shared;
     const Redactor& redactor = executor->redactor();
     // One id for every chunk, known before the run starts: the request's.
@@ -151,11 +151,12 @@ void Service::chat_completion(const std::shared_ptr<Exchange>& exchange) {
     agent::RunResult result;
     try {
       for (const auto& [asked, answered] : r.history) session.add_turn(asked, answered);
-      NullSink none;
-      result = app::run_chat_turn(*executor, session, Value::object(), r.message, none, {.cancel = &cancel});
+      ModelCallTimer timer(metrics_, name);
+      result = app::run_chat_turn(*executor, session, Value::object(), r.message, timer, {.cancel = &cancel});
     } catch (const Error& e) {
       result.error = agent::RunError::from(e);
     }
+    metrics_.count_run(name, result);
     if (!result.ok()) {
       int status = status_for_error(result.error->kind);
       HttpResponse failed = error_response(status, redactor.redact(result.error->to_error().formatted()),

@@ -57,6 +57,7 @@ size_t Server::shutdown() {
 }
 
 void Server::log_access(const Completion& c) {
+  service_->metrics().count_request(Metrics::endpoint_of(c.request.path), c.status);
   if (!options_.access_log) return;
   Value line{{"time", utc_now_ms()},
              {"request_id", c.request.request_id},

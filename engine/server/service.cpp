@@ -74,6 +74,11 @@ void Service::handle(const std::shared_ptr<Exchange>& exchange) {
     if (draining_) return exchange->respond(json_response(503, R"({"status":"draining"})"));
     return exchange->respond(json_response(200, R"({"status":"ready"})"));
   }
+  if (path == "/metrics") {
+    if (r.method != "GET") return exchange->respond(method_not_allowed("GET"));
+    return exchange->respond({200, {{"Content-Type", "text/plain; version=0.0.4"}},
+                              metrics_.text(slots_.running(), slots_.waiting())});
+  }
   if (path == "/v1/workflows" || path == "/v1/workflows/") {
     if (r.method != "GET") return exchange->respond(method_not_allowed("GET"));
     return list_workflows(*exchange);
@@ -145,23 +150,24 @@ void Service::list_workflows(Exchange& exchange) const {
 
 void Service::invoke(const std::shared_ptr<Exchange>& exchange, const ServedWorkflow& workflow) {
   auto executor = workflow.executor;
-  start_run(exchange, [exchange, executor](const Cancel& cancel) {
+  start_run(exchange, [this, exchange, executor, name = workflow.name](const Cancel& cancel) {
     const Redactor& redactor = executor->redactor();
     agent::RunResult result;
     try {
       Value inputs = executor->resolve_inputs(inputs_of(exchange->request().body));
-      NullSink none;
-      result = executor->run(inputs, none, {.cancel = &cancel});
+      ModelCallTimer timer(metrics_, name);
+      result = executor->run(inputs, timer, {.cancel = &cancel});
     } catch (const Error& e) {
       return exchange->respond(error_response(status_for_error(e.kind()), redactor.redact(e.formatted()), e.kind()));
     }
+    metrics_.count_run(name, result);
     exchange->respond(run_response(result, redactor));
   });
 }
 
 void Service::stream(const std::shared_ptr<Exchange>& exchange, const ServedWorkflow& workflow) {
   auto executor = workflow.executor;
-  start_run(exchange, [exchange, executor](const Cancel& cancel) {
+  start_run(exchange, [this, exchange, executor, name = workflow.name](const Cancel& cancel) {
     const Redactor& redactor = executor->redactor();
     Value inputs;
     try {
@@ -171,7 +177,9 @@ void Service::stream(const std::shared_ptr<Exchange>& exchange, const ServedWork
     }
     exchange->open_stream(sse_head());
     SseEventSink events(exchange, redactor);
-    agent::RunResult result = executor->run(inputs, events, {.stream = true, .cancel = &cancel});
+    ModelCallTimer timer(metrics_, name, &events);
+    agent::RunResult result = executor->run(inputs, timer, {.stream = true, .cancel = &cancel});
+    metrics_.count_run(name, result);
     Value doc = app::run_document(result, redactor);
     exchange->send(sse_event(result.ok() ? "result" : "error", to_json_text(doc)));
     exchange->end_stream();
@@ -191,7 +199,7 @@ void Service::batch(const std::shared_ptr<Exchange>& exchange, const ServedWorkf
                                                      std::to_string(list->size()), "input.too_many", "inputs"));
   auto executor = workflow.executor;
   auto rows = std::make_shared<Value>(std::move(*list));
-  start_run(exchange, [exchange, executor, rows](const Cancel& cancel) {
+  start_run(exchange, [this, exchange, executor, rows, name = workflow.name](const Cancel& cancel) {
     const Redactor& redactor = executor->redactor();
     std::vector<Value> results(rows->size());
     {
@@ -202,8 +210,10 @@ void Service::batch(const std::shared_ptr<Exchange>& exchange, const ServedWorkf
             if (!(*rows)[i].is_object())
               throw Error("input.not_object", "inputs[" + std::to_string(i) + "] is not an object of inputs");
             Value inputs = executor->resolve_inputs(std::move((*rows)[i]));
-            NullSink none;
-            results[i] = app::run_document(executor->run(inputs, none, {.cancel = &cancel}), redactor);
+            ModelCallTimer timer(metrics_, name);
+            agent::RunResult result = executor->run(inputs, timer, {.cancel = &cancel});
+            metrics_.count_run(name, result);
+            results[i] = app::run_document(result, redactor);
           } catch (const Error& e) {
             results[i] = Value{{"error", {{"message", redactor.redact(e.formatted())}, {"code", e.kind()}}}};
           }

@@ -11,6 +11,7 @@
 #include "engine/core/fiber.h"
 #include "engine/server/catalog.h"
 #include "engine/server/exchange.h"
+#include "engine/server/metrics.h"
 #include "engine/server/run_slots.h"
 #include "engine/server/tokens.h"
 
@@ -34,6 +35,7 @@ class Service {
   // /readyz answers 503 from now on (a load balancer stops sending new requests).
   void set_draining() { draining_ = true; }
   RunSlots& slots() { return slots_; }
+  Metrics& metrics() { return metrics_; }
 
  private:
   using RunBody = std::function<void(const Cancel& cancel)>;
@@ -55,6 +57,7 @@ class Service {
   FiberPool& pool_;
   RunSlots slots_;
   std::atomic<bool> draining_{false};
+  Metrics metrics_;
 };
 
 }  // namespace engine::server

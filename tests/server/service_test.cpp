@@ -446,3 +446,35 @@ TEST_CASE("serve: shutdown past the grace period cancels the runs still going", 
   CHECK(slow.status == 503);
   CHECK(parse_json(slow.body)["error"]["code"] == "run.cancelled");
 }
+
+TEST_CASE("serve: /metrics reports requests, runs, latencies, tokens and errors in Prometheus's text format",
+          "[server][serve][metrics]") {
+  ServeOptions options;
+  options.service.run_timeout = 1s;
+  Served s(options);
+  REQUIRE(s.post("/v1/workflows/echo/invoke", R"({"input": "a"})"));
+  REQUIRE(s.post("/v1/workflows/echo/invoke", R"({"input": "b"})"));
+  REQUIRE(s.post("/v1/workflows/slow/invoke", R"({"input": "c"})"));  // past its time: run.timeout
+  REQUIRE(s.post("/v1/workflows/nope/invoke", "{}"));
+  auto r = s.client->Get("/metrics");
+  REQUIRE(r);
+  CHECK(r->status == 200);
+  CHECK(r->get_header_value("Content-Type") == "text/plain; version=0.0.4");
+  const std::string& m = r->body;
+  for (const char* line : {"engine_http_requests_total{endpoint=\"invoke\",status=\"200\"} 2\n",
+                           "engine_http_requests_total{endpoint=\"invoke\",status=\"504\"} 1\n",
+                           "engine_http_requests_total{endpoint=\"invoke\",status=\"404\"} 1\n",
+                           "engine_runs_in_flight 0\n",
+                           "engine_run_duration_seconds_count{workflow=\"echo\"} 2\n",
+                           "engine_model_call_duration_seconds_count{workflow=\"echo\"} 2\n",
+                           "engine_run_duration_seconds_bucket{workflow=\"echo\",le=\"+Inf\"} 2\n",
+                           "engine_runs_total{workflow=\"echo\",stopped_reason=\"finish\"} 2\n",
+                           "engine_runs_total{workflow=\"slow\",stopped_reason=\"timeout\"} 1\n",
+                           "engine_run_errors_total{workflow=\"slow\",kind=\"run.timeout\"} 1\n",
+                           "# TYPE engine_run_duration_seconds histogram\n"}) {
+    INFO(line);
+    CHECK(m.find(line) != std::string::npos);
+  }
+  CHECK(m.find("engine_tokens_total{workflow=\"echo\",kind=\"prompt\"} ") != std::string::npos);
+  CHECK(m.find("nope") == std::string::npos);  // a path nobody serves is no label
+}

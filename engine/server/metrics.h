@@ -10,7 +10,7 @@
 #include <string_view>
 #include <unordered_map>
 
-#include "engine/agent/run_result.h"
+#include "engine/app/result_documents.h"  // agent::RunResult, through app/ as the layering asks
 #include "engine/core/event.h"
 
 namespace engine::server {

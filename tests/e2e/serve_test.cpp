@@ -204,3 +204,23 @@ TEST_CASE("serve e2e: SIGHUP reloads the folder and SIGTERM lets the run in flig
   // The access log: one JSON line a request, with its id.
   CHECK(end.err.find("\"path\":\"/v1/workflows/slow/invoke\",\"status\":200") != std::string::npos);
 }
+
+TEST_CASE("serve e2e: the mock model example serves the calculator through the engine's own openai provider",
+          "[e2e][serve][mock]") {
+  int port = test::free_port();
+  test::EngineProcess mock("serve workflows/mock_model.yaml -q --port " + std::to_string(port));
+  REQUIRE(test::wait_until_listening(port));
+  std::string env = "OPENAI_BASE_URL=http://127.0.0.1:" + std::to_string(port) + "/v1 OPENAI_API_KEY=unused";
+  for (const auto& [question, answer] : std::vector<std::pair<std::string, std::string>>{
+           {"What is 12 * 7 + 3?", "87\n"}, {"How much is (3 + 4) * 5?", "35\n"}}) {
+    auto r = test::run_engine("run workflows/calculator.yaml -q --llm openai:mock_model --input " +
+                                  test::shell_quote(question),
+                              "", env);
+    INFO(r.err);
+    CHECK(r.exit_code == 0);
+    CHECK(r.out == answer);
+  }
+  auto streamed = test::run_engine("run workflows/calculator.yaml --stream --llm openai:mock_model --input 'What is 2 + 2?'",
+                                   "", env);
+  CHECK(streamed.out == "4\n");
+}

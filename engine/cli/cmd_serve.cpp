@@ -1,6 +1,7 @@
 // engine serve WORKFLOW|FOLDER...: the workflows as an HTTP API, an OpenAI-compatible endpoint (docs/serve.md).
 // This file owns the process's signals: SIGHUP reloads the workflows, SIGTERM and SIGINT shut down gracefully.
 #include <signal.h>
+#include <sys/resource.h>
 
 #include <CLI/CLI.hpp>
 #include <iostream>
@@ -37,6 +38,19 @@ bool is_loopback(const std::string& host) {
   return host == "127.0.0.1" || host == "localhost" || host == "::1" || host.rfind("127.", 0) == 0;
 }
 
+// Each connection is a descriptor: the soft limit (often 1024) is raised toward the hard one, as servers do, so that
+// --max-connections can be reached. Returns the limit in force.
+rlim_t raise_open_file_limit(rlim_t wanted) {
+  rlimit limit{};
+  if (getrlimit(RLIMIT_NOFILE, &limit) != 0) return 0;
+  rlim_t target = std::min(wanted, limit.rlim_max);
+  if (limit.rlim_cur < target) {
+    limit.rlim_cur = target;
+    if (setrlimit(RLIMIT_NOFILE, &limit) != 0) getrlimit(RLIMIT_NOFILE, &limit);
+  }
+  return limit.rlim_cur;
+}
+
 std::chrono::seconds whole_seconds(double s) { return std::chrono::seconds(std::max<long>(1, static_cast<long>(s))); }
 
 int serve(const ServeCommandOptions& o) {
@@ -46,6 +60,8 @@ int serve(const ServeCommandOptions& o) {
   for (int s : {SIGINT, SIGTERM, SIGHUP}) sigaddset(&signals, s);
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
 
+  // Room for the connections, the runs' own descriptors (model connections, MCP pipes) and the process's files.
+  rlim_t open_files = raise_open_file_limit(rlim_t{o.max_connections} * 2 + 256);
   server::ServeOptions options;
   options.paths = o.paths;
   options.host = o.host;
@@ -71,6 +87,9 @@ int serve(const ServeCommandOptions& o) {
   std::cerr << "engine serve: " << names.size() << " workflow" << (names.size() == 1 ? "" : "s") << " ("
             << join(names, ", ") << ") on http://" << (o.host.find(':') != std::string::npos ? "[" + o.host + "]" : o.host)
             << ":" << server.port() << std::endl;
+  if (open_files > 0 && open_files < rlim_t{o.max_connections} + 256)
+    std::cerr << "engine: warning: the open-file limit (" << open_files << ") holds fewer than --max-connections ("
+              << o.max_connections << ") connections; raise it (ulimit -n) or lower --max-connections" << std::endl;
   if (!is_loopback(o.host) && options.tokens.empty())
     std::cerr << "engine: warning: listening on " << o.host << " without tokens: anyone who can reach it can run the "
               << "workflows (give --token-file FILE or ENGINE_SERVE_TOKENS)" << std::endl;

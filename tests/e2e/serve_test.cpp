@@ -1,6 +1,11 @@
 // engine serve as a user runs it: the built engine serving a folder, asked by the official `openai` client from
 // npm (tests/peers) and by curl, reloaded by SIGHUP, stopped by SIGTERM with a run in flight.
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <signal.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <catch2/catch.hpp>
 #include <httplib.h>
@@ -223,4 +228,36 @@ TEST_CASE("serve e2e: the mock model example serves the calculator through the e
   auto streamed = test::run_engine("run workflows/calculator.yaml --stream --llm openai:mock_model --input 'What is 2 + 2?'",
                                    "", env);
   CHECK(streamed.out == "4\n");
+}
+
+TEST_CASE("serve e2e: ten thousand connections opened and left idle do not keep others from being served",
+          "[e2e][serve][hostile]") {
+  // This process holds the clients' ends: it needs as many descriptors (the server raises its own limit).
+  rlimit limit{};
+  getrlimit(RLIMIT_NOFILE, &limit);
+  limit.rlim_cur = limit.rlim_max;
+  setrlimit(RLIMIT_NOFILE, &limit);
+  size_t wanted = 10000;
+  size_t n = std::min<size_t>(wanted, limit.rlim_cur > 512 ? limit.rlim_cur - 512 : 0);
+  if (n < wanted) WARN("this machine's open-file limit allows " << n << " idle connections, not " << wanted);
+  REQUIRE(n >= 1000);
+  ServedFolder served("--idle-timeout 60 --max-connections 10050 -q");
+  std::vector<int> idle;
+  for (size_t i = 0; i < n; ++i) {
+    int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    REQUIRE(fd >= 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_port = htons(static_cast<uint16_t>(served.port));
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    REQUIRE(::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0);
+    idle.push_back(fd);
+  }
+  httplib::Client client("127.0.0.1", served.port);
+  client.set_connection_timeout(10, 0);
+  auto r = client.Post("/v1/workflows/echo/invoke", R"({"input": "still served"})", "application/json");
+  REQUIRE(r);
+  CHECK(r->status == 200);
+  CHECK(parse_json(r->body)["output"] == "you said still served");
+  for (int fd : idle) ::close(fd);
 }

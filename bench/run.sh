@@ -55,8 +55,10 @@ fi
 # `engine batch` against the shared loopback mock (needs node; skipped without it): 1000 runs of 4 calls, 64 at once.
 if command -v node >/dev/null && [ -f "${PEER_BENCH:-$root/../shared/bench}/mock_llm/server.js" ]; then
   bench/batch.sh "$build" 1000 64 50
+  # engine serve beside the same mock: chat completions served, then 2000 streams at once through it.
+  bench/serve.sh "$build" 10 16 2000 200
 else
-  echo "engine batch: not measured (needs node and ../shared/bench/mock_llm)"
+  echo "engine batch, engine serve: not measured (needs node and ../shared/bench/mock_llm)"
 fi
 
 # MCP tool calls against the official test server, beside the official SDK's client and a bare one (needs node and

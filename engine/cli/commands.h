@@ -18,6 +18,7 @@ void add_test_command(CLI::App& app, int& exit_code);
 void add_schema_command(CLI::App& app, int& exit_code);
 void add_index_command(CLI::App& app, int& exit_code);
 void add_serve_command(CLI::App& app, int& exit_code);
+void add_mcp_command(CLI::App& app, int& exit_code);
 void add_completion_commands(CLI::App& app, int& exit_code);
 
 }  // namespace engine::cli

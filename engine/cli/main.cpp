@@ -24,6 +24,7 @@ int main(int argc, char** argv) {
   engine::cli::add_test_command(app, exit_code);
   engine::cli::add_schema_command(app, exit_code);
   engine::cli::add_serve_command(app, exit_code);
+  engine::cli::add_mcp_command(app, exit_code);
   engine::cli::add_completion_commands(app, exit_code);
   if (argc == 1) {
     engine::cli::print_commands(app, std::cout);

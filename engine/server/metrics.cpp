@@ -53,6 +53,7 @@ std::string_view Metrics::endpoint_of(std::string_view path) {
   if (path == "/healthz") return "healthz";
   if (path == "/readyz") return "readyz";
   if (path == "/metrics") return "metrics";
+  if (path == "/mcp") return "mcp";
   return "other";
 }
 

@@ -56,4 +56,17 @@ class Server {
   bool shut_down_ = false;
 };
 
+struct McpStdioOptions {
+  std::vector<std::string> paths;  // workflow files and folders
+  app::LoadOptions load;
+  ServiceLimits service;
+  int in_fd = 0;
+  int out_fd = 1;
+};
+
+// `engine mcp`: the workflows as the tools of an MCP server on `in_fd` and `out_fd`, until the input ends; the calls
+// still running then are cancelled. Throws what loading throws. `problems` receives what was left out of a folder.
+// Returns the exit code.
+int serve_mcp_stdio(const McpStdioOptions& options, std::vector<std::string>& problems);
+
 }  // namespace engine::server

@@ -45,7 +45,8 @@ Service::Service(std::shared_ptr<const Catalog> catalog, TokenCheck tokens, Serv
       tokens_(std::move(tokens)),
       limits_(limits),
       pool_(pool),
-      slots_(limits.runs_in_flight, limits.runs_queued) {}
+      slots_(limits.runs_in_flight, limits.runs_queued),
+      mcp_([this] { return this->catalog(); }, pool, slots_, metrics_, limits.run_timeout) {}
 
 std::shared_ptr<const Catalog> Service::catalog() const {
   std::lock_guard lock(catalog_mu_);
@@ -78,6 +79,10 @@ void Service::handle(const std::shared_ptr<Exchange>& exchange) {
     if (r.method != "GET") return exchange->respond(method_not_allowed("GET"));
     return exchange->respond({200, {{"Content-Type", "text/plain; version=0.0.4"}},
                               metrics_.text(slots_.running(), slots_.waiting())});
+  }
+  if (path == "/mcp") {
+    if (r.method != "POST") return exchange->respond(method_not_allowed("POST"));
+    return mcp_message(exchange);
   }
   if (path == "/v1/workflows" || path == "/v1/workflows/") {
     if (r.method != "GET") return exchange->respond(method_not_allowed("GET"));
@@ -221,6 +226,39 @@ void Service::batch(const std::shared_ptr<Exchange>& exchange, const ServedWorkf
     }
     exchange->respond(json_response(200, to_json_text(Value{{"results", std::move(results)}})));
   });
+}
+
+// POST /mcp: Streamable HTTP, stateless (no session id, no GET stream), both eras. A request is answered with JSON,
+// or, for a tool call from a client that accepts it, as an SSE stream of its progress and then its result; closing
+// that stream cancels the call. A notification gets 202.
+void Service::mcp_message(const std::shared_ptr<Exchange>& exchange) {
+  const HttpRequest& r = exchange->request();
+  JsonError error;
+  Value message = parse_json(r.body, &error);
+  if (message.is_discarded())
+    return exchange->respond(json_response(400, to_json_text(McpService::parse_error("the body is not JSON: " +
+                                                                                      error.message))));
+  bool is_request = message.is_object() && message.contains("id") && message.contains("method");
+  if (!is_request) {
+    mcp_.handle(std::move(message), [exchange](const Value& answer) {
+      if (!answer.is_null()) exchange->respond(json_response(400, to_json_text(answer)));
+    }, &exchange->cancel(), r.request_id);
+    return exchange->respond({202, {}, ""});
+  }
+  const std::string* accept = r.header("accept");
+  bool streams = message.value("method", "") == "tools/call" && accept &&
+                 accept->find("text/event-stream") != std::string::npos;
+  if (streams) exchange->open_stream(sse_head());
+  mcp_.handle(std::move(message), [exchange, streams](const Value& answer) {
+    bool final = answer.is_null() || answer.contains("id");
+    if (streams) {
+      if (!answer.is_null()) exchange->send(sse_event("message", to_json_text(answer)));
+      if (final) exchange->end_stream();
+    } else if (final) {
+      if (answer.is_null()) exchange->respond({204, {}, ""});
+      else exchange->respond(json_response(200, to_json_text(answer)));
+    }
+  }, &exchange->cancel(), r.request_id);
 }
 
 }  // namespace engine::server

@@ -11,6 +11,7 @@
 #include "engine/core/fiber.h"
 #include "engine/server/catalog.h"
 #include "engine/server/exchange.h"
+#include "engine/server/mcp_service.h"
 #include "engine/server/metrics.h"
 #include "engine/server/run_slots.h"
 #include "engine/server/tokens.h"
@@ -46,6 +47,7 @@ class Service {
   void batch(const std::shared_ptr<Exchange>& exchange, const ServedWorkflow& workflow);
   void list_models(Exchange& exchange) const;
   void chat_completion(const std::shared_ptr<Exchange>& exchange);
+  void mcp_message(const std::shared_ptr<Exchange>& exchange);
   // Runs `body` on a fiber once a run slot is free, under a Cancel that stops with the client, the server, or the
   // server's time limit for a run; answers 429 at once when no slot will be.
   void start_run(const std::shared_ptr<Exchange>& exchange, RunBody body);
@@ -58,6 +60,7 @@ class Service {
   RunSlots slots_;
   std::atomic<bool> draining_{false};
   Metrics metrics_;
+  McpService mcp_;
 };
 
 }  // namespace engine::server

@@ -35,17 +35,6 @@ agent:
   memory: {kind: full}
 )";
 
-const char* const kVerySlow = R"(name: slow
-inputs:
-  input: q
-llm:
-  provider: scripted
-  scripted: {latency_ms: 30000, replies: ['Final Answer: late']}
-agent:
-  kind: react
-  prompt: "{{ input }}\n{{ agent_scratchpad }}"
-)";
-
 const char* const kBroken = R"(name: broken
 inputs:
   input: q
@@ -66,7 +55,7 @@ struct ServedFolder {
 
   explicit ServedFolder(const std::string& flags = "", const std::string& env = "") {
     dir.write("echo.yaml", kChatEcho);
-    dir.write("slow.yaml", kVerySlow);
+    dir.write("slow.yaml", test::slow_workflow(30000));
     dir.write("broken.yaml", kBroken);
     process = std::make_unique<test::EngineProcess>(
         "serve " + test::shell_quote(dir.path().string()) + " --port " + std::to_string(port) + " --heartbeat 0.2 " +
@@ -187,7 +176,7 @@ TEST_CASE("serve e2e: SIGHUP reloads the folder and SIGTERM lets the run in flig
   CHECK(served.process->err_so_far().find("reloaded 3 workflows") != std::string::npos);
 
   // A run of 2 s in flight when SIGTERM comes: it ends, and is answered, before the process does.
-  served.dir.write("slow.yaml", std::string(kVerySlow).replace(std::string(kVerySlow).find("30000"), 5, "2000"));
+  served.dir.write("slow.yaml", test::slow_workflow(2000));
   served.process->signal(SIGHUP);
   std::this_thread::sleep_for(500ms);
   int status = 0;

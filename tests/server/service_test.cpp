@@ -42,17 +42,6 @@ agent:
   memory: {kind: full}
 )";
 
-const char* const kSlowWorkflow = R"(name: slow
-inputs:
-  input: q
-llm:
-  provider: scripted
-  scripted: {latency_ms: 3000, replies: ['Final Answer: late']}
-agent:
-  kind: react
-  prompt: "{{ input }}\n{{ agent_scratchpad }}"
-)";
-
 // A workflow of steps: served, but not a chat model (no chat input).
 const char* const kStepsWorkflow = R"(name: shout
 inputs:
@@ -73,7 +62,7 @@ struct Served {
   explicit Served(ServeOptions options = {}) {
     ::setenv("TEST_SERVE_SECRET", kServeSecret, 1);
     dir.write("echo.yaml", kEchoWorkflow);
-    dir.write("slow.yaml", kSlowWorkflow);
+    dir.write("slow.yaml", test::slow_workflow(3000));
     dir.write("shout.yaml", kStepsWorkflow);
     dir.write("echo.test.yaml", "not a workflow: the folder's tests are left out\n");
     options.paths = {dir.path().string()};
@@ -477,4 +466,34 @@ TEST_CASE("serve: /metrics reports requests, runs, latencies, tokens and errors 
   }
   CHECK(m.find("engine_tokens_total{workflow=\"echo\",kind=\"prompt\"} ") != std::string::npos);
   CHECK(m.find("nope") == std::string::npos);  // a path nobody serves is no label
+}
+
+TEST_CASE("serve: POST /mcp answers a request with JSON, a notification with 202, and a call as SSE when accepted",
+          "[server][serve][mcp]") {
+  Served s;
+  auto listed = s.post("/mcp", R"({"jsonrpc": "2.0", "id": 1, "method": "tools/list"})");
+  REQUIRE(listed);
+  CHECK(listed->status == 200);
+  CHECK(listed->get_header_value("Content-Type") == "application/json");
+  CHECK(body_of(listed)["result"]["tools"].size() == 3);
+  auto note = s.post("/mcp", R"({"jsonrpc": "2.0", "method": "notifications/initialized"})");
+  REQUIRE(note);
+  CHECK(note->status == 202);
+  auto call = s.client->Post("/mcp", {{"Accept", "application/json, text/event-stream"}},
+                             R"({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+                                 "params": {"name": "echo", "arguments": {"input": "hi"}, "_meta": {"progressToken": 5}}})",
+                             "application/json");
+  REQUIRE(call);
+  CHECK(call->status == 200);
+  CHECK(call->get_header_value("Content-Type") == "text/event-stream");
+  CHECK(call->body.find("\"method\":\"notifications/progress\"") != std::string::npos);
+  CHECK(call->body.find("\"text\":\"you said hi plainly\"") != std::string::npos);
+  CHECK(call->body.find("\"method\":\"notifications/progress\"") < call->body.find("\"id\":2"));
+  auto bad = s.post("/mcp", "{\"jsonrpc\": ");
+  REQUIRE(bad);
+  CHECK(bad->status == 400);
+  CHECK(body_of(bad)["error"]["code"] == -32700);
+  auto get = s.client->Get("/mcp");
+  REQUIRE(get);
+  CHECK(get->status == 405);
 }

@@ -39,6 +39,12 @@ std::filesystem::path TempDir::write(const std::string& relative, const std::str
   return p;
 }
 
+std::string slow_workflow(int latency_ms) {
+  return "name: slow\ninputs:\n  input: q\nllm:\n  provider: scripted\n  scripted: {latency_ms: " +
+         std::to_string(latency_ms) + ", replies: ['Final Answer: late']}\nagent:\n  kind: react\n" +
+         "  prompt: \"{{ input }}\\n{{ agent_scratchpad }}\"\n";
+}
+
 bool holds_piece_of_key(const std::string& text, const std::string& key) {
   for (size_t i = 0; i + kMinSecretFragment <= key.size(); ++i)
     if (text.find(key.substr(i, kMinSecretFragment)) != std::string::npos) return true;

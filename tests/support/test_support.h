@@ -67,6 +67,9 @@ int free_port();
 // Whether something accepts connections on 127.0.0.1:`port` within `wait`, looking every 50 ms.
 bool wait_until_listening(int port, int wait_ms = 10000);
 
+// A workflow named `slow` whose agent answers "late" after `latency_ms`: what the serving tests start and cancel.
+std::string slow_workflow(int latency_ms);
+
 // Whether `text` holds `key` or any run of kMinSecretFragment of its bytes: what redaction must prevent.
 bool holds_piece_of_key(const std::string& text, const std::string& key);
 

@@ -1,0 +1,201 @@
+#include "engine/server/mcp_service.h"
+
+#include <algorithm>
+
+#include "engine/app/result_documents.h"
+#include "engine/core/error.h"
+#include "engine/core/json_text.h"
+
+namespace engine::server {
+namespace {
+
+constexpr int kParseError = -32700;
+constexpr int kInvalidRequest = -32600;
+constexpr int kMethodNotFound = -32601;
+constexpr int kInvalidParams = -32602;
+constexpr int kInternalError = -32603;
+
+const char* const kLegacyVersions[] = {"2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"};
+
+Value result_message(const Value& id, Value result) {
+  return Value{{"jsonrpc", "2.0"}, {"id", id}, {"result", std::move(result)}};
+}
+
+Value error_message(const Value& id, int code, const std::string& message) {
+  return Value{{"jsonrpc", "2.0"}, {"id", id}, {"error", {{"code", code}, {"message", message}}}};
+}
+
+const Value& member(const Value& v, const char* key) {
+  static const Value none;
+  return v.is_object() && v.contains(key) ? v[key] : none;
+}
+
+std::string text_member(const Value& v, const char* key) {
+  const Value& m = member(v, key);
+  return m.is_string() ? m.get<std::string>() : "";
+}
+
+Value server_info() { return Value{{"name", "engine"}, {"version", ENGINE_VERSION}}; }
+
+// What a run's progress notifications say: one per step, tool call or model call that ends.
+class ProgressSink : public EventSink {
+ public:
+  ProgressSink(const McpService::Send& send, Value token, EventSink& next)
+      : send_(send), token_(std::move(token)), next_(next) {}
+  void receive(const Event& event, const EventPlace& place) override {
+    std::string message;
+    if (event.type == EventType::StepEnd) message = "step " + text_member(event.data, "step") + " " + text_member(event.data, "status");
+    else if (event.type == EventType::ToolEnd) message = "tool " + text_member(event.data, "tool") + " answered";
+    else if (event.type == EventType::LlmEnd) message = "the model answered";
+    if (!message.empty()) {
+      std::lock_guard lock(mu_);
+      send_(Value{{"jsonrpc", "2.0"},
+                  {"method", "notifications/progress"},
+                  {"params", {{"progressToken", token_}, {"progress", ++done_}, {"message", message}}}});
+    }
+    next_.receive(event, place);
+  }
+  EventDetail detail() const override { return EventDetail::Summary; }
+
+ private:
+  const McpService::Send& send_;
+  Value token_;
+  EventSink& next_;
+  std::mutex mu_;
+  int done_ = 0;
+};
+
+}  // namespace
+
+McpService::McpService(CatalogSource catalog, FiberPool& pool, RunSlots& slots, Metrics& metrics,
+                       std::chrono::seconds run_timeout)
+    : catalog_(std::move(catalog)), pool_(pool), slots_(slots), metrics_(metrics), run_timeout_(run_timeout) {}
+
+Value McpService::parse_error(const std::string& why) { return error_message(nullptr, kParseError, why); }
+
+Value McpService::finish(Value result, bool modern) const {
+  if (modern) {
+    result["resultType"] = "complete";
+    result["_meta"]["io.modelcontextprotocol/serverInfo"] = server_info();
+  }
+  return result;
+}
+
+Value McpService::tool_list() const {
+  Value tools = Value::array();
+  for (const ServedWorkflow& w : catalog_()->workflows()) {
+    Value doc = app::workflow_document(*w.executor, w.name);
+    Value tool{{"name", w.name}, {"inputSchema", std::move(doc["input_schema"])},
+               {"outputSchema", std::move(doc["output_schema"])}};
+    if (!w.executor->description().empty()) tool["description"] = w.executor->description();
+    tools.push_back(std::move(tool));
+  }
+  return tools;
+}
+
+void McpService::handle(Value message, const Send& send, const Cancel* parent, const std::string& scope) {
+  if (!message.is_object() || text_member(message, "jsonrpc") != "2.0")
+    return send(error_message(member(message, "id"), kInvalidRequest, "not a JSON-RPC 2.0 message"));
+  std::string method = text_member(message, "method");
+  bool is_request = message.contains("id") && (message["id"].is_string() || message["id"].is_number_integer());
+  const Value& params = member(message, "params");
+  if (!is_request) {
+    // Notifications: a cancel is acted on; the rest (initialized, ...) need nothing.
+    if (method == "notifications/cancelled") {
+      std::string key = scope + "/" + to_json_text(member(params, "requestId"));
+      std::lock_guard lock(mu_);
+      if (auto it = calls_.find(key); it != calls_.end()) it->second->cancel();
+    }
+    return;
+  }
+  const Value id = message["id"];
+  bool modern = member(member(params, "_meta"), "io.modelcontextprotocol/protocolVersion").is_string();
+  if (method == "initialize") {
+    std::string asked = text_member(params, "protocolVersion");
+    bool known = std::any_of(std::begin(kLegacyVersions), std::end(kLegacyVersions),
+                             [&](const char* v) { return asked == v; });
+    return send(result_message(id, Value{{"protocolVersion", known ? asked : kMcpLegacyVersion},
+                                         {"capabilities", {{"tools", {{"listChanged", false}}}}},
+                                         {"serverInfo", server_info()}}));
+  }
+  if (method == "server/discover")
+    return send(result_message(id, finish(Value{{"supportedVersions", Value::array({kMcpModernVersion})},
+                                                {"capabilities", {{"tools", {{"listChanged", false}}}}},
+                                                {"ttlMs", 0},
+                                                {"cacheScope", "private"}},
+                                          true)));
+  if (method == "ping") return send(result_message(id, Value::object()));
+  if (method == "tools/list") {
+    Value result{{"tools", tool_list()}};
+    if (modern) {
+      result["ttlMs"] = 0;
+      result["cacheScope"] = "private";
+    }
+    return send(result_message(id, finish(std::move(result), modern)));
+  }
+  if (method == "tools/call") return call_tool(id, params, modern, send, parent, scope);
+  send(error_message(id, kMethodNotFound, "the engine does not offer " + method));
+}
+
+void McpService::call_tool(const Value& id, const Value& params, bool modern, const Send& send,
+                           const Cancel* parent, const std::string& scope) {
+  std::string name = text_member(params, "name");
+  auto catalog = catalog_();
+  const ServedWorkflow* workflow = catalog->find(name);
+  if (!workflow) return send(error_message(id, kInvalidParams, "no tool named '" + name + "'"));
+  const Value& arguments = member(params, "arguments");
+  if (!arguments.is_null() && !arguments.is_object())
+    return send(error_message(id, kInvalidParams, "a tool's arguments are an object"));
+  if (!slots_.admit()) return send(error_message(id, kInternalError, "the server has as many runs as it takes; try again shortly"));
+  auto cancel = std::make_shared<Cancel>(parent, std::chrono::steady_clock::now() + run_timeout_,
+                                         "the run took longer than the server's limit of " +
+                                             std::to_string(run_timeout_.count()) + " s");
+  std::string key = scope + "/" + to_json_text(id);
+  {
+    std::lock_guard lock(mu_);
+    calls_[key] = cancel;
+  }
+  Value token = member(member(params, "_meta"), "progressToken");
+  auto executor = workflow->executor;
+  Value given = arguments.is_object() ? arguments : Value::object();
+  pool_.spawn([this, id, key, cancel, token, executor, given = std::move(given), send, modern,
+               name = workflow->name]() mutable {
+    slots_.wait_turn();
+    const Redactor& redactor = executor->redactor();
+    Value result;
+    try {
+      Value inputs = executor->resolve_inputs(std::move(given));
+      ModelCallTimer timer(metrics_, name);
+      std::optional<ProgressSink> progress;
+      if (!token.is_null()) progress.emplace(send, token, timer);
+      EventSink& events = progress ? static_cast<EventSink&>(*progress) : timer;
+      agent::RunResult run = executor->run(inputs, events, {.cancel = cancel.get()});
+      metrics_.count_run(name, run);
+      Value doc = app::run_document(run, redactor);
+      if (run.ok()) {
+        const Value& out = doc["output"];
+        std::string text = out.is_string() ? out.get<std::string>() : to_json_text(out);
+        result = Value{{"content", Value::array({Value{{"type", "text"}, {"text", text}}})},
+                       {"structuredContent", {{"output", doc["output"]}, {"outputs", doc["outputs"]}}},
+                       {"isError", false}};
+      } else {
+        result = Value{{"content", Value::array({Value{{"type", "text"}, {"text", doc["error"]["message"]}}})},
+                       {"isError", true}};
+      }
+    } catch (const Error& e) {
+      // Arguments that do not fit the workflow are the tool's error, which the model can read and mend.
+      result = Value{{"content", Value::array({Value{{"type", "text"}, {"text", redactor.redact(e.formatted())}}})},
+                     {"isError", true}};
+    }
+    {
+      std::lock_guard lock(mu_);
+      calls_.erase(key);
+    }
+    // A cancelled call is not answered (the client has stopped waiting for it), as the protocol asks.
+    if (!cancel->stopped() || cancel->timed_out()) send(result_message(id, finish(std::move(result), modern)));
+    else send(Value());
+    slots_.release();
+  });
+}
+
+}  // namespace engine::server

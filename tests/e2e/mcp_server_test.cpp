@@ -1,0 +1,113 @@
+// engine mcp as an MCP client starts it: the official SDK client (@modelcontextprotocol/client, from npm in
+// tests/peers) over stdio, in the 2025 era and in 2026-07-28's, listing the workflows as tools, calling one with
+// progress, one with arguments that do not fit, and cancelling a slow one. The called workflow's steps take 50 ms
+// each, so its first progress notification comes well before its result (one that comes with the result may reach the
+// client's handler after its call has ended).
+#include <catch2/catch.hpp>
+
+#include "engine/core/json_parse.h"
+#include "support/test_support.h"
+
+using namespace engine;
+
+namespace {
+
+const char* const kStepsTool = R"(name: shout
+description: Shouts a text.
+inputs:
+  text: The words
+outputs:
+  loud:
+    description: The words, loud
+    value: "{{ steps.shout.output }}"
+llm:
+  provider: scripted
+  scripted:
+    latency_ms: 50
+    rules:
+      - {match: 'Shout: (?P<t>.*)$', reply: '{{ t | upper }}'}
+      - {match: 'Whisper: (?P<t>.*)$', reply: '{{ t | lower }}'}
+steps:
+  shout: {kind: llm, prompt: 'Shout: {{ text }}'}
+  whisper: {kind: llm, prompt: 'Whisper: {{ steps.shout.output }}'}
+)";
+
+// The client's report; `transport` is "stdio COMMAND..." or "http URL".
+Value sdk_client(const std::string& era, const std::string& transport) {
+  test::CommandResult r = test::run_command("ERA=" + era + " TOOL=shout ARGS='{\"text\": \"two words\"}' " +
+                                            "node tests/peers/mcp_client_check.mjs " + transport);
+  INFO(r.out << r.err);
+  Value v = parse_json(r.out);
+  REQUIRE(v.is_object());
+  CHECK_FALSE(v.contains("crashed"));
+  return v;
+}
+
+}  // namespace
+
+TEST_CASE("engine mcp: the official SDK client lists and calls the workflows over stdio in both eras",
+          "[e2e][mcp][mcp_server]") {
+  test::require_mcp_peers();
+  test::TempDir dir;
+  dir.write("shout.yaml", kStepsTool);
+  dir.write("slow.yaml", test::slow_workflow(30000));
+  for (const std::string era : {"legacy", "modern"}) {
+    INFO(era);
+    Value seen = sdk_client(era, "stdio " + test::shell_quote(ENGINE_BIN) + " mcp " + test::shell_quote(dir.path().string()));
+    CHECK(seen["era"] == era);
+    REQUIRE(seen["tools"].size() == 2);
+    CHECK(seen["tools"][0]["name"] == "shout");
+    CHECK(seen["tools"][0]["description"] == "Shouts a text.");
+    CHECK(seen["tools"][0]["input"]["required"] == Value::array({"text"}));
+    CHECK(seen["call"]["isError"] == false);
+    CHECK(seen["call"]["text"] == "TWO WORDS");  // the first declared output
+    CHECK(seen["call"]["structured"]["outputs"]["loud"] == "TWO WORDS");
+    CHECK_FALSE(seen["progress"].empty());
+    CHECK(seen["bad"]["isError"] == true);
+    CHECK(seen["bad"]["text"].get<std::string>().find("no_such_input") != std::string::npos);
+    // The slow call, given up after 300 ms, ends at once: the client is not held for its 30 s.
+    CHECK(seen["cancel"]["ms"].get<int>() < 5000);
+  }
+}
+
+TEST_CASE("engine mcp: lines that are not JSON-RPC are answered with errors and the server goes on",
+          "[e2e][mcp][mcp_server][hostile]") {
+  test::TempDir dir;
+  dir.write("shout.yaml", kStepsTool);
+  std::string input = std::string("not json\n") + "[1,2]\n" + std::string(17 << 20, 'x') + "\n" +
+                      R"({"jsonrpc":"2.0","id":1,"method":"ping"})" + "\n";
+  auto r = test::run_engine("mcp " + test::shell_quote((dir.path() / "shout.yaml").string()), input);
+  CHECK(r.exit_code == 0);
+  std::vector<Value> lines;
+  for (size_t at = 0, end; (end = r.out.find('\n', at)) != std::string::npos; at = end + 1)
+    lines.push_back(parse_json(std::string_view(r.out).substr(at, end - at)));
+  REQUIRE(lines.size() == 4);
+  CHECK(lines[0]["error"]["code"] == -32700);
+  CHECK(lines[1]["error"]["code"] == -32600);
+  CHECK(lines[2]["error"]["message"].get<std::string>().find("longer than 16 MiB") != std::string::npos);
+  CHECK(lines[3]["result"] == Value::object());
+  CHECK(r.out.size() < 4096);  // the long line is not echoed back
+}
+
+TEST_CASE("engine serve: the official SDK client lists and calls the workflows over POST /mcp in both eras",
+          "[e2e][mcp][mcp_server][serve]") {
+  test::require_mcp_peers();
+  test::TempDir dir;
+  dir.write("shout.yaml", kStepsTool);
+  dir.write("slow.yaml", test::slow_workflow(30000));
+  int port = test::free_port();
+  test::EngineProcess served("serve " + test::shell_quote(dir.path().string()) + " -q --heartbeat 0.2 --port " +
+                             std::to_string(port));
+  REQUIRE(test::wait_until_listening(port));
+  for (const std::string era : {"legacy", "modern"}) {
+    INFO(era);
+    Value seen = sdk_client(era, "http http://127.0.0.1:" + std::to_string(port) + "/mcp");
+    CHECK(seen["era"] == era);
+    REQUIRE(seen["tools"].size() == 2);
+    CHECK(seen["call"]["text"] == "TWO WORDS");
+    CHECK(seen["call"]["structured"]["outputs"]["loud"] == "TWO WORDS");
+    CHECK_FALSE(seen["progress"].empty());
+    CHECK(seen["bad"]["isError"] == true);
+    CHECK(seen["cancel"]["ms"].get<int>() < 5000);
+  }
+}

@@ -206,7 +206,7 @@ Value AnthropicLlm::request_body(const LlmRequest& request) const {
 }
 
 LlmResponse AnthropicLlm::complete(const LlmRequest& request) const {
-  std::string key = api_.require_api_key();
+  const std::string& key = api_.require_api_key();
   std::vector<std::string> headers = {"Content-Type: application/json", "anthropic-version: " + cfg_.version,
                                       request.stream ? "Accept: text/event-stream" : "Accept: application/json"};
   if (!key.empty()) headers.push_back("x-api-key: " + key);

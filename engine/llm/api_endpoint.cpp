@@ -87,28 +87,17 @@ void throw_server_error(const std::string& provider, const Value& error, const s
   throw RetryableError("llm.stream_error", message);
 }
 
-std::string ApiEndpoint::api_key() const {
-  if (api_key_env_.empty()) return "";
-  const char* key = std::getenv(api_key_env_.c_str());
-  return key ? key : "";
+ApiEndpoint::ApiEndpoint(std::string provider, std::string api_key_env, net::HttpTimeouts timeouts, RetryPolicy retry)
+    : provider_(std::move(provider)), api_key_env_(std::move(api_key_env)), timeouts_(timeouts), retry_(retry) {
+  if (const char* key = api_key_env_.empty() ? nullptr : std::getenv(api_key_env_.c_str())) api_key_ = key;
+  redactor_ = std::make_shared<const Redactor>(std::vector<std::string>{api_key_});
 }
 
-std::string ApiEndpoint::require_api_key() const {
-  std::string key = api_key();
-  if (!api_key_env_.empty() && key.empty())
+const std::string& ApiEndpoint::require_api_key() const {
+  if (!api_key_env_.empty() && api_key_.empty())
     throw Error("llm.no_api_key",
                 provider_ + ": the environment variable " + api_key_env_ + " is not set (the API key is read from it)");
-  return key;
-}
-
-std::shared_ptr<const Redactor> ApiEndpoint::redactor() const {
-  std::string key = api_key();
-  std::lock_guard lock(redactor_mutex_);
-  if (!redactor_ || key != redactor_key_) {
-    redactor_ = std::make_shared<const Redactor>(std::vector<std::string>{key});
-    redactor_key_ = std::move(key);
-  }
-  return redactor_;
+  return api_key_;
 }
 
 std::string ApiEndpoint::redact(std::string_view text) const { return redactor()->redact(text); }

@@ -52,16 +52,17 @@ LlmResponse read_body(ResponseReader& reader, const std::vector<std::string_view
 
 class ApiEndpoint {
  public:
-  ApiEndpoint(std::string provider, std::string api_key_env, net::HttpTimeouts timeouts, RetryPolicy retry)
-      : provider_(std::move(provider)), api_key_env_(std::move(api_key_env)), timeouts_(timeouts), retry_(retry) {}
+  // The key is read from `api_key_env` here, once, when the provider is built (an executor's providers are built
+  // once and shared by its runs): a request never reads the environment, and a key changed in it later is not seen.
+  ApiEndpoint(std::string provider, std::string api_key_env, net::HttpTimeouts timeouts, RetryPolicy retry);
 
-  // The key from the environment ("" when none is configured or set).
-  std::string api_key() const;
-  // Throws "llm.no_api_key" when a key is configured but its variable is unset.
-  std::string require_api_key() const;
+  // The key ("" when none is configured or set).
+  const std::string& api_key() const { return api_key_; }
+  // Throws "llm.no_api_key" when a key is configured but its variable was unset when the provider was built.
+  const std::string& require_api_key() const;
   // Masks the key, whole or in part (core/redact.h). Whatever a server sends passes through it before any output.
-  // Built once per key, not per call: it is a table of 8 KB.
-  std::shared_ptr<const Redactor> redactor() const;
+  // Built once, with the provider: it is a table of 8 KB.
+  std::shared_ptr<const Redactor> redactor() const { return redactor_; }
   std::string redact(std::string_view text) const;
 
   // POSTs `body` to `url` and reads the answer with a fresh reader per attempt, retrying as the policy says.
@@ -76,12 +77,11 @@ class ApiEndpoint {
 
   std::string provider_;
   std::string api_key_env_;
+  std::string api_key_;
   net::HttpTimeouts timeouts_;
   RetryPolicy retry_;
   net::HttpClient http_;
-  mutable std::mutex redactor_mutex_;
-  mutable std::string redactor_key_;
-  mutable std::shared_ptr<const Redactor> redactor_;
+  std::shared_ptr<const Redactor> redactor_;
 };
 
 // The message an error body carries ({"error": {"message": ...}} and its variants), else an excerpt of the body;

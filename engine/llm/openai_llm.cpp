@@ -230,7 +230,7 @@ Value OpenAiLlm::request_body(const LlmRequest& request) const {
 }
 
 LlmResponse OpenAiLlm::complete(const LlmRequest& request) const {
-  std::string key = api_.require_api_key();
+  const std::string& key = api_.require_api_key();
   std::vector<std::string> headers = {"Content-Type: application/json",
                                       request.stream ? "Accept: text/event-stream" : "Accept: application/json"};
   if (!key.empty()) headers.push_back("Authorization: Bearer " + key);

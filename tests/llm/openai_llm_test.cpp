@@ -182,6 +182,24 @@ TEST_CASE("a missing key for OpenAI is reported before any request", "[llm][open
   CHECK(server.requests().empty());
 }
 
+TEST_CASE("a provider reads its key once when it is built and never per request", "[llm][openai]") {
+  MockLlmServer server;
+  server.enqueue(MockLlmServer::chat("one", 1, 1));
+  server.enqueue(MockLlmServer::chat("two", 1, 1));
+  OpenAiConfig c = config_for(server);
+  c.api_key_env = "ENGINE_TEST_BUILT_KEY";
+  setenv("ENGINE_TEST_BUILT_KEY", "sk-built-0123456789", 1);
+  OpenAiLlm llm(c);
+  setenv("ENGINE_TEST_BUILT_KEY", "sk-later-9876543210", 1);
+  llm.complete(openai_request());
+  unsetenv("ENGINE_TEST_BUILT_KEY");
+  llm.complete(openai_request());
+  auto sent = server.requests();
+  REQUIRE(sent.size() == 2);
+  CHECK(sent[0].authorization == "Bearer sk-built-0123456789");
+  CHECK(sent[1].authorization == "Bearer sk-built-0123456789");
+}
+
 TEST_CASE("a 404 without an API error says to check the base_url, a model's 404 does not", "[llm][openai]") {
   MockLlmServer server;
   OpenAiConfig c = config_for(server);

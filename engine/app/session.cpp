@@ -94,7 +94,8 @@ void Session::append_line(const Value& line) {
 }
 
 void Session::add_turn(const std::string& input, const Value& output) {
-  append_line(Value{{"type", "turn"}, {"input", input}, {"output", output}, {"time", utc_now()}});
+  // A session in memory (a served chat's history) builds no line: it would be thrown away.
+  if (fd_.valid()) append_line(Value{{"type", "turn"}, {"input", input}, {"output", output}, {"time", utc_now()}});
   exchanges_.push_back({input, remembered_text(output, output_key_)});
   outputs_.push_back(output);
   ++turns_;

@@ -119,8 +119,8 @@ int serve(const ServeCommandOptions& o) {
 
 void add_serve_command(CLI::App& app, int& exit_code) {
   auto o = std::make_shared<ServeCommandOptions>();
-  CLI::App* cmd = app.add_subcommand("serve", "Serve workflows over HTTP: each as an API, as an OpenAI-compatible "
-                                              "model, by name (docs/serve.md)");
+  CLI::App* cmd = app.add_subcommand("serve", "Serve workflows over HTTP: each as an API, an OpenAI-compatible "
+                                              "model and an MCP tool (docs/serve.md)");
   cmd->add_option("workflows", o->paths, "Workflow files, or folders of them")->required();
   cmd->add_option("--host", o->host, "The address to listen on")->capture_default_str();
   cmd->add_option("--port", o->port, "The port to listen on (0: any free one, printed)")

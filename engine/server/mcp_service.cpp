@@ -158,8 +158,8 @@ void McpService::call_tool(const Value& id, const Value& params, bool modern, co
   Value token = member(member(params, "_meta"), "progressToken");
   auto executor = workflow->executor;
   Value given = arguments.is_object() ? arguments : Value::object();
-  pool_.spawn([this, id, key, cancel, token, executor, given = std::move(given), send, modern,
-               name = workflow->name]() mutable {
+  auto run = [this, id, key, cancel, token, executor, given = std::move(given), send, modern,
+              name = workflow->name]() mutable {
     slots_.wait_turn();
     const Redactor& redactor = executor->redactor();
     Value result;
@@ -195,7 +195,18 @@ void McpService::call_tool(const Value& id, const Value& params, bool modern, co
     if (!cancel->stopped() || cancel->timed_out()) send(result_message(id, finish(std::move(result), modern)));
     else send(Value());
     slots_.release();
-  });
+  };
+  try {
+    pool_.spawn(std::move(run));
+  } catch (const std::bad_alloc&) {
+    // No stack for another run: the call is refused, and what was taken for it given back.
+    {
+      std::lock_guard lock(mu_);
+      calls_.erase(key);
+    }
+    slots_.release();
+    send(error_message(id, kInternalError, "the server cannot start another run now"));
+  }
 }
 
 }  // namespace engine::server

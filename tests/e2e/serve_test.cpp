@@ -63,6 +63,14 @@ struct ServedFolder {
         env);
     REQUIRE(test::wait_until_listening(port));
   }
+  // Whether the server's stderr says `text` within a few seconds: lines are written after what they report is served.
+  bool logs(const std::string& text) const {
+    for (auto until = std::chrono::steady_clock::now() + 5s; std::chrono::steady_clock::now() < until;) {
+      if (process->err_so_far().find(text) != std::string::npos) return true;
+      std::this_thread::sleep_for(20ms);
+    }
+    return false;
+  }
   std::string base_url() const { return "http://127.0.0.1:" + std::to_string(port) + "/v1"; }
 
   // The openai client's scenario (tests/peers/openai_client.mjs), as the JSON line it printed.
@@ -151,7 +159,7 @@ TEST_CASE("serve e2e: a client that gives up on a stream cancels its run and fre
     if (status != 200) std::this_thread::sleep_for(100ms);
   }
   CHECK(status == 200);
-  CHECK(served.process->err_so_far().find("\"client_gone\":true") != std::string::npos);
+  CHECK(served.logs("\"client_gone\":true"));
 }
 
 TEST_CASE("serve e2e: SIGHUP reloads the folder and SIGTERM lets the run in flight finish before exiting 0",
@@ -173,7 +181,7 @@ TEST_CASE("serve e2e: SIGHUP reloads the folder and SIGTERM lets the run in flig
     std::this_thread::sleep_for(50ms);
   }
   CHECK(description == "Repeats what it is told.");
-  CHECK(served.process->err_so_far().find("reloaded 3 workflows") != std::string::npos);
+  CHECK(served.logs("reloaded 3 workflows"));
 
   // A run of 2 s in flight when SIGTERM comes: it ends, and is answered, before the process does.
   served.dir.write("slow.yaml", test::slow_workflow(2000));

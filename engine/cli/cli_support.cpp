@@ -10,8 +10,8 @@
 #include <new>
 
 #include "engine/cli/commands.h"
+#include "engine/cli/console_mask.h"
 #include "engine/core/error.h"
-#include "engine/core/redact.h"
 #include "engine/core/text.h"
 
 namespace engine::cli {
@@ -55,9 +55,8 @@ std::string error_line(const std::string& kind, const std::string& formatted, bo
   return "engine: " + label + ": " + formatted;
 }
 
-// The usual key variables are masked in every error, even one raised before a workflow names its own.
 void print_error(const std::string& kind, const std::string& formatted, bool no_color) {
-  std::cerr << error_line(kind, terminal_safe(redact_environment_keys(formatted)), stderr_wants_color(no_color))
+  std::cerr << error_line(kind, terminal_safe(formatted), stderr_wants_color(no_color))
             << std::endl;
 }
 
@@ -65,8 +64,8 @@ void print_error(const std::string& formatted) { print_error("", formatted); }
 
 std::shared_ptr<const workflow::Executor> load_executor(const std::string& path, const app::LoadOptions& options) {
   auto executor = app::load_executor(path, options);
-  for (const auto& w : executor->warnings())
-    std::cerr << "engine: warning: " << terminal_safe(executor->redactor().redact(redact_environment_keys(w))) << std::endl;
+  mask_on_console(executor->redactor());
+  for (const auto& w : executor->warnings()) std::cerr << "engine: warning: " << terminal_safe(w) << std::endl;
   return executor;
 }
 

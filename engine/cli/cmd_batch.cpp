@@ -19,7 +19,7 @@
 #include "engine/core/error.h"
 #include "engine/core/json_text.h"
 #include "engine/core/priority.h"
-#include "engine/trace/jsonl_writer.h"
+#include "engine/cli/trace_file.h"
 
 namespace engine::cli {
 namespace {
@@ -67,17 +67,10 @@ int run_batch(BatchCommandOptions& o) {
   if (!o.eval_file.empty()) evaluation.emplace(o.eval_file);
   auto batch = std::make_unique<app::Batch>(executor, options);
 
-  std::ofstream trace_out;
-  std::optional<trace::JsonlWriter> jsonl;
+  std::optional<TraceFile> trace;
   NullSink nothing;
-  EventSink* trace = &nothing;
-  if (!o.trace_file.empty()) {
-    trace_out.open(o.trace_file, std::ios::app);
-    if (!trace_out) throw Error("io.write_failed", "cannot write the trace file '" + o.trace_file + "'");
-    jsonl.emplace(trace_out);
-    trace = &*jsonl;
-  }
-  RedactingSink events(*trace, executor->redactor());
+  if (!o.trace_file.empty()) trace.emplace(o.trace_file, std::ios::app, executor->redactor());
+  EventSink& events = trace ? trace->sink() : nothing;
 
   bool show_progress = o.progress || (!o.no_progress && stderr_is_terminal());
   BatchProgress progress(std::cerr, show_progress, options.shard, shard_source);

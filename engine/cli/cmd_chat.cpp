@@ -66,11 +66,11 @@ class Chat {
     agent::RunResult result = app::run_chat_turn(*executor_, session_, given_, message, out_.sink(),
                                                  {.stream = out_.stream()});
     if (!result.ok()) {
-      print_error(result.error->kind, executor_->redactor().redact(result.error->formatted()), no_color_);
+      print_error(result.error->kind, result.error->formatted(), no_color_);
       ++failed_;
       return;
     }
-    print_answer(result.output, executor_->redactor());
+    print_answer(result.output);
   }
 
   // False when the chat should end.

@@ -29,7 +29,7 @@ std::string rendered(const RenderOptions& o) {
   if (is_workflow(o.file)) {
     if (!o.vars.empty()) throw Error("usage", "--vars is for rendering a template file; give a workflow --input");
     auto executor = load_executor(o.file);
-    return executor->redactor().redact(executor->render_first_prompt(app::collect_inputs(*executor, o.inputs)));
+    return executor->render_first_prompt(app::collect_inputs(*executor, o.inputs));
   }
   return app::render_template_file(o.file, o.vars, o.lenient);
 }

@@ -39,23 +39,20 @@ int run(const RunOptions& o) {
     session = app::Session::open(o.session_file, executor->chat_output());
   }
 
-  // Every output passes the executor's redactor: a key that reached the run by way of the workflow or an input is
-  // masked on the console, in the trace, in --json and in errors alike.
-  const Redactor& redactor = executor->redactor();
-  RunOutput out(o.output, redactor, executor->tools().names());
+  // What the run shows is masked where it leaves (stdout, stderr, the trace file): a key that reached the run by way
+  // of the workflow or an input is masked on the console, in the trace, in --json and in errors alike.
+  RunOutput out(o.output, executor->redactor(), executor->tools().names());
   agent::RunOptions options{.stream = out.stream(), .cancel = &cancel};
   agent::RunResult result =
       session ? app::run_chat_turn(*executor, *session, app::given_inputs(*executor, o.inputs), out.sink(), options)
               : executor->run(app::collect_inputs(*executor, o.inputs), out.sink(), options);
   if (o.json) {
-    Value doc = result.to_json();
-    redact_value(doc, redactor);
-    std::cout << doc.dump(2, ' ', false, Value::error_handler_t::replace) << std::endl;
+    std::cout << result.to_json().dump(2, ' ', false, Value::error_handler_t::replace) << std::endl;
   } else if (result.ok()) {
-    print_answer(result.output, redactor);
+    print_answer(result.output);
   }
   if (!result.ok()) {
-    print_error(result.error->kind, redactor.redact(result.error->formatted()), o.output.no_color);
+    print_error(result.error->kind, result.error->formatted(), o.output.no_color);
     if (result.stopped_reason == "cancelled" && interrupts.signal()) return interrupted_exit_code(interrupts.signal());
     return kRunFailed;
   }

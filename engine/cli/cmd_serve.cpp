@@ -9,12 +9,18 @@
 #include "engine/app/loading.h"
 #include "engine/cli/cli_support.h"
 #include "engine/cli/commands.h"
+#include "engine/cli/console_mask.h"
 #include "engine/core/error.h"
 #include "engine/core/text.h"
 #include "engine/server/serve.h"
 
 namespace engine::cli {
 namespace {
+
+// The log on stderr masks the served workflows' keys as a run's console does.
+void mask_workflows_on_console(const server::Catalog& catalog) {
+  for (const auto& w : catalog.workflows()) mask_on_console(w.executor->redactor());
+}
 
 struct ServeCommandOptions {
   std::vector<std::string> paths;
@@ -82,6 +88,7 @@ int serve(const ServeCommandOptions& o) {
   std::vector<std::string> problems;
   server::Server server(options, problems);
   for (const auto& p : problems) std::cerr << "engine: warning: " << p << "\n";
+  mask_workflows_on_console(*server.catalog());
   std::vector<std::string> names;
   for (const auto& w : server.catalog()->workflows()) names.push_back(w.name);
   std::cerr << "engine serve: " << names.size() << " workflow" << (names.size() == 1 ? "" : "s") << " ("
@@ -100,6 +107,7 @@ int serve(const ServeCommandOptions& o) {
     if (signal == SIGHUP) {
       try {
         std::vector<std::string> reload_problems = server.reload();
+        mask_workflows_on_console(*server.catalog());
         for (const auto& p : reload_problems) std::cerr << "engine: warning: " << p << "\n";
         std::cerr << "engine serve: reloaded " << server.catalog()->workflows().size() << " workflows" << std::endl;
       } catch (const Error& e) {

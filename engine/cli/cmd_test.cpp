@@ -10,7 +10,6 @@
 #include "engine/core/error.h"
 #include "engine/core/file.h"
 #include "engine/core/text.h"
-#include "engine/core/redact.h"
 
 namespace engine::cli {
 namespace {
@@ -29,7 +28,7 @@ void print_outcome(const app::TestFileOutcome& f) {
     std::cout << "  " << (t.passed() ? "PASS  " : "FAIL  ") << name << "  " << milliseconds_text(t.elapsed_ms) << "\n";
     for (const auto& why : t.failures) {
       // Each line of a failure (a located error's quoted line and caret) under the test's name.
-      std::string text = terminal_safe(redact_environment_keys(why));
+      std::string text = terminal_safe(why);
       for (size_t start = 0; start <= text.size();) {
         size_t nl = text.find('\n', start);
         std::cout << "        " << text.substr(start, nl == std::string::npos ? std::string::npos : nl - start) << "\n";

@@ -6,7 +6,6 @@
 #include "engine/cli/cli_support.h"
 #include "engine/cli/commands.h"
 #include "engine/core/json_text.h"
-#include "engine/core/redact.h"
 #include "engine/trace/console_printer.h"
 
 namespace engine::cli {
@@ -21,17 +20,14 @@ struct ToolOptions {
 
 int list_tools(const std::string& workflow, bool json) {
   auto executor = load_executor(workflow);
-  // An MCP server writes its own tools' descriptions: masked as anything else it says.
-  const Redactor& redactor = executor->redactor();
+  // An MCP server writes its own tools' descriptions: stdout masks them as anything else it says.
   if (json) {
-    Value tools = app::describe_tools(*executor);
-    redact_value(tools, redactor);
-    std::cout << to_json_text(tools) << std::endl;
+    std::cout << to_json_text(app::describe_tools(*executor)) << std::endl;
     return kOk;
   }
   for (const auto& t : executor->tools().all())
     std::cout << t->name() << " (" << t->kind() << ")"
-              << (t->description().empty() ? "" : ": " + redactor.redact(t->description())) << "\n";
+              << (t->description().empty() ? "" : ": " + t->description()) << "\n";
   std::cout.flush();
   return kOk;
 }
@@ -39,10 +35,8 @@ int list_tools(const std::string& workflow, bool json) {
 int run_tool(const ToolOptions& o) {
   auto executor = load_executor(o.workflow);
   trace::ConsolePrinter console(std::cerr, false);
-  RedactingSink logs(console, executor->redactor());
-  tools::ToolResult r = app::call_tool(*executor, o.workflow, o.name, o.input, logs);
-  // What a tool says may quote a key it was given (an MCP server its environment): masked before it is shown.
-  redact_value(r.output, executor->redactor());
+  // What a tool says may quote a key it was given (an MCP server its environment): stdout and stderr mask it.
+  tools::ToolResult r = app::call_tool(*executor, o.workflow, o.name, o.input, console);
   if (o.json) {
     Value v{{"tool", o.name}, {"ok", r.ok()}, {"observation", r.output}};
     if (!r.ok()) v["error"] = r.error_kind;

@@ -5,7 +5,6 @@
 #include "engine/app/validation.h"
 #include "engine/cli/cli_support.h"
 #include "engine/cli/commands.h"
-#include "engine/core/redact.h"
 
 namespace engine::cli {
 namespace {
@@ -26,15 +25,15 @@ int validate(const ValidateOptions& o) {
       files.push_back(v.to_json());
     } else if (v.ok()) {
       std::cout << file << ": ok (" << v.summary() << ")" << std::endl;
-      for (const auto& w : v.warnings) std::cerr << "engine: warning: " << redact_environment_keys(w) << std::endl;
+      for (const auto& w : v.warnings) std::cerr << "engine: warning: " << w << std::endl;
     } else {
       for (const auto& e : v.errors) print_error(e.kind(), e.formatted());
     }
   }
   if (o.json) {
     Value doc{{"ok", all_ok}, {"files", std::move(files)}};
-    // What the file holds may quote a key from the environment: masked as every error is.
-    std::cout << redact_environment_keys(doc.dump(2, ' ', false, Value::error_handler_t::replace)) << std::endl;
+    // What the file holds may quote a key from the environment: stdout masks it (console_mask.h).
+    std::cout << doc.dump(2, ' ', false, Value::error_handler_t::replace) << std::endl;
   }
   return all_ok ? kOk : kBadInput;
 }

@@ -6,8 +6,11 @@
 #include "engine/cli/cli_support.h"
 #include "engine/cli/command_guide.h"
 #include "engine/cli/commands.h"
+#include "engine/cli/console_mask.h"
 
 int main(int argc, char** argv) {
+  // Every byte the command writes to stdout and stderr leaves masked: the one place keys are kept from the console.
+  engine::cli::ConsoleMask console_mask;
   CLI::App app{"engine: declarative LLM agents and workflows from YAML"};
   app.set_version_flag("--version", "engine 0.1.0");
   app.require_subcommand(1);

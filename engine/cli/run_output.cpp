@@ -6,7 +6,6 @@
 #include <iostream>
 
 #include "engine/cli/cli_support.h"
-#include "engine/core/error.h"
 #include "engine/core/json_text.h"
 #include "engine/core/text.h"
 
@@ -22,21 +21,17 @@ void add_output_options(CLI::App& cmd, OutputOptions& o) {
 
 RunOutput::RunOutput(const OutputOptions& o, const Redactor& redactor, std::vector<std::string> tool_names)
     : console_(std::cerr, stderr_wants_color(o.no_color), std::move(tool_names)),
-      redacted_(events_, redactor),
       stream_(o.stream || (!o.no_stream && !o.quiet && stderr_is_terminal())) {
   if (!o.quiet) events_.add(&console_);
   if (!o.trace_file.empty()) {
-    trace_out_.open(o.trace_file, std::ios::trunc);
-    if (!trace_out_) throw Error("io.write_failed", "cannot write the trace file '" + o.trace_file + "'");
-    jsonl_.emplace(trace_out_);
-    events_.add(&*jsonl_);
+    trace_.emplace(o.trace_file, std::ios::trunc, redactor);
+    events_.add(&trace_->sink());
   }
 }
 
-void print_answer(const Value& output, const Redactor& redactor) {
+void print_answer(const Value& output) {
   // No answer (the last step was skipped) prints as nothing, never the word null.
-  std::string answer =
-      output.is_null() ? "" : redactor.redact(output.is_string() ? output.get<std::string>() : to_json_text(output));
+  std::string answer = output.is_null() ? "" : output.is_string() ? output.get<std::string>() : to_json_text(output);
   std::cout << (isatty(STDOUT_FILENO) ? terminal_safe(answer) : answer) << std::endl;
 }
 

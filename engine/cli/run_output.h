@@ -1,15 +1,14 @@
 #pragma once
 // What `engine run` and `engine chat` share around a run: where its steps go (the console on stderr, a --trace
 // file), whether tokens stream, and how the answer is printed.
-#include <fstream>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "engine/core/event.h"
+#include "engine/cli/trace_file.h"
 #include "engine/core/redact.h"
 #include "engine/trace/console_printer.h"
-#include "engine/trace/jsonl_writer.h"
 
 namespace CLI {
 class App;
@@ -27,12 +26,13 @@ struct OutputOptions {
 
 void add_output_options(CLI::App& cmd, OutputOptions& options);
 
-// The sinks of a command's runs, every event redacted first. Opens the --trace file (truncating it); throws Error
-// "io.write_failed" when it cannot.
+// The sinks of a command's runs: the console on stderr and the --trace file (truncated), both masked where their
+// bytes leave (console_mask.h, trace_file.h); `redactor` is what the trace file masks. Throws Error
+// "io.write_failed" when the file cannot be written.
 class RunOutput {
  public:
   RunOutput(const OutputOptions& options, const Redactor& redactor, std::vector<std::string> tool_names);
-  EventSink& sink() { return redacted_; }
+  EventSink& sink() { return events_; }
   // Tokens as they arrive are for a person watching: on by default when the steps go to a terminal. --stream is
   // honoured even with -q: the tokens then go to the --trace file only.
   bool stream() const { return stream_; }
@@ -40,13 +40,11 @@ class RunOutput {
  private:
   EventFanout events_;
   trace::ConsolePrinter console_;
-  std::ofstream trace_out_;
-  std::optional<trace::JsonlWriter> jsonl_;
-  RedactingSink redacted_;
+  std::optional<TraceFile> trace_;
   bool stream_;
 };
 
-// The answer on stdout, redacted: into a pipe byte for byte, on a terminal with its control bytes escaped.
-void print_answer(const Value& output, const Redactor& redactor);
+// The answer on stdout: into a pipe byte for byte, on a terminal with its control bytes escaped.
+void print_answer(const Value& output);
 
 }  // namespace engine::cli

@@ -128,11 +128,13 @@ const std::vector<std::string>& standard_key_variables() {
   return names;
 }
 
-std::string redact_environment_keys(std::string_view text) {
+Redactor environment_keys_redactor() {
   std::vector<std::string> keys;
   for (const std::string& name : standard_key_variables())
     if (const char* v = std::getenv(name.c_str())) keys.emplace_back(v);
-  return redact_secrets(text, keys);
+  return Redactor(std::move(keys));
 }
+
+std::string redact_environment_keys(std::string_view text) { return environment_keys_redactor().redact(text); }
 
 }  // namespace engine

@@ -24,6 +24,7 @@ class Redactor {
   explicit Redactor(std::vector<std::string> secrets);
 
   bool empty() const { return secrets_.empty(); }
+  const std::vector<std::string>& secrets() const { return secrets_; }
   std::string redact(std::string_view text) const;
 
   // For text that arrives in pieces: appends the redacted text[from, limit) to `out` as far as it is decided, and
@@ -47,6 +48,8 @@ std::string redact_secrets(std::string_view text, const std::vector<std::string>
 // `text` with the values of OPENAI_API_KEY and ANTHROPIC_API_KEY (and their pieces) masked: for what is shown before
 // a workflow (and so its redactor) exists, such as the error that kept it from loading.
 std::string redact_environment_keys(std::string_view text);
+// The redactor of those two variables' values, as they are now.
+Redactor environment_keys_redactor();
 
 // The variables the providers read their keys from by default: the one list both the redactor of a front end with
 // no workflow (above) and every executor's redactor (assemble/) mask.

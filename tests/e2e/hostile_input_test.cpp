@@ -195,3 +195,31 @@ TEST_CASE("e2e: a symlink planted beside a batch's results redirects none of its
   CHECK(read_file(victim) == "precious\n");
   CHECK(read_file(out).find("\"output\":\"A c\"") != std::string::npos);
 }
+
+TEST_CASE("e2e: a workflow's own key variable is masked by tool, chat and batch outputs alike", "[e2e][hostile]") {
+  test::TempDir dir;
+  const std::string key = "own-key-variable-0123456789abc";
+  auto w = dir.write("w.yaml",
+                     "inputs: {input: {}}\n"
+                     "llm:\n  provider: scripted\n  api_key_env: MY_WORKFLOW_KEY\n  scripted:\n    rules:\n"
+                     "      - {match: '(?s).*Question: (?P<q>[^\\n]*)', reply: 'Final Answer: got {{ q }}'}\n"
+                     "tools:\n  - {builtin: echo}\n"
+                     "agent: {}\n");
+  std::string env = "MY_WORKFLOW_KEY=" + key;
+  auto tool = run_engine("tool " + shell_quote(w.string()) + " echo --input " + shell_quote("say " + key), "", env);
+  CHECK(tool.exit_code == 0);
+  CHECK(tool.out == "say ***\n");
+  auto chat = run_engine("chat " + shell_quote(w.string()) + " --no-color", "the key " + key + "\n/exit\n", env);
+  CHECK(chat.exit_code == 0);
+  CHECK(chat.out == "got the key ***\n");
+  CHECK_FALSE(test::holds_piece_of_key(chat.err, key));
+  auto data = dir.write("rows.jsonl", "{\"input\": \"row " + key + "\"}\n");
+  auto trace = dir.path() / "batch.jsonl";
+  auto batch = run_engine("batch " + shell_quote(w.string()) + " --data " + shell_quote(data.string()) + " --out " +
+                              shell_quote((dir.path() / "out.jsonl").string()) + " --trace " + shell_quote(trace.string()),
+                          "", env);
+  CHECK(batch.exit_code == 0);
+  std::string t = read_file(trace);
+  CHECK(t.find("got row ***") != std::string::npos);
+  for (const std::string* out : {&tool.err, &batch.out, &batch.err, &t}) CHECK_FALSE(test::holds_piece_of_key(*out, key));
+}

@@ -1,0 +1,12 @@
+#include "engine/cli/trace_file.h"
+
+#include "engine/core/error.h"
+
+namespace engine::cli {
+
+TraceFile::TraceFile(const std::string& path, std::ios::openmode mode, const Redactor& redactor)
+    : file_(path, mode), mask_(file_.rdbuf(), redactor), out_(&mask_), jsonl_(out_) {
+  if (!file_) throw Error("io.write_failed", "cannot write the trace file '" + path + "'");
+}
+
+}  // namespace engine::cli

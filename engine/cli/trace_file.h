@@ -1,0 +1,27 @@
+#pragma once
+// A --trace file: every event of a command's runs as a JSON line, masked on its way into the file as the console
+// is (console_mask.h), so a key that reached a run never reaches the file.
+#include <fstream>
+#include <ios>
+#include <ostream>
+#include <string>
+
+#include "engine/core/masking_streambuf.h"
+#include "engine/trace/jsonl_writer.h"
+
+namespace engine::cli {
+
+class TraceFile {
+ public:
+  // Opens `path` with `mode` (truncating for one run, appending for a batch). Throws Error "io.write_failed".
+  TraceFile(const std::string& path, std::ios::openmode mode, const Redactor& redactor);
+  EventSink& sink() { return jsonl_; }
+
+ private:
+  std::ofstream file_;
+  MaskingStreambuf mask_;
+  std::ostream out_;
+  trace::JsonlWriter jsonl_;
+};
+
+}  // namespace engine::cli

@@ -1,5 +1,7 @@
 #include "engine/agent/react_agent.h"
 
+#include "engine/agent/answer_watch.h"
+
 namespace engine::agent {
 namespace {
 
@@ -14,7 +16,9 @@ class ReactRun {
       : agent_(agent),
         cfg_(agent.config()),
         tools_(agent.tools(options.cancel)),
-        core_(llm, events, options, cfg_.limits, tools_->tools),
+        watch_(options.stream_answer && !cfg_.output ? std::make_optional<AnswerWatch>(events, agent.parser())
+                                                     : std::nullopt),
+        core_(llm, watch_ ? *watch_ : events, options, cfg_.limits, tools_->tools),
         run_(agent.initial_context(inputs, options.history, *tools_)) {}
 
   RunResult execute() { return core_.execute(*run_.inputs, [this] { loop(); }); }
@@ -102,6 +106,7 @@ class ReactRun {
   const ReactAgent& agent_;
   const ReactAgentConfig& cfg_;
   std::shared_ptr<const ToolSet> tools_;  // the run's, kept whatever its sources do meanwhile
+  std::optional<AnswerWatch> watch_;      // only when the answer is streamed
   RunCore core_;
   RunVars run_;
 };

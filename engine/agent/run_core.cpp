@@ -108,7 +108,7 @@ llm::LlmResponse RunCore::call_llm(llm::LlmRequest& req) {
   req.temperature = limits_.temperature;
   req.max_tokens = limits_.max_tokens;
   req.call_index = calls_made_++;
-  req.stream = options_.stream;
+  req.stream = options_.stream || options_.stream_answer;
   req.cancel = options_.cancel;
   req.run_state = options_.llm_state;
   LlmCall call = agent::call_llm(llm_, req, events_, limits_.price, &meter_);

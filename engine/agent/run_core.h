@@ -53,6 +53,9 @@ struct RunLimits {
 
 struct RunOptions {
   bool stream = false;  // the model's text as it arrives, as "llm_token" events
+  // The final answer as it arrives, as "answer_token" events (agent/answer_watch.h): a ReAct agent whose parser
+  // can read an answer from a partial text and that has no output schema. The model is asked to stream.
+  bool stream_answer = false;
   // The session's exchanges so far (after its last reset), oldest first; the agent's memory picks what the prompt
   // sees. The caller owns them: the session, not the agent, remembers.
   std::span<const Exchange> history;

@@ -8,6 +8,7 @@ std::string_view event_name(EventType type) {
     case EventType::ChainEnd: return "chain_end";
     case EventType::LlmStart: return "llm_start";
     case EventType::LlmToken: return "llm_token";
+    case EventType::AnswerToken: return "answer_token";
     case EventType::LlmRetry: return "llm_retry";
     case EventType::LlmEnd: return "llm_end";
     case EventType::AgentAction: return "agent_action";

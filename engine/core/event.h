@@ -21,6 +21,7 @@ enum class EventType {
   ChainEnd,
   LlmStart,
   LlmToken,
+  AnswerToken,
   LlmRetry,
   LlmEnd,
   AgentAction,

@@ -3,6 +3,7 @@
 // Immutable once built and shared by every run.
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -30,6 +31,13 @@ class OutputParser {
     (void)context;
     return parse(text);
   }
+  // The final answer a model's text holds so far, while the text is still arriving: for streaming the answer alone
+  // (answer_token events). Null when the text is no final answer yet, and always for a parser that cannot tell
+  // without running code or seeing the whole text (a script, a JSON blob).
+  virtual std::optional<std::string> answer_so_far(std::string_view text) const {
+    (void)text;
+    return std::nullopt;
+  }
 };
 
 // What a parser makes of a text that holds both a final answer and an action. Parsers differ: LangChain's ReAct
@@ -44,6 +52,10 @@ class ParserChain : public OutputParser {
   explicit ParserChain(std::vector<std::unique_ptr<const OutputParser>> parsers) : parsers_(std::move(parsers)) {}
   ParsedOutput parse(std::string_view text) const override { return parse_with(text, {}); }
   ParsedOutput parse_with(std::string_view text, const ParseContext& context) const override;
+  // A chain of one parser answers as that parser; a longer chain's verdict depends on parsers it may not run early.
+  std::optional<std::string> answer_so_far(std::string_view text) const override {
+    return parsers_.size() == 1 ? parsers_.front()->answer_so_far(text) : std::nullopt;
+  }
 
  private:
   std::vector<std::unique_ptr<const OutputParser>> parsers_;

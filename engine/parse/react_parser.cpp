@@ -1,5 +1,7 @@
 #include "engine/parse/react_parser.h"
 
+#include <algorithm>
+
 #include "engine/core/error.h"
 #include "engine/core/text.h"
 
@@ -102,6 +104,25 @@ ParsedOutput ReactParser::parse(std::string_view text) const {
   }
   return ParseFailure{"could not parse LLM output: it matches neither the final-answer nor the action pattern: " +
                       quote_excerpt(text, 200)};
+}
+
+std::optional<std::string> ReactParser::answer_so_far(std::string_view text) const {
+  if (decode_xml_entities_) return std::nullopt;
+  try {
+    std::optional<RegexMatch> finish = final_answer_.search(text);
+    if (!finish) return std::nullopt;
+    // Text that may yet become an action is no answer yet: an action would win (or make the text a parse error),
+    // so the answer stops where an action could start. With the answer set to win, an action never matters.
+    std::optional<size_t> action = both_ == BothVerdicts::FinalAnswer ? std::nullopt : action_.match_or_partial_start(text);
+    std::string_view out = finish->groups.size() > 1 ? group_or(*finish, kOutputNames, 1) : *finish->groups[0];
+    if (out.data() == nullptr) return std::string();  // the answer's group took no part in the match
+    size_t start = static_cast<size_t>(out.data() - text.data());
+    size_t end = start + out.size();
+    if (action) end = std::min(end, std::max(start, *action));
+    return std::string(trim(text.substr(start, end - start)));
+  } catch (const Error&) {
+    return std::nullopt;  // a regex that gives up on a partial text says nothing yet; the whole text decides
+  }
 }
 
 }  // namespace engine::parse

@@ -27,6 +27,9 @@ class ReactParser : public OutputParser {
 
   // Never throws for bad LLM output: a text that is not a step is a ParseFailure, as is a regex that gives up.
   ParsedOutput parse(std::string_view text) const override;
+  // The regexes are pure, so a partial text is parsed as a whole one is. Not with XML entities decoded: a
+  // half-written entity would decode differently once whole.
+  std::optional<std::string> answer_so_far(std::string_view text) const override;
 
  private:
   Regex final_answer_;

@@ -118,21 +118,32 @@ Regex Regex::compile(std::string_view pattern, RegexOptions options) {
   return Regex(std::move(impl));
 }
 
-std::optional<RegexMatch> Regex::search(std::string_view subject, size_t from) const {
-  MatchData md(impl_->code.get());
+namespace {
+
+// pcre2_match over the subject, once more without JIT when the JIT stack is too small; an Error for the limits.
+int run_match(const pcre2_code* code, pcre2_match_context* context, std::string_view subject, size_t from,
+              uint32_t options, pcre2_match_data* md) {
   auto run = [&](uint32_t opts) {
-    return pcre2_match(impl_->code.get(), reinterpret_cast<PCRE2_SPTR>(subject.data()), subject.size(), from, opts,
-                       md.p, impl_->context.get());
+    return pcre2_match(code, reinterpret_cast<PCRE2_SPTR>(subject.data()), subject.size(), from, opts, md, context);
   };
-  int rc = run(0);
+  int rc = run(options);
   // A pattern can backtrack past even the thread's JIT stack; the interpreter keeps its frames on the heap.
-  if (rc == PCRE2_ERROR_JIT_STACKLIMIT) rc = run(PCRE2_NO_JIT);
-  if (rc == PCRE2_ERROR_NOMATCH) return std::nullopt;
+  if (rc == PCRE2_ERROR_JIT_STACKLIMIT) rc = run(options | PCRE2_NO_JIT);
   if (rc == PCRE2_ERROR_MATCHLIMIT || rc == PCRE2_ERROR_DEPTHLIMIT || rc == PCRE2_ERROR_HEAPLIMIT ||
       rc == PCRE2_ERROR_JIT_STACKLIMIT)
     throw Error("regex.limit", "regex gave up on a " + std::to_string(subject.size()) +
                                    "-byte text: " + pcre2_message(rc) + " (the pattern backtracks too much)");
-  if (rc < 0) throw Error("regex.match_failed", "regex match failed: " + pcre2_message(rc));
+  if (rc < 0 && rc != PCRE2_ERROR_NOMATCH && rc != PCRE2_ERROR_PARTIAL)
+    throw Error("regex.match_failed", "regex match failed: " + pcre2_message(rc));
+  return rc;
+}
+
+}  // namespace
+
+std::optional<RegexMatch> Regex::search(std::string_view subject, size_t from) const {
+  MatchData md(impl_->code.get());
+  int rc = run_match(impl_->code.get(), impl_->context.get(), subject, from, 0, md.p);
+  if (rc == PCRE2_ERROR_NOMATCH) return std::nullopt;
 
   RegexMatch m;
   PCRE2_SIZE* ov = pcre2_get_ovector_pointer(md.p);
@@ -143,6 +154,13 @@ std::optional<RegexMatch> Regex::search(std::string_view subject, size_t from) c
   for (size_t i = 0; i < m.groups.size() && i < static_cast<size_t>(rc); ++i)
     if (ov[2 * i] != PCRE2_UNSET) m.groups[i] = subject.substr(ov[2 * i], ov[2 * i + 1] - ov[2 * i]);
   return m;
+}
+
+std::optional<size_t> Regex::match_or_partial_start(std::string_view subject) const {
+  MatchData md(impl_->code.get());
+  int rc = run_match(impl_->code.get(), impl_->context.get(), subject, 0, PCRE2_PARTIAL_HARD, md.p);
+  if (rc == PCRE2_ERROR_NOMATCH) return std::nullopt;
+  return pcre2_get_ovector_pointer(md.p)[0];
 }
 
 const std::string& Regex::pattern() const { return impl_->pattern; }

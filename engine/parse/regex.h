@@ -34,6 +34,9 @@ class Regex {
   // The first match at or after `from`, or nullopt. Throws Error "regex.limit" when the limits stop the search.
   // The match's views point into `subject`.
   std::optional<RegexMatch> search(std::string_view subject, size_t from = 0) const;
+  // For a subject still growing: where the first match could begin that is whole, or that more text appended could
+  // complete (PCRE2's hard partial matching); nullopt when no text appended could make one. Throws as search does.
+  std::optional<size_t> match_or_partial_start(std::string_view subject) const;
 
   const std::string& pattern() const;
   const std::vector<std::string>& group_names() const;  // by group number; [0] is ""

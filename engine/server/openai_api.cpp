@@ -1,7 +1,10 @@
 // The OpenAI-compatible endpoints: each workflow with a chat input is a model, and a chat completion is one chat
 // turn of it (the last user message is the input, the earlier exchanges its memory). The answer is the run's
-// answer alone: a ReAct agent's thoughts and actions never reach the client, streamed or not.
+// answer alone: a ReAct agent's thoughts and actions never reach the client, streamed or not. Streamed, a ReAct
+// agent's answer goes out piece by piece as the model writes it (answer_token events, agent/answer_watch.h); any
+// other answer goes out whole when the run ends.
 #include <ctime>
+#include <functional>
 
 #include "engine/app/chat_turn.h"
 #include "engine/core/error.h"
@@ -88,10 +91,6 @@ Value usage_of(const agent::RunResult& result) {
           {"total_tokens", result.usage.total()}};
 }
 
-std::string answer_text(const agent::RunResult& result, const Redactor& redactor) {
-  const Value& out = result.output;
-  return redactor.redact(out.is_null() ? "" : out.is_string() ? out.get<std::string>() : to_json_text(out));
-}
 
 Value chunk(const std::string& id, long created, const std::string& model, Value delta, const Value& finish) {
   return {{"id", id},
@@ -105,6 +104,49 @@ Value chunk(const std::string& id, long created, const std::string& model, Value
 std::string finish_reason(const agent::RunResult& result) {
   return result.stopped_reason == "max_tokens_total" ? "length" : "stop";
 }
+
+std::string raw_answer(const agent::RunResult& result) {
+  const Value& out = result.output;
+  return out.is_null() ? "" : out.is_string() ? out.get<std::string>() : to_json_text(out);
+}
+
+// The pieces of the answer sent as content chunks while the run goes on, masked as a stream is: a tail that could
+// be the start of a key waits for the next piece. Only the top-level agent's answer: a workflow used as a tool
+// answers under the tool's name.
+class AnswerChunks : public EventSink {
+ public:
+  using Send = std::function<void(const std::string& content)>;
+  AnswerChunks(EventSink& inner, const Redactor& redactor, Send send)
+      : inner_(inner), redactor_(redactor), send_(std::move(send)) {}
+
+  void receive(const Event& event, const EventPlace& place) override {
+    inner_.receive(event, place);
+    if (event.type != EventType::AnswerToken || !place.step.empty()) return;
+    if (auto text = event.data.find("text"); text != event.data.end() && text->is_string())
+      sent_ += text->get_ref<const std::string&>();
+    std::string piece;
+    shown_ = redactor_.redact_stream(sent_, shown_, sent_.size(), false, piece);
+    if (!piece.empty()) send_(piece);
+  }
+  EventDetail detail() const override { return std::max(inner_.detail(), EventDetail::Summary); }
+
+  // The rest of the run's answer; false when what went out is not its start (the model wrote on past what looked
+  // like its final answer), and nothing more is sent.
+  bool finish(const std::string& answer) {
+    if (answer.compare(0, sent_.size(), sent_) != 0) return false;
+    std::string piece;
+    redactor_.redact_stream(answer, shown_, answer.size(), true, piece);
+    if (!piece.empty()) send_(piece);
+    return true;
+  }
+
+ private:
+  EventSink& inner_;
+  const Redactor& redactor_;
+  Send send_;
+  std::string sent_;  // the answer's pieces so far, as the agent wrote them
+  size_t shown_ = 0;  // how much of sent_ went out
+};
 
 }  // namespace
 
@@ -149,12 +191,24 @@ void Service::chat_completion(const std::shared_ptr<Exchange>& exchange) {
     }
     app::Session session(executor->chat_output());
     agent::RunResult result;
+    ModelCallTimer timer(metrics_, name);
+    AnswerChunks chunks(timer, redactor, [&](const std::string& content) {
+      exchange->send(sse_event("", to_json_text(chunk(id, created, r.model, {{"content", content}}, nullptr))));
+    });
     try {
       for (const auto& [asked, answered] : r.history) session.add_turn(asked, answered);
-      ModelCallTimer timer(metrics_, name);
-      result = app::run_chat_turn(*executor, session, Value::object(), r.message, timer, {.cancel = &cancel});
+      result = r.stream ? app::run_chat_turn(*executor, session, Value::object(), r.message, chunks,
+                                             {.stream_answer = true, .cancel = &cancel})
+                        : app::run_chat_turn(*executor, session, Value::object(), r.message, timer, {.cancel = &cancel});
     } catch (const Error& e) {
       result.error = agent::RunError::from(e);
+    }
+    if (result.ok() && r.stream && !chunks.finish(raw_answer(result))) {
+      result.error = agent::RunError::from(Error(
+          "serve.answer_withdrawn",
+          "the model wrote on past what read as its final answer, so the answer streamed so far is not the run's "
+          "answer; ask again, or without stream"));
+      result.stopped_reason = "error";
     }
     metrics_.count_run(name, result);
     if (!result.ok()) {
@@ -166,8 +220,8 @@ void Service::chat_completion(const std::shared_ptr<Exchange>& exchange) {
       exchange->send(sse_event("", failed.body));
       return exchange->end_stream();
     }
-    std::string answer = answer_text(result, redactor);
     if (!r.stream) {
+      std::string answer = redactor.redact(raw_answer(result));
       Value doc{{"id", id},
                 {"object", "chat.completion"},
                 {"created", created},
@@ -179,7 +233,6 @@ void Service::chat_completion(const std::shared_ptr<Exchange>& exchange) {
                 {"usage", usage_of(result)}};
       return exchange->respond(json_response(200, to_json_text(doc)));
     }
-    exchange->send(sse_event("", to_json_text(chunk(id, created, r.model, {{"content", answer}}, nullptr))));
     exchange->send(
         sse_event("", to_json_text(chunk(id, created, r.model, Value::object(), finish_reason(result)))));
     if (r.include_usage) {

@@ -127,6 +127,7 @@ void ConsolePrinter::show(const Event& e, Chain& chain) {
       chain.streamed_text += text;
       break;
     }
+    case EventType::AnswerToken: break;  // the answer's pieces are in the llm_token text already shown
     case EventType::LlmRetry: {
       newline();
       std::string note = "Retrying (attempt " + std::to_string(d.value("attempt", 0) + 1) + ") after " +

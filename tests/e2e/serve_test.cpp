@@ -101,11 +101,13 @@ TEST_CASE("serve e2e: the official openai client lists the models and completes 
   CHECK(history["content"] == "you said What is my name? after: Human: My name is Ada. | AI: Hello Ada!");
 }
 
-TEST_CASE("serve e2e: the openai client streams a completion with its usage", "[e2e][serve][openai]") {
+TEST_CASE("serve e2e: the openai client streams a completion word by word with its usage", "[e2e][serve][openai]") {
   test::require_mcp_peers();
   ServedFolder served;
   Value streamed = served.openai("stream");
   CHECK(streamed["content"] == "you said What is 6 * 7?");
+  // The role, the answer's words as the model writes them (more than one chunk), the finish, the usage.
+  CHECK(streamed["chunks"].get<int>() > 4);
   CHECK(streamed["role"] == "assistant");
   CHECK(streamed["finish"] == "stop");
   CHECK(streamed["usage"]["total_tokens"].get<int>() > 0);

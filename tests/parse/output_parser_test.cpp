@@ -230,3 +230,18 @@ TEST_CASE("json_blob: a fence inside a string value is part of it, and a fence n
   CHECK(failure_of(p.parse("{\"action\": \"search\", \"action_input\": }"))
             .rfind("could not parse LLM output: the JSON blob is not valid JSON (", 0) == 0);
 }
+
+TEST_CASE("a chain of one parser reads a partial answer as that parser, a longer chain and a JSON blob do not",
+          "[parse][chain][stream]") {
+  auto react = [] {
+    return std::make_unique<ReactParser>(ReactPatterns{R"(Final Answer:\s*(.*))", R"(Action:\s*(.*?)\nAction Input:\s*(.*))"});
+  };
+  std::vector<std::unique_ptr<const OutputParser>> one;
+  one.push_back(react());
+  CHECK(ParserChain(std::move(one)).answer_so_far("Final Answer: so far") == "so far");
+  std::vector<std::unique_ptr<const OutputParser>> two;
+  two.push_back(react());
+  two.push_back(std::make_unique<JsonBlobParser>());
+  CHECK_FALSE(ParserChain(std::move(two)).answer_so_far("Final Answer: so far").has_value());
+  CHECK_FALSE(JsonBlobParser().answer_so_far("{\"action\": \"Final Answer\", \"action_input\": \"so").has_value());
+}

@@ -125,3 +125,35 @@ TEST_CASE("a parser that decodes XML entities gives the tool, its input and the 
   auto kept = ReactParser(xml).parse("<final_answer>1 &lt; 2</final_answer>");
   CHECK(std::get<AgentFinish>(kept).output == "1 &lt; 2");
 }
+
+TEST_CASE("a partial text's answer so far is what follows Final Answer:, and stops where an action could start",
+          "[parse][stream]") {
+  ReactParser p = langchain_parser();
+  CHECK_FALSE(p.answer_so_far("Thought: I know").has_value());
+  CHECK_FALSE(p.answer_so_far("Thought: I know\nFinal Ans").has_value());
+  CHECK(p.answer_so_far("Thought: I know\nFinal Answer:") == "");
+  CHECK(p.answer_so_far("Thought: I know\nFinal Answer: The capital ") == "The capital");
+  CHECK(p.answer_so_far("Thought: I know\nFinal Answer: The capital is Paris") == "The capital is Paris");
+  // "A" could start "Action:", and "Action: x" could become an action once its input comes: held back.
+  CHECK(p.answer_so_far("Final Answer: maybe\nA") == "maybe");
+  CHECK(p.answer_so_far("Final Answer: maybe\nAction: echo") == "maybe");
+  CHECK(p.answer_so_far("Final Answer: maybe\nAction: echo\nAction Input: x") == "maybe");
+  CHECK(p.answer_so_far("Final Answer: Answers vary") == "Answers vary");  // "An" cannot start "Action"
+  // A Thought that mentions an action holds the whole answer back: it may be one.
+  CHECK(p.answer_so_far("Thought: Action: search\nFinal Answer: 42") == "");
+}
+
+TEST_CASE("the answer so far is the whole answer once the text is whole, unless entities are decoded",
+          "[parse][stream]") {
+  ReactParser p = langchain_parser();
+  std::string text = " I now know.\nFinal Answer: line one\nline two\n";
+  CHECK(p.answer_so_far(text) == std::get<AgentFinish>(p.parse(text)).output);
+  ReactParser xml(ReactPatterns{.final_answer = "<final_answer>(.*)</final_answer>",
+                                .action = "<tool>(.*?)</tool>.*<tool_input>(.*)</tool_input>",
+                                .decode_xml_entities = true});
+  CHECK_FALSE(xml.answer_so_far("<final_answer>a &amp; b</final_answer>").has_value());
+  ReactParser answer_wins(ReactPatterns{.final_answer = engine::spec::kDefaultFinalAnswerRegex,
+                                        .action = engine::spec::kDefaultActionRegex,
+                                        .both = BothVerdicts::FinalAnswer});
+  CHECK(answer_wins.answer_so_far("Final Answer: maybe\nAction: echo") == "maybe\nAction: echo");
+}

@@ -82,6 +82,19 @@ struct Served {
 
 Value body_of(const httplib::Result& r) { return parse_json(r->body); }
 
+// The JSON chunks of a streamed chat completion, and whether it ended with [DONE].
+std::vector<Value> chat_chunks(const std::string& body, bool& done) {
+  std::vector<Value> chunks;
+  for (size_t at = 0; (at = body.find("data: ", at)) != std::string::npos;) {
+    size_t end = body.find("\n\n", at);
+    std::string data = body.substr(at + 6, end - at - 6);
+    at = end;
+    if (data == "[DONE]") done = true;
+    else chunks.push_back(parse_json(data));
+  }
+  return chunks;
+}
+
 // What a client on another thread got.
 struct Answer {
   int status = 0;
@@ -236,35 +249,64 @@ TEST_CASE("serve: a chat completion is one chat turn and earlier messages are it
   CHECK(doc["id"].get<std::string>().rfind("chatcmpl-", 0) == 0);
 }
 
-TEST_CASE("serve: a streamed chat completion sends the role, the answer, the finish, the usage and [DONE]",
+TEST_CASE("serve: a streamed chat completion sends the role, the answer token by token, the finish, the usage and [DONE]",
           "[server][serve][openai]") {
   Served s;
   auto r = s.post("/v1/chat/completions", R"({"model": "echo", "stream": true, "stream_options": {"include_usage": true},
                                              "messages": [{"role": "user", "content": "hey"}]})");
   REQUIRE(r);
   REQUIRE(r->status == 200);
-  std::vector<Value> chunks;
-  std::string rest = r->body;
   bool done = false;
-  for (size_t at = 0; (at = rest.find("data: ", at)) != std::string::npos;) {
-    size_t end = rest.find("\n\n", at);
-    std::string data = rest.substr(at + 6, end - at - 6);
-    at = end;
-    if (data == "[DONE]") {
-      done = true;
-      continue;
-    }
-    chunks.push_back(parse_json(data));
-  }
+  std::vector<Value> chunks = chat_chunks(r->body, done);
   CHECK(done);
-  REQUIRE(chunks.size() == 4);
-  CHECK(chunks[0]["choices"][0]["delta"]["role"] == "assistant");
-  CHECK(chunks[1]["choices"][0]["delta"]["content"] == "you said hey plainly");
-  CHECK(chunks[2]["choices"][0]["finish_reason"] == "stop");
-  CHECK(chunks[3]["choices"].empty());
-  CHECK(chunks[3]["usage"]["total_tokens"].get<int>() > 0);
+  REQUIRE(chunks.size() >= 5);
+  CHECK(chunks.front()["choices"][0]["delta"]["role"] == "assistant");
+  // The scripted model streams a word at a time; the answer's words go out as they come, the Thought never.
+  std::string content;
+  for (size_t i = 1; i + 2 < chunks.size(); ++i) content += chunks[i]["choices"][0]["delta"]["content"].get<std::string>();
+  CHECK(content == "you said hey plainly");
+  CHECK(chunks.size() - 3 > 1);
+  Value finish = chunks[chunks.size() - 2];
+  CHECK(finish["choices"][0]["finish_reason"] == "stop");
+  CHECK(chunks.back()["choices"].empty());
+  CHECK(chunks.back()["usage"]["total_tokens"].get<int>() > 0);
   for (const Value& c : chunks) CHECK(c["id"] == chunks[0]["id"]);
   CHECK(r->body.find("Thought") == std::string::npos);
+  CHECK(r->body.find("Final Answer") == std::string::npos);
+}
+
+TEST_CASE("serve: a streamed answer the model takes back ends in an error, never in another answer",
+          "[server][serve][openai]") {
+  Served s;
+  s.dir.write("fickle.yaml", R"(name: fickle
+inputs:
+  input: q
+llm:
+  provider: scripted
+  scripted:
+    replies:
+      - "Thought: sure\nFinal Answer: maybe\nAction: Search\nAction Input: x"
+      - "Final Answer: certainly"
+agent:
+  kind: react
+  on_parse_error: retry
+  prompt: "{{ input }}\n{{ agent_scratchpad }}"
+)");
+  s.server->reload();
+  auto r = s.post("/v1/chat/completions", R"({"model": "fickle", "stream": true,
+                                             "messages": [{"role": "user", "content": "well?"}]})");
+  REQUIRE(r);
+  bool done = false;
+  std::vector<Value> chunks = chat_chunks(r->body, done);
+  CHECK_FALSE(done);
+  REQUIRE(chunks.size() == 3);
+  CHECK(chunks[1]["choices"][0]["delta"]["content"] == "maybe");  // the Action after it never went out
+  CHECK(chunks[2]["error"]["code"] == "serve.answer_withdrawn");
+  CHECK(r->body.find("Search") == std::string::npos);
+  // Unstreamed, the same run answers.
+  auto whole = s.post("/v1/chat/completions", R"({"model": "fickle", "messages": [{"role": "user", "content": "well?"}]})");
+  REQUIRE(whole);
+  CHECK(body_of(whole)["choices"][0]["message"]["content"] == "certainly");
 }
 
 TEST_CASE("serve: chat completion errors come in OpenAI's shape with the status its clients expect",
@@ -367,7 +409,9 @@ TEST_CASE("serve: a key that reaches a run never leaves in a response", "[server
   auto stream = s.post("/v1/workflows/echo/stream", "{\"input\": \"" + input + "\"}");
   auto chat = s.post("/v1/chat/completions",
                      "{\"model\": \"echo\", \"messages\": [{\"role\": \"user\", \"content\": \"" + input + "\"}]}");
-  for (auto* r : {&invoke, &stream, &chat}) {
+  auto streamed = s.post("/v1/chat/completions", "{\"model\": \"echo\", \"stream\": true, \"messages\": "
+                                                 "[{\"role\": \"user\", \"content\": \"" + input + "\"}]}");
+  for (auto* r : {&invoke, &stream, &chat, &streamed}) {
     REQUIRE(*r);
     CHECK((*r)->status == 200);
     CHECK_FALSE(test::holds_piece_of_key((*r)->body, kServeSecret));

@@ -1,5 +1,7 @@
 #include "engine/agent/llm_call.h"
 
+#include "engine/core/error.h"
+
 namespace engine::agent {
 namespace {
 
@@ -27,7 +29,15 @@ LlmCall call_llm(const llm::LlmClient& llm, const llm::LlmRequest& req, EventSin
                  const std::optional<llm::Price>& price, UsageMeter* meter) {
   bool watched = events.detail() != EventDetail::None;
   if (watched) events.emit({EventType::LlmStart, start_event(llm, req, events.detail())});
-  LlmCall call{llm.complete(req), 0};
+  LlmCall call;
+  try {
+    call.response = llm.complete(req);
+  } catch (const Error& e) {
+    // A call that fails ends too, so its start pairs with an end (a span closes) whatever the run does next.
+    if (watched)
+      events.emit({EventType::LlmEnd, Value{{"call", req.call_index}, {"error", {{"kind", e.kind()}, {"message", e.message()}}}}});
+    throw;
+  }
   const llm::LlmResponse& resp = call.response;
   if (price) call.cost_usd = price->cost(resp.usage);
   if (meter) meter->add(resp.usage.prompt_tokens, resp.usage.completion_tokens, call.cost_usd, price.has_value());
@@ -36,7 +46,7 @@ LlmCall call_llm(const llm::LlmClient& llm, const llm::LlmRequest& req, EventSin
               {"completion_tokens", resp.usage.completion_tokens},
               {"estimated", resp.usage_estimated}};
   if (price) usage["cost_usd"] = call.cost_usd;
-  Value end{{"text", resp.text}, {"finish_reason", resp.finish_reason}, {"usage", std::move(usage)}};
+  Value end{{"call", req.call_index}, {"text", resp.text}, {"finish_reason", resp.finish_reason}, {"usage", std::move(usage)}};
   if (!resp.tool_calls.empty()) end["tool_calls"] = llm::tool_calls_to_json(resp.tool_calls);
   events.emit({EventType::LlmEnd, std::move(end)});
   return call;

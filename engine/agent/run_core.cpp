@@ -49,6 +49,13 @@ RunResult RunCore::execute(const Value& inputs, const std::function<void()>& loo
   } catch (const std::exception& e) {
     fail("engine.internal", std::string("internal error: ") + e.what());
   }
+  if (options_.finishing && !result_.error) {
+    try {
+      options_.finishing(result_);
+    } catch (const Error& e) {
+      fail(RunError::from(e));
+    }
+  }
   result_.elapsed_ms = engine::elapsed_ms(start_);
   result_.take_usage(meter_.spent(), limits_.price.has_value());
   Value end{{"output", result_.output}, {"stopped_reason", result_.stopped_reason},
@@ -115,10 +122,19 @@ llm::LlmResponse RunCore::call_llm(llm::LlmRequest& req) {
   return std::move(call.response);
 }
 
-void RunCore::refuse_call(const std::string& tool, std::string why, const char* kind, Observation& observation) {
+std::string RunCore::next_call_id(const parse::AgentAction& action) {
+  ++tool_calls_made_;
+  return action.tool_call_id.empty() ? "call_" + std::to_string(tool_calls_made_) : action.tool_call_id;
+}
+
+void RunCore::refuse_call(const parse::AgentAction& action, std::string why, const char* kind,
+                          Observation& observation) {
   observation.text = why;
   observation.output = std::move(why);
-  events_.emit({EventType::ToolEnd, Value{{"tool", tool}, {"observation", observation.output}, {"error", kind}}});
+  events_.emit({EventType::ToolEnd, Value{{"tool", action.tool},
+                                          {"call_id", next_call_id(action)},
+                                          {"observation", observation.output},
+                                          {"error", kind}}});
 }
 
 RunCore::ToolOutcome RunCore::run_tool(parse::AgentAction& action, Observation& observation) {
@@ -129,20 +145,21 @@ RunCore::ToolOutcome RunCore::run_tool(parse::AgentAction& action, Observation& 
     std::vector<std::string> names;
     for (const auto& t : tools_) names.push_back(t.tool->name());
     // LangChain's InvalidTool observation, so the model can correct itself.
-    refuse_call(action.tool, action.tool + " is not a valid tool, try one of [" + join(names, ", ") + "].",
+    refuse_call(action, action.tool + " is not a valid tool, try one of [" + join(names, ", ") + "].",
                 "tool.unknown", observation);
     return ToolOutcome::Continue;
   }
   // Arguments that do not fit the tool's parameters go back to the model; the tool is not run.
   if (std::string refused = tools::prepare_arguments(*entry->tool, action.tool_input); !refused.empty()) {
-    refuse_call(action.tool, std::move(refused), "tool.invalid_arguments", observation);
+    refuse_call(action, std::move(refused), "tool.invalid_arguments", observation);
     return ToolOutcome::Continue;
   }
-  events_.emit({EventType::ToolStart, Value{{"tool", action.tool}, {"input", action.tool_input}}});
+  std::string call_id = next_call_id(action);
+  events_.emit({EventType::ToolStart, Value{{"tool", action.tool}, {"call_id", call_id}, {"input", action.tool_input}}});
   auto& instance = instances_[entry->tool.get()];
   if (!instance) instance = entry->tool->instantiate({&events_, options_.cancel, &meter_});
   tools::ToolResult r = instance->invoke(action.tool_input);
-  Value ev{{"tool", action.tool}, {"observation", r.output}};
+  Value ev{{"tool", action.tool}, {"call_id", std::move(call_id)}, {"observation", r.output}};
   if (entry->return_direct) ev["return_direct"] = true;
   if (!r.ok()) ev["error"] = r.error_kind;
   events_.emit({EventType::ToolEnd, std::move(ev)});

@@ -71,6 +71,10 @@ struct RunOptions {
   std::string_view run_id;
   // What chain_start names: the workflow (its `name:`), or the step whose agent this is; the executor sets it.
   std::string_view chain_name;
+  // Runs once the agent has its answer, before chain_end (the executor renders its declared outputs here): an
+  // Error it throws fails the run, so chain_end reports the run as it ended. What the run starts (a step, a
+  // sub-workflow) is given options without it.
+  std::function<void(RunResult&)> finishing;
 };
 
 class RunCore {
@@ -109,7 +113,7 @@ class RunCore {
   ToolOutcome run_tool(parse::AgentAction& action, Observation& observation);
   // A call that is answered without running a tool (an unknown tool, arguments that do not fit, a final answer
   // that does not match): `why` is the observation, `kind` the tool_end's error.
-  void refuse_call(const std::string& tool, std::string why, const char* kind, Observation& observation);
+  void refuse_call(const parse::AgentAction& action, std::string why, const char* kind, Observation& observation);
   // Ends the run with a return_direct tool's observation as the answer.
   void return_direct(const Observation& observation);
 
@@ -125,6 +129,8 @@ class RunCore {
 
  private:
   const char* spent_budget() const;
+  // The id a tool call's tool_start and tool_end carry: the model's for a native call, else `call_N` (N from 1).
+  std::string next_call_id(const parse::AgentAction& action);
 
   const llm::LlmClient& llm_;
   EventSink& events_;
@@ -135,6 +141,7 @@ class RunCore {
   // The agent's calls and its tools' sub-workflows' calls: what its usage reports and its budgets bind on.
   UsageMeter meter_;
   int calls_made_ = 0;  // by the agent itself: each call's index
+  int tool_calls_made_ = 0;  // by the agent itself: each call's id, when the model gave none
   RunResult result_;
   std::unordered_map<const tools::Tool*, std::unique_ptr<tools::ToolInstance>> instances_;
 };

@@ -58,7 +58,7 @@ class ToolCallingRun {
       std::optional<Observation> direct;
       for (size_t i = 0; i < resp.tool_calls.size(); ++i) {
         const llm::ToolCall& call = resp.tool_calls[i];
-        parse::AgentAction action{call.name, input_of(call), call_log(i == 0 ? resp.text : "", call)};
+        parse::AgentAction action{call.name, input_of(call), call_log(i == 0 ? resp.text : "", call), call.id};
         if (cfg_.output && cfg_.output->as_tool && call.name == cfg_.output->tool_name) {
           // The final-answer tool: its arguments, if they match, are the run's answer (calls after it are not run).
           std::string wrong = action.tool_input.is_string()
@@ -67,7 +67,7 @@ class ToolCallingRun {
           if (wrong.empty()) return core_.finish(std::move(action.tool_input), action.log);
           core_.emit_action(action);
           Observation refused;
-          core_.refuse_call(call.name, cfg_.output->tool_name + " was not accepted: " + wrong, "output.invalid", refused);
+          core_.refuse_call(action, cfg_.output->tool_name + " was not accepted: " + wrong, "output.invalid", refused);
           req.messages.push_back({"tool", std::move(refused.text), {}, call.id});
           core_.record_step(std::move(action), std::move(refused.output));
           continue;

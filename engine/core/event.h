@@ -1,6 +1,7 @@
 #pragma once
 // What a run reports as it goes. Lower layers emit events; only cli/ decides how they are shown.
 #include <algorithm>
+#include <chrono>
 #include <mutex>
 #include <string>
 #include <string_view>
@@ -45,6 +46,9 @@ std::string_view event_name(EventType type);
 struct Event {
   EventType type;
   Value data;  // the event's fields
+  // When it happened, taken as the event is made (by its emitter), not when a sink receives it: a sink behind a
+  // lock or a queue would otherwise shift it, and a span's start and end must be the call's own.
+  std::chrono::steady_clock::time_point at = std::chrono::steady_clock::now();
 };
 
 // Whose an event is: the run's id, and the path of the step that emitted it ("classify", "revise[2]",

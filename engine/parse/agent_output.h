@@ -11,6 +11,7 @@ struct AgentAction {
   std::string tool;
   Value tool_input;  // text (a string) for a tool of one text input, else an object of arguments
   std::string log;  // the LLM text that produced the action; the scratchpad replays it
+  std::string tool_call_id;  // the model's id for a native tool call (LangChain's ToolAgentAction); empty for text
 };
 
 struct AgentFinish {

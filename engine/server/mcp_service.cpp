@@ -46,7 +46,7 @@ class ProgressSink : public EventSink {
     std::string message;
     if (event.type == EventType::StepEnd) message = "step " + text_member(event.data, "step") + " " + text_member(event.data, "status");
     else if (event.type == EventType::ToolEnd) message = "tool " + text_member(event.data, "tool") + " answered";
-    else if (event.type == EventType::LlmEnd) message = "the model answered";
+    else if (event.type == EventType::LlmEnd) message = event.data.contains("error") ? "the model call failed" : "the model answered";
     if (!message.empty()) {
       std::lock_guard lock(mu_);
       send_(Value{{"jsonrpc", "2.0"},

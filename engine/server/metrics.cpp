@@ -135,7 +135,7 @@ std::string Metrics::text(size_t runs_running, size_t runs_waiting) const {
 void ModelCallTimer::receive(const Event& event, const EventPlace& place) {
   if (event.type == EventType::LlmStart || event.type == EventType::LlmEnd) {
     std::string key = std::string(place.run_id) + "/" + std::string(place.step);
-    auto now = std::chrono::steady_clock::now();
+    auto now = event.at;
     std::lock_guard lock(mu_);
     if (event.type == EventType::LlmStart) {
       started_[key] = now;

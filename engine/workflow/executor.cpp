@@ -67,22 +67,22 @@ agent::RunResult Executor::run(const Value& inputs, EventSink& given_events, con
   if (options.run_id.empty()) options.run_id = own_id = new_run_id();
   options.chain_name = parts_.name;
   PlacingSink events(given_events, "", std::string(options.run_id));
+  if (parts_.agent && !parts_.outputs.empty())
+    options.finishing = [this, &inputs](agent::RunResult& r) { render_agent_outputs(inputs, r); };
   agent::RunResult r = parts_.agent ? parts_.agent->run(inputs, events, options) : run_steps(inputs, events, options);
   r.run_id = options.run_id;
-  if (!parts_.agent) return r;
-  if (!r.ok() || parts_.outputs.empty()) return r;
+  return r;
+}
+
+// An agent's declared outputs, over its answer and steps: rendered before its chain ends, so a template that fails
+// fails the run in its chain_end too.
+void Executor::render_agent_outputs(const Value& inputs, agent::RunResult& r) const {
   Value own{{"output", r.output}, {"stopped_reason", r.stopped_reason}};
   Value steps = Value::array();
   for (const auto& st : r.intermediate_steps) steps.push_back(agent::step_to_json(st));
   own["intermediate_steps"] = std::move(steps);
   auto ctx = tmpl::Vars::of(own).then_named("inputs", inputs).then(inputs);
-  try {
-    for (const auto& o : parts_.outputs) r.outputs[o.name] = o.value.render(ctx);
-  } catch (const Error& e) {
-    r.error = agent::RunError::from(e);
-    r.stopped_reason = "error";
-  }
-  return r;
+  for (const auto& o : parts_.outputs) r.outputs[o.name] = o.value.render(ctx);
 }
 
 // The step whose output is the answer of a workflow without outputs: the end of the graph, the last step (in the

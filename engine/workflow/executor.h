@@ -82,6 +82,7 @@ class Executor {
   const agent::Agent& the_agent(const char* command) const;  // throws "usage" for a workflow of steps
 
   std::string new_run_id() const;
+  void render_agent_outputs(const Value& inputs, agent::RunResult& r) const;
 
   Parts parts_;
   // Run ids: a random seed per executor, mixed with a count of its runs. Asking the system for randomness on every

@@ -263,7 +263,10 @@ class GraphRunner {
                                        std::to_string(kMaxForEachItems) + " a step maps");
     auto outcomes = map_items(items, step.concurrency, [&](size_t index, const Value& item) {
       Value each{{"item", item}, {"item_index", index}};
-      return run_work(i, tmpl::Vars::of(each).then(own).then_named("inputs", inputs_).then(inputs_), ctx);
+      // Each item's events under its own path (`many[3]`): items running at once stay apart in a trace.
+      PlacingSink item_events(sink_, event_name(i) + "[" + std::to_string(index) + "]");
+      StepContext item_ctx{ctx.options, item_events, step.kind == "loop" ? ctx.work_events : item_events};
+      return run_work(i, tmpl::Vars::of(each).then(own).then_named("inputs", inputs_).then(inputs_), item_ctx);
     });
     report.outcome.output = Value::array();
     for (auto& o : outcomes) report.outcome.output.push_back(std::move(o.output));

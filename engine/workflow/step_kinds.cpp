@@ -47,9 +47,10 @@ StepOutcome ToolWork::run(const tmpl::Vars& vars, EventSink& events, const agent
   Value input = input_.render(vars);
   if (std::string refused = tools::prepare_arguments(*tool_, input); !refused.empty())
     throw Error("tool.invalid_arguments", "tool '" + tool_->name() + "': " + refused);
-  events.emit({EventType::ToolStart, Value{{"tool", tool_->name()}, {"input", input}}});
+  // One call at a time at a step's path (an item of a for_each has its own), so one id pairs its start and end.
+  events.emit({EventType::ToolStart, Value{{"tool", tool_->name()}, {"call_id", "call_1"}, {"input", input}}});
   tools::ToolResult r = tool_->instantiate({&events, options.cancel})->invoke(input);
-  Value end{{"tool", tool_->name()}, {"observation", r.output}};
+  Value end{{"tool", tool_->name()}, {"call_id", "call_1"}, {"observation", r.output}};
   if (!r.ok()) end["error"] = r.error_kind;
   events.emit({EventType::ToolEnd, std::move(end)});
   if (!r.ok()) throw Error(r.error_kind, r.text());

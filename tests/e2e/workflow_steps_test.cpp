@@ -226,18 +226,7 @@ TEST_CASE("a run-time error in a template written in the YAML is shown at its li
   CHECK(doc["steps"]["half"]["output"]["at"] == "w.yaml:8:27");
 }
 
-namespace {
-
-// The --trace file's events, one per line.
-std::vector<Value> trace_lines(const std::filesystem::path& file) {
-  std::vector<Value> out;
-  std::istringstream lines(read_file(file));
-  for (std::string line; std::getline(lines, line);)
-    if (!line.empty()) out.push_back(Value::parse(line));
-  return out;
-}
-
-}  // namespace
+using test::trace_lines;
 
 TEST_CASE("every event says whose it is: the run's id and the step's path, nested steps under theirs",
           "[e2e][steps][trace]") {

@@ -45,6 +45,14 @@ std::string slow_workflow(int latency_ms) {
          "  prompt: \"{{ input }}\\n{{ agent_scratchpad }}\"\n";
 }
 
+std::vector<Value> trace_lines(const std::filesystem::path& file) {
+  std::ifstream in(file);
+  std::vector<Value> out;
+  for (std::string line; std::getline(in, line);)
+    if (!line.empty()) out.push_back(Value::parse(line));
+  return out;
+}
+
 bool holds_piece_of_key(const std::string& text, const std::string& key) {
   for (size_t i = 0; i + kMinSecretFragment <= key.size(); ++i)
     if (text.find(key.substr(i, kMinSecretFragment)) != std::string::npos) return true;

@@ -73,6 +73,9 @@ std::string slow_workflow(int latency_ms);
 // Whether `text` holds `key` or any run of kMinSecretFragment of its bytes: what redaction must prevent.
 bool holds_piece_of_key(const std::string& text, const std::string& key);
 
+// The events of a --trace file, one per line.
+std::vector<Value> trace_lines(const std::filesystem::path& file);
+
 // Records events for assertions, with their names and places as a trace shows them.
 class EventLog : public EventSink {
  public:

@@ -19,6 +19,7 @@
 #include "engine/core/error.h"
 #include "engine/core/json_text.h"
 #include "engine/core/priority.h"
+#include "engine/cli/span_export.h"
 #include "engine/cli/trace_file.h"
 
 namespace engine::cli {
@@ -35,6 +36,7 @@ struct BatchCommandOptions {
   double rpm = 0;
   double tpm = 0;
   std::string trace_file;
+  std::string otlp;
   std::string eval_file;
   std::optional<double> threshold;
   bool progress = false;
@@ -68,9 +70,11 @@ int run_batch(BatchCommandOptions& o) {
   auto batch = std::make_unique<app::Batch>(executor, options);
 
   std::optional<TraceFile> trace;
-  NullSink nothing;
   if (!o.trace_file.empty()) trace.emplace(o.trace_file, std::ios::app, executor->redactor());
-  EventSink& events = trace ? trace->sink() : nothing;
+  SpanExport spans(o.otlp, executor->redactor());
+  EventFanout events;  // with neither, no run builds an event
+  if (trace) events.add(&trace->sink());
+  if (EventSink* s = spans.sink()) events.add(s);
 
   bool show_progress = o.progress || (!o.no_progress && stderr_is_terminal());
   BatchProgress progress(std::cerr, show_progress, options.shard, shard_source);
@@ -172,6 +176,8 @@ void add_batch_command(CLI::App& app, int& exit_code) {
                   "on the same machine gets the CPU first")
       ->check(whole_number(0, 19));
   cmd->add_option("--trace", o->trace_file, "Append every run's events to FILE as JSON lines (each with its run_id)");
+  cmd->add_option("--otlp", o->otlp, "Send every run's spans to an OpenTelemetry collector at URL (OTLP/HTTP JSON; "
+                  "OTEL_EXPORTER_OTLP_ENDPOINT does the same)");
   auto* progress = cmd->add_flag("--progress", o->progress, "Show the progress line even when stderr is not a terminal");
   cmd->add_flag("--no-progress", o->no_progress, "Never show the progress line")->excludes(progress);
   cmd->add_flag("--json", o->json, "Print the summary as JSON on stdout");

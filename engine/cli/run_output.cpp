@@ -15,13 +15,17 @@ void add_output_options(CLI::App& cmd, OutputOptions& o) {
   auto* stream = cmd.add_flag("--stream", o.stream, "Show the model's text as it arrives (the default on a terminal)");
   cmd.add_flag("--no-stream", o.no_stream, "Show the model's text only once each answer is complete")->excludes(stream);
   cmd.add_option("--trace", o.trace_file, "Write every event to FILE as JSON lines");
+  cmd.add_option("--otlp", o.otlp, "Send the runs' spans to an OpenTelemetry collector at URL (OTLP/HTTP JSON; "
+                 "OTEL_EXPORTER_OTLP_ENDPOINT does the same)");
   cmd.add_flag("-q,--quiet", o.quiet, "Do not show the steps on stderr");
   cmd.add_flag("--no-color", o.no_color, "Never colour the steps (NO_COLOR does the same)");
 }
 
 RunOutput::RunOutput(const OutputOptions& o, const Redactor& redactor, std::vector<std::string> tool_names)
     : console_(std::cerr, stderr_wants_color(o.no_color), std::move(tool_names)),
+      spans_(o.otlp, redactor),
       stream_(o.stream || (!o.no_stream && !o.quiet && stderr_is_terminal())) {
+  if (EventSink* spans = spans_.sink()) events_.add(spans);
   if (!o.quiet) events_.add(&console_);
   if (!o.trace_file.empty()) {
     trace_.emplace(o.trace_file, std::ios::trunc, redactor);

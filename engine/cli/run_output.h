@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "engine/core/event.h"
+#include "engine/cli/span_export.h"
 #include "engine/cli/trace_file.h"
 #include "engine/core/redact.h"
 #include "engine/trace/console_printer.h"
@@ -22,6 +23,7 @@ struct OutputOptions {
   bool quiet = false;
   bool no_color = false;
   std::string trace_file;
+  std::string otlp;  // --otlp URL: the runs' spans to an OpenTelemetry collector
 };
 
 void add_output_options(CLI::App& cmd, OutputOptions& options);
@@ -41,6 +43,7 @@ class RunOutput {
   EventFanout events_;
   trace::ConsolePrinter console_;
   std::optional<TraceFile> trace_;
+  SpanExport spans_;
   bool stream_;
 };
 

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 
-#include "engine/core/json_text.h"
 
 namespace engine {
 
@@ -14,15 +13,10 @@ void MaskingStreambuf::mask(const Redactor& more) {
   if (more.empty()) return;
   std::lock_guard lock(mutex_);
   size_t known = secrets_.size();
-  for (const std::string& secret : more.secrets()) {
-    // A reload adds the same workflows' keys again: each is kept once.
-    if (std::find(secrets_.begin(), secrets_.end(), secret) != secrets_.end()) continue;
-    secrets_.push_back(secret);
-    std::string quoted;
-    append_json_string(quoted, secret);
-    std::string escaped = quoted.substr(1, quoted.size() - 2);
-    if (escaped != secret) secrets_.push_back(std::move(escaped));
-  }
+  // A reload adds the same workflows' keys again: each is kept once.
+  Redactor masks = json_text_redactor(more);
+  for (const std::string& secret : masks.secrets())
+    if (std::find(secrets_.begin(), secrets_.end(), secret) == secrets_.end()) secrets_.push_back(secret);
   if (secrets_.size() > known) redactor_ = Redactor(secrets_);
 }
 

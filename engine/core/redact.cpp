@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstdlib>
 
+#include "engine/core/json_text.h"
+
 namespace engine {
 namespace {
 
@@ -98,6 +100,17 @@ std::string Redactor::redact(std::string_view text) const {
 
 std::string redact_secrets(std::string_view text, const std::vector<std::string>& secrets) {
   return Redactor(secrets).redact(text);
+}
+
+Redactor json_text_redactor(const Redactor& redactor) {
+  std::vector<std::string> secrets = redactor.secrets();
+  for (const std::string& secret : redactor.secrets()) {
+    std::string quoted;
+    append_json_string(quoted, secret);
+    std::string escaped = quoted.substr(1, quoted.size() - 2);
+    if (escaped != secret) secrets.push_back(std::move(escaped));
+  }
+  return Redactor(std::move(secrets));
 }
 
 void redact_value(Value& v, const Redactor& redactor) {

@@ -55,6 +55,10 @@ Redactor environment_keys_redactor();
 // no workflow (above) and every executor's redactor (assemble/) mask.
 const std::vector<std::string>& standard_key_variables();
 
+// `redactor`'s secrets masked also as they appear inside a JSON string (a quote or a backslash in a key is escaped
+// there): for text that is JSON already, a --json document, a trace line, a request body.
+Redactor json_text_redactor(const Redactor& redactor);
+
 // Every string in `v` (keys too) redacted in place.
 void redact_value(Value& v, const Redactor& redactor);
 

@@ -1,0 +1,32 @@
+#pragma once
+// A command's runs as OpenTelemetry spans, when `--otlp URL` or the standard OTEL_EXPORTER_OTLP_* variables name a
+// collector: a SpanBuilder over the runs' events feeding an OtlpExporter. At the end, spans still open are ended,
+// what is queued is sent within the exporter's bound, and spans that could not be sent are reported on stderr.
+#include <optional>
+#include <string>
+
+#include "engine/core/event.h"
+#include "engine/core/redact.h"
+#include "engine/trace/otlp_exporter.h"
+#include "engine/trace/span_builder.h"
+
+namespace engine::cli {
+
+class SpanExport {
+ public:
+  // Throws Error "usage" for settings that do not hold (otlp_exporter.h). `redactor`: the workflow's keys, masked in
+  // every span sent.
+  SpanExport(const std::string& otlp_flag, const Redactor& redactor);
+  ~SpanExport();
+  SpanExport(const SpanExport&) = delete;
+  SpanExport& operator=(const SpanExport&) = delete;
+
+  // The sink to add to the runs' events; null when no collector is named.
+  EventSink* sink() { return builder_ ? &*builder_ : nullptr; }
+
+ private:
+  std::optional<trace::OtlpExporter> exporter_;
+  std::optional<trace::SpanBuilder> builder_;
+};
+
+}  // namespace engine::cli

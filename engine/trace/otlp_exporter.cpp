@@ -1,0 +1,248 @@
+#include "engine/trace/otlp_exporter.h"
+
+#include <algorithm>
+#include <cctype>
+
+#include "engine/core/error.h"
+#include "engine/core/json_text.h"
+#include "engine/core/text.h"
+
+namespace engine::trace {
+namespace {
+
+const char* const kTracesPath = "/v1/traces";
+
+std::string percent_decoded(std::string_view s) {
+  std::string out;
+  for (size_t i = 0; i < s.size(); ++i) {
+    auto hex = [](char c) { return std::isxdigit(static_cast<unsigned char>(c)) != 0; };
+    if (s[i] == '%' && i + 2 < s.size() && hex(s[i + 1]) && hex(s[i + 2])) {
+      out += static_cast<char>(std::stoi(std::string(s.substr(i + 1, 2)), nullptr, 16));
+      i += 2;
+    } else {
+      out += s[i];
+    }
+  }
+  return out;
+}
+
+// `k=v,k2=v2` (W3C baggage style, values percent-encoded), as OTEL_EXPORTER_OTLP_HEADERS and
+// OTEL_RESOURCE_ATTRIBUTES write them.
+std::vector<std::pair<std::string, std::string>> key_values(std::string_view text, const char* variable) {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (size_t start = 0; start <= text.size();) {
+    size_t comma = std::min(text.find(',', start), text.size());
+    std::string_view item = trim(text.substr(start, comma - start));
+    start = comma + 1;
+    if (item.empty()) continue;
+    size_t eq = item.find('=');
+    if (eq == std::string_view::npos || trim(item.substr(0, eq)).empty())
+      throw Error("usage", std::string(variable) + " holds '" + printable_excerpt(item.substr(0, eq), 40) +
+                               "', which is not name=value");
+    out.emplace_back(std::string(trim(item.substr(0, eq))), percent_decoded(trim(item.substr(eq + 1))));
+  }
+  return out;
+}
+
+std::string checked_url(std::string url, const char* from) {
+  if (url.rfind("http://", 0) != 0 && url.rfind("https://", 0) != 0)
+    throw Error("usage", std::string(from) + " must be an http:// or https:// URL, got '" + printable_excerpt(url, 80) + "'");
+  return url;
+}
+
+std::string with_traces_path(std::string base) {
+  while (!base.empty() && base.back() == '/') base.pop_back();
+  return base + kTracesPath;
+}
+
+Value attribute_value(const Value& v) {
+  if (v.is_string()) return {{"stringValue", v}};
+  if (v.is_boolean()) return {{"boolValue", v}};
+  if (v.is_number_integer()) return {{"intValue", std::to_string(v.get<long long>())}};  // int64 as a decimal string
+  if (v.is_number()) return {{"doubleValue", v}};
+  if (v.is_array()) {
+    Value values = Value::array();
+    for (const Value& e : v) values.push_back(attribute_value(e));
+    return {{"arrayValue", {{"values", std::move(values)}}}};
+  }
+  return {{"stringValue", to_json_text(v)}};
+}
+
+Value attributes(const Value& object) {
+  Value out = Value::array();
+  for (const auto& [key, value] : object.items()) out.push_back({{"key", key}, {"value", attribute_value(value)}});
+  return out;
+}
+
+std::string unix_nanos(std::chrono::steady_clock::time_point at, std::chrono::steady_clock::time_point steady_zero,
+                       std::chrono::system_clock::time_point unix_zero) {
+  auto since_epoch = unix_zero.time_since_epoch() + std::chrono::duration_cast<std::chrono::system_clock::duration>(
+                                                        at - steady_zero);
+  return std::to_string(std::chrono::duration_cast<std::chrono::nanoseconds>(since_epoch).count());
+}
+
+}  // namespace
+
+std::optional<OtlpSettings> otlp_settings(const std::string& flag, const Environment& env) {
+  auto variable = [&](const char* name) -> std::string {
+    const char* v = env(name);
+    return v ? std::string(trim(v)) : std::string();
+  };
+  OtlpSettings s;
+  if (!flag.empty()) s.endpoint = with_traces_path(checked_url(flag, "--otlp"));
+  else if (std::string traces = variable("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"); !traces.empty())
+    s.endpoint = checked_url(traces, "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT");
+  else if (std::string base = variable("OTEL_EXPORTER_OTLP_ENDPOINT"); !base.empty())
+    s.endpoint = with_traces_path(checked_url(base, "OTEL_EXPORTER_OTLP_ENDPOINT"));
+  else
+    return std::nullopt;
+  for (const char* name : {"OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", "OTEL_EXPORTER_OTLP_PROTOCOL"})
+    if (std::string protocol = variable(name); !protocol.empty()) {
+      if (protocol != "http/json")
+        throw Error("usage", std::string(name) + " is '" + printable_excerpt(protocol, 40) +
+                                 "': the engine sends OTLP as http/json only (every OTLP/HTTP receiver takes it)");
+      break;
+    }
+  std::vector<std::string> secrets;
+  std::string headers_from = variable("OTEL_EXPORTER_OTLP_TRACES_HEADERS").empty() ? "OTEL_EXPORTER_OTLP_HEADERS"
+                                                                                  : "OTEL_EXPORTER_OTLP_TRACES_HEADERS";
+  for (auto& [name, value] : key_values(variable(headers_from.c_str()), headers_from.c_str())) {
+    s.headers.push_back(name + ": " + value);
+    secrets.push_back(value);  // an Authorization or API key header: never in an output
+  }
+  for (auto& [name, value] : key_values(variable("OTEL_RESOURCE_ATTRIBUTES"), "OTEL_RESOURCE_ATTRIBUTES"))
+    s.resource_attributes[name] = value;
+  if (std::string service = variable("OTEL_SERVICE_NAME"); !service.empty()) s.service_name = service;
+  else if (s.resource_attributes.contains("service.name")) s.service_name = s.resource_attributes["service.name"];
+  s.resource_attributes["service.name"] = s.service_name;
+  s.redactor = Redactor(std::move(secrets));
+  return s;
+}
+
+std::string otlp_request_json(const std::vector<Span>& spans, const OtlpSettings& settings,
+                              std::chrono::steady_clock::time_point steady_zero,
+                              std::chrono::system_clock::time_point unix_zero) {
+  Value list = Value::array();
+  for (const Span& span : spans) {
+    Value s{{"traceId", span.trace_id},
+            {"spanId", span.span_id},
+            {"name", span.name},
+            {"kind", static_cast<int>(span.kind)},
+            {"startTimeUnixNano", unix_nanos(span.start, steady_zero, unix_zero)},
+            {"endTimeUnixNano", unix_nanos(span.end, steady_zero, unix_zero)},
+            {"attributes", attributes(span.attributes)},
+            {"status", span.failed ? Value{{"code", 2}, {"message", span.status_message}} : Value{{"code", 0}}}};
+    if (!span.parent_id.empty()) s["parentSpanId"] = span.parent_id;
+    list.push_back(std::move(s));
+  }
+  Value scope{{"scope", {{"name", "engine"}, {"version", "0.1.0"}}}, {"spans", std::move(list)}};
+  Value resource{{"resource", {{"attributes", attributes(settings.resource_attributes)}}},
+                 {"scopeSpans", Value::array({std::move(scope)})}};
+  return to_json_text(Value{{"resourceSpans", Value::array({std::move(resource)})}});
+}
+
+static OtlpSettings with_json_masks(OtlpSettings s) {
+  s.redactor = json_text_redactor(s.redactor);
+  return s;
+}
+
+OtlpExporter::OtlpExporter(OtlpSettings settings)
+    : settings_(with_json_masks(std::move(settings))), thread_([this] { run(); }) {}
+
+OtlpExporter::~OtlpExporter() {
+  bool done;
+  {
+    std::unique_lock lock(mutex_);
+    stopping_ = true;
+    wake_.notify_all();
+    done = idle_.wait_for(lock, settings_.flush_bound, [&] { return queue_.empty() && in_flight_ == 0; });
+    if (!done) abandon_ = true;
+  }
+  if (!done) ending_.cancel();
+  wake_.notify_all();
+  thread_.join();
+}
+
+void OtlpExporter::add(Span&& span) {
+  std::lock_guard lock(mutex_);
+  if (queue_.size() >= settings_.max_queue) {
+    ++counts_.dropped;
+    return;
+  }
+  queue_.push_back(std::move(span));
+  if (queue_.size() >= settings_.max_batch) wake_.notify_all();
+}
+
+OtlpExporter::Counts OtlpExporter::counts() const {
+  std::lock_guard lock(mutex_);
+  return counts_;
+}
+
+void OtlpExporter::flush(std::chrono::milliseconds bound) {
+  std::unique_lock lock(mutex_);
+  urgent_ = true;
+  wake_.notify_all();
+  idle_.wait_for(lock, bound, [&] { return queue_.empty() && in_flight_ == 0; });
+}
+
+void OtlpExporter::run() {
+  std::unique_lock lock(mutex_);
+  for (;;) {
+    wake_.wait_for(lock, settings_.interval,
+                   [&] { return stopping_ || urgent_ || abandon_ || queue_.size() >= settings_.max_batch; });
+    if (abandon_) {
+      counts_.dropped += queue_.size();
+      queue_.clear();
+      idle_.notify_all();
+      return;
+    }
+    if (queue_.empty()) {
+      urgent_ = false;
+      idle_.notify_all();
+      if (stopping_) return;
+      continue;
+    }
+    size_t n = std::min(queue_.size(), settings_.max_batch);
+    std::vector<Span> batch(std::make_move_iterator(queue_.begin()), std::make_move_iterator(queue_.begin() + n));
+    queue_.erase(queue_.begin(), queue_.begin() + n);
+    in_flight_ = n;
+    lock.unlock();
+    send(batch);
+    lock.lock();
+    in_flight_ = 0;
+    idle_.notify_all();
+  }
+}
+
+void OtlpExporter::send(std::vector<Span>& batch) {
+  net::HttpRequest request;
+  request.url = settings_.endpoint;
+  request.headers = settings_.headers;
+  request.headers.push_back("Content-Type: application/json");
+  request.body = settings_.redactor.redact(otlp_request_json(batch, settings_, steady_zero_, unix_zero_));
+  request.timeouts = settings_.timeouts;
+  request.max_response_bytes = size_t{1} << 20;
+  std::string failure;
+  // A collector that is busy (429, 502, 503, 504) gets one more try after a short wait; nothing else is retried.
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    try {
+      net::HttpResponse r = http_.send(request, nullptr, &ending_);
+      if (r.status >= 200 && r.status < 300) {
+        std::lock_guard lock(mutex_);
+        counts_.sent += batch.size();
+        return;
+      }
+      failure = "the collector answered " + std::to_string(r.status) + ": " + quote_excerpt(settings_.redactor.redact(r.body), 200);
+      bool busy = r.status == 429 || r.status == 502 || r.status == 503 || r.status == 504;
+      if (!busy || !ending_.sleep_for(std::chrono::milliseconds(250))) break;
+    } catch (const Error& e) {
+      failure = settings_.redactor.redact(e.message());
+      break;
+    }
+  }
+  std::lock_guard lock(mutex_);
+  counts_.dropped += batch.size();
+  counts_.last_error = std::move(failure);
+}
+
+}  // namespace engine::trace

@@ -1,0 +1,90 @@
+#pragma once
+// Spans sent to an OpenTelemetry collector as OTLP over HTTP with JSON (`http/json`): the request body is an
+// ExportTraceServiceRequest, POSTed to the traces endpoint by a background thread in batches. A run never waits for
+// it: a span joins a bounded queue, and when the queue is full (a collector that is down, slow or refusing) the span
+// is dropped and counted, never the run slowed. What is queued when the exporter ends is sent within a short bound.
+#include <chrono>
+#include <condition_variable>
+#include <deque>
+#include <functional>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "engine/core/cancel.h"
+#include "engine/core/redact.h"
+#include "engine/core/value.h"
+#include "engine/net/http_client.h"
+#include "engine/trace/span.h"
+
+namespace engine::trace {
+
+struct OtlpSettings {
+  std::string endpoint;              // the traces URL (`.../v1/traces`)
+  std::vector<std::string> headers;  // "Name: value", from OTEL_EXPORTER_OTLP_HEADERS
+  std::string service_name = "engine";
+  Value resource_attributes = Value::object();  // from OTEL_RESOURCE_ATTRIBUTES
+  size_t max_queue = 4096;                      // spans waiting; past it new ones are dropped
+  size_t max_batch = 512;                       // spans a request
+  std::chrono::milliseconds interval{500};      // how long a span may wait for its batch
+  std::chrono::milliseconds flush_bound{2000};  // how long the end waits for the last batches
+  net::HttpTimeouts timeouts{std::chrono::milliseconds(2000), std::chrono::milliseconds(5000),
+                             std::chrono::milliseconds(5000)};
+  // Masks every request body (in its JSON-escaped form too): the keys of the workflows whose spans are sent and the
+  // header values, which a collector may quote back in an error.
+  Redactor redactor;
+};
+
+// The settings from `--otlp URL` (a base URL, as OTEL_EXPORTER_OTLP_ENDPOINT) or the standard variables, read
+// through `env`; nullopt when neither names an endpoint. Throws Error "usage" for a URL that is not http(s) or a
+// header that is not `name=value`.
+using Environment = std::function<const char*(const char*)>;
+std::optional<OtlpSettings> otlp_settings(const std::string& flag, const Environment& env);
+
+// The JSON body of an ExportTraceServiceRequest for `spans`. Times are a span's steady-clock times placed on the
+// wall clock by one pair of readings (`steady_zero` is when the wall clock read `unix_zero`).
+std::string otlp_request_json(const std::vector<Span>& spans, const OtlpSettings& settings,
+                              std::chrono::steady_clock::time_point steady_zero,
+                              std::chrono::system_clock::time_point unix_zero);
+
+class OtlpExporter {
+ public:
+  explicit OtlpExporter(OtlpSettings settings);
+  ~OtlpExporter();  // sends what is queued, within flush_bound, then stops
+  OtlpExporter(const OtlpExporter&) = delete;
+  OtlpExporter& operator=(const OtlpExporter&) = delete;
+
+  void add(Span&& span);  // never blocks on the collector
+
+  struct Counts {
+    size_t sent = 0;     // spans the collector took
+    size_t dropped = 0;  // spans given up: a full queue, a refused or failed request, or the end's bound
+    std::string last_error;  // why the last request failed (the status and the collector's words, masked)
+  };
+  Counts counts() const;
+  // Waits (at most `bound`) until every span added so far has been sent or dropped: for tests and the end.
+  void flush(std::chrono::milliseconds bound);
+
+ private:
+  void run();
+  void send(std::vector<Span>& batch);
+
+  OtlpSettings settings_;
+  std::chrono::steady_clock::time_point steady_zero_ = std::chrono::steady_clock::now();
+  std::chrono::system_clock::time_point unix_zero_ = std::chrono::system_clock::now();
+  net::HttpClient http_;
+  mutable std::mutex mutex_;
+  std::condition_variable wake_, idle_;
+  std::deque<Span> queue_;
+  size_t in_flight_ = 0;
+  Counts counts_;
+  bool stopping_ = false;
+  bool urgent_ = false;   // flush(): send now rather than at the interval
+  bool abandon_ = false;  // the end's bound passed: drop what is left
+  Cancel ending_;         // abandons the request in flight when the bound passes
+  std::thread thread_;
+};
+
+}  // namespace engine::trace

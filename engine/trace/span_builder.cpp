@@ -107,6 +107,14 @@ void SpanBuilder::receive(const Event& event, const EventPlace& place) {
     if (operation) span.attributes["gen_ai.operation.name"] = operation;
     return span;
   };
+  // A tool call's span, from its tool_start (or from the tool_end of a call refused before it ran).
+  auto open_tool_call = [&] {
+    std::string tool = text_of(d, "tool");
+    Span span = make("execute_tool " + tool, SpanKind::Internal, "execute_tool");
+    span.attributes["gen_ai.tool.name"] = tool;
+    span.attributes["gen_ai.tool.call.id"] = text_of(d, "call_id");
+    open(run_id, path, "tool:" + text_of(d, "call_id"), std::move(span));
+  };
   std::lock_guard lock(mutex_);
   switch (event.type) {
     case EventType::ChainStart: {
@@ -171,27 +179,14 @@ void SpanBuilder::receive(const Event& event, const EventPlace& place) {
         if (auto usage = d.find("usage"); usage != d.end()) add_usage(span, *usage);
       });
       break;
-    case EventType::ToolStart: {
-      std::string tool = text_of(d, "tool");
-      Span span = make("execute_tool " + tool, SpanKind::Internal, "execute_tool");
-      span.attributes["gen_ai.tool.name"] = tool;
-      span.attributes["gen_ai.tool.call.id"] = text_of(d, "call_id");
-      open(run_id, path, "tool:" + text_of(d, "call_id"), std::move(span));
-      break;
-    }
+    case EventType::ToolStart: open_tool_call(); break;
     case EventType::ToolEnd: {
       std::string key = "tool:" + text_of(d, "call_id");
       auto here = open_.find({run_id, path});
       bool started = false;
       if (here != open_.end())
         for (const Open& o : here->second) started = started || o.key == key;
-      if (!started) {  // refused before it ran: a span of no length says so
-        std::string tool = text_of(d, "tool");
-        Span span = make("execute_tool " + tool, SpanKind::Internal, "execute_tool");
-        span.attributes["gen_ai.tool.name"] = tool;
-        span.attributes["gen_ai.tool.call.id"] = text_of(d, "call_id");
-        open(run_id, path, key, std::move(span));
-      }
+      if (!started) open_tool_call();  // refused before it ran: a span of no length says so
       close(run_id, path, key, event.at, [&](Span& span) {
         if (std::string kind = text_of(d, "error"); !kind.empty()) {
           span.failed = true;

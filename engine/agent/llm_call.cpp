@@ -5,9 +5,14 @@
 namespace engine::agent {
 namespace {
 
-Value start_event(const llm::LlmClient& llm, const llm::LlmRequest& req, EventDetail detail) {
+Value start_event(const llm::LlmClient& llm, const llm::LlmRequest& req, EventDetail detail,
+                  const std::string& span_id) {
   Value start{{"call", req.call_index}, {"llm", llm.describe()}};
   if (req.stream) start["stream"] = true;
+  if (!span_id.empty()) start["span_id"] = span_id;
+  if (req.temperature) start["temperature"] = *req.temperature;
+  if (req.max_tokens) start["max_tokens"] = *req.max_tokens;
+  if (!req.stop.empty()) start["stop"] = req.stop;
   if (detail != EventDetail::Full) return start;
   start["prompt"] = req.prompt;
   if (!req.messages.empty()) {
@@ -25,10 +30,15 @@ Value start_event(const llm::LlmClient& llm, const llm::LlmRequest& req, EventDe
 
 }  // namespace
 
-LlmCall call_llm(const llm::LlmClient& llm, const llm::LlmRequest& req, EventSink& events,
-                 const std::optional<llm::Price>& price, UsageMeter* meter) {
+LlmCall call_llm(const llm::LlmClient& llm, llm::LlmRequest& req, EventSink& events,
+                 const std::optional<llm::Price>& price, UsageMeter* meter, const TraceContext* trace) {
   bool watched = events.detail() != EventDetail::None;
-  if (watched) events.emit({EventType::LlmStart, start_event(llm, req, events.detail())});
+  std::string span_id;
+  if (trace) {
+    span_id = new_span_id();
+    req.traceparent = format_traceparent(trace->trace_id, span_id, trace->sampled);
+  }
+  if (watched) events.emit({EventType::LlmStart, start_event(llm, req, events.detail(), span_id)});
   LlmCall call;
   try {
     call.response = llm.complete(req);
@@ -48,6 +58,8 @@ LlmCall call_llm(const llm::LlmClient& llm, const llm::LlmRequest& req, EventSin
   if (price) usage["cost_usd"] = call.cost_usd;
   Value end{{"call", req.call_index}, {"text", resp.text}, {"finish_reason", resp.finish_reason}, {"usage", std::move(usage)}};
   if (!resp.tool_calls.empty()) end["tool_calls"] = llm::tool_calls_to_json(resp.tool_calls);
+  if (!resp.model.empty()) end["model"] = resp.model;
+  if (!resp.id.empty()) end["id"] = resp.id;
   events.emit({EventType::LlmEnd, std::move(end)});
   return call;
 }

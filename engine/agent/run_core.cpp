@@ -21,6 +21,13 @@ Value action_json(const parse::AgentAction& a) {
   return Value{{"tool", a.tool}, {"tool_input", a.tool_input}, {"log", a.log}};
 }
 
+void add_trace(Value& chain_start, const TraceContext* trace) {
+  if (!trace) return;
+  chain_start["trace_id"] = trace->trace_id;
+  if (!trace->parent_span_id.empty()) chain_start["parent_span_id"] = trace->parent_span_id;
+  if (!trace->sampled) chain_start["sampled"] = false;
+}
+
 RunCore::RunCore(const llm::LlmClient& llm, EventSink& events, const RunOptions& options, const RunLimits& limits,
                  const std::vector<AgentTool>& tools)
     : llm_(llm), events_(events), options_(options), limits_(limits), tools_(tools), meter_(options.usage) {
@@ -37,6 +44,7 @@ RunResult RunCore::execute(const Value& inputs, const std::function<void()>& loo
     if (!limits_.observation_prefix.empty()) start["observation_prefix"] = limits_.observation_prefix;
     if (!limits_.llm_prefix.empty()) start["llm_prefix"] = limits_.llm_prefix;
     if (events_.detail() == EventDetail::Full) start["inputs"] = inputs;
+    add_trace(start, options_.trace);
     events_.emit({EventType::ChainStart, std::move(start)});
   }
   try {
@@ -118,7 +126,7 @@ llm::LlmResponse RunCore::call_llm(llm::LlmRequest& req) {
   req.stream = options_.stream || options_.stream_answer;
   req.cancel = options_.cancel;
   req.run_state = options_.llm_state;
-  LlmCall call = agent::call_llm(llm_, req, events_, limits_.price, &meter_);
+  LlmCall call = agent::call_llm(llm_, req, events_, limits_.price, &meter_, options_.trace);
   return std::move(call.response);
 }
 
@@ -157,7 +165,7 @@ RunCore::ToolOutcome RunCore::run_tool(parse::AgentAction& action, Observation& 
   std::string call_id = next_call_id(action);
   events_.emit({EventType::ToolStart, Value{{"tool", action.tool}, {"call_id", call_id}, {"input", action.tool_input}}});
   auto& instance = instances_[entry->tool.get()];
-  if (!instance) instance = entry->tool->instantiate({&events_, options_.cancel, &meter_});
+  if (!instance) instance = entry->tool->instantiate({&events_, options_.cancel, &meter_, options_.trace});
   tools::ToolResult r = instance->invoke(action.tool_input);
   Value ev{{"tool", action.tool}, {"call_id", std::move(call_id)}, {"observation", r.output}};
   if (entry->return_direct) ev["return_direct"] = true;

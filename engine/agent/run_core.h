@@ -14,6 +14,7 @@
 #include "engine/agent/memory.h"
 #include "engine/agent/run_result.h"
 #include "engine/core/event.h"
+#include "engine/core/trace_context.h"
 #include "engine/core/usage_meter.h"
 #include "engine/llm/llm_client.h"
 #include "engine/parse/agent_output.h"
@@ -75,6 +76,10 @@ struct RunOptions {
   // Error it throws fails the run, so chain_end reports the run as it ended. What the run starts (a step, a
   // sub-workflow) is given options without it.
   std::function<void(RunResult&)> finishing;
+  // Set when the run is traced (its spans recorded or exported; the caller keeps it): chain_start names the trace and
+  // the caller's span it joins, each model call gets a span id its request sends as a traceparent, and what the run
+  // starts (steps, workflows used as tools) is traced with it. May be null.
+  const TraceContext* trace = nullptr;
 };
 
 class RunCore {
@@ -147,5 +152,8 @@ class RunCore {
 };
 
 Value action_json(const parse::AgentAction& action);
+// A traced run's chain_start names its trace (`trace_id`), the caller's span it joins (`parent_span_id`), and
+// `sampled: false` when the caller asked that it not be recorded.
+void add_trace(Value& chain_start, const TraceContext* trace);
 
 }  // namespace engine::agent

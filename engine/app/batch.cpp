@@ -183,7 +183,9 @@ void Batch::run_row(DataRow& row, Value& inputs, Value& rest, EventSink& events,
     try {
       Value resolved = executor_->resolve_inputs(std::move(inputs));
       Cancel cancel(&cancel_runs, std::nullopt, "");
-      result = executor_->run(resolved, events, agent::RunOptions{.cancel = &cancel});
+      std::optional<TraceContext> trace;
+      if (options_.traced) trace = TraceContext::new_trace();
+      result = executor_->run(resolved, events, agent::RunOptions{.cancel = &cancel, .trace = trace ? &*trace : nullptr});
     } catch (const Error& e) {
       result.error = agent::RunError::from(e);
       result.stopped_reason = agent::stopped_reason_of(e.kind());

@@ -47,6 +47,7 @@ struct BatchOptions {
   size_t concurrency = 4;        // 1 to kMaxConcurrency; no more fibers than rows are made
   bool retry_failed = false;
   Shard shard;
+  bool traced = false;  // each row's run is a trace of its own, its model requests sending traceparent
 };
 
 // What the batch has done so far, as a progress line shows it; read while the batch runs.

@@ -168,6 +168,7 @@ std::shared_ptr<const llm::LlmClient> build_provider(const spec::LlmSpec& l, con
   }
   if (p != "scripted") return build_openai_compatible(l, gate);
   llm::ScriptedScript script;
+  script.model = l.model;
   for (size_t i = 0; i < l.replies.size(); ++i)
     script.replies.push_back({l.replies[i].text.value,
                               fixed_tool_calls(l.replies[i].tool_calls, at + ".scripted.replies[" + std::to_string(i) + "].tool_calls", s)});

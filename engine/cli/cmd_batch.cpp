@@ -67,11 +67,12 @@ int run_batch(BatchCommandOptions& o) {
   // Built before the batch starts (or creates its results file), so a mistake in it costs nothing.
   std::optional<app::Evaluation> evaluation;
   if (!o.eval_file.empty()) evaluation.emplace(o.eval_file);
+  SpanExport spans(o.otlp, executor->redactor());
+  options.traced = spans.sink() != nullptr;
   auto batch = std::make_unique<app::Batch>(executor, options);
 
   std::optional<TraceFile> trace;
   if (!o.trace_file.empty()) trace.emplace(o.trace_file, std::ios::app, executor->redactor());
-  SpanExport spans(o.otlp, executor->redactor());
   EventFanout events;  // with neither, no run builds an event
   if (trace) events.add(&trace->sink());
   if (EventSink* s = spans.sink()) events.add(s);

@@ -63,8 +63,9 @@ class Chat {
 
  private:
   void turn(const std::string& message) {
+    std::optional<TraceContext> trace = out_.new_trace();  // each turn is a trace of its own
     agent::RunResult result = app::run_chat_turn(*executor_, session_, given_, message, out_.sink(),
-                                                 {.stream = out_.stream()});
+                                                 {.stream = out_.stream(), .trace = trace ? &*trace : nullptr});
     if (!result.ok()) {
       print_error(result.error->kind, result.error->formatted(), no_color_);
       ++failed_;

@@ -10,6 +10,7 @@
 #include "engine/cli/cli_support.h"
 #include "engine/cli/commands.h"
 #include "engine/cli/console_mask.h"
+#include "engine/cli/span_export.h"
 #include "engine/core/error.h"
 #include "engine/core/text.h"
 #include "engine/server/serve.h"
@@ -38,6 +39,7 @@ struct ServeCommandOptions {
   double idle_timeout = 30;
   unsigned max_connections = 10000;
   bool quiet = false;
+  std::string otlp;
 };
 
 bool is_loopback(const std::string& host) {
@@ -84,6 +86,8 @@ int serve(const ServeCommandOptions& o) {
   options.service.run_timeout = whole_seconds(o.run_timeout);
   options.grace = std::chrono::seconds(static_cast<long>(std::max(0.0, o.grace)));
   options.access_log = o.quiet ? nullptr : &std::cerr;
+  options.otlp = trace::otlp_settings(o.otlp, [](const char* name) { return std::getenv(name); });
+  if (options.otlp) mask_on_console(options.otlp->redactor);  // the collector's headers (an Authorization)
 
   std::vector<std::string> problems;
   server::Server server(options, problems);
@@ -119,6 +123,7 @@ int serve(const ServeCommandOptions& o) {
               << std::endl;
     size_t cancelled = server.shutdown();
     if (cancelled > 0) std::cerr << "engine serve: cancelled " << cancelled << " runs still going" << std::endl;
+    if (auto spans = server.finish_spans()) warn_of_dropped_spans(*spans);
     return kOk;
   }
 }
@@ -151,6 +156,8 @@ void add_serve_command(CLI::App& app, int& exit_code) {
       ->capture_default_str()->check(finite_number(0.01, 3600));
   cmd->add_option("--idle-timeout", o->idle_timeout, "Seconds a connection may send nothing")
       ->capture_default_str()->check(finite_number(1, 3600));
+  cmd->add_option("--otlp", o->otlp, "Send the runs' spans to an OpenTelemetry collector at URL (OTLP/HTTP JSON; "
+                                     "or OTEL_EXPORTER_OTLP_ENDPOINT); a request's traceparent is their parent");
   cmd->add_option("--max-connections", o->max_connections, "Open connections at most")
       ->capture_default_str()->check(whole_number(1, 1000000));
   cmd->add_flag("-q,--quiet", o->quiet, "No access log (JSON lines on stderr)");

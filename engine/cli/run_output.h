@@ -38,6 +38,8 @@ class RunOutput {
   // Tokens as they arrive are for a person watching: on by default when the steps go to a terminal. --stream is
   // honoured even with -q: the tokens then go to the --trace file only.
   bool stream() const { return stream_; }
+  // A new trace for a run when its spans are sent somewhere, else none (span_export.h).
+  std::optional<TraceContext> new_trace() const { return spans_.new_trace(); }
 
  private:
   EventFanout events_;

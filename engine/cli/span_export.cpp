@@ -13,19 +13,23 @@ SpanExport::SpanExport(const std::string& otlp_flag, const Redactor& redactor) {
   std::vector<std::string> secrets = settings->redactor.secrets();
   secrets.insert(secrets.end(), redactor.secrets().begin(), redactor.secrets().end());
   settings->redactor = Redactor(std::move(secrets));
+  trace::SpanContent content = settings->content;
   exporter_.emplace(std::move(*settings));
-  builder_.emplace([this](trace::Span&& span) { exporter_->add(std::move(span)); });
+  builder_.emplace([this](trace::Span&& span) { exporter_->add(std::move(span)); }, content);
 }
 
 SpanExport::~SpanExport() {
   if (!exporter_) return;
   builder_->close_all(std::chrono::steady_clock::now());  // a run cut short still shows what it did
   exporter_->flush(std::chrono::seconds(2));
-  trace::OtlpExporter::Counts counts = exporter_->counts();
-  if (counts.dropped > 0)
-    std::cerr << "engine: warning: " << counts.dropped << " span" << (counts.dropped == 1 ? "" : "s")
-              << " could not be sent to the OpenTelemetry collector"
-              << (counts.last_error.empty() ? std::string() : " (" + counts.last_error + ")") << std::endl;
+  warn_of_dropped_spans(exporter_->counts());
+}
+
+void warn_of_dropped_spans(const trace::OtlpExporter::Counts& counts) {
+  if (counts.dropped == 0) return;
+  std::cerr << "engine: warning: " << counts.dropped << " span" << (counts.dropped == 1 ? "" : "s")
+            << " could not be sent to the OpenTelemetry collector"
+            << (counts.last_error.empty() ? std::string() : " (" + counts.last_error + ")") << std::endl;
 }
 
 }  // namespace engine::cli

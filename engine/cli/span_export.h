@@ -7,6 +7,7 @@
 
 #include "engine/core/event.h"
 #include "engine/core/redact.h"
+#include "engine/core/trace_context.h"
 #include "engine/trace/otlp_exporter.h"
 #include "engine/trace/span_builder.h"
 
@@ -23,10 +24,17 @@ class SpanExport {
 
   // The sink to add to the runs' events; null when no collector is named.
   EventSink* sink() { return builder_ ? &*builder_ : nullptr; }
+  // A new trace for a run when spans are sent (the run then sends traceparent with its model requests), else none.
+  std::optional<TraceContext> new_trace() const {
+    return builder_ ? std::optional(TraceContext::new_trace()) : std::nullopt;
+  }
 
  private:
   std::optional<trace::OtlpExporter> exporter_;
   std::optional<trace::SpanBuilder> builder_;
 };
+
+// "engine: warning: 3 spans could not be sent to the OpenTelemetry collector (...)" on stderr, when any were not.
+void warn_of_dropped_spans(const trace::OtlpExporter::Counts& counts);
 
 }  // namespace engine::cli

@@ -88,6 +88,8 @@ class AnthropicWholeReader : public ResponseReader {
     const Value& usage = field(body, "usage");
     out.usage.prompt_tokens = prompt_tokens(usage);
     out.usage.completion_tokens = count(usage, "output_tokens");
+    out.model = string_field(body, "model");
+    out.id = string_field(body, "id");
     return out;
   }
 
@@ -114,6 +116,8 @@ class AnthropicStreamReader : public SseReader {
     out.text = text_.take_text();
     for (auto& [index, call] : calls_) out.tool_calls.push_back(std::move(call));
     out.usage = usage_;
+    out.model = std::move(model_);
+    out.id = std::move(id_);
     return out;
   }
 
@@ -128,7 +132,10 @@ class AnthropicStreamReader : public SseReader {
     std::string type = string_field(d, "type");
     if (type == "error") throw_server_error("anthropic", field(d, "error"), api_.redact(e.data));
     if (type == "message_start") {
-      const Value& usage = field(field(d, "message"), "usage");
+      const Value& message = field(d, "message");
+      model_ = string_field(message, "model");
+      id_ = string_field(message, "id");
+      const Value& usage = field(message, "usage");
       usage_.prompt_tokens = prompt_tokens(usage);
       usage_.completion_tokens = count(usage, "output_tokens");
     } else if (type == "content_block_start") {
@@ -165,6 +172,7 @@ class AnthropicStreamReader : public SseReader {
   const ApiEndpoint& api_;
   bool done_ = false;
   std::string stop_reason_;
+  std::string model_, id_;  // from message_start
   TokenUsage usage_;
   std::map<long, ToolCall> calls_;  // by content block index, in order
 };
@@ -210,6 +218,7 @@ LlmResponse AnthropicLlm::complete(const LlmRequest& request) const {
   std::vector<std::string> headers = {"Content-Type: application/json", "anthropic-version: " + cfg_.version,
                                       request.stream ? "Accept: text/event-stream" : "Accept: application/json"};
   if (!key.empty()) headers.push_back("x-api-key: " + key);
+  if (!request.traceparent.empty()) headers.push_back("traceparent: " + request.traceparent);
   std::string body = to_json_text(request_body(request));
   return api_.send(url(), headers, body, request, [&]() -> std::unique_ptr<ResponseReader> {
     if (request.stream) return std::make_unique<AnthropicStreamReader>(request, api_);

@@ -38,6 +38,8 @@ void redact_response(LlmResponse& r, const Redactor& redactor) {
     c.arguments = redactor.redact(c.arguments);
   }
   r.finish_reason = redactor.redact(r.finish_reason);
+  r.model = redactor.redact(r.model);
+  r.id = redactor.redact(r.id);
 }
 
 }  // namespace

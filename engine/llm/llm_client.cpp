@@ -65,6 +65,8 @@ Value response_to_json(const LlmResponse& r) {
   if (!r.tool_calls.empty()) j["tool_calls"] = tool_calls_to_json(r.tool_calls);
   j["usage"] = {{"prompt_tokens", r.usage.prompt_tokens}, {"completion_tokens", r.usage.completion_tokens}};
   if (r.usage_estimated) j["usage"]["estimated"] = true;
+  if (!r.model.empty()) j["model"] = r.model;
+  if (!r.id.empty()) j["id"] = r.id;
   return j;
 }
 
@@ -75,6 +77,8 @@ LlmResponse response_from_json(const Value& j) {
   r.text = j["text"].get<std::string>();
   r.finish_reason = string_field(j, "finish_reason");
   if (r.finish_reason.empty()) r.finish_reason = "stop";
+  r.model = string_field(j, "model");
+  r.id = string_field(j, "id");
   if (j.contains("tool_calls")) {
     if (!j["tool_calls"].is_array()) throw Error("llm.bad_recording", "a recorded response's tool_calls must be a list");
     for (const auto& c : j["tool_calls"])

@@ -52,6 +52,9 @@ struct LlmRequest {
   // The run's: where a provider keeps what must not outlive the run (a replay's served answers). May be null: the
   // call is then answered as a run's first would be.
   RunState* run_state = nullptr;
+  // A W3C traceparent naming the call's span, when the run is traced: HTTP providers send it as a header, so the
+  // server's own tracing joins the run's trace. Not part of what a recording matches on.
+  std::string traceparent;
 };
 
 struct TokenUsage {
@@ -81,6 +84,8 @@ struct LlmResponse {
   std::vector<ToolCall> tool_calls;
   TokenUsage usage;
   bool usage_estimated = false;  // true when the provider could only estimate token counts
+  std::string model;  // the model that answered, as the server names it (may differ from the one asked for)
+  std::string id;     // the server's id for the answer ("chatcmpl-...", "msg_..."), when it gives one
 };
 
 class LlmClient {

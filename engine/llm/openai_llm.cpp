@@ -96,6 +96,8 @@ class OpenAiWholeReader : public ResponseReader {
     // Servers accept a few stop sequences at most; the rest are applied here, exactly as a server would.
     if (cut_at_stop(out.text, request_.stop)) out.finish_reason = "stop";
     read_usage(field(body, "usage"), request_, out);
+    out.model = string_field(body, "model");
+    out.id = string_field(body, "id");
     return out;
   }
 
@@ -125,6 +127,8 @@ class OpenAiStreamReader : public SseReader {
     out.text = text_.take_text();
     out.tool_calls = std::move(calls_);
     read_usage(usage_, request_, out);
+    out.model = std::move(model_);
+    out.id = std::move(id_);
     return out;
   }
 
@@ -142,6 +146,8 @@ class OpenAiStreamReader : public SseReader {
     if (!chunk.is_object()) return;
     if (chunk.contains("error")) throw_server_error(cfg_.provider, chunk["error"], api_.redact(e.data));
     if (const Value& usage = field(chunk, "usage"); usage.is_object()) usage_ = usage;
+    if (model_.empty()) model_ = string_field(chunk, "model");
+    if (id_.empty()) id_ = string_field(chunk, "id");
     const Value& choices = field(chunk, "choices");
     if (!choices.is_array() || choices.empty()) return;
     const Value& choice = choices[0];
@@ -173,6 +179,7 @@ class OpenAiStreamReader : public SseReader {
   const ApiEndpoint& api_;
   bool done_ = false;
   std::string finish_reason_;
+  std::string model_, id_;  // from the first chunk that names them
   Value usage_;
   std::vector<ToolCall> calls_;
 };
@@ -234,6 +241,7 @@ LlmResponse OpenAiLlm::complete(const LlmRequest& request) const {
   std::vector<std::string> headers = {"Content-Type: application/json",
                                       request.stream ? "Accept: text/event-stream" : "Accept: application/json"};
   if (!key.empty()) headers.push_back("Authorization: Bearer " + key);
+  if (!request.traceparent.empty()) headers.push_back("traceparent: " + request.traceparent);
   std::string body = to_json_text(request_body(request));
   return api_.send(url(), headers, body, request, [&]() -> std::unique_ptr<ResponseReader> {
     if (request.stream) return std::make_unique<OpenAiStreamReader>(cfg_, request, api_);

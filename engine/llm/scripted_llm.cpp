@@ -104,6 +104,7 @@ LlmResponse ScriptedLlm::complete(const LlmRequest& request) const {
   r.usage.completion_tokens = estimate_tokens(r.text);
   for (const auto& c : r.tool_calls) r.usage.completion_tokens += estimate_tokens(c.name) + estimate_tokens(c.arguments);
   r.usage_estimated = true;
+  r.model = script_.model;
   return r;
 }
 

@@ -36,13 +36,14 @@ struct ScriptedScript {
   // (`retry:`) and failure paths are tested offline with it.
   int fail_status = 0;
   int fail_times = 0;
+  std::string model;  // the workflow's `model:`, named in traces and spans as a real model's would be
 };
 
 class ScriptedLlm : public LlmClient {
  public:
   explicit ScriptedLlm(ScriptedScript script) : script_(std::move(script)) {}
   LlmResponse complete(const LlmRequest& request) const override;
-  std::string describe() const override { return "scripted"; }
+  std::string describe() const override { return script_.model.empty() ? "scripted" : "scripted:" + script_.model; }
 
  private:
   ScriptedScript script_;

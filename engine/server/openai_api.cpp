@@ -12,6 +12,7 @@
 #include "engine/core/json_text.h"
 #include "engine/core/text.h"
 #include "engine/server/api_errors.h"
+#include "engine/server/run_trace.h"
 #include "engine/server/service.h"
 #include "engine/server/sse.h"
 
@@ -191,15 +192,17 @@ void Service::chat_completion(const std::shared_ptr<Exchange>& exchange) {
     }
     app::Session session(executor->chat_output());
     agent::RunResult result;
-    ModelCallTimer timer(metrics_, name);
+    RunTrace traced(spans_, exchange->request(), redactor);
+    ModelCallTimer timer(metrics_, name, traced.sink());
     AnswerChunks chunks(timer, redactor, [&](const std::string& content) {
       exchange->send(sse_event("", to_json_text(chunk(id, created, r.model, {{"content", content}}, nullptr))));
     });
     try {
       for (const auto& [asked, answered] : r.history) session.add_turn(asked, answered);
       result = r.stream ? app::run_chat_turn(*executor, session, Value::object(), r.message, chunks,
-                                             {.stream_answer = true, .cancel = &cancel})
-                        : app::run_chat_turn(*executor, session, Value::object(), r.message, timer, {.cancel = &cancel});
+                                             {.stream_answer = true, .cancel = &cancel, .trace = traced.context()})
+                        : app::run_chat_turn(*executor, session, Value::object(), r.message, timer,
+                                             {.cancel = &cancel, .trace = traced.context()});
     } catch (const Error& e) {
       result.error = agent::RunError::from(e);
     }

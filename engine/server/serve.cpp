@@ -24,8 +24,10 @@ Server::Server(ServeOptions options, std::vector<std::string>& problems) : optio
   // Many runs in flight, each mostly waiting on its model: they share a few threads (core/fiber.h).
   if (options_.load.calls_in_flight == 0) options_.load.calls_in_flight = options_.service.runs_in_flight;
   auto catalog = Catalog::load(options_.paths, options_.load, problems);
+  if (options_.otlp) exporter_ = std::make_unique<trace::OtlpExporter>(*options_.otlp);
   pool_ = std::make_unique<FiberPool>(FiberPool::threads_for(options_.service.runs_in_flight));
-  service_ = std::make_unique<Service>(std::move(catalog), TokenCheck(options_.tokens), options_.service, *pool_);
+  service_ = std::make_unique<Service>(std::move(catalog), TokenCheck(options_.tokens), options_.service, *pool_,
+                                       exporter_.get());
   http_ = std::make_unique<HttpServer>(
       options_.host, options_.port, options_.http, [this](const std::shared_ptr<Exchange>& e) { service_->handle(e); },
       [this](const Completion& c) { log_access(c); });
@@ -54,6 +56,12 @@ size_t Server::shutdown() {
   http_->stop();
   pool_->join();
   return cancelled;
+}
+
+std::optional<trace::OtlpExporter::Counts> Server::finish_spans() {
+  if (!exporter_) return std::nullopt;
+  exporter_->flush(options_.otlp->flush_bound);
+  return exporter_->counts();
 }
 
 void Server::log_access(const Completion& c) {

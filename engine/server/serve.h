@@ -12,6 +12,7 @@
 #include "engine/core/fiber.h"
 #include "engine/server/http_server.h"
 #include "engine/server/service.h"
+#include "engine/trace/otlp_exporter.h"
 
 namespace engine::server {
 
@@ -25,6 +26,9 @@ struct ServeOptions {
   std::vector<std::string> tokens;
   std::chrono::seconds grace{30};  // how long runs in flight may go on after a shutdown begins
   std::ostream* access_log = nullptr;  // JSON lines, one a request; null: none
+  // The collector the runs' spans go to (--otlp, OTEL_EXPORTER_OTLP_*), or none. The exporter's keys are added to
+  // each span's masking: every served workflow's, as its runs end.
+  std::optional<trace::OtlpSettings> otlp;
 };
 
 class Server {
@@ -44,11 +48,15 @@ class Server {
   // Stops accepting, lets the runs in flight end within the grace period, cancels the rest, closes. Returns how
   // many runs were cancelled.
   size_t shutdown();
+  // After shutdown: sends the spans still queued (within the exporter's bound) and says how many could not be sent;
+  // none when no spans are exported.
+  std::optional<trace::OtlpExporter::Counts> finish_spans();
 
  private:
   void log_access(const Completion& c);
 
   ServeOptions options_;
+  std::unique_ptr<trace::OtlpExporter> exporter_;  // outlives the runs that feed it
   std::unique_ptr<FiberPool> pool_;
   std::unique_ptr<Service> service_;
   std::unique_ptr<HttpServer> http_;

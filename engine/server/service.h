@@ -15,6 +15,7 @@
 #include "engine/server/metrics.h"
 #include "engine/server/run_slots.h"
 #include "engine/server/tokens.h"
+#include "engine/trace/otlp_exporter.h"
 
 namespace engine::server {
 
@@ -27,7 +28,9 @@ struct ServiceLimits {
 
 class Service {
  public:
-  Service(std::shared_ptr<const Catalog> catalog, TokenCheck tokens, ServiceLimits limits, FiberPool& pool);
+  // `spans`: where the runs' spans go, or null (run_trace.h).
+  Service(std::shared_ptr<const Catalog> catalog, TokenCheck tokens, ServiceLimits limits, FiberPool& pool,
+          trace::OtlpExporter* spans = nullptr);
 
   void handle(const std::shared_ptr<Exchange>& exchange);
 
@@ -61,6 +64,7 @@ class Service {
   std::atomic<bool> draining_{false};
   Metrics metrics_;
   McpService mcp_;
+  trace::OtlpExporter* spans_;
 };
 
 }  // namespace engine::server

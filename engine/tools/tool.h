@@ -7,6 +7,7 @@
 
 #include "engine/core/cancel.h"
 #include "engine/core/event.h"
+#include "engine/core/trace_context.h"
 #include "engine/core/usage_meter.h"
 #include "engine/core/value.h"
 #include "engine/schema/schema.h"
@@ -33,6 +34,7 @@ struct ToolContext {
   EventSink* events = nullptr;    // receives the tool's log lines
   const Cancel* cancel = nullptr;  // a tool that waits (a sub-workflow's model calls) stops waiting when it stops
   UsageMeter* usage = nullptr;     // counts the model calls the tool makes (a sub-workflow's) for its caller
+  const TraceContext* trace = nullptr;  // the caller's, when traced: a sub-workflow's model calls join its trace
 };
 
 class ToolInstance {

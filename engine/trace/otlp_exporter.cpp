@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <charconv>
 
 #include "engine/core/error.h"
 #include "engine/core/json_text.h"
@@ -11,6 +12,8 @@ namespace engine::trace {
 namespace {
 
 const char* const kTracesPath = "/v1/traces";
+// OTLP's span flags: the W3C trace flags in the low byte, then whether the parent's remoteness is known, and is.
+constexpr int kSampled = 0x01, kHasIsRemote = 0x100, kIsRemote = 0x200;
 
 std::string percent_decoded(std::string_view s) {
   std::string out;
@@ -83,6 +86,29 @@ std::string unix_nanos(std::chrono::steady_clock::time_point at, std::chrono::st
 
 }  // namespace
 
+// Whether spans carry content, as the GenAI instrumentations of OpenTelemetry read their variable (the engine has
+// no log events, so event_only carries none), and how long such an attribute may be.
+static SpanContent content_settings(const std::function<std::string(const char*)>& variable) {
+  SpanContent content;
+  std::string capture = variable("OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT");
+  std::transform(capture.begin(), capture.end(), capture.begin(), [](unsigned char c) { return std::tolower(c); });
+  if (capture == "true" || capture == "span_only" || capture == "span_and_event") content.enabled = true;
+  else if (!capture.empty() && capture != "false" && capture != "no_content" && capture != "event_only")
+    throw Error("usage", "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT is '" + printable_excerpt(capture, 40) +
+                             "': use true or false (or span_only, span_and_event, event_only, no_content)");
+  for (const char* name : {"OTEL_SPAN_ATTRIBUTE_VALUE_LENGTH_LIMIT", "OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT"}) {
+    std::string limit = variable(name);
+    if (limit.empty()) continue;
+    size_t n = 0;
+    auto [end, ec] = std::from_chars(limit.data(), limit.data() + limit.size(), n);
+    if (ec != std::errc() || end != limit.data() + limit.size() || n == 0)
+      throw Error("usage", std::string(name) + " is '" + printable_excerpt(limit, 40) + "': it must be a positive number of bytes");
+    content.limit = n;
+    break;
+  }
+  return content;
+}
+
 std::optional<OtlpSettings> otlp_settings(const std::string& flag, const Environment& env) {
   auto variable = [&](const char* name) -> std::string {
     const char* v = env(name);
@@ -116,6 +142,7 @@ std::optional<OtlpSettings> otlp_settings(const std::string& flag, const Environ
   else if (s.resource_attributes.contains("service.name")) s.service_name = s.resource_attributes["service.name"];
   s.resource_attributes["service.name"] = s.service_name;
   s.redactor = Redactor(std::move(secrets));
+  s.content = content_settings(variable);
   return s;
 }
 
@@ -133,6 +160,8 @@ std::string otlp_request_json(const std::vector<Span>& spans, const OtlpSettings
             {"attributes", attributes(span.attributes)},
             {"status", span.failed ? Value{{"code", 2}, {"message", span.status_message}} : Value{{"code", 0}}}};
     if (!span.parent_id.empty()) s["parentSpanId"] = span.parent_id;
+    // W3C flags (sampled) and whether the parent is known to be remote, as OTLP 1.x's span flags hold them.
+    s["flags"] = span.remote_parent ? kSampled | kHasIsRemote | kIsRemote : kSampled | kHasIsRemote;
     list.push_back(std::move(s));
   }
   Value scope{{"scope", {{"name", "engine"}, {"version", "0.1.0"}}}, {"spans", std::move(list)}};

@@ -18,6 +18,7 @@
 #include "engine/core/value.h"
 #include "engine/net/http_client.h"
 #include "engine/trace/span.h"
+#include "engine/trace/span_builder.h"
 
 namespace engine::trace {
 
@@ -32,14 +33,18 @@ struct OtlpSettings {
   std::chrono::milliseconds flush_bound{2000};  // how long the end waits for the last batches
   net::HttpTimeouts timeouts{std::chrono::milliseconds(2000), std::chrono::milliseconds(5000),
                              std::chrono::milliseconds(5000)};
+  // Prompts, replies, tool arguments and results on the spans: off unless OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_
+  // CONTENT turns it on; each such attribute cut to OTEL_(SPAN_)ATTRIBUTE_VALUE_LENGTH_LIMIT bytes (64 KiB by default).
+  SpanContent content;
   // Masks every request body (in its JSON-escaped form too): the keys of the workflows whose spans are sent and the
   // header values, which a collector may quote back in an error.
   Redactor redactor;
 };
 
 // The settings from `--otlp URL` (a base URL, as OTEL_EXPORTER_OTLP_ENDPOINT) or the standard variables, read
-// through `env`; nullopt when neither names an endpoint. Throws Error "usage" for a URL that is not http(s) or a
-// header that is not `name=value`.
+// through `env`; nullopt when neither names an endpoint. Throws Error "usage" for a URL that is not http(s), a
+// header that is not `name=value`, a protocol other than http/json, or a content setting or length limit it cannot
+// read.
 using Environment = std::function<const char*(const char*)>;
 std::optional<OtlpSettings> otlp_settings(const std::string& flag, const Environment& env);
 
@@ -57,6 +62,8 @@ class OtlpExporter {
   OtlpExporter& operator=(const OtlpExporter&) = delete;
 
   void add(Span&& span);  // never blocks on the collector
+  // What spans sent here are to carry (the settings'): a SpanBuilder feeding this exporter is made with it.
+  const SpanContent& content() const { return settings_.content; }
 
   struct Counts {
     size_t sent = 0;     // spans the collector took

@@ -1,5 +1,8 @@
 #include "engine/trace/span_builder.h"
 
+#include "engine/core/json_text.h"
+#include "engine/core/trace_context.h"
+
 namespace engine::trace {
 namespace {
 
@@ -32,22 +35,55 @@ void add_usage(Span& span, const Value& usage) {
     span.attributes["gen_ai.usage.output_tokens"] = *out;
 }
 
+// Text for a content attribute: at most `limit` bytes, cut where a UTF-8 sequence starts.
+std::string bounded(std::string text, size_t limit) {
+  if (text.size() <= limit) return text;
+  size_t cut = limit;
+  while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;
+  text.resize(cut);
+  return text;
+}
+
+std::string as_text(const Value& v) { return v.is_string() ? v.get<std::string>() : to_json_text(v); }
+
+// A message as the conventions write it: {role, parts}, each part text, a tool call the assistant makes, or a tool's
+// response to one.
+Value conventions_message(const Value& m) {
+  std::string role = text_of(m, "role"), content = text_of(m, "content");
+  Value parts = Value::array();
+  if (role == "tool")
+    parts.push_back({{"type", "tool_call_response"}, {"id", text_of(m, "tool_call_id")}, {"response", content}});
+  else if (!content.empty())
+    parts.push_back({{"type", "text"}, {"content", content}});
+  if (auto calls = m.find("tool_calls"); calls != m.end() && calls->is_array())
+    for (const auto& c : *calls)
+      parts.push_back({{"type", "tool_call"}, {"id", text_of(c, "id")}, {"name", text_of(c, "name")},
+                       {"arguments", text_of(c, "arguments")}});
+  return Value{{"role", role}, {"parts", std::move(parts)}};
+}
+
+// What the model was sent: the chat messages, or the text prompt as one user message.
+std::string input_messages(const Value& start) {
+  Value out = Value::array();
+  if (auto messages = start.find("messages"); messages != start.end() && messages->is_array()) {
+    for (const auto& m : *messages) out.push_back(conventions_message(m));
+  } else {
+    out.push_back(conventions_message(Value{{"role", "user"}, {"content", text_of(start, "prompt")}}));
+  }
+  return to_json_text(out);
+}
+
+std::string output_messages(const Value& end) {
+  Value reply{{"role", "assistant"}, {"content", text_of(end, "text")}};
+  if (auto calls = end.find("tool_calls"); calls != end.end()) reply["tool_calls"] = *calls;
+  Value message = conventions_message(reply);
+  message["finish_reason"] = text_of(end, "finish_reason");
+  return to_json_text(Value::array({std::move(message)}));
+}
+
 }  // namespace
 
-SpanBuilder::SpanBuilder(Ended ended, std::optional<TraceParent> parent)
-    : ended_(std::move(ended)), parent_(std::move(parent)), random_(std::random_device{}()) {}
-
-std::string SpanBuilder::new_id(size_t hex_digits) {
-  static const char* const kHex = "0123456789abcdef";
-  for (;;) {
-    std::string id;
-    while (id.size() < hex_digits) {
-      uint64_t bits = random_();
-      for (int i = 0; i < 16 && id.size() < hex_digits; ++i, bits >>= 4) id += kHex[bits & 15];
-    }
-    if (id.find_first_not_of('0') != std::string::npos) return id;  // all zeros is an invalid id
-  }
-}
+SpanBuilder::SpanBuilder(Ended ended, SpanContent content) : ended_(std::move(ended)), content_(content) {}
 
 const Span* SpanBuilder::parent_for(const std::string& run_id, const std::string& path) const {
   for (std::string at = path;; at = enclosing_path(at)) {
@@ -57,17 +93,20 @@ const Span* SpanBuilder::parent_for(const std::string& run_id, const std::string
   }
 }
 
-void SpanBuilder::open(const std::string& run_id, const std::string& path, std::string key, Span span) {
+void SpanBuilder::open(const std::string& run_id, const std::string& path, std::string key, Span span,
+                       const Value* chain_start) {
   if (const Span* parent = parent_for(run_id, path)) {
     span.trace_id = parent->trace_id;
     span.parent_id = parent->span_id;
-  } else {  // the run's root: its own trace, or the caller's
+  } else {  // the run's root: the trace its chain_start names (and the caller's span), or one of its own
+    std::string named = chain_start ? text_of(*chain_start, "trace_id") : std::string();
     auto known = trace_of_run_.find(run_id);
-    span.trace_id = known != trace_of_run_.end() ? known->second : parent_ ? parent_->trace_id : new_id(32);
+    span.trace_id = !named.empty() ? named : known != trace_of_run_.end() ? known->second : new_trace_id();
     trace_of_run_[run_id] = span.trace_id;
-    if (parent_) span.parent_id = parent_->span_id;
+    if (chain_start) span.parent_id = text_of(*chain_start, "parent_span_id");
+    span.remote_parent = !span.parent_id.empty();
   }
-  span.span_id = new_id(16);
+  if (span.span_id.empty()) span.span_id = new_span_id();
   open_[{run_id, path}].push_back(Open{std::move(key), std::move(span)});
 }
 
@@ -113,9 +152,21 @@ void SpanBuilder::receive(const Event& event, const EventPlace& place) {
     Span span = make("execute_tool " + tool, SpanKind::Internal, "execute_tool");
     span.attributes["gen_ai.tool.name"] = tool;
     span.attributes["gen_ai.tool.call.id"] = text_of(d, "call_id");
+    if (auto input = d.find("input"); content_.enabled && input != d.end())
+      span.attributes["gen_ai.tool.call.arguments"] = bounded(as_text(*input), content_.limit);
     open(run_id, path, "tool:" + text_of(d, "call_id"), std::move(span));
   };
   std::lock_guard lock(mutex_);
+  // A run whose caller asked for no recording (an unsampled traceparent) makes no spans, nor do its parts.
+  if (!unsampled_.empty() && unsampled_.count(run_id)) {
+    if (event.type == EventType::ChainEnd && path.empty()) unsampled_.erase(run_id);
+    return;
+  }
+  if (event.type == EventType::ChainStart && path.empty())
+    if (auto sampled = d.find("sampled"); sampled != d.end() && *sampled == false) {
+      unsampled_.insert(run_id);
+      return;
+    }
   switch (event.type) {
     case EventType::ChainStart: {
       std::string name = text_of(d, "name");
@@ -127,7 +178,7 @@ void SpanBuilder::receive(const Event& event, const EventPlace& place) {
         Span run = make("invoke_workflow " + name, SpanKind::Internal, "invoke_workflow");
         run.attributes["gen_ai.workflow.name"] = name;
         run.attributes["engine.run_id"] = run_id;
-        open(run_id, path, "run", std::move(run));
+        open(run_id, path, "run", std::move(run), &d);
       }
       if (agent) {
         Span span = make("invoke_agent " + name, SpanKind::Internal, "invoke_agent");
@@ -165,9 +216,14 @@ void SpanBuilder::receive(const Event& event, const EventPlace& place) {
       size_t colon = llm.find(':');
       std::string provider = llm.substr(0, colon), model = colon == std::string::npos ? "" : llm.substr(colon + 1);
       Span span = make(model.empty() ? "chat" : "chat " + model, SpanKind::Client, "chat");
+      span.span_id = text_of(d, "span_id");  // a traced run's, sent with the request as its traceparent
       span.attributes["gen_ai.provider.name"] = provider;
       if (!model.empty()) span.attributes["gen_ai.request.model"] = model;
       if (d.value("stream", false)) span.attributes["gen_ai.request.stream"] = true;
+      if (auto t = d.find("temperature"); t != d.end()) span.attributes["gen_ai.request.temperature"] = *t;
+      if (auto m = d.find("max_tokens"); m != d.end()) span.attributes["gen_ai.request.max_tokens"] = *m;
+      if (auto stop = d.find("stop"); stop != d.end()) span.attributes["gen_ai.request.stop_sequences"] = *stop;
+      if (content_.enabled) span.attributes["gen_ai.input.messages"] = bounded(input_messages(d), content_.limit);
       open(run_id, path, "llm:" + std::to_string(d.value("call", 0)), std::move(span));
       break;
     }
@@ -177,6 +233,9 @@ void SpanBuilder::receive(const Event& event, const EventPlace& place) {
         if (std::string reason = text_of(d, "finish_reason"); !reason.empty())
           span.attributes["gen_ai.response.finish_reasons"] = Value::array({reason});
         if (auto usage = d.find("usage"); usage != d.end()) add_usage(span, *usage);
+        if (std::string model = text_of(d, "model"); !model.empty()) span.attributes["gen_ai.response.model"] = model;
+        if (std::string id = text_of(d, "id"); !id.empty()) span.attributes["gen_ai.response.id"] = id;
+        if (content_.enabled) span.attributes["gen_ai.output.messages"] = bounded(output_messages(d), content_.limit);
       });
       break;
     case EventType::ToolStart: open_tool_call(); break;
@@ -188,6 +247,8 @@ void SpanBuilder::receive(const Event& event, const EventPlace& place) {
         for (const Open& o : here->second) started = started || o.key == key;
       if (!started) open_tool_call();  // refused before it ran: a span of no length says so
       close(run_id, path, key, event.at, [&](Span& span) {
+        if (auto result = d.find("observation"); content_.enabled && result != d.end())
+          span.attributes["gen_ai.tool.call.result"] = bounded(as_text(*result), content_.limit);
         if (std::string kind = text_of(d, "error"); !kind.empty()) {
           span.failed = true;
           span.status_message = kind;
@@ -213,6 +274,7 @@ void SpanBuilder::close_all(std::chrono::steady_clock::time_point at) {
     }
   open_.clear();
   trace_of_run_.clear();
+  unsampled_.clear();
 }
 
 }  // namespace engine::trace

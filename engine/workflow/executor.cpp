@@ -107,6 +107,7 @@ agent::RunResult Executor::run_steps(const Value& inputs, EventSink& events, con
   if (events.detail() != EventDetail::None) {
     Value begin{{"name", parts_.name.empty() ? "Workflow" : parts_.name}, {"chain", "Workflow"}};
     if (events.detail() == EventDetail::Full) begin["inputs"] = inputs;
+    agent::add_trace(begin, options.trace);
     events.emit({EventType::ChainStart, std::move(begin)});
   }
   GraphRun g = run_graph(parts_.steps, inputs, events, options, kDefaultMaxParallel, {}, workers_.get());

@@ -31,7 +31,7 @@ StepOutcome LlmWork::run(const tmpl::Vars& vars, EventSink& events, const agent:
   req.events = &events;
   req.cancel = options.cancel;
   req.run_state = options.llm_state;
-  agent::LlmCall call = agent::call_llm(*llm_, req, events, limits_.price, options.usage);
+  agent::LlmCall call = agent::call_llm(*llm_, req, events, limits_.price, options.usage, options.trace);
   StepOutcome out{Value(std::move(call.response.text))};
   if (!output_) return out;
   Value answer;
@@ -49,7 +49,7 @@ StepOutcome ToolWork::run(const tmpl::Vars& vars, EventSink& events, const agent
     throw Error("tool.invalid_arguments", "tool '" + tool_->name() + "': " + refused);
   // One call at a time at a step's path (an item of a for_each has its own), so one id pairs its start and end.
   events.emit({EventType::ToolStart, Value{{"tool", tool_->name()}, {"call_id", "call_1"}, {"input", input}}});
-  tools::ToolResult r = tool_->instantiate({&events, options.cancel})->invoke(input);
+  tools::ToolResult r = tool_->instantiate({&events, options.cancel, nullptr, options.trace})->invoke(input);
   Value end{{"tool", tool_->name()}, {"call_id", "call_1"}, {"observation", r.output}};
   if (!r.ok()) end["error"] = r.error_kind;
   events.emit({EventType::ToolEnd, std::move(end)});
@@ -100,7 +100,7 @@ StepOutcome SubRunWork::run(const tmpl::Vars& vars, EventSink& events, const age
 Value SubRunWork::rendered_inputs(const tmpl::Vars& vars) const { return render_each(inputs_, vars); }
 
 StepOutcome LuaWork::run(const tmpl::Vars& vars, EventSink& events, const agent::RunOptions& options) const {
-  tools::ToolResult r = script_->instantiate({&events, options.cancel})->invoke(rendered_inputs(vars));
+  tools::ToolResult r = script_->instantiate({&events, options.cancel, nullptr, options.trace})->invoke(rendered_inputs(vars));
   if (!r.ok()) throw Error(r.error_kind, r.text());
   return StepOutcome{std::move(r.output)};
 }

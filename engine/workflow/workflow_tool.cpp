@@ -18,6 +18,7 @@ class WorkflowRun : public tools::ToolInstance {
       agent::RunOptions options;
       options.cancel = context_.cancel;
       options.usage = context_.usage;  // its calls are the caller's: its usage and budgets count them
+      options.trace = context_.trace;
       if (context_.events) {
         PlacingSink placed(*context_.events, executor_.name());  // its events show under the tool
         r = executor_.run(executor_.resolve_inputs(std::move(given)), placed, options);

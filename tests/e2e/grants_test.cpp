@@ -53,7 +53,7 @@ TEST_CASE("grants e2e: the docs example searches the docs folder and answers cit
 }
 
 TEST_CASE("grants e2e: the ticket example calls the API with the granted token, never shown", "[e2e][grants]") {
-  test::require_mcp_peers();  // node
+  test::require_npm_peers();  // node
   const std::string token = "tickets-7f3e2a91c4b05d68";
   TicketsApi api(token);
   test::TempDir dir;

@@ -47,7 +47,7 @@ Value sdk_client(const std::string& era, const std::string& transport) {
 
 TEST_CASE("engine mcp: the official SDK client lists and calls the workflows over stdio in both eras",
           "[e2e][mcp][mcp_server]") {
-  test::require_mcp_peers();
+  test::require_npm_peers();
   test::TempDir dir;
   dir.write("shout.yaml", kStepsTool);
   dir.write("slow.yaml", test::slow_workflow(30000));
@@ -91,7 +91,7 @@ TEST_CASE("engine mcp: lines that are not JSON-RPC are answered with errors and 
 
 TEST_CASE("engine serve: the official SDK client lists and calls the workflows over POST /mcp in both eras",
           "[e2e][mcp][mcp_server][serve]") {
-  test::require_mcp_peers();
+  test::require_npm_peers();
   test::TempDir dir;
   dir.write("shout.yaml", kStepsTool);
   dir.write("slow.yaml", test::slow_workflow(30000));

@@ -22,12 +22,12 @@ namespace {
 
 // The examples' `npx -y @modelcontextprotocol/server-...` runs the pinned server, never the network.
 std::string with_peers() {
-  test::require_mcp_peers();
+  test::require_npm_peers();
   return "PATH=" + test::shell_quote(test::source_path("tests/peers/bin")) + ":\"$PATH\"";
 }
 
 std::string everything_js() {
-  test::require_mcp_peers();
+  test::require_npm_peers();
   return test::source_path("tests/peers/node_modules/@modelcontextprotocol/server-everything/dist/index.js");
 }
 

@@ -87,7 +87,7 @@ struct ServedFolder {
 }  // namespace
 
 TEST_CASE("serve e2e: the official openai client lists the models and completes a chat", "[e2e][serve][openai]") {
-  test::require_mcp_peers();
+  test::require_npm_peers();
   ServedFolder served;
   Value models = served.openai("models");
   CHECK(models["ids"] == Value::array({"broken", "echo", "slow"}));
@@ -102,7 +102,7 @@ TEST_CASE("serve e2e: the official openai client lists the models and completes 
 }
 
 TEST_CASE("serve e2e: the openai client streams a completion word by word with its usage", "[e2e][serve][openai]") {
-  test::require_mcp_peers();
+  test::require_npm_peers();
   ServedFolder served;
   Value streamed = served.openai("stream");
   CHECK(streamed["content"] == "you said What is 6 * 7?");
@@ -115,7 +115,7 @@ TEST_CASE("serve e2e: the openai client streams a completion word by word with i
 
 TEST_CASE("serve e2e: an unknown model is the client's NotFoundError, a failing model an error mid-stream",
           "[e2e][serve][openai]") {
-  test::require_mcp_peers();
+  test::require_npm_peers();
   ServedFolder served;
   Value missing = served.openai("not_found", "gpt-4o");
   CHECK(missing["error"] == "NotFoundError");
@@ -131,7 +131,7 @@ TEST_CASE("serve e2e: an unknown model is the client's NotFoundError, a failing 
 }
 
 TEST_CASE("serve e2e: with a token file, the openai client needs the token", "[e2e][serve][openai][auth]") {
-  test::require_mcp_peers();
+  test::require_npm_peers();
   test::TempDir secrets;
   auto file = secrets.write("tokens.txt", "# the clients' tokens\ntok-e2e-0123456789abcdef\n");
   ServedFolder served("--token-file " + test::shell_quote(file.string()));
@@ -148,7 +148,7 @@ TEST_CASE("serve e2e: with a token file, the openai client needs the token", "[e
 
 TEST_CASE("serve e2e: a client that gives up on a stream cancels its run and frees its slot",
           "[e2e][serve][openai][cancel]") {
-  test::require_mcp_peers();
+  test::require_npm_peers();
   ServedFolder served("--runs 1 --queue 0");
   Value aborted = served.openai("cancel", "slow");
   CHECK(aborted["aborted"] == true);

@@ -29,13 +29,18 @@ TEST_CASE("anthropic: the system prompt apart, max_tokens always, stop_sequences
   MockLlmServer server;
   server.enqueue(MockLlmServer::message("Final Answer: 4\nObservation: x", 21, 4));
   AnthropicLlm llm(test::anthropic_config(server));
-  LlmResponse r = llm.complete(chat_request());
+  LlmRequest req = chat_request();
+  req.traceparent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
+  LlmResponse r = llm.complete(req);
   CHECK(r.text == "Final Answer: 4");
   CHECK(r.finish_reason == "stop");
   CHECK(r.usage.prompt_tokens == 21);
   CHECK(r.usage.completion_tokens == 4);
+  CHECK(r.model == "claude-test");
+  CHECK(r.id == "msg_test");
   auto sent = server.requests();
   REQUIRE(sent.size() == 1);
+  CHECK(sent[0].traceparent == req.traceparent);
   CHECK(sent[0].path == "/v1/messages");
   CHECK(sent[0].api_key == test::kTestKey);
   CHECK(sent[0].authorization.empty());
@@ -88,6 +93,8 @@ TEST_CASE("anthropic: a streamed answer, with pings, usage from message_start an
   CHECK(r.text == "Final Answer: 4");
   CHECK(r.usage.prompt_tokens == 40);
   CHECK(r.usage.completion_tokens == 9);
+  CHECK(r.model == "claude-test");  // from message_start
+  CHECK(r.id == "msg_test");
   std::string shown;
   for (const auto& e : log.events) shown += e.data["text"].get<std::string>();
   CHECK(shown == "Final Answer: 4");

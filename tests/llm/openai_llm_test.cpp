@@ -39,15 +39,20 @@ TEST_CASE("a chat completion is requested and its text and usage returned", "[ll
   MockLlmServer server;
   server.enqueue(MockLlmServer::chat(" I know.\nFinal Answer: 4", 21, 9));
   OpenAiLlm llm(config_for(server));
-  LlmResponse r = llm.complete(openai_request({"\nObservation:"}));
+  LlmRequest req = openai_request({"\nObservation:"});
+  req.traceparent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
+  LlmResponse r = llm.complete(req);
   CHECK(r.text == " I know.\nFinal Answer: 4");
   CHECK(r.finish_reason == "stop");
   CHECK(r.usage.prompt_tokens == 21);
   CHECK(r.usage.completion_tokens == 9);
   CHECK_FALSE(r.usage_estimated);
+  CHECK(r.model == "test-model-0613");  // the model that answered, as the server names it
+  CHECK(r.id == "chatcmpl-test");
   auto sent = server.requests();
   REQUIRE(sent.size() == 1);
   CHECK(sent[0].authorization == std::string("Bearer ") + kKey);
+  CHECK(sent[0].traceparent == req.traceparent);
   CHECK(sent[0].body == Value::parse(R"({"model": "test-model",
       "messages": [{"role": "user", "content": "Question: 2+2?\nThought:"}],
       "stop": ["\nObservation:"], "temperature": 0.0, "max_tokens": 64})"));

@@ -49,6 +49,9 @@ TEST_CASE("a streamed answer arrives as tokens, with the usage of its last chunk
   CHECK(s.response.usage.prompt_tokens == 30);
   CHECK(s.response.usage.completion_tokens == 6);
   CHECK_FALSE(s.response.usage_estimated);
+  CHECK(s.response.model == "test-model-0613");
+  CHECK(s.response.id == "chatcmpl-test");
+  CHECK(server.requests()[0].traceparent.empty());  // an untraced run sends none
   Value body = server.requests()[0].body;
   CHECK(body["stream"] == true);
   CHECK(body["stream_options"] == Value{{"include_usage", true}});

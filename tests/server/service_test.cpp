@@ -8,6 +8,7 @@
 
 #include "engine/core/json_parse.h"
 #include "engine/server/serve.h"
+#include "support/otlp_receiver.h"
 #include "support/test_support.h"
 
 using namespace engine;
@@ -540,4 +541,54 @@ TEST_CASE("serve: POST /mcp answers a request with JSON, a notification with 202
   auto get = s.client->Get("/mcp");
   REQUIRE(get);
   CHECK(get->status == 405);
+}
+
+TEST_CASE("serve: with a collector, each run's spans join the caller's traceparent, masked", "[server][serve][otlp]") {
+  test::OtlpReceiver receiver;
+  ServeOptions options;
+  options.otlp = trace::otlp_settings(receiver.base_url(), [](const char*) -> const char* { return nullptr; });
+  options.otlp->interval = 20ms;
+  options.otlp->content.enabled = true;  // the prompts too: the key in them must be masked all the same
+  Served s(options);
+  const std::string caller_trace = "4bf92f3577b34da6a3ce929d0e0e4736", caller_span = "00f067aa0ba902b7";
+  httplib::Headers traced{{"traceparent", "00-" + caller_trace + "-" + caller_span + "-01"}};
+  std::string input = std::string("echo ") + kServeSecret;
+  auto invoke = s.client->Post("/v1/workflows/echo/invoke", traced, "{\"input\": \"" + input + "\"}", "application/json");
+  REQUIRE(invoke);
+  CHECK(invoke->status == 200);
+  auto batch = s.client->Post("/v1/workflows/shout/batch", traced, R"({"inputs": [{"text": "a"}, {"text": "b"}]})",
+                              "application/json");
+  REQUIRE(batch);
+  CHECK(batch->status == 200);
+  auto unsampled = s.client->Post("/v1/workflows/shout/invoke", {{"traceparent", "00-" + caller_trace + "-" + caller_span + "-00"}},
+                                  R"({"text": "unseen"})", "application/json");
+  auto own = s.post("/v1/chat/completions", R"({"model": "echo", "messages": [{"role": "user", "content": "hi"}]})");
+  REQUIRE(own);
+  CHECK(own->status == 200);
+  s.server->shutdown();
+  auto counts = s.server->finish_spans();
+  REQUIRE(counts);
+  CHECK(counts->dropped == 0);
+
+  std::vector<Value> spans = receiver.spans();
+  std::vector<const Value*> roots;
+  for (const Value& span : spans)
+    if (span["name"].get<std::string>().rfind("invoke_workflow ", 0) == 0) roots.push_back(&span);
+  REQUIRE(roots.size() == 4);  // echo, the batch's two shouts, and the chat; not the unsampled run
+  int joined = 0;
+  for (const Value* root : roots) {
+    if ((*root)["traceId"] == caller_trace) {
+      ++joined;
+      CHECK((*root)["parentSpanId"] == caller_span);  // the caller's span holds the run
+    } else {
+      CHECK((*root)["name"] == "invoke_workflow echo");  // the chat completion, asked without a traceparent
+      CHECK_FALSE(root->contains("parentSpanId"));
+    }
+  }
+  CHECK(joined == 3);
+  std::string all;
+  for (const Value& span : spans) all += span.dump();
+  CHECK(all.find("unseen") == std::string::npos);
+  CHECK(all.find("echo ***") != std::string::npos);  // the prompt was sent, with the key masked
+  CHECK_FALSE(test::holds_piece_of_key(all, kServeSecret));
 }

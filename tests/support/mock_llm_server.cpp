@@ -32,7 +32,7 @@ struct MockLlmServer::Impl {
       std::lock_guard<std::mutex> lock(mu);
       requests.push_back({req.path, Value::parse(req.body, nullptr, false), req.get_header_value("Authorization"),
                           req.get_header_value("x-api-key"), req.get_header_value("anthropic-version"),
-                          std::chrono::steady_clock::now(), req.remote_port});
+                          std::chrono::steady_clock::now(), req.remote_port, req.get_header_value("traceparent")});
       if (replies.empty()) {
         reply = {500, R"({"error": {"message": "the mock server has no scripted reply left"}})"};
       } else {
@@ -110,6 +110,7 @@ std::string MockLlmServer::sse(const Value& data, const std::string& event) {
 MockLlmServer::Reply MockLlmServer::chat(const std::string& content, int prompt_tokens, int completion_tokens) {
   Value body{{"id", "chatcmpl-test"},
              {"object", "chat.completion"},
+             {"model", "test-model-0613"},
              {"choices", {{{"index", 0}, {"message", {{"role", "assistant"}, {"content", content}}}, {"finish_reason", "stop"}}}},
              {"usage", {{"prompt_tokens", prompt_tokens}, {"completion_tokens", completion_tokens},
                         {"total_tokens", prompt_tokens + completion_tokens}}}};
@@ -119,7 +120,7 @@ MockLlmServer::Reply MockLlmServer::chat(const std::string& content, int prompt_
 namespace {
 
 Value chat_chunk(Value delta, Value finish) {
-  return Value{{"id", "chatcmpl-test"}, {"object", "chat.completion.chunk"},
+  return Value{{"id", "chatcmpl-test"}, {"object", "chat.completion.chunk"}, {"model", "test-model-0613"},
                {"choices", {{{"index", 0}, {"delta", std::move(delta)}, {"finish_reason", std::move(finish)}}}}};
 }
 
@@ -154,7 +155,7 @@ MockLlmServer::Reply MockLlmServer::message_stream(const std::vector<std::string
   Reply r;
   r.pieces.push_back(sse({{"type", "message_start"},
                           {"message", {{"id", "msg_test"}, {"type", "message"}, {"role", "assistant"},
-                                       {"content", Value::array()},
+                                       {"model", "claude-test"}, {"content", Value::array()},
                                        {"usage", {{"input_tokens", input_tokens}, {"output_tokens", 1}}}}}},
                          "message_start"));
   r.pieces.push_back(sse({{"type", "content_block_start"}, {"index", 0}, {"content_block", {{"type", "text"}, {"text", ""}}}},

@@ -34,6 +34,7 @@ class MockLlmServer {
     std::string anthropic_version;
     std::chrono::steady_clock::time_point received;
     int client_port = 0;  // tells the connections apart
+    std::string traceparent;
   };
 
   // Serves `connections` kept-alive connections at once, a thread each (cpp-httplib's model); more wait their turn.

@@ -144,7 +144,7 @@ std::vector<std::string> EventLog::types() const {
   return out;
 }
 
-void require_mcp_peers() {
+void require_npm_peers() {
   bool installed = std::filesystem::exists(source_path("tests/peers/node_modules/.package-lock.json"));
   INFO("the tests' peers from npm are not installed: run scripts/setup.sh (npm ci in tests/peers)");
   REQUIRE(installed);

@@ -58,9 +58,9 @@ std::string source_path(const std::string& relative);
 // an example workflow through the library passes as LoadOptions::search_path.
 std::vector<std::filesystem::path> shipped_search_path();
 std::string shell_quote(const std::string& s);
-// The official peers the tests talk to (MCP servers and client, the openai client), from npm (tests/peers;
-// scripts/setup.sh installs them): fails the test saying so when they are not installed.
-void require_mcp_peers();
+// The official peers the tests talk to (MCP servers and client, the openai client, OpenTelemetry's JS SDK), from
+// npm (tests/peers; scripts/setup.sh installs them): fails the test saying so when they are not installed.
+void require_npm_peers();
 
 // A TCP port on 127.0.0.1 that nothing listens on now, for a server a test starts.
 int free_port();

@@ -12,6 +12,7 @@
 #include "engine/core/error.h"
 #include "engine/core/json_parse.h"
 #include "engine/trace/otlp_exporter.h"
+#include "support/otlp_receiver.h"
 #include "support/test_support.h"
 
 using namespace engine;
@@ -43,41 +44,6 @@ Span sample_span(const std::string& name, bool failed = false) {
   if (failed) s.status_message = "it failed";
   return s;
 }
-
-// A collector on loopback that records what it is sent, and can be told to stall.
-struct Collector {
-  httplib::Server server;
-  std::mutex mutex;
-  std::vector<std::string> bodies;
-  std::vector<std::string> authorizations;
-  std::atomic<int> stall_ms{0};
-  std::atomic<int> status{200};
-  int port = 0;
-  std::thread thread;
-
-  Collector() {
-    server.Post("/v1/traces", [this](const httplib::Request& req, httplib::Response& res) {
-      if (int ms = stall_ms.load()) std::this_thread::sleep_for(std::chrono::milliseconds(ms));
-      std::lock_guard lock(mutex);
-      bodies.push_back(req.body);
-      authorizations.push_back(req.get_header_value("Authorization"));
-      res.status = status.load();
-      res.set_content(res.status == 200 ? "{}" : "{\"message\": \"refused for key sk-otlp-secret-0123456789\"}",
-                      "application/json");
-    });
-    port = server.bind_to_any_port("127.0.0.1");
-    thread = std::thread([this] { server.listen_after_bind(); });
-  }
-  ~Collector() {
-    server.stop();
-    thread.join();
-  }
-  std::string base() const { return "http://127.0.0.1:" + std::to_string(port); }
-  size_t received() {
-    std::lock_guard lock(mutex);
-    return bodies.size();
-  }
-};
 
 OtlpSettings settings_for(const std::string& base) {
   OtlpSettings s = *trace::otlp_settings(base, environment({}));
@@ -122,6 +88,25 @@ TEST_CASE("otlp settings: the flag or the standard variables name the endpoint, 
         "usage: OTEL_EXPORTER_OTLP_HEADERS holds 'just-a-token', which is not name=value");
   CHECK(refused("http://c", {{"OTEL_EXPORTER_OTLP_PROTOCOL", "grpc"}}).rfind("usage: OTEL_EXPORTER_OTLP_PROTOCOL is 'grpc'", 0) == 0);
   CHECK(refused("http://c", {{"OTEL_EXPORTER_OTLP_PROTOCOL", "http/json"}}) == "accepted");
+  CHECK(refused("http://c", {{"OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT", "yes"}}).rfind(
+            "usage: OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT is 'yes'", 0) == 0);
+  CHECK(refused("http://c", {{"OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT", "-5"}}) ==
+        "usage: OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT is '-5': it must be a positive number of bytes");
+}
+
+TEST_CASE("otlp settings: prompts and replies go on spans only when the GenAI variable says so", "[trace][otlp]") {
+  auto content = [](std::map<std::string, std::string> vars) {
+    vars["OTEL_EXPORTER_OTLP_ENDPOINT"] = "http://c:4318";
+    return trace::otlp_settings("", environment(std::move(vars)))->content;
+  };
+  CHECK_FALSE(content({}).enabled);
+  CHECK(content({}).limit == 64 * 1024);
+  for (const char* on : {"true", "TRUE", "span_only", "SPAN_AND_EVENT"})
+    CHECK(content({{"OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT", on}}).enabled);
+  for (const char* off : {"false", "no_content", "event_only"})
+    CHECK_FALSE(content({{"OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT", off}}).enabled);
+  CHECK(content({{"OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT", "4096"}}).limit == 4096);
+  CHECK(content({{"OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT", "4096"}, {"OTEL_SPAN_ATTRIBUTE_VALUE_LENGTH_LIMIT", "100"}}).limit == 100);
 }
 
 TEST_CASE("otlp request: resource, scope and spans in OTLP's JSON, times as decimal nanoseconds", "[trace][otlp]") {
@@ -157,9 +142,9 @@ TEST_CASE("otlp request: resource, scope and spans in OTLP's JSON, times as deci
 
 TEST_CASE("otlp exporter: spans reach a loopback collector in batches, with the headers and no key",
           "[trace][otlp]") {
-  Collector collector;
+  test::OtlpReceiver collector;
   const std::string key = "sk-otlp-secret-0123456789";
-  OtlpSettings s = settings_for(collector.base());
+  OtlpSettings s = settings_for(collector.base_url());
   s.headers.push_back("Authorization: Bearer collector-token-1234");
   s.redactor = Redactor({key});
   s.max_batch = 3;
@@ -174,14 +159,14 @@ TEST_CASE("otlp exporter: spans reach a loopback collector in batches, with the 
     CHECK(exporter.counts().sent == 7);
     CHECK(exporter.counts().dropped == 0);
   }
-  REQUIRE(collector.received() >= 3);  // 7 spans, at most 3 a request
+  REQUIRE(collector.bodies().size() >= 3);  // 7 spans, at most 3 a request
   size_t spans = 0;
-  for (const auto& body : collector.bodies) {
+  for (const auto& body : collector.bodies()) {
     CHECK_FALSE(test::holds_piece_of_key(body, key));
     spans += parse_json(body)["resourceSpans"][0]["scopeSpans"][0]["spans"].size();
   }
   CHECK(spans == 7);
-  CHECK(collector.authorizations.front() == "Bearer collector-token-1234");
+  CHECK(collector.authorizations().front() == "Bearer collector-token-1234");
 }
 
 TEST_CASE("otlp exporter: a collector that is down, refuses, or stalls costs dropped spans, never a hang",
@@ -195,9 +180,9 @@ TEST_CASE("otlp exporter: a collector that is down, refuses, or stalls costs dro
     CHECK(exporter.counts().last_error.find("127.0.0.1") != std::string::npos);
   }
   SECTION("refusing, its words masked") {
-    Collector collector;
+    test::OtlpReceiver collector;
     collector.status = 400;
-    OtlpSettings s = settings_for(collector.base());
+    OtlpSettings s = settings_for(collector.base_url());
     s.redactor = Redactor({"sk-otlp-secret-0123456789"});
     trace::OtlpExporter exporter(s);
     exporter.add(sample_span("refused"));
@@ -207,9 +192,9 @@ TEST_CASE("otlp exporter: a collector that is down, refuses, or stalls costs dro
     CHECK(exporter.counts().last_error.find("***") != std::string::npos);
   }
   SECTION("stalled past the end's bound, with a full queue") {
-    Collector collector;
+    test::OtlpReceiver collector;
     collector.stall_ms = 3000;
-    OtlpSettings s = settings_for(collector.base());
+    OtlpSettings s = settings_for(collector.base_url());
     s.max_queue = 2;
     s.max_batch = 1;
     auto started = std::chrono::steady_clock::now();

@@ -5,6 +5,7 @@
 
 #include <map>
 
+#include "engine/core/text.h"
 #include "engine/trace/span_builder.h"
 
 using namespace engine;
@@ -95,12 +96,13 @@ TEST_CASE("span builder: a workflow's steps, agent, calls and a workflow used as
   CHECK_FALSE(run.failed);
 }
 
-TEST_CASE("span builder: a caller's traceparent is the root's parent, and spans left open end failed",
+TEST_CASE("span builder: the trace a run's chain_start names is its trace, and spans left open end failed",
           "[trace][spans]") {
   std::vector<Span> ended;
-  trace::SpanBuilder builder([&](Span&& s) { ended.push_back(std::move(s)); },
-                             trace::TraceParent{"4bf92f3577b34da6a3ce929d0e0e4736", "00f067aa0ba902b7"});
-  builder.receive(Event{EventType::ChainStart, {{"name", "a"}, {"chain", "AgentExecutor"}}}, {"r", ""});
+  trace::SpanBuilder builder([&](Span&& s) { ended.push_back(std::move(s)); });
+  builder.receive(Event{EventType::ChainStart, {{"name", "a"}, {"chain", "AgentExecutor"},
+                                                {"trace_id", "4bf92f3577b34da6a3ce929d0e0e4736"},
+                                                {"parent_span_id", "00f067aa0ba902b7"}}}, {"r", ""});
   builder.receive(Event{EventType::ToolStart, {{"tool", "x"}, {"call_id", "call_1"}}}, {"r", ""});
   builder.receive(Event{EventType::ToolEnd, {{"tool", "y"}, {"call_id", "call_2"}, {"error", "tool.unknown"}}}, {"r", ""});
   REQUIRE(ended.size() == 1);  // a refused call: a span of no length, failed
@@ -113,4 +115,82 @@ TEST_CASE("span builder: a caller's traceparent is the root's parent, and spans 
   CHECK(root.name == "invoke_workflow a");
   CHECK(root.parent_id == "00f067aa0ba902b7");
   CHECK(root.failed);
+}
+
+TEST_CASE("span builder: a model call's span has the id its request sent, its parameters, and the answering model",
+          "[trace][spans]") {
+  Spans s;
+  s.at("", EventType::ChainStart, {{"name", "a"}, {"chain", "AgentExecutor"}});
+  s.at("", EventType::LlmStart, {{"call", 0}, {"llm", "openai:gpt-4o"}, {"span_id", "00f067aa0ba902b7"},
+                                 {"temperature", 0.5}, {"max_tokens", 64}, {"stop", {"\nObservation:"}},
+                                 {"prompt", "the secret prompt"}});
+  s.at("", EventType::LlmEnd, {{"call", 0}, {"text", "the reply"}, {"finish_reason", "stop"},
+                               {"model", "gpt-4o-2024-08-06"}, {"id", "chatcmpl-1"}});
+  s.at("", EventType::ToolStart, {{"tool", "echo"}, {"call_id", "call_1"}, {"input", "hi"}});
+  s.at("", EventType::ToolEnd, {{"tool", "echo"}, {"call_id", "call_1"}, {"observation", "hi"}});
+  s.at("", EventType::ChainEnd, {{"stopped_reason", "finish"}});
+  const Span& chat = s.named("chat gpt-4o");
+  CHECK(chat.span_id == "00f067aa0ba902b7");
+  CHECK(chat.attributes["gen_ai.request.temperature"] == 0.5);
+  CHECK(chat.attributes["gen_ai.request.max_tokens"] == 64);
+  CHECK(chat.attributes["gen_ai.request.stop_sequences"] == Value::array({"\nObservation:"}));
+  CHECK(chat.attributes["gen_ai.response.model"] == "gpt-4o-2024-08-06");
+  CHECK(chat.attributes["gen_ai.response.id"] == "chatcmpl-1");
+  // Content is opt-in: without it, no prompt, reply, arguments or result.
+  CHECK_FALSE(s.builder.detail() == EventDetail::Full);
+  for (const auto& span : s.ended)
+    for (const char* key : {"gen_ai.input.messages", "gen_ai.output.messages", "gen_ai.tool.call.arguments",
+                            "gen_ai.tool.call.result"})
+      CHECK_FALSE(span.attributes.contains(key));
+}
+
+TEST_CASE("span builder: content when opted in, as the conventions' messages, cut to its limit", "[trace][spans]") {
+  std::vector<Span> ended;
+  trace::SpanBuilder builder([&](Span&& s) { ended.push_back(std::move(s)); }, trace::SpanContent{true, 400});
+  CHECK(builder.detail() == EventDetail::Full);
+  auto at = [&](EventType type, Value data) { builder.receive(Event{type, std::move(data)}, EventPlace{"r", ""}); };
+  at(EventType::ChainStart, {{"name", "a"}, {"chain", "AgentExecutor"}});
+  Value messages = Value::array({
+      {{"role", "system"}, {"content", "Be brief."}},
+      {{"role", "user"}, {"content", "2+2?"}},
+      {{"role", "assistant"}, {"content", ""}, {"tool_calls", {{{"id", "c1"}, {"name", "calc"}, {"arguments", "{\"e\":\"2+2\"}"}}}}},
+      {{"role", "tool"}, {"content", "4"}, {"tool_call_id", "c1"}},
+  });
+  at(EventType::LlmStart, {{"call", 0}, {"llm", "openai:m"}, {"messages", messages}});
+  at(EventType::LlmEnd, {{"call", 0}, {"text", "4"}, {"finish_reason", "stop"}});
+  at(EventType::LlmStart, {{"call", 1}, {"llm", "openai:m"}, {"prompt", "xx" + [] { std::string e; for (int i = 0; i < 300; ++i) e += "\xc3\xa9"; return e; }()}});
+  at(EventType::LlmEnd, {{"call", 1}, {"text", "ok"}, {"finish_reason", "stop"}});
+  at(EventType::ToolStart, {{"tool", "calc"}, {"call_id", "call_1"}, {"input", {{"e", "2+2"}}}});
+  at(EventType::ToolEnd, {{"tool", "calc"}, {"call_id", "call_1"}, {"observation", 4}});
+  at(EventType::ChainEnd, {{"stopped_reason", "finish"}});
+  REQUIRE(ended.size() == 5);
+  Value input = Value::parse(ended[0].attributes["gen_ai.input.messages"].get<std::string>());
+  REQUIRE(input.size() == 4);
+  CHECK(input[0] == Value{{"role", "system"}, {"parts", {{{"type", "text"}, {"content", "Be brief."}}}}});
+  CHECK(input[2]["parts"][0] == Value{{"type", "tool_call"}, {"id", "c1"}, {"name", "calc"}, {"arguments", "{\"e\":\"2+2\"}"}});
+  CHECK(input[3]["parts"][0] == Value{{"type", "tool_call_response"}, {"id", "c1"}, {"response", "4"}});
+  Value output = Value::parse(ended[0].attributes["gen_ai.output.messages"].get<std::string>());
+  CHECK(output == Value::array({{{"role", "assistant"}, {"parts", {{{"type", "text"}, {"content", "4"}}}}, {"finish_reason", "stop"}}}));
+  // A text prompt is one user message; past the limit it is cut, never inside a UTF-8 sequence.
+  std::string cut = ended[1].attributes["gen_ai.input.messages"].get<std::string>();
+  CHECK(cut.size() <= 400);
+  CHECK(cut.size() >= 398);
+  CHECK(cut.rfind(R"([{"role":"user","parts":[{"type":"text","content":"xx)", 0) == 0);
+  CHECK(find_invalid_utf8(cut) == std::string::npos);
+  const Span& tool = ended[2];
+  CHECK(tool.attributes["gen_ai.tool.call.arguments"] == R"({"e":"2+2"})");
+  CHECK(tool.attributes["gen_ai.tool.call.result"] == "4");
+}
+
+TEST_CASE("span builder: a run its caller did not sample makes no spans", "[trace][spans]") {
+  Spans s;
+  s.at("", EventType::ChainStart, {{"name", "a"}, {"chain", "AgentExecutor"}, {"trace_id", "4bf92f3577b34da6a3ce929d0e0e4736"},
+                                   {"sampled", false}});
+  s.at("", EventType::LlmStart, {{"call", 0}, {"llm", "scripted"}});
+  s.at("", EventType::LlmEnd, {{"call", 0}, {"text", "x"}});
+  s.at("", EventType::ChainEnd, {{"stopped_reason", "finish"}});
+  CHECK(s.ended.empty());
+  s.at("", EventType::ChainStart, {{"name", "a"}, {"chain", "AgentExecutor"}});  // the next run is recorded again
+  s.at("", EventType::ChainEnd, {{"stopped_reason", "finish"}});
+  CHECK(s.ended.size() == 2);
 }

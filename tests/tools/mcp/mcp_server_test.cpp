@@ -215,7 +215,7 @@ TEST_CASE("mcp: a 2026-07-28 server on the official SDK v2 is spoken to in its o
     CHECK(f.set.tools[0]->parameters()["$schema"] == "https://json-schema.org/draft/2020-12/schema");
     CHECK(f.set.tools[0]->parameters_schema() != nullptr);
   };
-  test::require_mcp_peers();
+  test::require_npm_peers();
   McpServerConfig stdio;
   stdio.name = "modern";
   stdio.process = net::ProcessSpec{"node", {test::source_path("tests/peers/modern_server.mjs"), "stdio"}, {}, {}};

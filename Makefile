@@ -43,7 +43,7 @@ test-asan: build-asan
 	cd $(ASAN_BUILD) && ctest --output-on-failure -j $(JOBS)
 
 bench: build
-	cmake --build $(BUILD) -j $(JOBS) --target engine_bench http_bench loop_bench input_memory_bench workflow_bench mcp_bench
+	cmake --build $(BUILD) -j $(JOBS) --target engine_bench http_bench loop_bench input_memory_bench workflow_bench mcp_bench trace_bench
 	./bench/run.sh $(BUILD)
 
 # Every fuzz target for FUZZ_SECONDS each (two at a time), built with clang and libFuzzer (tests/fuzz/README.md).

@@ -14,6 +14,10 @@ cd "$root"
 "$build/bench/input_memory_bench"
 # Workflows of steps: the scheduler's own cost, and a graph against its critical path.
 "$build/bench/workflow_bench"
+# OpenTelemetry: a span's cost on the run's thread, a run with a collector live, down or stalled; then whole
+# processes and batches with spans sent (bench/trace.sh; its collector is python3's http.server).
+"$build/bench/trace_bench"
+bench/trace.sh "$build" 30 1000
 
 # Jinja2 renders the same template and context, for the ratio (skipped without python3 and jinja2).
 py=""

@@ -77,6 +77,31 @@ Value attributes(const Value& object) {
   return out;
 }
 
+// A span's attributes as OTLP's JSON KeyValue list.
+void append_attributes(std::string& out, const Attributes& list) {
+  out += '[';
+  bool first = true;
+  for (const auto& item : list) {
+    out += first ? R"({"key":)" : R"(,{"key":)";
+    first = false;
+    append_json_string(out, item.name);
+    out += R"(,"value":)";
+    if (auto* text = std::get_if<std::string>(&item.value)) {
+      out += R"({"stringValue":)";
+      append_json_string(out, *text);
+      out += '}';
+    } else if (auto* flag = std::get_if<bool>(&item.value)) {
+      out += *flag ? R"({"boolValue":true})" : R"({"boolValue":false})";
+    } else if (auto* n = std::get_if<int64_t>(&item.value)) {
+      out += R"({"intValue":")" + std::to_string(*n) + "\"}";  // int64 as a decimal string
+    } else {
+      append_json_text(out, attribute_value(attribute_json(item.value)));  // a number, a list
+    }
+    out += '}';
+  }
+  out += ']';
+}
+
 std::string unix_nanos(std::chrono::steady_clock::time_point at, std::chrono::steady_clock::time_point steady_zero,
                        std::chrono::system_clock::time_point unix_zero) {
   auto since_epoch = unix_zero.time_since_epoch() + std::chrono::duration_cast<std::chrono::system_clock::duration>(
@@ -149,25 +174,58 @@ std::optional<OtlpSettings> otlp_settings(const std::string& flag, const Environ
 std::string otlp_request_json(const std::vector<Span>& spans, const OtlpSettings& settings,
                               std::chrono::steady_clock::time_point steady_zero,
                               std::chrono::system_clock::time_point unix_zero) {
-  Value list = Value::array();
-  for (const Span& span : spans) {
-    Value s{{"traceId", span.trace_id},
-            {"spanId", span.span_id},
-            {"name", span.name},
-            {"kind", static_cast<int>(span.kind)},
-            {"startTimeUnixNano", unix_nanos(span.start, steady_zero, unix_zero)},
-            {"endTimeUnixNano", unix_nanos(span.end, steady_zero, unix_zero)},
-            {"attributes", attributes(span.attributes)},
-            {"status", span.failed ? Value{{"code", 2}, {"message", span.status_message}} : Value{{"code", 0}}}};
-    if (!span.parent_id.empty()) s["parentSpanId"] = span.parent_id;
+  // Written straight out rather than built as a JSON tree: the exporter's thread writes every span of every run.
+  std::string out;
+  out.reserve(256 + spans.size() * 640);
+  out += R"({"resourceSpans":[{"resource":{"attributes":)";
+  append_json_text(out, attributes(settings.resource_attributes));
+  out += R"(},"scopeSpans":[{"scope":{"name":"engine","version":"0.1.0"},"spans":[)";
+  auto field = [&](const char* name) { out.append(1, '"').append(name).append("\":"); };
+  for (size_t i = 0; i < spans.size(); ++i) {
+    const Span& span = spans[i];
+    out += i == 0 ? "{" : ",{";
+    field("traceId");
+    append_json_string(out, span.trace_id.view());
+    out += ',';
+    field("spanId");
+    append_json_string(out, span.span_id.view());
+    if (!span.parent_id.empty()) {
+      out += ',';
+      field("parentSpanId");
+      append_json_string(out, span.parent_id.view());
+    }
     // W3C flags (sampled) and whether the parent is known to be remote, as OTLP 1.x's span flags hold them.
-    s["flags"] = span.remote_parent ? kSampled | kHasIsRemote | kIsRemote : kSampled | kHasIsRemote;
-    list.push_back(std::move(s));
+    out += ',';
+    field("flags");
+    out += std::to_string(span.remote_parent ? kSampled | kHasIsRemote | kIsRemote : kSampled | kHasIsRemote);
+    out += ',';
+    field("name");
+    append_json_string(out, span.name);
+    out += ',';
+    field("kind");
+    out += std::to_string(static_cast<int>(span.kind));
+    out += ',';
+    field("startTimeUnixNano");
+    append_json_string(out, unix_nanos(span.start, steady_zero, unix_zero));
+    out += ',';
+    field("endTimeUnixNano");
+    append_json_string(out, unix_nanos(span.end, steady_zero, unix_zero));
+    out += ',';
+    field("attributes");
+    append_attributes(out, span.attributes);
+    out += ',';
+    field("status");
+    if (span.failed) {
+      out += R"({"code":2,"message":)";
+      append_json_string(out, span.status_message);
+      out += '}';
+    } else {
+      out += R"({"code":0})";
+    }
+    out += '}';
   }
-  Value scope{{"scope", {{"name", "engine"}, {"version", "0.1.0"}}}, {"spans", std::move(list)}};
-  Value resource{{"resource", {{"attributes", attributes(settings.resource_attributes)}}},
-                 {"scopeSpans", Value::array({std::move(scope)})}};
-  return to_json_text(Value{{"resourceSpans", Value::array({std::move(resource)})}});
+  out += "]}]}]}";
+  return out;
 }
 
 static OtlpSettings with_json_masks(OtlpSettings s) {

@@ -6,33 +6,35 @@
 namespace engine::trace {
 namespace {
 
-std::string text_of(const Value& d, const char* key) {
+std::string_view view_of(const Value& d, const char* key) {
   auto it = d.find(key);
-  return it != d.end() && it->is_string() ? it->get<std::string>() : std::string();
+  return it != d.end() && it->is_string() ? std::string_view(it->get_ref<const std::string&>()) : std::string_view();
 }
 
+std::string text_of(const Value& d, const char* key) { return std::string(view_of(d, key)); }
+
 // Where a path sits: `greet[3]` under `greet`, `billing/researcher` under `billing`, a step under the run ("").
-std::string enclosing_path(const std::string& path) {
+std::string_view enclosing_path(std::string_view path) {
   if (!path.empty() && path.back() == ']') {
     size_t open = path.rfind('[');
-    if (open != std::string::npos && open > 0) return path.substr(0, open);
+    if (open != std::string_view::npos && open > 0) return path.substr(0, open);
   }
   size_t slash = path.rfind('/');
-  return slash == std::string::npos ? std::string() : path.substr(0, slash);
+  return slash == std::string_view::npos ? std::string_view() : path.substr(0, slash);
 }
 
 void fail_with(Span& span, const Value& error) {
   span.failed = true;
   span.status_message = text_of(error, "message");
-  if (std::string kind = text_of(error, "kind"); !kind.empty()) span.attributes["error.type"] = kind;
+  if (std::string kind = text_of(error, "kind"); !kind.empty()) span.attributes.set("error.type", kind);
 }
 
 void add_usage(Span& span, const Value& usage) {
   if (!usage.is_object()) return;
   if (auto in = usage.find("prompt_tokens"); in != usage.end() && in->is_number())
-    span.attributes["gen_ai.usage.input_tokens"] = *in;
+    span.attributes.set_json("gen_ai.usage.input_tokens", *in);
   if (auto out = usage.find("completion_tokens"); out != usage.end() && out->is_number())
-    span.attributes["gen_ai.usage.output_tokens"] = *out;
+    span.attributes.set_json("gen_ai.usage.output_tokens", *out);
 }
 
 // Text for a content attribute: at most `limit` bytes, cut where a UTF-8 sequence starts.
@@ -83,53 +85,78 @@ std::string output_messages(const Value& end) {
 
 }  // namespace
 
-SpanBuilder::SpanBuilder(Ended ended, SpanContent content) : ended_(std::move(ended)), content_(content) {}
+SpanBuilder::SpanBuilder(Ended ended, SpanContent content)
+    : ended_(std::move(ended)), content_(content), random_(std::random_device{}()) {}
 
-const Span* SpanBuilder::parent_for(const std::string& run_id, const std::string& path) const {
-  for (std::string at = path;; at = enclosing_path(at)) {
-    auto it = open_.find({run_id, at});
-    if (it != open_.end() && !it->second.empty()) return &it->second.back().span;
+template <size_t N>
+void SpanBuilder::new_id(HexId<N>& id) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  char* out = id.data();
+  bool zero = true;
+  for (size_t i = 0; i < N; i += 16) {
+    uint64_t bits = random_();
+    zero = zero && bits == 0;
+    for (size_t j = 0; j < 16 && i + j < N; ++j, bits >>= 4) out[i + j] = kHex[bits & 15];
+  }
+  if (zero) out[N - 1] = '1';  // all zeros is an invalid id
+}
+
+SpanBuilder::Stack* SpanBuilder::open_at(std::string_view run_id, std::string_view path) {
+  place_.assign(run_id).append(1, '\x1f').append(path);
+  auto it = open_.find(place_);
+  return it == open_.end() ? nullptr : &it->second;
+}
+
+const Span* SpanBuilder::parent_for(std::string_view run_id, std::string_view path) {
+  for (std::string_view at = path;; at = enclosing_path(at)) {
+    if (Stack* stack = open_at(run_id, at); stack && !stack->empty()) return &stack->back().span;
     if (at.empty()) return nullptr;
   }
 }
 
-void SpanBuilder::open(const std::string& run_id, const std::string& path, std::string key, Span span,
+void SpanBuilder::open(std::string_view run_id, std::string_view path, std::string key, Span span,
                        const Value* chain_start) {
   if (const Span* parent = parent_for(run_id, path)) {
     span.trace_id = parent->trace_id;
     span.parent_id = parent->span_id;
   } else {  // the run's root: the trace its chain_start names (and the caller's span), or one of its own
-    std::string named = chain_start ? text_of(*chain_start, "trace_id") : std::string();
     auto known = trace_of_run_.find(run_id);
-    span.trace_id = !named.empty() ? named : known != trace_of_run_.end() ? known->second : new_trace_id();
-    trace_of_run_[run_id] = span.trace_id;
-    if (chain_start) span.parent_id = text_of(*chain_start, "parent_span_id");
+    if (chain_start) span.trace_id = view_of(*chain_start, "trace_id");
+    if (span.trace_id.empty()) {
+      if (known != trace_of_run_.end()) span.trace_id = known->second;
+      else new_id(span.trace_id);
+    }
+    if (known != trace_of_run_.end()) known->second = span.trace_id;
+    else trace_of_run_.emplace(std::string(run_id), span.trace_id);
+    if (chain_start) span.parent_id = view_of(*chain_start, "parent_span_id");
     span.remote_parent = !span.parent_id.empty();
   }
-  if (span.span_id.empty()) span.span_id = new_span_id();
-  open_[{run_id, path}].push_back(Open{std::move(key), std::move(span)});
+  if (span.span_id.empty()) new_id(span.span_id);
+  Stack* stack = open_at(run_id, path);
+  if (!stack) stack = &open_.emplace(place_, Stack()).first->second;
+  stack->push_back(Open{std::move(key), std::move(span)});
 }
 
-void SpanBuilder::close(const std::string& run_id, const std::string& path, const std::string& key,
-                        std::chrono::steady_clock::time_point at, const std::function<void(Span&)>& finish) {
-  auto it = open_.find({run_id, path});
-  if (it == open_.end()) return;
-  Stack& stack = it->second;
-  size_t i = stack.size();
-  while (i > 0 && stack[i - 1].key != key) --i;
+template <class Finish>
+void SpanBuilder::close(std::string_view run_id, std::string_view path, std::string_view key,
+                        std::chrono::steady_clock::time_point at, const Finish& finish) {
+  Stack* stack = open_at(run_id, path);
+  if (!stack) return;
+  size_t i = stack->size();
+  while (i > 0 && (*stack)[i - 1].key != key) --i;
   if (i == 0) return;
   // Anything opened inside it and never ended (a start without its end) ends with it.
-  while (stack.size() > i) {
-    Span inner = std::move(stack.back().span);
-    stack.pop_back();
+  while (stack->size() > i) {
+    Span inner = std::move(stack->back().span);
+    stack->pop_back();
     inner.end = at;
     inner.failed = true;
     inner.status_message = "it did not end before what holds it";
     ended_(std::move(inner));
   }
-  Span span = std::move(stack.back().span);
-  stack.pop_back();
-  if (stack.empty()) open_.erase(it);
+  Span span = std::move(stack->back().span);
+  stack->pop_back();
+  if (stack->empty()) open_.erase(place_);
   span.end = at;
   finish(span);
   ended_(std::move(span));
@@ -137,52 +164,52 @@ void SpanBuilder::close(const std::string& run_id, const std::string& path, cons
 
 void SpanBuilder::receive(const Event& event, const EventPlace& place) {
   const Value& d = event.data;
-  std::string run_id(place.run_id), path(place.step);
+  std::string_view run_id = place.run_id, path = place.step;
   auto make = [&](std::string name, SpanKind kind, const char* operation) {
     Span span;
     span.name = std::move(name);
     span.kind = kind;
     span.start = event.at;
-    if (operation) span.attributes["gen_ai.operation.name"] = operation;
+    if (operation) span.attributes.set("gen_ai.operation.name", operation);
     return span;
   };
   // A tool call's span, from its tool_start (or from the tool_end of a call refused before it ran).
   auto open_tool_call = [&] {
     std::string tool = text_of(d, "tool");
     Span span = make("execute_tool " + tool, SpanKind::Internal, "execute_tool");
-    span.attributes["gen_ai.tool.name"] = tool;
-    span.attributes["gen_ai.tool.call.id"] = text_of(d, "call_id");
+    span.attributes.set("gen_ai.tool.name", tool);
+    span.attributes.set("gen_ai.tool.call.id", text_of(d, "call_id"));
     if (auto input = d.find("input"); content_.enabled && input != d.end())
-      span.attributes["gen_ai.tool.call.arguments"] = bounded(as_text(*input), content_.limit);
+      span.attributes.set("gen_ai.tool.call.arguments", bounded(as_text(*input), content_.limit));
     open(run_id, path, "tool:" + text_of(d, "call_id"), std::move(span));
   };
   std::lock_guard lock(mutex_);
   // A run whose caller asked for no recording (an unsampled traceparent) makes no spans, nor do its parts.
-  if (!unsampled_.empty() && unsampled_.count(run_id)) {
-    if (event.type == EventType::ChainEnd && path.empty()) unsampled_.erase(run_id);
+  if (auto unsampled = unsampled_.find(run_id); unsampled != unsampled_.end()) {
+    if (event.type == EventType::ChainEnd && path.empty()) unsampled_.erase(unsampled);
     return;
   }
   if (event.type == EventType::ChainStart && path.empty())
     if (auto sampled = d.find("sampled"); sampled != d.end() && *sampled == false) {
-      unsampled_.insert(run_id);
+      unsampled_.emplace(run_id);
       return;
     }
   switch (event.type) {
     case EventType::ChainStart: {
       std::string name = text_of(d, "name");
       bool agent = text_of(d, "chain") == "AgentExecutor";
-      auto here = open_.find({run_id, path});
-      bool inside_step = here != open_.end() && !here->second.empty();
+      Stack* here = open_at(run_id, path);
+      bool inside_step = here && !here->empty();
       // A run, or a workflow run by a step or as a tool; an agent step's chain is the agent alone.
       if (!inside_step || !agent) {
         Span run = make("invoke_workflow " + name, SpanKind::Internal, "invoke_workflow");
-        run.attributes["gen_ai.workflow.name"] = name;
-        run.attributes["engine.run_id"] = run_id;
+        run.attributes.set("gen_ai.workflow.name", name);
+        run.attributes.set("engine.run_id", std::string(run_id));
         open(run_id, path, "run", std::move(run), &d);
       }
       if (agent) {
         Span span = make("invoke_agent " + name, SpanKind::Internal, "invoke_agent");
-        span.attributes["gen_ai.agent.name"] = name;
+        span.attributes.set("gen_ai.agent.name", name);
         open(run_id, path, "agent", std::move(span));
       }
       break;
@@ -191,23 +218,24 @@ void SpanBuilder::receive(const Event& event, const EventPlace& place) {
       auto finish = [&](Span& span) {
         if (auto error = d.find("error"); error != d.end()) fail_with(span, *error);
         if (std::string reason = text_of(d, "stopped_reason"); !reason.empty())
-          span.attributes["engine.stopped_reason"] = reason;
+          span.attributes.set("engine.stopped_reason", reason);
         if (auto usage = d.find("usage"); usage != d.end()) add_usage(span, *usage);
       };
       close(run_id, path, "agent", event.at, finish);
       close(run_id, path, "run", event.at, finish);
-      if (path.empty() && open_.find({run_id, path}) == open_.end()) trace_of_run_.erase(run_id);
+      if (auto trace = trace_of_run_.find(run_id); path.empty() && !open_at(run_id, path) && trace != trace_of_run_.end())
+        trace_of_run_.erase(trace);
       break;
     }
     case EventType::StepStart: {
       Span span = make(text_of(d, "step"), SpanKind::Internal, nullptr);
-      span.attributes["engine.step.kind"] = text_of(d, "kind");
+      span.attributes.set("engine.step.kind", text_of(d, "kind"));
       open(run_id, path, "step", std::move(span));
       break;
     }
     case EventType::StepEnd:
       close(run_id, path, "step", event.at, [&](Span& span) {
-        span.attributes["engine.step.status"] = text_of(d, "status");
+        span.attributes.set("engine.step.status", text_of(d, "status"));
         if (auto error = d.find("error"); error != d.end()) fail_with(span, *error);
       });
       break;
@@ -217,13 +245,13 @@ void SpanBuilder::receive(const Event& event, const EventPlace& place) {
       std::string provider = llm.substr(0, colon), model = colon == std::string::npos ? "" : llm.substr(colon + 1);
       Span span = make(model.empty() ? "chat" : "chat " + model, SpanKind::Client, "chat");
       span.span_id = text_of(d, "span_id");  // a traced run's, sent with the request as its traceparent
-      span.attributes["gen_ai.provider.name"] = provider;
-      if (!model.empty()) span.attributes["gen_ai.request.model"] = model;
-      if (d.value("stream", false)) span.attributes["gen_ai.request.stream"] = true;
-      if (auto t = d.find("temperature"); t != d.end()) span.attributes["gen_ai.request.temperature"] = *t;
-      if (auto m = d.find("max_tokens"); m != d.end()) span.attributes["gen_ai.request.max_tokens"] = *m;
-      if (auto stop = d.find("stop"); stop != d.end()) span.attributes["gen_ai.request.stop_sequences"] = *stop;
-      if (content_.enabled) span.attributes["gen_ai.input.messages"] = bounded(input_messages(d), content_.limit);
+      span.attributes.set("gen_ai.provider.name", provider);
+      if (!model.empty()) span.attributes.set("gen_ai.request.model", model);
+      if (d.value("stream", false)) span.attributes.set("gen_ai.request.stream", true);
+      if (auto t = d.find("temperature"); t != d.end()) span.attributes.set_json("gen_ai.request.temperature", *t);
+      if (auto m = d.find("max_tokens"); m != d.end()) span.attributes.set_json("gen_ai.request.max_tokens", *m);
+      if (auto stop = d.find("stop"); stop != d.end()) span.attributes.set_json("gen_ai.request.stop_sequences", *stop);
+      if (content_.enabled) span.attributes.set("gen_ai.input.messages", bounded(input_messages(d), content_.limit));
       open(run_id, path, "llm:" + std::to_string(d.value("call", 0)), std::move(span));
       break;
     }
@@ -231,28 +259,27 @@ void SpanBuilder::receive(const Event& event, const EventPlace& place) {
       close(run_id, path, "llm:" + std::to_string(d.value("call", 0)), event.at, [&](Span& span) {
         if (auto error = d.find("error"); error != d.end()) return fail_with(span, *error);
         if (std::string reason = text_of(d, "finish_reason"); !reason.empty())
-          span.attributes["gen_ai.response.finish_reasons"] = Value::array({reason});
+          span.attributes.set("gen_ai.response.finish_reasons", std::vector<std::string>{reason});
         if (auto usage = d.find("usage"); usage != d.end()) add_usage(span, *usage);
-        if (std::string model = text_of(d, "model"); !model.empty()) span.attributes["gen_ai.response.model"] = model;
-        if (std::string id = text_of(d, "id"); !id.empty()) span.attributes["gen_ai.response.id"] = id;
-        if (content_.enabled) span.attributes["gen_ai.output.messages"] = bounded(output_messages(d), content_.limit);
+        if (std::string model = text_of(d, "model"); !model.empty()) span.attributes.set("gen_ai.response.model", model);
+        if (std::string id = text_of(d, "id"); !id.empty()) span.attributes.set("gen_ai.response.id", id);
+        if (content_.enabled) span.attributes.set("gen_ai.output.messages", bounded(output_messages(d), content_.limit));
       });
       break;
     case EventType::ToolStart: open_tool_call(); break;
     case EventType::ToolEnd: {
       std::string key = "tool:" + text_of(d, "call_id");
-      auto here = open_.find({run_id, path});
       bool started = false;
-      if (here != open_.end())
-        for (const Open& o : here->second) started = started || o.key == key;
+      if (Stack* here = open_at(run_id, path))
+        for (const Open& o : *here) started = started || o.key == key;
       if (!started) open_tool_call();  // refused before it ran: a span of no length says so
       close(run_id, path, key, event.at, [&](Span& span) {
         if (auto result = d.find("observation"); content_.enabled && result != d.end())
-          span.attributes["gen_ai.tool.call.result"] = bounded(as_text(*result), content_.limit);
+          span.attributes.set("gen_ai.tool.call.result", bounded(as_text(*result), content_.limit));
         if (std::string kind = text_of(d, "error"); !kind.empty()) {
           span.failed = true;
           span.status_message = kind;
-          span.attributes["error.type"] = kind;
+          span.attributes.set("error.type", kind);
         }
       });
       break;

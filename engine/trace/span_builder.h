@@ -12,7 +12,9 @@
 #include <map>
 #include <mutex>
 #include <optional>
+#include <random>
 #include <set>
+#include <string_view>
 #include <string>
 #include <vector>
 
@@ -47,19 +49,28 @@ class SpanBuilder : public EventSink {
   };
   using Stack = std::vector<Open>;
 
-  void open(const std::string& run_id, const std::string& path, std::string key, Span span,
+  using Where = std::map<std::string, Stack, std::less<>>;
+
+  void open(std::string_view run_id, std::string_view path, std::string key, Span span,
             const Value* chain_start = nullptr);
-  void close(const std::string& run_id, const std::string& path, const std::string& key,
-             std::chrono::steady_clock::time_point at, const std::function<void(Span&)>& finish);
+  template <class Finish>
+  void close(std::string_view run_id, std::string_view path, std::string_view key,
+             std::chrono::steady_clock::time_point at, const Finish& finish);
+  // The spans open at a run's path, or null; `place_` holds the key looked up (no allocation once it is grown).
+  Stack* open_at(std::string_view run_id, std::string_view path);
   // The innermost span open at `path` or above it, for a new span's parent.
-  const Span* parent_for(const std::string& run_id, const std::string& path) const;
+  const Span* parent_for(std::string_view run_id, std::string_view path);
+  template <size_t N>
+  void new_id(HexId<N>& id);
 
   Ended ended_;
   SpanContent content_;
   std::mutex mutex_;
-  std::map<std::string, std::string> trace_of_run_;     // run id -> trace id
-  std::set<std::string> unsampled_;                     // runs whose caller asked for no spans
-  std::map<std::pair<std::string, std::string>, Stack> open_;  // (run id, path) -> spans open there, outermost first
+  std::mt19937_64 random_;  // ids; seeded from the kernel once
+  std::string place_;
+  std::map<std::string, TraceId, std::less<>> trace_of_run_;  // run id -> trace id
+  std::set<std::string, std::less<>> unsampled_;                 // runs whose caller asked for no spans
+  Where open_;  // "run id \x1f path" -> spans open there, outermost first
 };
 
 }  // namespace engine::trace

@@ -19,6 +19,7 @@ struct OtlpReceiver::Impl {
 };
 
 OtlpReceiver::OtlpReceiver() : impl_(std::make_unique<Impl>()) {
+  impl_->server.set_tcp_nodelay(true);  // as real collectors do: no 40 ms Nagle and delayed-ACK stall per answer
   impl_->server.Post("/v1/traces", [this](const httplib::Request& req, httplib::Response& res) {
     if (int ms = stall_ms.load()) std::this_thread::sleep_for(std::chrono::milliseconds(ms));
     Value body = parse_json(req.body);

@@ -122,7 +122,7 @@ TEST_CASE("otlp request: resource, scope and spans in OTLP's JSON, times as deci
   const Value& scope = resource["scopeSpans"][0];
   CHECK(scope["scope"]["name"] == "engine");
   const Value& first = scope["spans"][0];
-  CHECK(first["traceId"] == ok.trace_id);
+  CHECK(first["traceId"] == ok.trace_id.str());
   CHECK(first["kind"] == 3);
   CHECK_FALSE(first.contains("parentSpanId"));
   CHECK(first["startTimeUnixNano"] == "1800000001000000000");

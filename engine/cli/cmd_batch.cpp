@@ -16,6 +16,7 @@
 #include "engine/cli/commands.h"
 #include "engine/cli/eval_table.h"
 #include "engine/cli/interrupt_watch.h"
+#include "engine/cli/run_output.h"
 #include "engine/core/error.h"
 #include "engine/core/json_text.h"
 #include "engine/core/priority.h"
@@ -37,6 +38,7 @@ struct BatchCommandOptions {
   double tpm = 0;
   std::string trace_file;
   std::string otlp;
+  app::StoreOptions store;
   std::string eval_file;
   std::optional<double> threshold;
   bool progress = false;
@@ -73,9 +75,11 @@ int run_batch(BatchCommandOptions& o) {
 
   std::optional<TraceFile> trace;
   if (!o.trace_file.empty()) trace.emplace(o.trace_file, std::ios::app, executor->redactor());
-  EventFanout events;  // with neither, no run builds an event
+  app::RunRecording recording(o.store, {"batch", o.workflow}, executor->redactor());
+  EventFanout events;  // with none of them, no run builds an event
   if (trace) events.add(&trace->sink());
   if (EventSink* s = spans.sink()) events.add(s);
+  if (EventSink* s = recording.sink()) events.add(s);
 
   bool show_progress = o.progress || (!o.no_progress && stderr_is_terminal());
   BatchProgress progress(std::cerr, show_progress, options.shard, shard_source);
@@ -85,6 +89,7 @@ int run_batch(BatchCommandOptions& o) {
   batch.reset();  // lets go of the results file, which the evaluation locks in its turn
 
   print_summary(std::cerr, summary, options.out.string());
+  warn_of_recording(recording);
   if (interrupts.signal()) {
     if (o.json) std::cout << to_json_text(summary.to_json()) << std::endl;
     return interrupted_exit_code(interrupts.signal());
@@ -179,6 +184,7 @@ void add_batch_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--trace", o->trace_file, "Append every run's events to FILE as JSON lines (each with its run_id)");
   cmd->add_option("--otlp", o->otlp, "Send every run's spans to an OpenTelemetry collector at URL (OTLP/HTTP JSON; "
                   "OTEL_EXPORTER_OTLP_ENDPOINT does the same)");
+  add_store_options(*cmd, o->store);
   auto* progress = cmd->add_flag("--progress", o->progress, "Show the progress line even when stderr is not a terminal");
   cmd->add_flag("--no-progress", o->no_progress, "Never show the progress line")->excludes(progress);
   cmd->add_flag("--json", o->json, "Print the summary as JSON on stdout");

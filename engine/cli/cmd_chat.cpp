@@ -34,7 +34,7 @@ class Chat {
         given_(app::given_inputs(*executor_, o.inputs)),
         session_(o.session_file.empty() ? app::Session(executor_->chat_output())
                                         : app::Session::open(o.session_file, executor_->chat_output())),
-        out_(o.output, executor_->redactor(), executor_->tools().names()),
+        out_(o.output, executor_->redactor(), executor_->tools().names(), {"chat", o.workflow}),
         no_color_(o.output.no_color) {
     app::require_chat_input(*executor_);
     // The other inputs are checked once, before the first message, with a stand-in for it.

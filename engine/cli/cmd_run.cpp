@@ -41,7 +41,7 @@ int run(const RunOptions& o) {
 
   // What the run shows is masked where it leaves (stdout, stderr, the trace file): a key that reached the run by way
   // of the workflow or an input is masked on the console, in the trace, in --json and in errors alike.
-  RunOutput out(o.output, executor->redactor(), executor->tools().names());
+  RunOutput out(o.output, executor->redactor(), executor->tools().names(), {"run", o.workflow});
   std::optional<TraceContext> trace = out.new_trace();
   agent::RunOptions options{.stream = out.stream(), .cancel = &cancel, .trace = trace ? &*trace : nullptr};
   agent::RunResult result =

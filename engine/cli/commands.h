@@ -13,6 +13,7 @@ void add_render_command(CLI::App& app, int& exit_code);
 void add_parse_command(CLI::App& app, int& exit_code);
 void add_tools_commands(CLI::App& app, int& exit_code);
 void add_batch_command(CLI::App& app, int& exit_code);
+void add_runs_command(CLI::App& app, int& exit_code);
 void add_eval_command(CLI::App& app, int& exit_code);
 void add_test_command(CLI::App& app, int& exit_code);
 void add_schema_command(CLI::App& app, int& exit_code);

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/app/run_recording.h"
 #include "engine/core/event.h"
 #include "engine/cli/span_export.h"
 #include "engine/cli/trace_file.h"
@@ -24,16 +25,23 @@ struct OutputOptions {
   bool no_color = false;
   std::string trace_file;
   std::string otlp;  // --otlp URL: the runs' spans to an OpenTelemetry collector
+  app::StoreOptions store;
 };
 
 void add_output_options(CLI::App& cmd, OutputOptions& options);
+// --store PATH and --no-store, for the commands that record runs.
+void add_store_options(CLI::App& cmd, app::StoreOptions& options);
+// "engine: warning: ..." on stderr when the runs are not all recorded.
+void warn_of_recording(const app::RunRecording& recording);
 
 // The sinks of a command's runs: the console on stderr and the --trace file (truncated), both masked where their
 // bytes leave (console_mask.h, trace_file.h); `redactor` is what the trace file masks. Throws Error
 // "io.write_failed" when the file cannot be written.
 class RunOutput {
  public:
-  RunOutput(const OutputOptions& options, const Redactor& redactor, std::vector<std::string> tool_names);
+  RunOutput(const OutputOptions& options, const Redactor& redactor, std::vector<std::string> tool_names,
+            trace::RunSource source);
+  ~RunOutput() { warn_of_recording(recording_); }
   EventSink& sink() { return events_; }
   // Tokens as they arrive are for a person watching: on by default when the steps go to a terminal. --stream is
   // honoured even with -q: the tokens then go to the --trace file only.
@@ -46,6 +54,7 @@ class RunOutput {
   trace::ConsolePrinter console_;
   std::optional<TraceFile> trace_;
   SpanExport spans_;
+  app::RunRecording recording_;
   bool stream_;
 };
 

@@ -28,6 +28,12 @@ std::string_view event_name(EventType type) {
   return "unknown";
 }
 
+std::optional<EventType> event_type_named(std::string_view name) {
+  for (int t = static_cast<int>(EventType::ChainStart); t <= static_cast<int>(EventType::StepEnd); ++t)
+    if (event_name(static_cast<EventType>(t)) == name) return static_cast<EventType>(t);
+  return std::nullopt;
+}
+
 void PlacingSink::receive(const Event& event, const EventPlace& place) {
   std::string_view run_id = run_id_.empty() ? place.run_id : std::string_view(run_id_);
   if (step_.empty() || place.step.empty()) {  // nothing to join: no string is built

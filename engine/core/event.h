@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -42,6 +43,8 @@ enum class EventType {
 
 // "chain_start", "llm_end", ...: the name traces and tests use.
 std::string_view event_name(EventType type);
+// The type of that name, or none.
+std::optional<EventType> event_type_named(std::string_view name);
 
 struct Event {
   EventType type;

@@ -42,12 +42,15 @@ class Statement {
 
   Statement& bind(int index, int64_t v);
   Statement& bind(int index, std::string_view text);
+  Statement& bind_real(int index, double v);
+  Statement& bind_null(int index);
   // True while there is a row to read; throws Error "store.failed" (an FTS5 query's syntax error among them).
   bool step();
   void reset();  // ready to bind and step again
   int64_t integer(int column) const;
   double real(int column) const;
   std::string text(int column) const;
+  bool is_null(int column) const;
 
  private:
   sqlite3* db_;

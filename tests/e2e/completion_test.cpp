@@ -43,7 +43,8 @@ TEST_CASE("bash completes commands, subcommands, flags, workflow files and flag 
   test::TempDir dir;
   std::string script = saved_script(dir, "bash");
   CHECK(run_command("bash -n " + shell_quote(script)).exit_code == 0);
-  CHECK(bash_completes(script, "engine ru") == "run");
+  CHECK(bash_completes(script, "engine ru") == "run runs");
+  CHECK(bash_completes(script, "engine runs s") == "show");
   CHECK(bash_completes(script, "engine t") == "test tool tools");
   CHECK(bash_completes(script, "engine run --in") == "--input --inputs");
   CHECK(bash_completes(script, "engine batch m") == "merge");
@@ -60,9 +61,10 @@ TEST_CASE("fish completes commands with their descriptions, flags and workflow f
   test::TempDir dir;
   std::string script = saved_script(dir, "fish");
   CHECK(run_command("fish -n " + shell_quote(script)).exit_code == 0);
-  CHECK(fish_completes(script, "engine ru") == "run");
+  CHECK(fish_completes(script, "engine ru") == "run runs");
   auto described = run_command("fish -c " + shell_quote("source " + shell_quote(script) + "; complete -C 'engine ru'"));
-  CHECK(described.out == "run\tRun a workflow: the answer goes to stdout, the steps to stderr\n");
+  CHECK(described.out == "run\tRun a workflow: the answer goes to stdout, the steps to stderr\n"
+                         "runs\tThe runs recorded in the local run store: list them, show one\n");
   CHECK(fish_completes(script, "engine run --in") == "--input --inputs");
   CHECK(fish_completes(script, "engine batch m") == "merge");
   CHECK(fish_completes(script, "engine completion ") == "bash fish zsh");

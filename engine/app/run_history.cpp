@@ -1,0 +1,97 @@
+#include "engine/app/run_history.h"
+
+#include <charconv>
+#include <ctime>
+
+#include "engine/core/error.h"
+#include "engine/core/json_parse.h"
+#include "engine/core/text.h"
+
+namespace engine::app {
+namespace {
+
+// "30m", "2h", "7d" before `now`, or a day "2026-11-27" (from its midnight, UTC), in Unix milliseconds.
+int64_t since_ms(const std::string& since, std::chrono::system_clock::time_point now) {
+  auto refuse = [&] {
+    return Error("usage", "--since '" + printable_excerpt(since, 40) +
+                              "' is neither an age (30m, 2h, 7d) nor a day (2026-11-27)");
+  };
+  int64_t now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count();
+  if (since.size() >= 2 && std::string("smhd").find(since.back()) != std::string::npos) {
+    int64_t n = 0;
+    auto [end, ec] = std::from_chars(since.data(), since.data() + since.size() - 1, n);
+    if (ec != std::errc() || end != since.data() + since.size() - 1 || n < 0 || n > 100000) throw refuse();
+    int64_t unit = since.back() == 's' ? 1000 : since.back() == 'm' ? 60000 : since.back() == 'h' ? 3600000 : 86400000;
+    return now_ms - n * unit;
+  }
+  std::tm day{};
+  const char* end = strptime(since.c_str(), "%Y-%m-%d", &day);
+  if (!end || *end != '\0') throw refuse();
+  return static_cast<int64_t>(timegm(&day)) * 1000;
+}
+
+}  // namespace
+
+std::vector<store::RunRecord> list_runs(store::RunStore& store, const RunQuery& q,
+                                        std::chrono::system_clock::time_point now) {
+  if (!q.status.empty() && q.status != "ok" && q.status != "failed")
+    throw Error("usage", "--status is ok or failed, not '" + printable_excerpt(q.status, 40) + "'");
+  store::RunFilter filter;
+  filter.workflow = q.workflow;
+  filter.status = q.status;
+  filter.limit = q.limit;
+  if (!q.since.empty()) filter.since_ms = since_ms(q.since, now);
+  return store.list(filter);
+}
+
+store::RunRecord find_run(store::RunStore& store, const std::string& id) {
+  std::optional<store::RunRecord> run = store.find(id);
+  if (!run)
+    throw Error("store.no_such_run", "no run in " + store.file().string() + " has the id '" +
+                                         printable_excerpt(id, 40) + "' (engine runs list shows them)");
+  return std::move(*run);
+}
+
+void replay_run(const store::RunRecord& run, EventSink& sink, std::chrono::steady_clock::time_point start) {
+  for (const std::string& line : run.events) {
+    Value record = parse_json(line);
+    if (!record.is_object()) continue;
+    std::optional<EventType> type = event_type_named(record.value("type", ""));
+    if (!type) continue;
+    std::string run_id = record.value("run_id", run.id), path = record.value("path", "");
+    double t_ms = record.value("t_ms", 0.0);
+    for (const char* key : {"t_ms", "type", "run_id", "path"}) record.erase(key);
+    Event event{*type, std::move(record)};
+    event.at = start + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                           std::chrono::duration<double, std::milli>(t_ms));
+    sink.receive(event, EventPlace{run_id, path});
+  }
+}
+
+Value run_document(const store::RunRecord& r, bool with_events) {
+  Value doc{{"id", r.id},
+            {"workflow", r.workflow},
+            {"source", r.source},
+            {"command", r.command},
+            {"status", r.status},
+            {"stopped_reason", r.stopped_reason},
+            {"started_ms", r.started_ms},
+            {"elapsed_ms", r.elapsed_ms},
+            {"inputs", r.inputs},
+            {"output", r.output},
+            {"usage", {{"prompt_tokens", r.prompt_tokens}, {"completion_tokens", r.completion_tokens}}}};
+  if (r.cost_usd) doc["usage"]["cost_usd"] = *r.cost_usd;
+  if (!r.error.is_null()) doc["error"] = r.error;
+  if (!r.trace_id.empty()) doc["trace_id"] = r.trace_id;
+  if (with_events) {
+    Value events = Value::array();
+    for (const std::string& line : r.events) {
+      Value e = parse_json(line);
+      if (!e.is_discarded()) events.push_back(std::move(e));
+    }
+    doc["events"] = std::move(events);
+  }
+  return doc;
+}
+
+}  // namespace engine::app

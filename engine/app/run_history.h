@@ -1,0 +1,33 @@
+#pragma once
+// What `engine runs` reads from the run store: the runs that match a filter, one run found by its id, and a stored
+// run's events played again into a sink (the console, a span builder), at the times they happened.
+#include <chrono>
+#include <string>
+#include <vector>
+
+#include "engine/app/run_recording.h"
+#include "engine/core/event.h"
+#include "engine/store/run_store.h"
+
+namespace engine::app {
+
+struct RunQuery {
+  std::string workflow;
+  std::string status;  // ok or failed
+  std::string since;   // "30m", "2h", "7d", or a date "2026-11-27"
+  size_t limit = 50;
+};
+
+// Throws Error "usage" for a status or since it cannot read.
+std::vector<store::RunRecord> list_runs(store::RunStore& store, const RunQuery& query,
+                                        std::chrono::system_clock::time_point now = std::chrono::system_clock::now());
+// Throws Error "store.no_such_run" when no run's id is or starts with `id`, "store.ambiguous" when several do.
+store::RunRecord find_run(store::RunStore& store, const std::string& id);
+// The run's events into `sink`, each at its place (run id, path), its time `start` + its t_ms. Lines the store
+// holds that are not events of this engine are passed over.
+void replay_run(const store::RunRecord& run, EventSink& sink,
+                std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now());
+// The run as one JSON document: its summary, and its events (with --json).
+Value run_document(const store::RunRecord& run, bool with_events);
+
+}  // namespace engine::app

@@ -1,0 +1,43 @@
+#include "engine/app/run_recording.h"
+
+#include <cstdlib>
+
+#include "engine/core/error.h"
+
+namespace engine::app {
+namespace {
+
+std::optional<std::filesystem::path> location(const StoreOptions& o) {
+  return store::store_location(o.file, o.off, [](const char* name) { return std::getenv(name); });
+}
+
+}  // namespace
+
+std::unique_ptr<store::RunStore> open_store(const StoreOptions& o) {
+  std::optional<std::filesystem::path> file = location(o);
+  if (!file) throw Error("usage", "the run store is off (ENGINE_STORE=off, or no HOME): name one with --store FILE");
+  if (!std::filesystem::exists(*file))
+    throw Error("store.no_store", "no runs are recorded in " + file->string() + " yet (the file does not exist)");
+  return std::make_unique<store::RunStore>(*file);
+}
+
+RunRecording::RunRecording(const StoreOptions& o, trace::RunSource source, const Redactor& redactor) {
+  std::optional<std::filesystem::path> file = location(o);
+  if (!file) return;
+  try {
+    store_ = std::make_unique<store::RunStore>(*file);
+  } catch (const Error& e) {
+    open_failure_ = "the runs are not recorded: " + e.message();
+    return;
+  }
+  recorder_.emplace(*store_, std::move(source), redactor);
+}
+
+std::string RunRecording::problem() const {
+  if (!open_failure_.empty()) return open_failure_;
+  if (!recorder_) return "";
+  std::string why = recorder_->failure();
+  return why.empty() ? "" : "a run could not be recorded in " + store_->file().string() + ": " + why;
+}
+
+}  // namespace engine::app

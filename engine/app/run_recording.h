@@ -1,0 +1,39 @@
+#pragma once
+// A command's runs recorded in the local run store (docs/observability.md, "The run store"): on unless --no-store or
+// ENGINE_STORE=off; --store PATH or ENGINE_STORE picks the file. A store that cannot be opened or written never stops
+// a run: problem() says why, for the command to show.
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "engine/core/event.h"
+#include "engine/core/redact.h"
+#include "engine/store/run_store.h"
+#include "engine/trace/run_recorder.h"
+
+namespace engine::app {
+
+struct StoreOptions {
+  std::string file;  // --store PATH
+  bool off = false;  // --no-store
+};
+
+// The store, for the commands that read it (engine runs). Throws Error "usage" when recording is off and no file
+// is named, "store.no_store" when the file does not exist, else what RunStore throws.
+std::unique_ptr<store::RunStore> open_store(const StoreOptions& options);
+
+class RunRecording {
+ public:
+  RunRecording(const StoreOptions& options, trace::RunSource source, const Redactor& redactor);
+
+  EventSink* sink() { return recorder_ ? &*recorder_ : nullptr; }  // null when nothing is recorded
+  // Why the runs are not recorded, or a run was not: "" when all is well.
+  std::string problem() const;
+
+ private:
+  std::unique_ptr<store::RunStore> store_;
+  std::optional<trace::RunRecorder> recorder_;
+  std::string open_failure_;
+};
+
+}  // namespace engine::app

@@ -1,0 +1,114 @@
+// engine runs list|show: the runs the local run store keeps (docs/observability.md, "The run store").
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <cstdlib>
+#include <ctime>
+#include <iostream>
+#include <unistd.h>
+
+#include "engine/app/run_history.h"
+#include "engine/cli/cli_support.h"
+#include "engine/cli/commands.h"
+#include "engine/cli/run_output.h"
+#include "engine/core/json_text.h"
+#include "engine/core/text.h"
+#include "engine/trace/console_printer.h"
+
+namespace engine::cli {
+namespace {
+
+struct RunsOptions {
+  app::StoreOptions store;
+  app::RunQuery query;
+  std::string id;
+  bool json = false;
+  bool no_color = false;
+};
+
+std::string local_time(int64_t unix_ms) {
+  std::time_t t = static_cast<std::time_t>(unix_ms / 1000);
+  std::tm tm{};
+  localtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%d %H:%M:%S", &tm);
+  return buf;
+}
+
+// One line of a table cell: printable, no wider than `width`.
+std::string cell(const std::string& text, size_t width) {
+  std::string one = printable_excerpt(text, width);
+  return one.size() < width ? one + std::string(width - one.size(), ' ') : one;
+}
+
+int list_runs(const RunsOptions& o) {
+  auto store = app::open_store(o.store);
+  std::vector<store::RunRecord> runs = app::list_runs(*store, o.query);
+  if (o.json) {
+    Value list = Value::array();
+    for (const auto& r : runs) list.push_back(app::run_document(r, false));
+    std::cout << to_json_text(list) << std::endl;
+    return kOk;
+  }
+  if (runs.empty()) {
+    std::cerr << "no runs recorded in " << store->file().string() << " match" << std::endl;
+    return kOk;
+  }
+  std::cout << "ID                STARTED              WORKFLOW              COMMAND  STATUS  TIME       TOKENS  COST\n";
+  for (const auto& r : runs) {
+    char time[32], cost[32] = "-";
+    std::snprintf(time, sizeof time, "%.2f s", r.elapsed_ms / 1000);
+    if (r.cost_usd) std::snprintf(cost, sizeof cost, "$%.6f", *r.cost_usd);
+    std::cout << cell(r.id, 17) << " " << cell(local_time(r.started_ms), 20) << " " << cell(r.workflow, 21) << " "
+              << cell(r.command, 8) << " " << cell(r.status, 7) << " " << cell(time, 10) << " "
+              << cell(std::to_string(r.prompt_tokens + r.completion_tokens), 7) << " " << cost << "\n";
+  }
+  std::cout.flush();
+  return kOk;
+}
+
+int show_run(const RunsOptions& o) {
+  auto store = app::open_store(o.store);
+  store::RunRecord run = app::find_run(*store, o.id);
+  if (o.json) {
+    std::cout << app::run_document(run, true).dump(2, ' ', false, Value::error_handler_t::replace) << std::endl;
+    return kOk;
+  }
+  // The run as the console showed it, then its answer, as `engine run` prints them.
+  std::cout << "run " << run.id << " of " << run.workflow << " (" << run.command << ", " << local_time(run.started_ms)
+            << ", " << run.status << ")\n";
+  trace::ConsolePrinter console(std::cout, !o.no_color && isatty(STDOUT_FILENO) && !std::getenv("NO_COLOR"));
+  app::replay_run(run, console);
+  std::cout.flush();
+  if (run.status == "ok") print_answer(run.output);
+  else if (run.error.is_object()) print_error(run.error.value("kind", "run.failed"), run.error.value("message", ""), o.no_color);
+  return kOk;
+}
+
+}  // namespace
+
+void add_runs_command(CLI::App& app, int& exit_code) {
+  auto o = std::make_shared<RunsOptions>();
+  CLI::App* runs = app.add_subcommand("runs", "The runs recorded in the local run store: list them, show one");
+  runs->require_subcommand(1);
+  auto store_option = [&](CLI::App* cmd) {
+    cmd->add_option("--store", o->store.file, "The run store (default: ENGINE_STORE, or ~/.local/share/engine/runs.db)");
+  };
+
+  CLI::App* list = runs->add_subcommand("list", "The newest runs first: id, start, workflow, status, time, tokens, cost");
+  store_option(list);
+  list->add_option("--workflow", o->query.workflow, "Only this workflow's runs");
+  list->add_option("--status", o->query.status, "Only runs that ended so: ok or failed");
+  list->add_option("--since", o->query.since, "Only runs started since: an age (30m, 2h, 7d) or a day (2026-11-27)");
+  list->add_option("-n,--limit", o->query.limit, "How many runs at most")->capture_default_str()->check(whole_number(1, 100000));
+  list->add_flag("--json", o->json, "Print the runs as a JSON list");
+  list->callback([o, &exit_code] { exit_code = guarded([&] { return list_runs(*o); }); });
+
+  CLI::App* show = runs->add_subcommand("show", "A run as the console showed it, then its answer (or --json: all of it)");
+  store_option(show);
+  show->add_option("id", o->id, "The run's id, or its first 8 characters or more")->required();
+  show->add_flag("--json", o->json, "Print the run and its events as JSON");
+  show->add_flag("--no-color", o->no_color, "Never colour the steps");
+  show->callback([o, &exit_code] { exit_code = guarded([&] { return show_run(*o); }, o->no_color); });
+}
+
+}  // namespace engine::cli

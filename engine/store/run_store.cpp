@@ -1,0 +1,202 @@
+#include "engine/store/run_store.h"
+
+#include <sys/stat.h>
+
+#include <cstdlib>
+
+#include "engine/core/error.h"
+#include "engine/core/json_parse.h"
+#include "engine/core/json_text.h"
+
+namespace engine::store {
+namespace {
+
+// "engR" in the file's header: a store is told from any other SQLite file without reading its tables.
+constexpr int64_t kApplicationId = 0x656E6752;
+constexpr int64_t kVersion = 1;
+
+const char* const kSchema = R"(
+CREATE TABLE runs (
+  id TEXT NOT NULL UNIQUE,
+  workflow TEXT NOT NULL,
+  source TEXT NOT NULL,
+  command TEXT NOT NULL,
+  status TEXT NOT NULL,
+  stopped_reason TEXT NOT NULL,
+  started_ms INTEGER NOT NULL,
+  elapsed_ms REAL NOT NULL,
+  inputs TEXT NOT NULL,
+  output TEXT NOT NULL,
+  error TEXT,
+  prompt_tokens INTEGER NOT NULL,
+  completion_tokens INTEGER NOT NULL,
+  cost_usd REAL,
+  trace_id TEXT NOT NULL
+);
+CREATE INDEX runs_by_time ON runs(started_ms);
+CREATE INDEX runs_by_workflow ON runs(workflow, started_ms);
+CREATE TABLE events (
+  run INTEGER NOT NULL,
+  seq INTEGER NOT NULL,
+  record TEXT NOT NULL,
+  PRIMARY KEY (run, seq)
+) WITHOUT ROWID;
+)";
+
+const char* const kColumns =
+    "id, workflow, source, command, status, stopped_reason, started_ms, elapsed_ms, inputs, output, error, "
+    "prompt_tokens, completion_tokens, cost_usd, trace_id";
+
+int64_t pragma(Database& db, const char* name) {
+  Statement s = db.prepare(std::string("PRAGMA ") + name);
+  return s.step() ? s.integer(0) : 0;
+}
+
+Value json_column(const Statement& s, int column) {
+  if (s.is_null(column)) return Value();
+  Value v = parse_json(s.text(column));
+  return v.is_discarded() ? Value() : v;
+}
+
+RunRecord read_run(const Statement& s) {
+  RunRecord r;
+  r.id = s.text(0);
+  r.workflow = s.text(1);
+  r.source = s.text(2);
+  r.command = s.text(3);
+  r.status = s.text(4);
+  r.stopped_reason = s.text(5);
+  r.started_ms = s.integer(6);
+  r.elapsed_ms = s.real(7);
+  r.inputs = json_column(s, 8);
+  r.output = json_column(s, 9);
+  r.error = json_column(s, 10);
+  r.prompt_tokens = s.integer(11);
+  r.completion_tokens = s.integer(12);
+  if (!s.is_null(13)) r.cost_usd = s.real(13);
+  r.trace_id = s.text(14);
+  return r;
+}
+
+void make_folder(const std::filesystem::path& file) {
+  std::filesystem::path folder = file.parent_path();
+  if (folder.empty() || std::filesystem::exists(folder)) return;
+  std::error_code ec;
+  std::filesystem::create_directories(folder, ec);
+  if (ec) throw Error("store.open_failed", "cannot make the run store's folder " + folder.string() + ": " + ec.message());
+  ::chmod(folder.c_str(), 0700);  // runs hold prompts and answers: the user's alone
+}
+
+}  // namespace
+
+RunStore::RunStore(const std::filesystem::path& file) : file_(file), db_((make_folder(file), file.string())) {
+  auto not_a_store = [&](const std::string& why) {
+    return Error("store.not_a_store", file.string() + " is not a run store of this engine: " + why +
+                                          " (give another file with --store, or move this one away)");
+  };
+  try {
+    int64_t app = pragma(db_, "application_id"), version = pragma(db_, "user_version");
+    if (app == 0 && version == 0) {
+      Transaction make(db_);
+      Statement tables = db_.prepare("SELECT count(*) FROM sqlite_master");
+      if (tables.step() && tables.integer(0) > 0) throw not_a_store("it is another SQLite database");
+      db_.exec(kSchema);
+      db_.exec("PRAGMA application_id = " + std::to_string(kApplicationId) + "; PRAGMA user_version = " +
+               std::to_string(kVersion));
+      make.commit();
+      app = kApplicationId;
+      version = kVersion;
+    }
+    if (app != kApplicationId) throw not_a_store("it is another SQLite database");
+    if (version > kVersion) throw not_a_store("it was made by a newer engine (store version " + std::to_string(version) + ")");
+    db_.exec("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL");
+  } catch (const Error& e) {
+    if (e.kind() == "store.not_a_store") throw;
+    throw not_a_store(e.message());  // a corrupt file, or not a database at all
+  }
+  ::chmod(file.c_str(), 0600);
+}
+
+void RunStore::record(const RunRecord& run) {
+  std::lock_guard lock(mutex_);
+  Transaction tx(db_);
+  Statement insert = db_.prepare(std::string("INSERT INTO runs (") + kColumns +
+                                 ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)");
+  insert.bind(1, run.id).bind(2, run.workflow).bind(3, run.source).bind(4, run.command).bind(5, run.status);
+  insert.bind(6, run.stopped_reason).bind(7, run.started_ms).bind_real(8, run.elapsed_ms);
+  insert.bind(9, to_json_text(run.inputs)).bind(10, to_json_text(run.output));
+  if (run.error.is_null()) insert.bind_null(11);
+  else insert.bind(11, to_json_text(run.error));
+  insert.bind(12, run.prompt_tokens).bind(13, run.completion_tokens);
+  if (run.cost_usd) insert.bind_real(14, *run.cost_usd);
+  else insert.bind_null(14);
+  insert.bind(15, run.trace_id);
+  insert.step();
+  int64_t row = db_.last_insert_rowid();
+  Statement event = db_.prepare("INSERT INTO events (run, seq, record) VALUES (?1, ?2, ?3)");
+  for (size_t i = 0; i < run.events.size(); ++i) {
+    event.bind(1, row).bind(2, static_cast<int64_t>(i)).bind(3, run.events[i]);
+    event.step();
+    event.reset();
+  }
+  tx.commit();
+  if (written_++ % 64 == 0) prune();  // the first write, then now and then: deleting is not every run's cost
+}
+
+void RunStore::prune() {
+  std::string older = "SELECT rowid FROM runs ORDER BY rowid DESC LIMIT -1 OFFSET " + std::to_string(keep_);
+  Transaction tx(db_);
+  db_.exec("DELETE FROM events WHERE run IN (" + older + "); DELETE FROM runs WHERE rowid IN (" + older + ")");
+  tx.commit();
+}
+
+std::vector<RunRecord> RunStore::list(const RunFilter& filter) {
+  std::lock_guard lock(mutex_);
+  std::string sql = std::string("SELECT ") + kColumns + " FROM runs WHERE started_ms >= ?1";
+  if (!filter.workflow.empty()) sql += " AND workflow = ?2";
+  if (!filter.status.empty()) sql += " AND status = ?3";
+  sql += " ORDER BY started_ms DESC, rowid DESC LIMIT ?4";
+  Statement s = db_.prepare(sql);
+  s.bind(1, filter.since_ms).bind(4, static_cast<int64_t>(filter.limit));
+  if (!filter.workflow.empty()) s.bind(2, filter.workflow);
+  if (!filter.status.empty()) s.bind(3, filter.status);
+  std::vector<RunRecord> out;
+  while (s.step()) out.push_back(read_run(s));
+  return out;
+}
+
+std::optional<RunRecord> RunStore::find(const std::string& id) {
+  std::lock_guard lock(mutex_);
+  Statement s = db_.prepare(std::string("SELECT ") + kColumns + ", rowid FROM runs WHERE substr(id, 1, ?1) = ?2 "
+                            "ORDER BY id = ?2 DESC LIMIT 2");
+  s.bind(1, static_cast<int64_t>(id.size())).bind(2, id);
+  if (!s.step()) return std::nullopt;
+  RunRecord run = read_run(s);
+  int64_t row = s.integer(15);
+  if (run.id != id && s.step())
+    throw Error("store.ambiguous", "more than one run's id starts with '" + id + "': give more of it");
+  Statement events = db_.prepare("SELECT record FROM events WHERE run = ?1 ORDER BY seq");
+  events.bind(1, row);
+  while (events.step()) run.events.push_back(events.text(0));
+  return run;
+}
+
+std::optional<std::filesystem::path> store_location(const std::string& flag, bool no_store,
+                                                    const std::function<const char*(const char*)>& env) {
+  if (no_store) return std::nullopt;
+  if (!flag.empty()) return std::filesystem::path(flag);
+  auto variable = [&](const char* name) -> std::string {
+    const char* v = env(name);
+    return v ? std::string(v) : std::string();
+  };
+  std::string given = variable("ENGINE_STORE");
+  if (given == "off") return std::nullopt;
+  if (!given.empty()) return std::filesystem::path(given);
+  if (std::string data = variable("XDG_DATA_HOME"); !data.empty() && data.front() == '/')
+    return std::filesystem::path(data) / "engine" / "runs.db";
+  std::string home = variable("HOME");
+  if (home.empty()) return std::nullopt;  // nowhere to keep it
+  return std::filesystem::path(home) / ".local" / "share" / "engine" / "runs.db";
+}
+
+}  // namespace engine::store

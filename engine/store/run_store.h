@@ -1,0 +1,80 @@
+#pragma once
+// The local run store: every run the engine makes (a `run`, a chat turn, a batch row, a served request) kept in one
+// SQLite file, its summary and its events (the lines a --trace file would hold, keys masked), so a run can be listed,
+// shown again as the console showed it, compared with another and sent to a collector later. WAL mode: readers never
+// wait for a writer, and several processes write at once (a busy file is waited for); a run is written in one
+// transaction when it ends, so a process killed mid-batch loses only the runs still going.
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine/core/value.h"
+#include "engine/store/sqlite.h"
+
+namespace engine::store {
+
+// A finished run as the store keeps it.
+struct RunRecord {
+  std::string id;           // the run's id
+  std::string workflow;     // its name
+  std::string source;       // the workflow's file, when known
+  std::string command;      // run, chat, batch, serve
+  std::string status;       // ok, failed
+  std::string stopped_reason;
+  int64_t started_ms = 0;   // Unix time, milliseconds
+  double elapsed_ms = 0;
+  Value inputs = Value::object();
+  Value output;             // the answer
+  Value error;              // {kind, message, ...} or null
+  int64_t prompt_tokens = 0, completion_tokens = 0;
+  std::optional<double> cost_usd;
+  std::string trace_id;     // the OpenTelemetry trace it was part of, when traced
+  std::vector<std::string> events;  // each a JSON object as a --trace line holds it ({"t_ms", "type", ...})
+};
+
+struct RunFilter {
+  std::string workflow;  // exact name; empty: any
+  std::string status;    // ok or failed; empty: any
+  int64_t since_ms = 0;  // started at or after (Unix ms); 0: any time
+  size_t limit = 50;
+};
+
+class RunStore {
+ public:
+  // Opens the store in `file`, making it (and its folder, private to the user) when missing. Throws Error
+  // "store.open_failed" (a file SQLite cannot open), "store.not_a_store" (a file that is not a run store: another
+  // database, a corrupt one, or one of a newer version).
+  explicit RunStore(const std::filesystem::path& file);
+
+  // Writes a finished run, in one transaction; keeps the newest `keep` runs (older ones go, a few at a time).
+  // Safe from several threads. Throws Error "store.failed".
+  void record(const RunRecord& run);
+
+  std::vector<RunRecord> list(const RunFilter& filter);  // newest first, without their events
+  // The run whose id is `id` or starts with it (8 characters or more suffice, as git's short ids); none when no run
+  // matches. Throws Error "store.ambiguous" when several do.
+  std::optional<RunRecord> find(const std::string& id);
+
+  void set_keep(size_t keep) { keep_ = keep; }
+  const std::filesystem::path& file() const { return file_; }
+
+ private:
+  void prune();
+
+  std::filesystem::path file_;
+  std::mutex mutex_;  // one writer at a time in this process (SQLite's own lock orders the processes)
+  Database db_;
+  size_t keep_ = 10000;
+  size_t written_ = 0;
+};
+
+// Where the store is: `flag` (--store) when given, else $ENGINE_STORE, else $XDG_DATA_HOME/engine/runs.db, else
+// ~/.local/share/engine/runs.db; none when recording is off (--no-store, or ENGINE_STORE=off).
+std::optional<std::filesystem::path> store_location(const std::string& flag, bool no_store,
+                                                    const std::function<const char*(const char*)>& env);
+
+}  // namespace engine::store

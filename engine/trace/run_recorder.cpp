@@ -1,0 +1,83 @@
+#include "engine/trace/run_recorder.h"
+
+#include "engine/core/error.h"
+#include "engine/core/json_text.h"
+#include "engine/trace/event_record.h"
+
+namespace engine::trace {
+
+RunRecorder::RunRecorder(store::RunStore& store, RunSource source, const Redactor& redactor)
+    : store_(store), source_(std::move(source)), redactor_(redactor), json_redactor_(json_text_redactor(redactor)) {}
+
+void RunRecorder::receive(const Event& event, const EventPlace& place) {
+  if (event.type == EventType::LlmToken || event.type == EventType::AnswerToken) return;
+  std::unique_lock lock(mutex_);
+  auto it = runs_.find(place.run_id);
+  if (it == runs_.end()) {
+    // A run starts with its chain_start at its own path; anything else is a run this recorder did not see begin.
+    if (event.type != EventType::ChainStart || !place.step.empty()) return;
+    Pending run;
+    run.start = event.at;
+    store::RunRecord& r = run.record;
+    r.id = std::string(place.run_id);
+    r.workflow = event.data.value("name", "");
+    r.source = source_.file;
+    r.command = source_.command;
+    r.started_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                       (unix_zero_ + std::chrono::duration_cast<std::chrono::system_clock::duration>(event.at - steady_zero_))
+                           .time_since_epoch())
+                       .count();
+    if (auto inputs = event.data.find("inputs"); inputs != event.data.end()) {
+      r.inputs = *inputs;
+      redact_value(r.inputs, redactor_);
+    }
+    r.trace_id = event.data.value("trace_id", "");
+    it = runs_.emplace(std::string(place.run_id), std::move(run)).first;
+  }
+  Pending& run = it->second;
+  double t_ms = std::chrono::duration<double, std::milli>(event.at - run.start).count();
+  run.record.events.push_back(json_redactor_.redact(to_json_text(event_record(event, place, t_ms))));
+  if (event.type != EventType::ChainEnd || !place.step.empty()) return;
+  Pending done = std::move(run);
+  runs_.erase(it);
+  lock.unlock();  // the write is this run's alone; other runs' events go on meanwhile
+  finish(done, event.data);
+}
+
+void RunRecorder::finish(Pending& run, const Value& end) {
+  store::RunRecord& r = run.record;
+  r.output = end.value("output", Value());
+  redact_value(r.output, redactor_);
+  r.stopped_reason = end.value("stopped_reason", "");
+  r.elapsed_ms = end.value("elapsed_ms", 0.0);
+  if (auto error = end.find("error"); error != end.end()) {
+    r.error = *error;
+    redact_value(r.error, redactor_);
+  }
+  r.status = r.error.is_null() ? "ok" : "failed";
+  if (auto usage = end.find("usage"); usage != end.end() && usage->is_object()) {
+    r.prompt_tokens = usage->value("prompt_tokens", int64_t{0});
+    r.completion_tokens = usage->value("completion_tokens", int64_t{0});
+    if (auto cost = usage->find("cost_usd"); cost != usage->end() && cost->is_number()) r.cost_usd = cost->get<double>();
+  }
+  try {
+    store_.record(r);
+    std::lock_guard lock(mutex_);
+    ++recorded_;
+  } catch (const Error& e) {
+    std::lock_guard lock(mutex_);
+    if (failure_.empty()) failure_ = redactor_.redact(e.message());
+  }
+}
+
+std::string RunRecorder::failure() const {
+  std::lock_guard lock(mutex_);
+  return failure_;
+}
+
+size_t RunRecorder::recorded() const {
+  std::lock_guard lock(mutex_);
+  return recorded_;
+}
+
+}  // namespace engine::trace

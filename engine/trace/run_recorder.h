@@ -1,0 +1,50 @@
+#pragma once
+// Records each run that passes through it in the run store (store/run_store.h): its events as a --trace file would
+// hold them (tokens left out: the model's whole text is in its llm_end), with keys masked, and when the run ends its
+// summary, in one write. A failure to write never fails the run: the first one is kept for the command to report.
+#include <chrono>
+#include <map>
+#include <mutex>
+#include <string>
+
+#include "engine/core/event.h"
+#include "engine/core/redact.h"
+#include "engine/store/run_store.h"
+
+namespace engine::trace {
+
+// What a recorded run was started by.
+struct RunSource {
+  std::string command;  // run, chat, batch, serve
+  std::string file;     // the workflow's file
+};
+
+class RunRecorder : public EventSink {
+ public:
+  RunRecorder(store::RunStore& store, RunSource source, const Redactor& redactor);
+  void receive(const Event& event, const EventPlace& place) override;
+  // The store shows each model call's prompt: it reads everything.
+  EventDetail detail() const override { return EventDetail::Full; }
+
+  std::string failure() const;  // why a run could not be recorded, or ""
+  size_t recorded() const;
+
+ private:
+  struct Pending {
+    std::chrono::steady_clock::time_point start;
+    store::RunRecord record;
+  };
+  void finish(Pending& run, const Value& chain_end);
+
+  store::RunStore& store_;
+  RunSource source_;
+  Redactor redactor_, json_redactor_;
+  std::chrono::steady_clock::time_point steady_zero_ = std::chrono::steady_clock::now();
+  std::chrono::system_clock::time_point unix_zero_ = std::chrono::system_clock::now();
+  mutable std::mutex mutex_;
+  std::map<std::string, Pending, std::less<>> runs_;  // by run id, while they go on
+  std::string failure_;
+  size_t recorded_ = 0;
+};
+
+}  // namespace engine::trace

@@ -1,5 +1,6 @@
 #include "engine/store/run_store.h"
 
+#include <sqlite3.h>
 #include <sys/stat.h>
 
 #include <cstdlib>
@@ -110,6 +111,12 @@ RunStore::RunStore(const std::filesystem::path& file) : file_(file), db_((make_f
     if (app != kApplicationId) throw not_a_store("it is another SQLite database");
     if (version > kVersion) throw not_a_store("it was made by a newer engine (store version " + std::to_string(version) + ")");
     db_.exec("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL");
+    // A command records a run or two and exits: checkpointing the WAL into the file and deleting it at every close
+    // would cost each process more than its writes. The WAL stays, and is checkpointed as it grows (every 1000
+    // pages, by whichever writer passes the mark).
+    sqlite3_db_config(db_.handle(), SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, nullptr);
+    int persist = 1;
+    sqlite3_file_control(db_.handle(), "main", SQLITE_FCNTL_PERSIST_WAL, &persist);
   } catch (const Error& e) {
     if (e.kind() == "store.not_a_store") throw;
     throw not_a_store(e.message());  // a corrupt file, or not a database at all

@@ -1,10 +1,13 @@
 #include "engine/app/run_history.h"
 
 #include <charconv>
+#include <cstdio>
 #include <ctime>
+#include <map>
 
 #include "engine/core/error.h"
 #include "engine/core/json_parse.h"
+#include "engine/core/json_text.h"
 #include "engine/core/text.h"
 
 namespace engine::app {
@@ -92,6 +95,56 @@ Value run_document(const store::RunRecord& r, bool with_events) {
     doc["events"] = std::move(events);
   }
   return doc;
+}
+
+namespace {
+
+std::string one_line(const Value& v, size_t max = 60) {
+  std::string text = v.is_string() ? v.get<std::string>() : v.is_null() ? "" : to_json_text(v);
+  return printable_excerpt(text, max);
+}
+
+}  // namespace
+
+Value run_outline(const store::RunRecord& r) {
+  Value rows = Value::array();
+  auto row = [&](std::string what, std::string value) {
+    rows.push_back(Value{{"what", std::move(what)}, {"value", std::move(value)}});
+  };
+  char number[64];
+  row("workflow", r.workflow);
+  row("status", r.status + " (" + r.stopped_reason + ")");
+  std::snprintf(number, sizeof number, "%.1f ms", r.elapsed_ms);
+  row("time", number);
+  row("tokens", std::to_string(r.prompt_tokens) + " in, " + std::to_string(r.completion_tokens) + " out");
+  if (r.cost_usd) {
+    std::snprintf(number, sizeof number, "$%.6f", *r.cost_usd);
+    row("cost", number);
+  }
+  row("inputs", one_line(r.inputs));
+  row("output", one_line(r.output));
+  if (!r.error.is_null()) row("error", one_line(r.error.value("kind", "")) + ": " + one_line(r.error.value("message", "")));
+  std::map<std::string, int> seen;  // calls of each tool, model calls, by path
+  for (const std::string& line : r.events) {
+    Value e = parse_json(line);
+    if (!e.is_object()) continue;
+    std::string type = e.value("type", ""), path = e.value("path", "");
+    std::string where = path.empty() ? "" : " (" + path + ")";
+    if (type == "step_end") {
+      row("step " + e.value("step", path), e.value("status", "") + ": " + one_line(e.value("output", Value())));
+    } else if (type == "tool_end") {
+      std::string tool = e.value("tool", "");
+      int n = ++seen["tool " + tool + where];
+      row("tool " + tool + " #" + std::to_string(n) + where,
+          one_line(e.value("observation", Value()), 50) + (e.contains("error") ? " [" + one_line(e["error"]) + "]" : ""));
+    } else if (type == "llm_end") {
+      int n = ++seen["model" + where];
+      row("model call #" + std::to_string(n) + where,
+          e.contains("error") ? "failed: " + one_line(e["error"].value("kind", ""))
+                              : one_line(e.value("text", Value()), 60));
+    }
+  }
+  return rows;
 }
 
 }  // namespace engine::app

@@ -30,4 +30,9 @@ void replay_run(const store::RunRecord& run, EventSink& sink,
 // The run as one JSON document: its summary, and its events (with --json).
 Value run_document(const store::RunRecord& run, bool with_events);
 
+// What `engine runs diff` sets side by side: a run's summary and then what it did, in order, one line each:
+// {"what": "status", "value": "ok"}, {"what": "step plan", "value": "done: ..."}, {"what": "tool calculator #1",
+// "value": "12 * 7 -> 84"}, {"what": "model call #2", "value": "..."}. Values are one line, shortened.
+Value run_outline(const store::RunRecord& run);
+
 }  // namespace engine::app

@@ -5,16 +5,13 @@
 #include "engine/core/error.h"
 
 namespace engine::app {
-namespace {
 
-std::optional<std::filesystem::path> location(const StoreOptions& o) {
+std::optional<std::filesystem::path> store_file(const StoreOptions& o) {
   return store::store_location(o.file, o.off, [](const char* name) { return std::getenv(name); });
 }
 
-}  // namespace
-
 std::unique_ptr<store::RunStore> open_store(const StoreOptions& o) {
-  std::optional<std::filesystem::path> file = location(o);
+  std::optional<std::filesystem::path> file = store_file(o);
   if (!file) throw Error("usage", "the run store is off (ENGINE_STORE=off, or no HOME): name one with --store FILE");
   if (!std::filesystem::exists(*file))
     throw Error("store.no_store", "no runs are recorded in " + file->string() + " yet (the file does not exist)");
@@ -22,7 +19,7 @@ std::unique_ptr<store::RunStore> open_store(const StoreOptions& o) {
 }
 
 RunRecording::RunRecording(const StoreOptions& o, trace::RunSource source, const Redactor& redactor) {
-  std::optional<std::filesystem::path> file = location(o);
+  std::optional<std::filesystem::path> file = store_file(o);
   if (!file) return;
   try {
     store_ = std::make_unique<store::RunStore>(*file);

@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
+#include <map>
 #include <iostream>
 #include <unistd.h>
 
@@ -10,6 +11,8 @@
 #include "engine/cli/cli_support.h"
 #include "engine/cli/commands.h"
 #include "engine/cli/run_output.h"
+#include "engine/cli/span_export.h"
+#include "engine/core/error.h"
 #include "engine/core/json_text.h"
 #include "engine/core/text.h"
 #include "engine/trace/console_printer.h"
@@ -20,7 +23,8 @@ namespace {
 struct RunsOptions {
   app::StoreOptions store;
   app::RunQuery query;
-  std::string id;
+  std::string id, other;
+  std::string otlp;
   bool json = false;
   bool no_color = false;
 };
@@ -37,6 +41,11 @@ std::string local_time(int64_t unix_ms) {
 // One line of a table cell: printable, no wider than `width`.
 std::string cell(const std::string& text, size_t width) {
   std::string one = printable_excerpt(text, width);
+  if (one.size() > width) {  // escapes (\n) made it longer: cut it, never inside a UTF-8 character
+    size_t cut = width - 3;
+    while (cut > 0 && (static_cast<unsigned char>(one[cut]) & 0xC0) == 0x80) --cut;
+    one = one.substr(0, cut) + "...";
+  }
   return one.size() < width ? one + std::string(width - one.size(), ' ') : one;
 }
 
@@ -84,11 +93,62 @@ int show_run(const RunsOptions& o) {
   return kOk;
 }
 
+// Two runs side by side, line by line of their outlines (app/run_history.h); `*` marks the lines that differ.
+int diff_runs(const RunsOptions& o) {
+  auto store = app::open_store(o.store);
+  store::RunRecord a = app::find_run(*store, o.id), b = app::find_run(*store, o.other);
+  Value left = app::run_outline(a), right = app::run_outline(b);
+  // Lines are paired by what they are ("tool calculator #2"), in the order the first run has them, then the rest.
+  std::vector<std::string> order;
+  std::map<std::string, std::pair<std::string, std::string>> rows;
+  auto take = [&](const Value& outline, bool first) {
+    for (const Value& row : outline) {
+      std::string what = row["what"];
+      if (!rows.count(what)) order.push_back(what);
+      (first ? rows[what].first : rows[what].second) = row["value"].get<std::string>();
+    }
+  };
+  take(left, true);
+  take(right, false);
+  if (o.json) {
+    Value diff = Value::array();
+    for (const auto& what : order)
+      diff.push_back(Value{{"what", what}, {"a", rows[what].first}, {"b", rows[what].second},
+                           {"same", rows[what].first == rows[what].second}});
+    std::cout << to_json_text(Value{{"a", a.id}, {"b", b.id}, {"lines", std::move(diff)}}) << std::endl;
+    return kOk;
+  }
+  size_t width = 20;
+  for (const auto& what : order) width = std::max(width, std::min<size_t>(what.size(), 40));
+  std::cout << "  " << cell("", width) << " " << cell("A " + a.id, 50) << " B " << b.id << "\n";
+  for (const auto& what : order) {
+    const auto& [x, y] = rows[what];
+    std::cout << (x == y ? "  " : "* ") << cell(what, width) << " " << cell(x, 50) << " " << y << "\n";
+  }
+  std::cout.flush();
+  return kOk;
+}
+
+// A stored run's spans sent to a collector, at the times it ran.
+int export_run(const RunsOptions& o) {
+  auto store = app::open_store(o.store);
+  store::RunRecord run = app::find_run(*store, o.id);
+  SpanExport spans(o.otlp, Redactor());  // the stored events are masked already
+  EventSink* sink = spans.sink();
+  if (!sink) throw Error("usage", "name the collector: --otlp URL (or OTEL_EXPORTER_OTLP_ENDPOINT)");
+  auto ran_at = std::chrono::system_clock::time_point(std::chrono::milliseconds(run.started_ms));
+  auto start = std::chrono::steady_clock::now() -
+               std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::system_clock::now() - ran_at);
+  app::replay_run(run, *sink, start);
+  std::cerr << "sent the spans of run " << run.id << " (" << run.workflow << ")" << std::endl;
+  return kOk;  // SpanExport's end sends what is queued and says what could not be sent
+}
+
 }  // namespace
 
 void add_runs_command(CLI::App& app, int& exit_code) {
   auto o = std::make_shared<RunsOptions>();
-  CLI::App* runs = app.add_subcommand("runs", "The runs recorded in the local run store: list them, show one");
+  CLI::App* runs = app.add_subcommand("runs", "The runs recorded in the local run store: list, show, compare, export");
   runs->require_subcommand(1);
   auto store_option = [&](CLI::App* cmd) {
     cmd->add_option("--store", o->store.file, "The run store (default: ENGINE_STORE, or ~/.local/share/engine/runs.db)");
@@ -109,6 +169,19 @@ void add_runs_command(CLI::App& app, int& exit_code) {
   show->add_flag("--json", o->json, "Print the run and its events as JSON");
   show->add_flag("--no-color", o->no_color, "Never colour the steps");
   show->callback([o, &exit_code] { exit_code = guarded([&] { return show_run(*o); }, o->no_color); });
+
+  CLI::App* diff = runs->add_subcommand("diff", "Two runs side by side: summary, steps, tool and model calls; * marks differences");
+  store_option(diff);
+  diff->add_option("a", o->id, "The first run's id (or its first characters)")->required();
+  diff->add_option("b", o->other, "The second run's id")->required();
+  diff->add_flag("--json", o->json, "Print {a, b, lines: [{what, a, b, same}]}");
+  diff->callback([o, &exit_code] { exit_code = guarded([&] { return diff_runs(*o); }); });
+
+  CLI::App* send = runs->add_subcommand("export", "Send a recorded run's spans to an OpenTelemetry collector");
+  store_option(send);
+  send->add_option("id", o->id, "The run's id (or its first characters)")->required();
+  send->add_option("--otlp", o->otlp, "The collector's URL (OTLP/HTTP JSON; or OTEL_EXPORTER_OTLP_ENDPOINT)");
+  send->callback([o, &exit_code] { exit_code = guarded([&] { return export_run(*o); }); });
 }
 
 }  // namespace engine::cli

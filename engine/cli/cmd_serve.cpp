@@ -10,6 +10,7 @@
 #include "engine/cli/cli_support.h"
 #include "engine/cli/commands.h"
 #include "engine/cli/console_mask.h"
+#include "engine/cli/run_output.h"
 #include "engine/cli/span_export.h"
 #include "engine/core/error.h"
 #include "engine/core/text.h"
@@ -40,6 +41,7 @@ struct ServeCommandOptions {
   unsigned max_connections = 10000;
   bool quiet = false;
   std::string otlp;
+  app::StoreOptions store;
 };
 
 bool is_loopback(const std::string& host) {
@@ -88,6 +90,7 @@ int serve(const ServeCommandOptions& o) {
   options.access_log = o.quiet ? nullptr : &std::cerr;
   options.otlp = trace::otlp_settings(o.otlp, [](const char* name) { return std::getenv(name); });
   if (options.otlp) mask_on_console(options.otlp->redactor);  // the collector's headers (an Authorization)
+  options.store = app::store_file(o.store);
 
   std::vector<std::string> problems;
   server::Server server(options, problems);
@@ -158,6 +161,7 @@ void add_serve_command(CLI::App& app, int& exit_code) {
       ->capture_default_str()->check(finite_number(1, 3600));
   cmd->add_option("--otlp", o->otlp, "Send the runs' spans to an OpenTelemetry collector at URL (OTLP/HTTP JSON; "
                                      "or OTEL_EXPORTER_OTLP_ENDPOINT); a request's traceparent is their parent");
+  add_store_options(*cmd, o->store);
   cmd->add_option("--max-connections", o->max_connections, "Open connections at most")
       ->capture_default_str()->check(whole_number(1, 1000000));
   cmd->add_flag("-q,--quiet", o->quiet, "No access log (JSON lines on stderr)");

@@ -12,7 +12,7 @@
 #include "engine/core/json_text.h"
 #include "engine/core/text.h"
 #include "engine/server/api_errors.h"
-#include "engine/server/run_trace.h"
+#include "engine/server/served_run_sinks.h"
 #include "engine/server/service.h"
 #include "engine/server/sse.h"
 
@@ -179,7 +179,7 @@ void Service::chat_completion(const std::shared_ptr<Exchange>& exchange) {
                                             "model_not_chat", "model"));
   auto executor = workflow->executor;
   auto shared = std::make_shared<ChatRequest>(std::move(request));
-  start_run(exchange, [this, exchange, executor, shared, name = workflow->name](const Cancel& cancel) {
+  start_run(exchange, [this, exchange, executor, shared, name = workflow->name, file = workflow->file](const Cancel& cancel) {
     const ChatRequest& r = *shared;
     const Redactor& redactor = executor->redactor();
     // One id for every chunk, known before the run starts: the request's.
@@ -192,17 +192,17 @@ void Service::chat_completion(const std::shared_ptr<Exchange>& exchange) {
     }
     app::Session session(executor->chat_output());
     agent::RunResult result;
-    RunTrace traced(spans_, exchange->request(), redactor);
-    ModelCallTimer timer(metrics_, name, traced.sink());
+    ServedRunSinks sinks(observers_, exchange->request(), redactor, file);
+    ModelCallTimer timer(metrics_, name, sinks.sink());
     AnswerChunks chunks(timer, redactor, [&](const std::string& content) {
       exchange->send(sse_event("", to_json_text(chunk(id, created, r.model, {{"content", content}}, nullptr))));
     });
     try {
       for (const auto& [asked, answered] : r.history) session.add_turn(asked, answered);
       result = r.stream ? app::run_chat_turn(*executor, session, Value::object(), r.message, chunks,
-                                             {.stream_answer = true, .cancel = &cancel, .trace = traced.context()})
+                                             {.stream_answer = true, .cancel = &cancel, .trace = sinks.trace()})
                         : app::run_chat_turn(*executor, session, Value::object(), r.message, timer,
-                                             {.cancel = &cancel, .trace = traced.context()});
+                                             {.cancel = &cancel, .trace = sinks.trace()});
     } catch (const Error& e) {
       result.error = agent::RunError::from(e);
     }

@@ -2,6 +2,7 @@
 
 #include <ctime>
 
+#include "engine/core/error.h"
 #include "engine/core/json_text.h"
 
 namespace engine::server {
@@ -25,9 +26,16 @@ Server::Server(ServeOptions options, std::vector<std::string>& problems) : optio
   if (options_.load.calls_in_flight == 0) options_.load.calls_in_flight = options_.service.runs_in_flight;
   auto catalog = Catalog::load(options_.paths, options_.load, problems);
   if (options_.otlp) exporter_ = std::make_unique<trace::OtlpExporter>(*options_.otlp);
+  if (options_.store) {
+    try {
+      store_ = std::make_unique<store::RunStore>(*options_.store);
+    } catch (const Error& e) {
+      problems.push_back("the runs are not recorded: " + e.message());
+    }
+  }
   pool_ = std::make_unique<FiberPool>(FiberPool::threads_for(options_.service.runs_in_flight));
   service_ = std::make_unique<Service>(std::move(catalog), TokenCheck(options_.tokens), options_.service, *pool_,
-                                       exporter_.get());
+                                       RunObservers{exporter_.get(), store_.get()});
   http_ = std::make_unique<HttpServer>(
       options_.host, options_.port, options_.http, [this](const std::shared_ptr<Exchange>& e) { service_->handle(e); },
       [this](const Completion& c) { log_access(c); });

@@ -2,6 +2,7 @@
 // `engine serve`: the workflows loaded, the HTTP server listening, runs on a pool of fibers. The front end (cli/)
 // owns the signals: it calls reload() on SIGHUP and shutdown() on SIGTERM.
 #include <chrono>
+#include <filesystem>
 #include <memory>
 #include <optional>
 #include <ostream>
@@ -29,6 +30,9 @@ struct ServeOptions {
   // The collector the runs' spans go to (--otlp, OTEL_EXPORTER_OTLP_*), or none. The exporter's keys are added to
   // each span's masking: every served workflow's, as its runs end.
   std::optional<trace::OtlpSettings> otlp;
+  // The run store every run served is recorded in, or none (--no-store). A store that cannot be opened is a problem
+  // reported, not a server that does not start.
+  std::optional<std::filesystem::path> store;
 };
 
 class Server {
@@ -57,6 +61,7 @@ class Server {
 
   ServeOptions options_;
   std::unique_ptr<trace::OtlpExporter> exporter_;  // outlives the runs that feed it
+  std::unique_ptr<store::RunStore> store_;           // likewise
   std::unique_ptr<FiberPool> pool_;
   std::unique_ptr<Service> service_;
   std::unique_ptr<HttpServer> http_;

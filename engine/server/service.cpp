@@ -6,7 +6,7 @@
 #include "engine/core/json_text.h"
 #include "engine/core/text.h"
 #include "engine/server/api_errors.h"
-#include "engine/server/run_trace.h"
+#include "engine/server/served_run_sinks.h"
 #include "engine/server/sse.h"
 
 namespace engine::server {
@@ -42,14 +42,14 @@ HttpResponse run_response(const agent::RunResult& result, const Redactor& redact
 }  // namespace
 
 Service::Service(std::shared_ptr<const Catalog> catalog, TokenCheck tokens, ServiceLimits limits, FiberPool& pool,
-                 trace::OtlpExporter* spans)
+                 RunObservers observers)
     : catalog_(std::move(catalog)),
       tokens_(std::move(tokens)),
       limits_(limits),
       pool_(pool),
       slots_(limits.runs_in_flight, limits.runs_queued),
       mcp_([this] { return this->catalog(); }, pool, slots_, metrics_, limits.run_timeout),
-      spans_(spans) {}
+      observers_(observers) {}
 
 std::shared_ptr<const Catalog> Service::catalog() const {
   std::lock_guard lock(catalog_mu_);
@@ -158,14 +158,14 @@ void Service::list_workflows(Exchange& exchange) const {
 
 void Service::invoke(const std::shared_ptr<Exchange>& exchange, const ServedWorkflow& workflow) {
   auto executor = workflow.executor;
-  start_run(exchange, [this, exchange, executor, name = workflow.name](const Cancel& cancel) {
+  start_run(exchange, [this, exchange, executor, name = workflow.name, file = workflow.file](const Cancel& cancel) {
     const Redactor& redactor = executor->redactor();
     agent::RunResult result;
     try {
       Value inputs = executor->resolve_inputs(inputs_of(exchange->request().body));
-      RunTrace traced(spans_, exchange->request(), redactor);
-      ModelCallTimer timer(metrics_, name, traced.sink());
-      result = executor->run(inputs, timer, {.cancel = &cancel, .trace = traced.context()});
+      ServedRunSinks sinks(observers_, exchange->request(), redactor, file);
+      ModelCallTimer timer(metrics_, name, sinks.sink());
+      result = executor->run(inputs, timer, {.cancel = &cancel, .trace = sinks.trace()});
     } catch (const Error& e) {
       return exchange->respond(error_response(status_for_error(e.kind()), redactor.redact(e.formatted()), e.kind()));
     }
@@ -176,7 +176,7 @@ void Service::invoke(const std::shared_ptr<Exchange>& exchange, const ServedWork
 
 void Service::stream(const std::shared_ptr<Exchange>& exchange, const ServedWorkflow& workflow) {
   auto executor = workflow.executor;
-  start_run(exchange, [this, exchange, executor, name = workflow.name](const Cancel& cancel) {
+  start_run(exchange, [this, exchange, executor, name = workflow.name, file = workflow.file](const Cancel& cancel) {
     const Redactor& redactor = executor->redactor();
     Value inputs;
     try {
@@ -186,9 +186,9 @@ void Service::stream(const std::shared_ptr<Exchange>& exchange, const ServedWork
     }
     exchange->open_stream(sse_head());
     SseEventSink events(exchange, redactor);
-    RunTrace traced(spans_, exchange->request(), redactor, &events);
-    ModelCallTimer timer(metrics_, name, traced.sink());
-    agent::RunResult result = executor->run(inputs, timer, {.stream = true, .cancel = &cancel, .trace = traced.context()});
+    ServedRunSinks sinks(observers_, exchange->request(), redactor, file, &events);
+    ModelCallTimer timer(metrics_, name, sinks.sink());
+    agent::RunResult result = executor->run(inputs, timer, {.stream = true, .cancel = &cancel, .trace = sinks.trace()});
     metrics_.count_run(name, result);
     Value doc = app::run_document(result, redactor);
     exchange->send(sse_event(result.ok() ? "result" : "error", to_json_text(doc)));
@@ -209,10 +209,10 @@ void Service::batch(const std::shared_ptr<Exchange>& exchange, const ServedWorkf
                                                      std::to_string(list->size()), "input.too_many", "inputs"));
   auto executor = workflow.executor;
   auto rows = std::make_shared<Value>(std::move(*list));
-  start_run(exchange, [this, exchange, executor, rows, name = workflow.name](const Cancel& cancel) {
+  start_run(exchange, [this, exchange, executor, rows, name = workflow.name, file = workflow.file](const Cancel& cancel) {
     const Redactor& redactor = executor->redactor();
     std::vector<Value> results(rows->size());
-    RunTrace traced(spans_, exchange->request(), redactor);  // one trace: each row's run under the caller's span
+    ServedRunSinks sinks(observers_, exchange->request(), redactor, file);  // one trace: each row's run under the caller's span
     {
       TaskGroup group;
       for (size_t i = 0; i < rows->size(); ++i)
@@ -221,8 +221,8 @@ void Service::batch(const std::shared_ptr<Exchange>& exchange, const ServedWorkf
             if (!(*rows)[i].is_object())
               throw Error("input.not_object", "inputs[" + std::to_string(i) + "] is not an object of inputs");
             Value inputs = executor->resolve_inputs(std::move((*rows)[i]));
-            ModelCallTimer timer(metrics_, name, traced.sink());
-            agent::RunResult result = executor->run(inputs, timer, {.cancel = &cancel, .trace = traced.context()});
+            ModelCallTimer timer(metrics_, name, sinks.sink());
+            agent::RunResult result = executor->run(inputs, timer, {.cancel = &cancel, .trace = sinks.trace()});
             metrics_.count_run(name, result);
             results[i] = app::run_document(result, redactor);
           } catch (const Error& e) {

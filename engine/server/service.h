@@ -14,8 +14,8 @@
 #include "engine/server/mcp_service.h"
 #include "engine/server/metrics.h"
 #include "engine/server/run_slots.h"
+#include "engine/server/served_run_sinks.h"
 #include "engine/server/tokens.h"
-#include "engine/trace/otlp_exporter.h"
 
 namespace engine::server {
 
@@ -28,9 +28,9 @@ struct ServiceLimits {
 
 class Service {
  public:
-  // `spans`: where the runs' spans go, or null (run_trace.h).
+  // `observers`: where the runs' spans go and where they are recorded, when anywhere (served_run_sinks.h).
   Service(std::shared_ptr<const Catalog> catalog, TokenCheck tokens, ServiceLimits limits, FiberPool& pool,
-          trace::OtlpExporter* spans = nullptr);
+          RunObservers observers = {});
 
   void handle(const std::shared_ptr<Exchange>& exchange);
 
@@ -64,7 +64,7 @@ class Service {
   std::atomic<bool> draining_{false};
   Metrics metrics_;
   McpService mcp_;
-  trace::OtlpExporter* spans_;
+  RunObservers observers_;
 };
 
 }  // namespace engine::server

@@ -1,8 +1,13 @@
-// engine runs: what engine run, chat and batch recorded, listed and shown again; --no-store; a broken store costs a
-// warning, never the run.
+// engine runs: what engine run, chat and batch recorded, listed, shown again, compared and exported; --no-store; a
+// broken store costs a warning, never the run.
 #include <catch2/catch.hpp>
 
+#include <chrono>
+#include <map>
+#include <set>
+
 #include "engine/core/json_parse.h"
+#include "support/otlp_receiver.h"
 #include "support/test_support.h"
 
 using namespace engine;
@@ -85,4 +90,44 @@ TEST_CASE("runs e2e: a store that is not one costs a warning, never the run", "[
   auto list = run_engine("runs list --store " + shell_quote(broken.string()));
   CHECK(list.exit_code != 0);
   CHECK(list.err.find("error[store.not_a_store]") != std::string::npos);
+}
+
+TEST_CASE("runs e2e: two runs side by side, and a stored run's spans sent to a collector", "[e2e][runs]") {
+  test::TempDir dir;
+  std::string store = " --store " + shell_quote((dir.path() / "runs.db").string());
+  std::string a = parse_json(run_engine("run workflows/calculator.yaml --json -q --input 'What is 12 * 7 + 3?'" + store).out)["run_id"];
+  std::string b = parse_json(run_engine("run workflows/calculator.yaml --json -q --input 'What is 12 * 7?'" + store).out)["run_id"];
+  auto diff = run_engine("runs diff --json " + a + " " + b.substr(0, 8) + store);
+  REQUIRE(diff.exit_code == 0);
+  std::map<std::string, Value> lines;
+  Value doc = parse_json(diff.out);
+  for (const Value& line : doc["lines"]) lines[line["what"].get<std::string>()] = line;
+  CHECK(lines["output"]["a"] == "87");
+  CHECK(lines["output"]["b"] == "84");
+  CHECK(lines["output"]["same"] == false);
+  CHECK(lines["workflow"]["same"] == true);
+  CHECK(lines["tool calculator #1"]["a"] == "87");
+  CHECK(lines["model call #2"]["b"].get<std::string>().find("Final Answer: 84") != std::string::npos);
+  auto table = run_engine("runs diff " + a + " " + b + store);
+  CHECK(table.out.find("* output") != std::string::npos);
+  CHECK(table.out.find("  workflow") != std::string::npos);
+
+  test::OtlpReceiver receiver;
+  auto sent = run_engine("runs export " + a + " --otlp " + receiver.base_url() + store);
+  INFO(sent.err);
+  REQUIRE(sent.exit_code == 0);
+  std::vector<Value> spans = receiver.spans();
+  std::set<std::string> names;
+  for (const Value& span : spans) names.insert(span["name"]);
+  CHECK(names.count("invoke_workflow calculator") == 1);
+  CHECK(names.count("execute_tool calculator") == 1);
+  // At the time it ran, not now: the run started within the last minutes.
+  for (const Value& span : spans) {
+    long long start_ms = std::stoll(span["startTimeUnixNano"].get<std::string>()) / 1000000;
+    long long now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                           std::chrono::system_clock::now().time_since_epoch()).count();
+    CHECK(start_ms <= now_ms);
+    CHECK(start_ms > now_ms - 600000);
+  }
+  CHECK(run_engine("runs export " + a + store).exit_code == 2);  // no collector named
 }

@@ -8,6 +8,7 @@
 
 #include "engine/core/json_parse.h"
 #include "engine/server/serve.h"
+#include "engine/store/run_store.h"
 #include "support/otlp_receiver.h"
 #include "support/test_support.h"
 
@@ -591,4 +592,33 @@ TEST_CASE("serve: with a collector, each run's spans join the caller's tracepare
   CHECK(all.find("unseen") == std::string::npos);
   CHECK(all.find("echo ***") != std::string::npos);  // the prompt was sent, with the key masked
   CHECK_FALSE(test::holds_piece_of_key(all, kServeSecret));
+}
+
+TEST_CASE("serve: each run served is recorded in the run store, masked", "[server][serve][runs]") {
+  test::TempDir store_dir;
+  ServeOptions options;
+  options.store = store_dir.path() / "runs.db";
+  Served s(options);
+  std::string input = std::string("echo ") + kServeSecret;
+  auto invoke = s.post("/v1/workflows/echo/invoke", "{\"input\": \"" + input + "\"}");
+  REQUIRE(invoke);
+  auto chat = s.post("/v1/chat/completions", R"({"model": "echo", "messages": [{"role": "user", "content": "hi"}]})");
+  REQUIRE(chat);
+  auto batch = s.post("/v1/workflows/shout/batch", R"({"inputs": [{"text": "a"}, {"text": "b"}]})");
+  REQUIRE(batch);
+  s.server->shutdown();
+  store::RunStore store(store_dir.path() / "runs.db");
+  auto runs = store.list({});
+  REQUIRE(runs.size() == 4);
+  for (const auto& r : runs) {
+    CHECK(r.command == "serve");
+    CHECK(r.status == "ok");
+    CHECK(r.source.ends_with(".yaml"));
+  }
+  std::string id = Value::parse(invoke->body)["run_id"];
+  auto echo = store.find(id);
+  REQUIRE(echo);
+  CHECK(echo->workflow == "echo");
+  CHECK(echo->inputs["input"] == "echo ***");
+  for (const auto& line : echo->events) CHECK_FALSE(test::holds_piece_of_key(line, kServeSecret));
 }

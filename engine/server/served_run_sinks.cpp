@@ -1,12 +1,17 @@
-#include "engine/server/run_trace.h"
+#include "engine/server/served_run_sinks.h"
 
 #include <chrono>
 
 namespace engine::server {
 
-RunTrace::RunTrace(trace::OtlpExporter* exporter, const HttpRequest& request, const Redactor& redactor,
-                   EventSink* next)
-    : exporter_(exporter), redactor_(json_text_redactor(redactor)), next_(next) {
+ServedRunSinks::ServedRunSinks(const RunObservers& observers, const HttpRequest& request, const Redactor& redactor,
+                               const std::string& file, EventSink* next)
+    : exporter_(observers.spans), redactor_(json_text_redactor(redactor)) {
+  if (next) all_.add(next);
+  if (observers.store) {
+    recorder_.emplace(*observers.store, trace::RunSource{"serve", file}, redactor);
+    all_.add(&*recorder_);
+  }
   if (!exporter_) return;
   const std::string* given = request.header("traceparent");
   std::optional<TraceContext> caller = given ? parse_traceparent(*given) : std::nullopt;
@@ -17,14 +22,11 @@ RunTrace::RunTrace(trace::OtlpExporter* exporter, const HttpRequest& request, co
         exporter_->add(std::move(span));
       },
       exporter_->content());
-  both_.add(&*builder_);
-  if (next_) both_.add(next_);
+  all_.add(&*builder_);
 }
 
-RunTrace::~RunTrace() {
+ServedRunSinks::~ServedRunSinks() {
   if (builder_) builder_->close_all(std::chrono::steady_clock::now());
 }
-
-EventSink* RunTrace::sink() { return builder_ ? &both_ : next_; }
 
 }  // namespace engine::server

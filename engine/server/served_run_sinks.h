@@ -1,0 +1,50 @@
+#pragma once
+// Where a served request's runs report besides the response: the span builder, when the server sends spans (the runs
+// join the caller's trace under its span when the request carries a W3C traceparent, a new trace otherwise; their
+// model requests send theirs on; spans masked with the workflow's keys), and the run store, when the server records
+// runs (each run masked the same way). One per request; a batch's runs share it (one trace, each run a child of the
+// caller's span, each recorded).
+#include <optional>
+#include <string>
+
+#include "engine/core/event.h"
+#include "engine/core/redact.h"
+#include "engine/core/trace_context.h"
+#include "engine/server/http_message.h"
+#include "engine/store/run_store.h"
+#include "engine/trace/otlp_exporter.h"
+#include "engine/trace/run_recorder.h"
+#include "engine/trace/span_builder.h"
+
+namespace engine::server {
+
+// What the server has for its runs' events: either may be null.
+struct RunObservers {
+  trace::OtlpExporter* spans = nullptr;
+  store::RunStore* store = nullptr;
+};
+
+class ServedRunSinks {
+ public:
+  // `next`: another sink for the runs' events (a stream's), or null. `file`: the workflow's, for the store.
+  ServedRunSinks(const RunObservers& observers, const HttpRequest& request, const Redactor& redactor,
+                 const std::string& file, EventSink* next = nullptr);
+  ~ServedRunSinks();  // ends the spans a cut run left open
+  ServedRunSinks(const ServedRunSinks&) = delete;
+  ServedRunSinks& operator=(const ServedRunSinks&) = delete;
+
+  // The runs' options take it: null when the runs are not traced.
+  const TraceContext* trace() const { return context_ ? &*context_ : nullptr; }
+  // Where the runs' events go: `next`, the span builder, the recorder; null when none.
+  EventSink* sink() { return all_.empty() ? nullptr : &all_; }
+
+ private:
+  trace::OtlpExporter* exporter_;
+  Redactor redactor_;  // the workflow's keys, as written and JSON-escaped (content attributes are JSON text)
+  std::optional<TraceContext> context_;
+  std::optional<trace::SpanBuilder> builder_;
+  std::optional<trace::RunRecorder> recorder_;
+  EventFanout all_;
+};
+
+}  // namespace engine::server

@@ -89,16 +89,20 @@ TEST_CASE("otlp reference: the engine's request has the official JS SDK's shape"
     if (!ours.count(field)) missing.insert(field.substr(field.rfind('.') + 1));
   CHECK(missing == std::set<std::string>{"droppedAttributesCount", "droppedEventsCount", "droppedLinksCount", "events",
                                          "links"});
-  // The same ids and kinds read back the same: the SDK's hex ids and the engine's are interchangeable.
-  std::vector<Value> sdk_spans = sdk_receiver.spans(), our_spans = engine_receiver.spans();
+  // The same spans read back the same, whichever request came first (the SDK sends each span on its own).
+  std::map<std::string, Value> sdk_spans, our_spans;
+  for (const Value& span : sdk_receiver.spans()) sdk_spans[span["name"].get<std::string>()] = span;
+  for (const Value& span : engine_receiver.spans()) our_spans[span["name"].get<std::string>()] = span;
   REQUIRE(sdk_spans.size() == 2);
   REQUIRE(our_spans.size() == 2);
-  for (size_t i = 0; i < 2; ++i) {
-    CHECK(our_spans[i]["name"] == sdk_spans[i]["name"]);
-    CHECK(our_spans[i]["kind"] == sdk_spans[i]["kind"]);
-    CHECK(our_spans[i]["spanId"].get<std::string>().size() == sdk_spans[i]["spanId"].get<std::string>().size());
-    CHECK(our_spans[i]["status"] == sdk_spans[i]["status"]);
-    CHECK(our_spans[i]["flags"] == sdk_spans[i]["flags"]);
-    CHECK(our_spans[i].contains("parentSpanId") == sdk_spans[i].contains("parentSpanId"));
+  for (const auto& [name, sdk_span] : sdk_spans) {
+    INFO(name);
+    REQUIRE(our_spans.count(name) == 1);
+    const Value& ours_span = our_spans[name];
+    CHECK(ours_span["kind"] == sdk_span["kind"]);
+    CHECK(ours_span["spanId"].get<std::string>().size() == sdk_span["spanId"].get<std::string>().size());
+    CHECK(ours_span["status"] == sdk_span["status"]);
+    CHECK(ours_span["flags"] == sdk_span["flags"]);
+    CHECK(ours_span.contains("parentSpanId") == sdk_span.contains("parentSpanId"));
   }
 }

@@ -21,6 +21,9 @@ struct StoreOptions {
 // Where the runs are recorded: the file the options and ENGINE_STORE name, or the default; none when off.
 std::optional<std::filesystem::path> store_file(const StoreOptions& options);
 
+// How many runs the store keeps ($ENGINE_STORE_KEEP, or the default). Throws Error "usage" for a bad value.
+size_t store_keep();
+
 // The store, for the commands that read it (engine runs). Throws Error "usage" when recording is off and no file
 // is named, "store.no_store" when the file does not exist, else what RunStore throws.
 std::unique_ptr<store::RunStore> open_store(const StoreOptions& options);

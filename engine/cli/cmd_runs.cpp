@@ -25,6 +25,7 @@ struct RunsOptions {
   app::RunQuery query;
   std::string id, other;
   std::string otlp;
+  size_t keep = 0;  // 0: ENGINE_STORE_KEEP's, or the default
   bool json = false;
   bool no_color = false;
 };
@@ -144,11 +145,21 @@ int export_run(const RunsOptions& o) {
   return kOk;  // SpanExport's end sends what is queued and says what could not be sent
 }
 
+// The retention limit applied now rather than at the next runs' writes.
+int prune_runs(const RunsOptions& o) {
+  auto store = app::open_store(o.store);
+  if (o.keep) store->set_keep(o.keep);
+  size_t gone = store->prune();
+  std::cerr << "deleted " << gone << (gone == 1 ? " run" : " runs") << "; " << store->file().string()
+            << " keeps the newest " << store->keep() << std::endl;
+  return kOk;
+}
+
 }  // namespace
 
 void add_runs_command(CLI::App& app, int& exit_code) {
   auto o = std::make_shared<RunsOptions>();
-  CLI::App* runs = app.add_subcommand("runs", "The runs recorded in the local run store: list, show, compare, export");
+  CLI::App* runs = app.add_subcommand("runs", "The runs recorded in the local run store: list, show, compare, export, prune");
   runs->require_subcommand(1);
   auto store_option = [&](CLI::App* cmd) {
     cmd->add_option("--store", o->store.file, "The run store (default: ENGINE_STORE, or ~/.local/share/engine/runs.db)");
@@ -182,6 +193,12 @@ void add_runs_command(CLI::App& app, int& exit_code) {
   send->add_option("id", o->id, "The run's id (or its first characters)")->required();
   send->add_option("--otlp", o->otlp, "The collector's URL (OTLP/HTTP JSON; or OTEL_EXPORTER_OTLP_ENDPOINT)");
   send->callback([o, &exit_code] { exit_code = guarded([&] { return export_run(*o); }); });
+
+  CLI::App* prune = runs->add_subcommand("prune", "Delete all but the newest runs now (the store also does as it writes)");
+  store_option(prune);
+  prune->add_option("--keep", o->keep, "How many runs to keep (default: ENGINE_STORE_KEEP, or 10000)")
+      ->check(whole_number(1, 1000000000));
+  prune->callback([o, &exit_code] { exit_code = guarded([&] { return prune_runs(*o); }); });
 }
 
 }  // namespace engine::cli

@@ -3,11 +3,14 @@
 #include <sqlite3.h>
 #include <sys/stat.h>
 
+#include <charconv>
 #include <cstdlib>
+#include <cstring>
 
 #include "engine/core/error.h"
 #include "engine/core/json_parse.h"
 #include "engine/core/json_text.h"
+#include "engine/core/text.h"
 
 namespace engine::store {
 namespace {
@@ -147,14 +150,22 @@ void RunStore::record(const RunRecord& run) {
     event.reset();
   }
   tx.commit();
-  if (written_++ % 64 == 0) prune();  // the first write, then now and then: deleting is not every run's cost
+  if (written_++ % 64 == 0) prune_locked();  // the first write, then now and then: deleting is not every run's cost
 }
 
-void RunStore::prune() {
+size_t RunStore::prune() {
+  std::lock_guard lock(mutex_);
+  return prune_locked();
+}
+
+size_t RunStore::prune_locked() {
   std::string older = "SELECT rowid FROM runs ORDER BY rowid DESC LIMIT -1 OFFSET " + std::to_string(keep_);
   Transaction tx(db_);
-  db_.exec("DELETE FROM events WHERE run IN (" + older + "); DELETE FROM runs WHERE rowid IN (" + older + ")");
+  db_.exec("DELETE FROM events WHERE run IN (" + older + ")");
+  db_.exec("DELETE FROM runs WHERE rowid IN (" + older + ")");
+  size_t gone = static_cast<size_t>(sqlite3_changes(db_.handle()));
   tx.commit();
+  return gone;
 }
 
 std::vector<RunRecord> RunStore::list(const RunFilter& filter) {
@@ -204,6 +215,17 @@ std::optional<std::filesystem::path> store_location(const std::string& flag, boo
   std::string home = variable("HOME");
   if (home.empty()) return std::nullopt;  // nowhere to keep it
   return std::filesystem::path(home) / ".local" / "share" / "engine" / "runs.db";
+}
+
+size_t store_keep(const std::function<const char*(const char*)>& env) {
+  const char* given = env("ENGINE_STORE_KEEP");
+  if (!given || !*given) return RunStore::kDefaultKeep;
+  size_t n = 0;
+  auto [end, ec] = std::from_chars(given, given + std::strlen(given), n);
+  if (ec != std::errc() || *end != '\0' || n == 0)
+    throw Error("usage", "ENGINE_STORE_KEEP is how many runs the store keeps, a whole number from 1, not '" +
+                             printable_excerpt(given, 40) + "'");
+  return n;
 }
 
 }  // namespace engine::store

@@ -50,8 +50,8 @@ class RunStore {
   // database, a corrupt one, or one of a newer version).
   explicit RunStore(const std::filesystem::path& file);
 
-  // Writes a finished run, in one transaction; keeps the newest `keep` runs (older ones go, a few at a time).
-  // Safe from several threads. Throws Error "store.failed".
+  // Writes a finished run, in one transaction; keeps the newest `keep()` runs (older ones go now and then: on the
+  // first write and every 64th). Safe from several threads. Throws Error "store.failed".
   void record(const RunRecord& run);
 
   std::vector<RunRecord> list(const RunFilter& filter);  // newest first, without their events
@@ -59,16 +59,20 @@ class RunStore {
   // matches. Throws Error "store.ambiguous" when several do.
   std::optional<RunRecord> find(const std::string& id);
 
-  void set_keep(size_t keep) { keep_ = keep; }
+  static constexpr size_t kDefaultKeep = 10000;
+  void set_keep(size_t keep) { keep_ = keep; }  // at least 1
+  size_t keep() const { return keep_; }
+  // Deletes every run but the newest keep(), now. Returns how many went.
+  size_t prune();
   const std::filesystem::path& file() const { return file_; }
 
  private:
-  void prune();
+  size_t prune_locked();
 
   std::filesystem::path file_;
   std::mutex mutex_;  // one writer at a time in this process (SQLite's own lock orders the processes)
   Database db_;
-  size_t keep_ = 10000;
+  size_t keep_ = kDefaultKeep;
   size_t written_ = 0;
 };
 
@@ -76,5 +80,9 @@ class RunStore {
 // ~/.local/share/engine/runs.db; none when recording is off (--no-store, or ENGINE_STORE=off).
 std::optional<std::filesystem::path> store_location(const std::string& flag, bool no_store,
                                                     const std::function<const char*(const char*)>& env);
+
+// How many runs the store keeps: $ENGINE_STORE_KEEP (a whole number from 1), else RunStore::kDefaultKeep. Throws
+// Error "usage" for a value that is not such a number.
+size_t store_keep(const std::function<const char*(const char*)>& env);
 
 }  // namespace engine::store

@@ -3,8 +3,11 @@
 #include <catch2/catch.hpp>
 
 #include <chrono>
+#include <csignal>
+#include <fstream>
 #include <map>
 #include <set>
+#include <thread>
 
 #include "engine/core/json_parse.h"
 #include "support/otlp_receiver.h"
@@ -130,4 +133,74 @@ TEST_CASE("runs e2e: two runs side by side, and a stored run's spans sent to a c
     CHECK(start_ms > now_ms - 600000);
   }
   CHECK(run_engine("runs export " + a + store).exit_code == 2);  // no collector named
+}
+
+TEST_CASE("runs e2e: engine runs prune keeps the newest, as ENGINE_STORE_KEEP or --keep says", "[e2e][runs]") {
+  test::TempDir dir;
+  std::string store = " --store " + shell_quote((dir.path() / "runs.db").string());
+  std::vector<std::string> ids;
+  for (const char* q : {"What is 1 + 1?", "What is 2 + 2?", "What is 3 + 3?", "What is 4 + 4?"})
+    ids.push_back(parse_json(run_engine(std::string("run workflows/calculator.yaml --json -q --input '") + q + "'" + store).out)["run_id"]);
+  auto pruned = run_engine("runs prune" + store, "", "ENGINE_STORE_KEEP=3");
+  INFO(pruned.err);
+  CHECK(pruned.exit_code == 0);
+  CHECK(pruned.err.find("deleted 1 run;") != std::string::npos);
+  CHECK(run_engine("runs prune --keep 1" + store).err.find("deleted 2 runs;") != std::string::npos);
+  Value left = parse_json(run_engine("runs list --json" + store).out);
+  REQUIRE(left.size() == 1);
+  CHECK(left[0]["id"] == ids.back());
+  CHECK(run_engine("runs prune --keep 0" + store).exit_code == 2);
+  // A bad setting is said, and the run still answers.
+  auto bad = run_engine("run workflows/calculator.yaml -q --input 'What is 1 + 1?'" + store, "", "ENGINE_STORE_KEEP=lots");
+  CHECK(bad.exit_code == 0);
+  CHECK(bad.err.find("ENGINE_STORE_KEEP is how many runs the store keeps") != std::string::npos);
+}
+
+TEST_CASE("runs e2e: a batch killed with SIGKILL loses no finished run's record, and the store still opens", "[e2e][runs]") {
+  test::TempDir dir;
+  auto db = dir.path() / "runs.db";
+  auto workflow = dir.write("echo.yaml",
+                            "inputs:\n  question: q\nllm:\n  provider: scripted\n  scripted:\n    latency_ms: 40\n"
+                            "    rules: [{match: 'Q: (?P<q>[a-z0-9 ]+)$', reply: 'A: {{ q }}'}]\n"
+                            "steps:\n  ask: {kind: llm, prompt: 'Q: {{ question }}'}\n");
+  std::string rows;
+  for (int i = 0; i < 400; ++i) rows += "{\"question\": \"q" + std::to_string(i) + "\"}\n";
+  auto data = dir.write("rows.jsonl", rows);
+  auto out = dir.path() / "out.jsonl";
+  auto finished = [&] {
+    std::vector<std::string> ids;
+    std::ifstream in(out);
+    for (std::string line; std::getline(in, line);) {
+      Value v = parse_json(line);
+      if (v.is_object()) ids.push_back(v["run_id"]);  // a torn last line: its run is not finished for the batch
+    }
+    return ids;
+  };
+  {
+    test::EngineProcess engine("batch " + shell_quote(workflow.string()) + " --no-progress --concurrency 16 --data " +
+                               shell_quote(data.string()) + " --out " + shell_quote(out.string()) + " --store " +
+                               shell_quote(db.string()));
+    for (int i = 0; i < 20000 && finished().size() < 40; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    engine.signal(SIGKILL);
+    engine.wait();
+  }
+  std::vector<std::string> ids = finished();
+  REQUIRE(ids.size() >= 40);
+  REQUIRE(ids.size() < 400);  // killed mid-batch
+  std::string store = " --store " + shell_quote(db.string());
+  auto list = run_engine("runs list --json --limit 1000" + store);
+  INFO(list.err);
+  REQUIRE(list.exit_code == 0);
+  std::set<std::string> recorded;
+  for (const Value& r : parse_json(list.out)) recorded.insert(r["id"].get<std::string>());
+  for (const std::string& id : ids) {
+    INFO(id);
+    CHECK(recorded.count(id) == 1);
+  }
+  // Each recorded run whole: its events from chain_start to chain_end.
+  Value doc = parse_json(run_engine("runs show --json " + ids.back() + store).out);
+  CHECK(doc["events"][0]["type"] == "chain_start");
+  CHECK(doc["events"].back()["type"] == "chain_end");
+  // And the store takes more runs.
+  CHECK(run_engine("run workflows/calculator.yaml -q --input 'What is 1 + 1?'" + store).exit_code == 0);
 }

@@ -114,6 +114,30 @@ TEST_CASE("run store: past its limit the oldest runs go, with their events", "[s
   CHECK(kept.size() >= 5);
   CHECK(kept.front().id == "0000000000000045");
   CHECK_FALSE(store.find("0000000000000000"));  // the first went at the 65th write
+  // Pruned at once, when asked: the newest three stay, with their events, and nothing else.
+  store.set_keep(3);
+  CHECK(store.prune() == kept.size() - 3);
+  auto three = store.list({.limit = 1000});
+  REQUIRE(three.size() == 3);
+  CHECK(three.back().id == "0000000000000043");
+  CHECK(store.find("0000000000000043")->events.size() == 2);
+  CHECK(store.prune() == 0);
+}
+
+TEST_CASE("run store: ENGINE_STORE_KEEP sets how many runs it keeps, a whole number from 1", "[store][runs]") {
+  std::map<std::string, std::string> vars;
+  auto env = [&](const char* name) -> const char* {
+    auto it = vars.find(name);
+    return it == vars.end() ? nullptr : it->second.c_str();
+  };
+  CHECK(store::store_keep(env) == RunStore::kDefaultKeep);
+  vars["ENGINE_STORE_KEEP"] = "250";
+  CHECK(store::store_keep(env) == 250);
+  for (const char* bad : {"0", "-1", "ten", "5x", "99999999999999999999999"}) {
+    vars["ENGINE_STORE_KEEP"] = bad;
+    INFO(bad);
+    CHECK_THROWS_WITH(store::store_keep(env), Catch::Contains("ENGINE_STORE_KEEP is how many runs the store keeps"));
+  }
 }
 
 TEST_CASE("run store: a file that is not a run store is refused, and left as it was", "[store][runs]") {

@@ -6,12 +6,16 @@ FUZZ_SECONDS ?= 60
 JOBS       ?= $(shell nproc)
 QUESTION   ?= What is 12 * 7 + 3?
 
-.PHONY: all setup build build-asan demo test test-release test-asan bench fuzz install clean
+.PHONY: all setup setup-test build build-asan demo test test-release test-asan bench fuzz install clean
 
 all: build
 
 setup:
 	@./scripts/setup.sh
+
+# What only the tests need beyond the build: Debian's chromium, for the viewer's test in a real browser.
+setup-test:
+	@./scripts/setup.sh test
 
 $(BUILD)/CMakeCache.txt: | setup
 	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release
@@ -36,10 +40,10 @@ demo: setup $(BUILD)/CMakeCache.txt
 # Every test twice: the release build, then the ASan+UBSan build.
 test: test-release test-asan
 
-test-release: build
+test-release: build setup-test
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 
-test-asan: build-asan
+test-asan: build-asan setup-test
 	cd $(ASAN_BUILD) && ctest --output-on-failure -j $(JOBS)
 
 bench: build

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs the Debian packages the build needs, only when one is missing; `setup.sh fuzz` adds clang and libFuzzer
-# for `make fuzz`. Then the tests' peers from npm (the official MCP servers, pinned by tests/peers/package-lock.json)
+# for `make fuzz`, `setup.sh test` Debian's chromium for the viewer's browser test (`make test`). Then the tests' peers from npm (the official MCP servers, pinned by tests/peers/package-lock.json)
 # with `npm ci`, when they are missing or the lockfile changed. Safe to run repeatedly: with everything present it
 # does nothing and asks for no privileges.
 set -euo pipefail
@@ -13,6 +13,7 @@ packages=(
   zsh fish groff-base  # the tests run the completion scripts in their shells and check the manual page with groff
 )
 [ "${1:-}" = fuzz ] && packages+=(clang libclang-rt-14-dev)
+[ "${1:-}" = test ] && packages+=(chromium)  # driven headless by playwright-core (tests/peers) in tests/e2e/viewer_test.cpp
 # The machine's own node and npm serve (any node 18 or later); Debian's where there is none.
 command -v node >/dev/null && command -v npm >/dev/null || packages+=(nodejs npm)
 
@@ -34,7 +35,7 @@ fi
 
 peers="$(dirname "$0")/../tests/peers"
 if [ ! -f "$peers/node_modules/.package-lock.json" ] || [ "$peers/package-lock.json" -nt "$peers/node_modules/.package-lock.json" ]; then
-  echo "setup: installing the tests' peers from npm (tests/peers: MCP servers and client, openai)" >&2
+  echo "setup: installing the tests' peers from npm (tests/peers: MCP servers and client, openai, OpenTelemetry, playwright-core)" >&2
   # The engine builds and runs without them (make demo); only the MCP tests need them, and say so when they are missing.
   (cd "$peers" && npm ci --no-audit --no-fund --loglevel=error) ||
     echo "setup: warning: npm ci failed in tests/peers; the MCP tests will fail until it succeeds" >&2

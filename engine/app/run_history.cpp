@@ -3,12 +3,15 @@
 #include <charconv>
 #include <cstdio>
 #include <ctime>
+#include <algorithm>
 #include <map>
+#include <set>
 
 #include "engine/core/error.h"
 #include "engine/core/json_parse.h"
 #include "engine/core/json_text.h"
 #include "engine/core/text.h"
+#include "engine/trace/span_builder.h"
 
 namespace engine::app {
 namespace {
@@ -145,6 +148,73 @@ Value run_outline(const store::RunRecord& r) {
     }
   }
   return rows;
+}
+
+Value diff_runs(const store::RunRecord& a, const store::RunRecord& b) {
+  std::vector<std::string> order;
+  std::map<std::string, std::pair<std::string, std::string>> rows;
+  auto take = [&](const Value& outline, bool first) {
+    for (const Value& row : outline) {
+      std::string what = row["what"];
+      if (!rows.count(what)) order.push_back(what);
+      (first ? rows[what].first : rows[what].second) = row["value"].get<std::string>();
+    }
+  };
+  take(run_outline(a), true);
+  take(run_outline(b), false);
+  Value lines = Value::array();
+  for (const auto& what : order) {
+    const auto& [x, y] = rows[what];
+    lines.push_back(Value{{"what", what}, {"a", x}, {"b", y}, {"same", x == y}});
+  }
+  return Value{{"a", a.id}, {"b", b.id}, {"lines", std::move(lines)}};
+}
+
+Value run_spans(const store::RunRecord& run, size_t content_limit) {
+  std::vector<trace::Span> spans;
+  trace::SpanBuilder builder([&](trace::Span&& span) { spans.push_back(std::move(span)); },
+                             trace::SpanContent{true, content_limit});
+  auto start = std::chrono::steady_clock::time_point{};
+  replay_run(run, builder, start);
+  builder.close_all(start + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                std::chrono::duration<double, std::milli>(run.elapsed_ms)));
+  auto ms = [&](std::chrono::steady_clock::time_point t) {
+    return std::chrono::duration<double, std::milli>(t - start).count();
+  };
+  // Children of each span, in order of start; roots are the spans whose parent is not among them.
+  std::map<std::string, std::vector<const trace::Span*>> children;
+  std::set<std::string> ids;
+  for (const auto& s : spans) ids.insert(s.span_id.str());
+  for (const auto& s : spans)
+    children[ids.count(s.parent_id.str()) ? s.parent_id.str() : ""].push_back(&s);
+  for (auto& [parent, list] : children)
+    std::stable_sort(list.begin(), list.end(), [](const trace::Span* x, const trace::Span* y) { return x->start < y->start; });
+  Value out = Value::array();
+  std::vector<std::pair<const trace::Span*, int>> pending;  // depth-first, parents first
+  auto push_children = [&](const std::string& parent, int depth) {
+    auto it = children.find(parent);
+    if (it == children.end()) return;
+    for (auto s = it->second.rbegin(); s != it->second.rend(); ++s) pending.emplace_back(*s, depth);
+  };
+  push_children("", 0);
+  while (!pending.empty()) {
+    auto [span, depth] = pending.back();
+    pending.pop_back();
+    Value attributes = Value::object();
+    for (const auto& item : span->attributes) attributes[item.name] = trace::attribute_json(item.value);
+    out.push_back(Value{{"id", span->span_id.str()},
+                        {"parent", span->parent_id.str()},
+                        {"depth", depth},
+                        {"name", span->name},
+                        {"kind", span->kind == trace::SpanKind::Client ? "client" : "internal"},
+                        {"start_ms", ms(span->start)},
+                        {"end_ms", ms(span->end)},
+                        {"failed", span->failed},
+                        {"status", span->status_message},
+                        {"attributes", std::move(attributes)}});
+    push_children(span->span_id.str(), depth + 1);
+  }
+  return out;
 }
 
 }  // namespace engine::app

@@ -34,5 +34,14 @@ Value run_document(const store::RunRecord& run, bool with_events);
 // {"what": "status", "value": "ok"}, {"what": "step plan", "value": "done: ..."}, {"what": "tool calculator #1",
 // "value": "12 * 7 -> 84"}, {"what": "model call #2", "value": "..."}. Values are one line, shortened.
 Value run_outline(const store::RunRecord& run);
+// Two runs' outlines paired by what each line is ("tool calculator #2"), in the first run's order and then the
+// second's: {"a": id, "b": id, "lines": [{"what", "a", "b", "same"}]} (a line only one run has is "" in the other).
+Value diff_runs(const store::RunRecord& a, const store::RunRecord& b);
+
+// The run's spans as the viewer draws them, parents before their children and each level in order of start:
+// [{"id", "parent", "depth", "name", "kind" (internal, client), "start_ms", "end_ms" (from the run's start), "failed",
+// "status", "attributes": {...}}], with the conventions' content attributes (the prompts, replies, tool arguments
+// and results, each cut at `content_limit` bytes), as the store keeps them: masked.
+Value run_spans(const store::RunRecord& run, size_t content_limit = size_t{1} << 20);
 
 }  // namespace engine::app

@@ -3,7 +3,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
-#include <map>
 #include <iostream>
 #include <unistd.h>
 
@@ -94,38 +93,21 @@ int show_run(const RunsOptions& o) {
   return kOk;
 }
 
-// Two runs side by side, line by line of their outlines (app/run_history.h); `*` marks the lines that differ.
+// Two runs side by side, line by line (app/run_history.h diff_runs); `*` marks the lines that differ.
 int diff_runs(const RunsOptions& o) {
   auto store = app::open_store(o.store);
   store::RunRecord a = app::find_run(*store, o.id), b = app::find_run(*store, o.other);
-  Value left = app::run_outline(a), right = app::run_outline(b);
-  // Lines are paired by what they are ("tool calculator #2"), in the order the first run has them, then the rest.
-  std::vector<std::string> order;
-  std::map<std::string, std::pair<std::string, std::string>> rows;
-  auto take = [&](const Value& outline, bool first) {
-    for (const Value& row : outline) {
-      std::string what = row["what"];
-      if (!rows.count(what)) order.push_back(what);
-      (first ? rows[what].first : rows[what].second) = row["value"].get<std::string>();
-    }
-  };
-  take(left, true);
-  take(right, false);
+  Value diff = app::diff_runs(a, b);
   if (o.json) {
-    Value diff = Value::array();
-    for (const auto& what : order)
-      diff.push_back(Value{{"what", what}, {"a", rows[what].first}, {"b", rows[what].second},
-                           {"same", rows[what].first == rows[what].second}});
-    std::cout << to_json_text(Value{{"a", a.id}, {"b", b.id}, {"lines", std::move(diff)}}) << std::endl;
+    std::cout << to_json_text(diff) << std::endl;
     return kOk;
   }
   size_t width = 20;
-  for (const auto& what : order) width = std::max(width, std::min<size_t>(what.size(), 40));
+  for (const Value& line : diff["lines"]) width = std::max(width, std::min<size_t>(line["what"].get_ref<const std::string&>().size(), 40));
   std::cout << "  " << cell("", width) << " " << cell("A " + a.id, 50) << " B " << b.id << "\n";
-  for (const auto& what : order) {
-    const auto& [x, y] = rows[what];
-    std::cout << (x == y ? "  " : "* ") << cell(what, width) << " " << cell(x, 50) << " " << y << "\n";
-  }
+  for (const Value& line : diff["lines"])
+    std::cout << (line["same"].get<bool>() ? "  " : "* ") << cell(line["what"], width) << " " << cell(line["a"], 50) << " "
+              << line["b"].get<std::string>() << "\n";
   std::cout.flush();
   return kOk;
 }

@@ -42,6 +42,7 @@ struct ServeCommandOptions {
   bool quiet = false;
   std::string otlp;
   app::StoreOptions store;
+  bool viewer = false;  // engine ui: the viewer first, the workflows (if any) to chat with
 };
 
 bool is_loopback(const std::string& host) {
@@ -98,6 +99,12 @@ int serve(const ServeCommandOptions& o) {
   mask_workflows_on_console(*server.catalog());
   std::vector<std::string> names;
   for (const auto& w : server.catalog()->workflows()) names.push_back(w.name);
+  if (o.viewer) {
+    std::cerr << "engine ui: the runs of " << (options.store ? options.store->string() : "no store (--no-store)")
+              << " at http://127.0.0.1:" << server.port() << "/ui/";
+    if (!names.empty()) std::cerr << ", and " << join(names, ", ") << " to chat with";
+    std::cerr << " (Ctrl-C stops it)" << std::endl;
+  } else
   std::cerr << "engine serve: " << names.size() << " workflow" << (names.size() == 1 ? "" : "s") << " ("
             << join(names, ", ") << ") on http://" << (o.host.find(':') != std::string::npos ? "[" + o.host + "]" : o.host)
             << ":" << server.port() << std::endl;
@@ -165,6 +172,21 @@ void add_serve_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--max-connections", o->max_connections, "Open connections at most")
       ->capture_default_str()->check(whole_number(1, 1000000));
   cmd->add_flag("-q,--quiet", o->quiet, "No access log (JSON lines on stderr)");
+  cmd->callback([o, &exit_code] { exit_code = guarded([&] { return serve(*o); }); });
+}
+
+void add_ui_command(CLI::App& app, int& exit_code) {
+  auto o = std::make_shared<ServeCommandOptions>();
+  o->viewer = true;
+  o->quiet = true;
+  o->port = 8765;
+  CLI::App* cmd = app.add_subcommand("ui", "The run viewer in the browser, on this machine only: the recorded runs, "
+                                           "their timelines, prompts and replies; two runs compared");
+  cmd->add_option("workflows", o->paths, "Workflow files or folders to chat with from the viewer (optional)");
+  cmd->add_option("--port", o->port, "The port on 127.0.0.1 (0: any free one, printed)")
+      ->capture_default_str()->check(whole_number(0, 65535));
+  cmd->add_option("--llm", o->llm, "Use another model than the workflows': PROVIDER:MODEL (as engine run)");
+  add_store_options(*cmd, o->store);
   cmd->callback([o, &exit_code] { exit_code = guarded([&] { return serve(*o); }); });
 }
 

@@ -19,6 +19,7 @@ void add_test_command(CLI::App& app, int& exit_code);
 void add_schema_command(CLI::App& app, int& exit_code);
 void add_index_command(CLI::App& app, int& exit_code);
 void add_serve_command(CLI::App& app, int& exit_code);
+void add_ui_command(CLI::App& app, int& exit_code);  // engine ui: cmd_serve.cpp
 void add_mcp_command(CLI::App& app, int& exit_code);
 void add_completion_commands(CLI::App& app, int& exit_code);
 

@@ -24,6 +24,7 @@ int main(int argc, char** argv) {
   engine::cli::add_index_command(app, exit_code);
   engine::cli::add_batch_command(app, exit_code);
   engine::cli::add_runs_command(app, exit_code);
+  engine::cli::add_ui_command(app, exit_code);
   engine::cli::add_eval_command(app, exit_code);
   engine::cli::add_test_command(app, exit_code);
   engine::cli::add_schema_command(app, exit_code);

@@ -22,7 +22,8 @@ const char* type_for(int status) {
 }  // namespace
 
 int status_for_error(std::string_view kind) {
-  if (starts_with(kind, "input.") || starts_with(kind, "json.") || kind == "usage") return 400;
+  if (starts_with(kind, "input.") || starts_with(kind, "json.") || kind == "usage" || kind == "store.ambiguous") return 400;
+  if (kind == "store.no_such_run") return 404;
   if (kind == "run.timeout") return 504;
   if (kind == "run.cancelled") return 503;
   if (starts_with(kind, "llm.")) return 502;

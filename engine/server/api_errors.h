@@ -8,7 +8,8 @@
 
 namespace engine::server {
 
-// The status an engine error kind answers with: 400 for what the request got wrong (input.*, json.*, usage), 504
+// The status an engine error kind answers with: 400 for what the request got wrong (input.*, json.*, usage, a run id
+// several runs start with), 404 for a run the store does not hold, 504
 // for a run past its time, 503 for one cut short by a shutdown, 502 for a model that failed, else 500.
 int status_for_error(std::string_view kind);
 

@@ -58,7 +58,7 @@ std::shared_ptr<const Catalog> Catalog::load(const std::vector<std::string>& pat
                                          catalog->find(served.name)->file + "); a served workflow is found by its name");
     catalog->workflows_.push_back(std::move(served));
   }
-  if (catalog->workflows_.empty())
+  if (catalog->workflows_.empty() && !paths.empty())  // none named at all: `engine ui` shows runs, serves nothing
     throw Error("serve.no_workflows", "no workflow to serve: give workflow files, or folders that hold some");
   return catalog;
 }

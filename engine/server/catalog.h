@@ -21,7 +21,7 @@ class Catalog {
   // Every workflow `paths` name: a file, or each workflow file in a folder (*.yaml and *.yml, not *.test.yaml or
   // *.eval.yaml). A named file that does not load throws its located Error; a file in a folder that does not load
   // is reported in `problems` and left out, or, when `previous` served it, kept as it was. Two workflows of one
-  // name throw Error "serve.duplicate"; none at all, "serve.no_workflows".
+  // name throw Error "serve.duplicate"; none at all, "serve.no_workflows" (unless `paths` is empty: `engine ui`).
   static std::shared_ptr<const Catalog> load(const std::vector<std::string>& paths, const app::LoadOptions& options,
                                              std::vector<std::string>& problems, const Catalog* previous = nullptr);
 

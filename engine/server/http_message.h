@@ -13,12 +13,15 @@ struct HttpRequest {
   std::string method;
   std::string path;     // percent-decoded, without the query
   HeaderList headers;   // names in lower case
+  HeaderList query;     // the query's arguments, percent-decoded, in order
   std::string body;
   std::string request_id;  // the client's x-request-id when it is a plain token, else one made here
   std::string client;      // the peer's address
 
   // The first header of that name (given in lower case), or null.
   const std::string* header(std::string_view lower_name) const;
+  // The first query argument of that name, or "".
+  std::string argument(std::string_view name) const;
 };
 
 struct HttpResponse {

@@ -51,6 +51,11 @@ MHD_Result collect_header(void* cls, MHD_ValueKind, const char* key, const char*
   return MHD_YES;
 }
 
+MHD_Result collect_argument(void* cls, MHD_ValueKind, const char* key, const char* value) {
+  static_cast<HeaderList*>(cls)->emplace_back(key ? key : "", value ? value : "");
+  return MHD_YES;
+}
+
 std::string error_body(const std::string& message, const std::string& type) {
   return to_json_text(Value{{"error", {{"message", message}, {"type", type}, {"param", nullptr}, {"code", nullptr}}}});
 }
@@ -243,6 +248,7 @@ int HttpServer::access(MHD_Connection* connection, const char* url, const char* 
     request.method = method ? method : "";
     request.path = url ? url : "";
     api.get_connection_values(connection, MHD_HEADER_KIND, &collect_header, &request.headers);
+    api.get_connection_values(connection, MHD_GET_ARGUMENT_KIND, &collect_argument, &request.query);
     request.request_id = request_id_for(request.header("x-request-id"));
     request.client = peer_address(api, connection);
     auto exchange = std::make_shared<Exchange>(std::move(request), mailbox_, limits_.max_stream_queue_bytes, &all_);

@@ -54,6 +54,8 @@ std::string_view Metrics::endpoint_of(std::string_view path) {
   if (path == "/readyz") return "readyz";
   if (path == "/metrics") return "metrics";
   if (path == "/mcp") return "mcp";
+  if (path == "/v1/runs" || path.substr(0, 9) == "/v1/runs/") return "runs";
+  if (path == "/ui" || path.substr(0, 4) == "/ui/") return "ui";
   return "other";
 }
 

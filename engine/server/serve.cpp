@@ -9,6 +9,10 @@
 namespace engine::server {
 namespace {
 
+bool is_loopback(const std::string& host) {
+  return host == "localhost" || host == "::1" || host.rfind("127.", 0) == 0;
+}
+
 std::string utc_now_ms() {
   timespec ts{};
   clock_gettime(CLOCK_REALTIME, &ts);
@@ -25,6 +29,7 @@ std::string utc_now_ms() {
 Server::Server(ServeOptions options, std::vector<std::string>& problems) : options_(std::move(options)) {
   // Many runs in flight, each mostly waiting on its model: they share a few threads (core/fiber.h).
   if (options_.load.calls_in_flight == 0) options_.load.calls_in_flight = options_.service.runs_in_flight;
+  options_.service.viewer_local_hosts_only = options_.tokens.empty() && is_loopback(options_.host);
   auto catalog = Catalog::load(options_.paths, options_.load, problems);
   if (options_.otlp) exporter_ = std::make_unique<trace::OtlpExporter>(*options_.otlp);
   if (options_.store) {

@@ -49,7 +49,8 @@ Service::Service(std::shared_ptr<const Catalog> catalog, TokenCheck tokens, Serv
       pool_(pool),
       slots_(limits.runs_in_flight, limits.runs_queued),
       mcp_([this] { return this->catalog(); }, pool, slots_, metrics_, limits.run_timeout),
-      observers_(observers) {}
+      observers_(observers),
+      viewer_(observers.store, pool, limits.viewer_local_hosts_only) {}
 
 std::shared_ptr<const Catalog> Service::catalog() const {
   std::lock_guard lock(catalog_mu_);
@@ -68,6 +69,7 @@ void Service::handle(const std::shared_ptr<Exchange>& exchange) {
     if (r.method != "GET") return exchange->respond(method_not_allowed("GET"));
     return exchange->respond(json_response(200, R"({"status":"ok"})"));
   }
+  if (RunViewer::is_page(path)) return viewer_.page(*exchange);  // no data: the API behind it asks for the token
   if (!tokens_.allows(r)) {
     HttpResponse denied = error_response(401, "a valid token is needed: send the header Authorization: Bearer TOKEN",
                                          "invalid_api_key");
@@ -87,6 +89,7 @@ void Service::handle(const std::shared_ptr<Exchange>& exchange) {
     if (r.method != "POST") return exchange->respond(method_not_allowed("POST"));
     return mcp_message(exchange);
   }
+  if (RunViewer::is_api(path)) return viewer_.api(exchange);
   if (path == "/v1/workflows" || path == "/v1/workflows/") {
     if (r.method != "GET") return exchange->respond(method_not_allowed("GET"));
     return list_workflows(*exchange);

@@ -14,6 +14,7 @@
 #include "engine/server/mcp_service.h"
 #include "engine/server/metrics.h"
 #include "engine/server/run_slots.h"
+#include "engine/server/run_viewer.h"
 #include "engine/server/served_run_sinks.h"
 #include "engine/server/tokens.h"
 
@@ -24,6 +25,9 @@ struct ServiceLimits {
   size_t runs_in_flight = 64;
   size_t runs_queued = 256;
   size_t max_batch = 100;  // inputs in one /batch request
+  // The viewer and its API answer only requests whose Host is this machine's (run_viewer.h): for a server on
+  // loopback without tokens.
+  bool viewer_local_hosts_only = false;
 };
 
 class Service {
@@ -65,6 +69,7 @@ class Service {
   Metrics metrics_;
   McpService mcp_;
   RunObservers observers_;
+  RunViewer viewer_;
 };
 
 }  // namespace engine::server

@@ -64,7 +64,7 @@ TEST_CASE("fish completes commands with their descriptions, flags and workflow f
   CHECK(fish_completes(script, "engine ru") == "run runs");
   auto described = run_command("fish -c " + shell_quote("source " + shell_quote(script) + "; complete -C 'engine ru'"));
   CHECK(described.out == "run\tRun a workflow: the answer goes to stdout, the steps to stderr\n"
-                         "runs\tThe runs recorded in the local run store: list, show, compare, export\n");
+                         "runs\tThe runs recorded in the local run store: list, show, compare, export, prune\n");
   CHECK(fish_completes(script, "engine run --in") == "--input --inputs");
   CHECK(fish_completes(script, "engine batch m") == "merge");
   CHECK(fish_completes(script, "engine completion ") == "bash fish zsh");

@@ -1,0 +1,124 @@
+#include "engine/server/run_viewer.h"
+
+#include <charconv>
+
+#include "engine/app/run_history.h"
+#include "engine/core/error.h"
+#include "engine/core/json_text.h"
+#include "engine/core/text.h"
+#include "engine/server/api_errors.h"
+#include "engine/server/viewer_assets.h"
+
+namespace engine::server {
+namespace {
+
+// What the page may do: its own files and its own API, nothing inline, nothing from elsewhere, never in a frame.
+constexpr const char* kPagePolicy =
+    "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self'; "
+    "base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+
+constexpr size_t kContentLimit = 256 * 1024;  // bytes of each prompt, reply, tool input and output shown
+
+// The name a Host header gives, without its port: "localhost", "127.0.0.1", "::1".
+std::string_view host_name(std::string_view host) {
+  if (!host.empty() && host.front() == '[') return host.substr(1, host.find(']') == std::string_view::npos ? 0 : host.find(']') - 1);
+  return host.substr(0, host.find(':'));
+}
+
+size_t limit_of(const std::string& given) {
+  if (given.empty()) return 100;
+  size_t n = 0;
+  auto [end, ec] = std::from_chars(given.data(), given.data() + given.size(), n);
+  if (ec != std::errc() || end != given.data() + given.size() || n < 1 || n > 1000)
+    throw Error("usage", "limit is a whole number from 1 to 1000, not '" + printable_excerpt(given, 40) + "'");
+  return n;
+}
+
+// The answer to GET /v1/runs..., read from the store. Throws what the store and app/run_history.h throw.
+HttpResponse read_runs(store::RunStore& store, const HttpRequest& r) {
+  std::string_view rest = std::string_view(r.path).substr(std::string_view("/v1/runs").size());
+  if (rest.empty() || rest == "/") {
+    app::RunQuery query{r.argument("workflow"), r.argument("status"), r.argument("since"), limit_of(r.argument("limit"))};
+    Value list = Value::array();
+    for (const auto& run : app::list_runs(store, query)) list.push_back(app::run_document(run, false));
+    return json_response(200, to_json_text(list));
+  }
+  rest.remove_prefix(1);
+  size_t slash = rest.find('/');
+  std::string id(rest.substr(0, slash));
+  if (slash == std::string_view::npos) {
+    store::RunRecord run = app::find_run(store, id);
+    Value doc = app::run_document(run, false);
+    doc["spans"] = app::run_spans(run, kContentLimit);
+    return json_response(200, to_json_text(doc));
+  }
+  std::string_view more = rest.substr(slash + 1);
+  if (more.substr(0, 5) == "diff/" && more.size() > 5) {
+    store::RunRecord a = app::find_run(store, id), b = app::find_run(store, std::string(more.substr(5)));
+    return json_response(200, to_json_text(app::diff_runs(a, b)));
+  }
+  return error_response(404, "a run's endpoints are /v1/runs/ID and /v1/runs/ID/diff/OTHER, not " +
+                                 printable_excerpt(r.path, 200));
+}
+
+}  // namespace
+
+RunViewer::RunViewer(store::RunStore* store, FiberPool& pool, bool local_hosts_only)
+    : store_(store), pool_(pool), local_hosts_only_(local_hosts_only) {}
+
+bool RunViewer::host_allowed(const HttpRequest& r) const {
+  if (!local_hosts_only_) return true;
+  const std::string* host = r.header("host");
+  if (!host) return false;
+  std::string_view name = host_name(*host);
+  return name == "localhost" || name == "::1" || name.substr(0, 4) == "127.";
+}
+
+void RunViewer::page(Exchange& exchange) const {
+  const HttpRequest& r = exchange.request();
+  if (r.method != "GET" && r.method != "HEAD") {
+    HttpResponse refused = error_response(405, "the viewer's pages take GET");
+    refused.headers.emplace_back("Allow", "GET");
+    return exchange.respond(std::move(refused));
+  }
+  if (!host_allowed(r))
+    return exchange.respond(error_response(403, "the viewer answers only to localhost on a server without tokens",
+                                           "host_not_local"));
+  if (r.path == "/ui") return exchange.respond({308, {{"Location", "/ui/"}}, ""});
+  std::string_view name = std::string_view(r.path).substr(4);
+  const ViewerAsset* asset = viewer_asset(name.empty() ? "index.html" : name);
+  if (!asset) return exchange.respond(error_response(404, "the viewer has no file " + printable_excerpt(r.path, 200)));
+  exchange.respond({200,
+                    {{"Content-Type", std::string(asset->content_type)},
+                     {"Content-Security-Policy", kPagePolicy},
+                     {"X-Content-Type-Options", "nosniff"},
+                     {"Referrer-Policy", "no-referrer"},
+                     {"Cache-Control", "no-cache"}},
+                    std::string(asset->body)});
+}
+
+void RunViewer::api(const std::shared_ptr<Exchange>& exchange) {
+  const HttpRequest& r = exchange->request();
+  if (r.method != "GET") {
+    HttpResponse refused = error_response(405, "this endpoint takes GET");
+    refused.headers.emplace_back("Allow", "GET");
+    return exchange->respond(std::move(refused));
+  }
+  if (!host_allowed(r))
+    return exchange->respond(error_response(403, "the runs are shown only to localhost on a server without tokens",
+                                            "host_not_local"));
+  if (!store_)
+    return exchange->respond(error_response(503, "this server records no runs (it was started with --no-store, or "
+                                                 "its store could not be opened)", "runs_not_recorded"));
+  pool_.spawn([exchange, store = store_] {
+    try {
+      exchange->respond(read_runs(*store, exchange->request()));
+    } catch (const Error& e) {
+      exchange->respond(error_response(status_for_error(e.kind()), e.message(), e.kind()));
+    } catch (const std::exception& e) {
+      exchange->respond(error_response(500, std::string("the runs could not be read: ") + e.what()));
+    }
+  });
+}
+
+}  // namespace engine::server

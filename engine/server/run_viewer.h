@@ -1,0 +1,36 @@
+#pragma once
+// The run viewer of `engine serve` and `engine ui` (docs/observability.md, "The viewer"): its page at /ui/, and the
+// JSON API over the run store it reads: GET /v1/runs (the runs, newest first; ?workflow=&status=&since=&limit=),
+// GET /v1/runs/ID (a run with its events and spans), GET /v1/runs/A/diff/B (two runs side by side). The store is read
+// on the server's fibers, never on the serve thread.
+#include <memory>
+#include <string_view>
+
+#include "engine/core/fiber.h"
+#include "engine/server/exchange.h"
+#include "engine/store/run_store.h"
+
+namespace engine::server {
+
+class RunViewer {
+ public:
+  // `store` is null when the server records no runs (--no-store): the API then says so. `local_hosts_only`: answer
+  // only requests whose Host names this machine (localhost, 127.x, [::1]): a server on loopback without tokens is
+  // then out of reach of a web page that rebinds its own name to 127.0.0.1.
+  RunViewer(store::RunStore* store, FiberPool& pool, bool local_hosts_only);
+
+  // The page's files: /ui, /ui/ and what it loads. Public: they hold no data.
+  static bool is_page(std::string_view path) { return path == "/ui" || path.substr(0, 4) == "/ui/"; }
+  static bool is_api(std::string_view path) { return path == "/v1/runs" || path.substr(0, 9) == "/v1/runs/"; }
+  void page(Exchange& exchange) const;
+  void api(const std::shared_ptr<Exchange>& exchange);
+
+ private:
+  bool host_allowed(const HttpRequest& request) const;
+
+  store::RunStore* store_;
+  FiberPool& pool_;
+  bool local_hosts_only_;
+};
+
+}  // namespace engine::server

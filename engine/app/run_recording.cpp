@@ -14,28 +14,30 @@ size_t store_keep() {
   return store::store_keep([](const char* name) { return std::getenv(name); });
 }
 
+std::unique_ptr<store::RunStore> recording_store(const std::filesystem::path& file) {
+  size_t keep = store_keep();
+  auto store = std::make_unique<store::RunStore>(file);
+  store->set_keep(keep);
+  return store;
+}
+
 std::unique_ptr<store::RunStore> open_store(const StoreOptions& o) {
   std::optional<std::filesystem::path> file = store_file(o);
   if (!file) throw Error("usage", "the run store is off (ENGINE_STORE=off, or no HOME): name one with --store FILE");
   if (!std::filesystem::exists(*file))
     throw Error("store.no_store", "no runs are recorded in " + file->string() + " yet (the file does not exist)");
-  auto store = std::make_unique<store::RunStore>(*file);
-  store->set_keep(store_keep());
-  return store;
+  return recording_store(*file);
 }
 
 RunRecording::RunRecording(const StoreOptions& o, trace::RunSource source, const Redactor& redactor) {
   std::optional<std::filesystem::path> file = store_file(o);
   if (!file) return;
-  size_t keep = 0;
   try {
-    keep = store_keep();
-    store_ = std::make_unique<store::RunStore>(*file);
+    store_ = recording_store(*file);
   } catch (const Error& e) {
     open_failure_ = "the runs are not recorded: " + e.message();
     return;
   }
-  store_->set_keep(keep);
   recorder_.emplace(*store_, std::move(source), redactor);
 }
 

@@ -24,6 +24,10 @@ std::optional<std::filesystem::path> store_file(const StoreOptions& options);
 // How many runs the store keeps ($ENGINE_STORE_KEEP, or the default). Throws Error "usage" for a bad value.
 size_t store_keep();
 
+// The store runs are recorded in, made when missing, keeping store_keep() runs. Throws Error "usage" for a bad
+// ENGINE_STORE_KEEP, else what RunStore throws.
+std::unique_ptr<store::RunStore> recording_store(const std::filesystem::path& file);
+
 // The store, for the commands that read it (engine runs). Throws Error "usage" when recording is off and no file
 // is named, "store.no_store" when the file does not exist, else what RunStore throws.
 std::unique_ptr<store::RunStore> open_store(const StoreOptions& options);

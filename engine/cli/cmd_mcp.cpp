@@ -5,6 +5,9 @@
 
 #include "engine/cli/cli_support.h"
 #include "engine/cli/commands.h"
+#include "engine/cli/console_mask.h"
+#include "engine/cli/run_output.h"
+#include "engine/cli/span_export.h"
 #include "engine/server/serve.h"
 
 namespace engine::cli {
@@ -15,6 +18,8 @@ struct McpCommandOptions {
   std::string llm;
   size_t runs = 16;
   double run_timeout = 300;
+  std::string otlp;
+  app::StoreOptions store;
 };
 
 int serve_mcp(const McpCommandOptions& o) {
@@ -24,6 +29,10 @@ int serve_mcp(const McpCommandOptions& o) {
   options.service.runs_in_flight = o.runs;
   options.service.runs_queued = 256;
   options.service.run_timeout = std::chrono::seconds(static_cast<long>(o.run_timeout));
+  options.otlp = trace::otlp_settings(o.otlp, [](const char* name) { return std::getenv(name); });
+  if (options.otlp) mask_on_console(options.otlp->redactor);  // the collector's headers (an Authorization)
+  options.spans_finished = warn_of_dropped_spans;
+  options.store = app::store_file(o.store);
   std::vector<std::string> problems;
   int code = server::serve_mcp_stdio(options, problems);
   for (const auto& p : problems) std::cerr << "engine: warning: " << p << "\n";
@@ -41,6 +50,9 @@ void add_mcp_command(CLI::App& app, int& exit_code) {
       ->capture_default_str()->check(whole_number(1, 100000));
   cmd->add_option("--run-timeout", o->run_timeout, "Seconds a tool call may take")
       ->capture_default_str()->check(finite_number(1, 86400));
+  cmd->add_option("--otlp", o->otlp, "Send the tool calls' spans to an OpenTelemetry collector at URL (OTLP/HTTP JSON; "
+                                     "or OTEL_EXPORTER_OTLP_ENDPOINT); a call's _meta.traceparent is their parent");
+  add_store_options(*cmd, o->store);
   cmd->callback([o, &exit_code] { exit_code = guarded([&] { return serve_mcp(*o); }); });
 }
 

@@ -68,8 +68,13 @@ class ProgressSink : public EventSink {
 }  // namespace
 
 McpService::McpService(CatalogSource catalog, FiberPool& pool, RunSlots& slots, Metrics& metrics,
-                       std::chrono::seconds run_timeout)
-    : catalog_(std::move(catalog)), pool_(pool), slots_(slots), metrics_(metrics), run_timeout_(run_timeout) {}
+                       std::chrono::seconds run_timeout, RunObservers observers)
+    : catalog_(std::move(catalog)),
+      pool_(pool),
+      slots_(slots),
+      metrics_(metrics),
+      run_timeout_(run_timeout),
+      observers_(observers) {}
 
 Value McpService::parse_error(const std::string& why) { return error_message(nullptr, kParseError, why); }
 
@@ -93,7 +98,8 @@ Value McpService::tool_list() const {
   return tools;
 }
 
-void McpService::handle(Value message, const Send& send, const Cancel* parent, const std::string& scope) {
+void McpService::handle(Value message, const Send& send, const Cancel* parent, const std::string& scope,
+                        const std::string* traceparent) {
   if (!message.is_object() || text_member(message, "jsonrpc") != "2.0")
     return send(error_message(member(message, "id"), kInvalidRequest, "not a JSON-RPC 2.0 message"));
   std::string method = text_member(message, "method");
@@ -133,12 +139,12 @@ void McpService::handle(Value message, const Send& send, const Cancel* parent, c
     }
     return send(result_message(id, finish(std::move(result), modern)));
   }
-  if (method == "tools/call") return call_tool(id, params, modern, send, parent, scope);
+  if (method == "tools/call") return call_tool(id, params, modern, send, parent, scope, traceparent);
   send(error_message(id, kMethodNotFound, "the engine does not offer " + method));
 }
 
 void McpService::call_tool(const Value& id, const Value& params, bool modern, const Send& send,
-                           const Cancel* parent, const std::string& scope) {
+                           const Cancel* parent, const std::string& scope, const std::string* traceparent) {
   std::string name = text_member(params, "name");
   auto catalog = catalog_();
   const ServedWorkflow* workflow = catalog->find(name);
@@ -156,20 +162,25 @@ void McpService::call_tool(const Value& id, const Value& params, bool modern, co
     calls_[key] = cancel;
   }
   Value token = member(member(params, "_meta"), "progressToken");
+  const Value& meta_trace = member(member(params, "_meta"), "traceparent");
+  std::optional<std::string> context;
+  if (meta_trace.is_string()) context = meta_trace.get<std::string>();
+  else if (traceparent) context = *traceparent;
   auto executor = workflow->executor;
   Value given = arguments.is_object() ? arguments : Value::object();
-  auto run = [this, id, key, cancel, token, executor, given = std::move(given), send, modern,
-              name = workflow->name]() mutable {
+  auto run = [this, id, key, cancel, token, executor, given = std::move(given), send, modern, context,
+              name = workflow->name, file = workflow->file]() mutable {
     slots_.wait_turn();
     const Redactor& redactor = executor->redactor();
     Value result;
     try {
       Value inputs = executor->resolve_inputs(std::move(given));
-      ModelCallTimer timer(metrics_, name);
+      ServedRunSinks sinks(observers_, context ? &*context : nullptr, redactor, trace::RunSource{"mcp", file});
+      ModelCallTimer timer(metrics_, name, sinks.sink());
       std::optional<ProgressSink> progress;
       if (!token.is_null()) progress.emplace(send, token, timer);
       EventSink& events = progress ? static_cast<EventSink&>(*progress) : timer;
-      agent::RunResult run = executor->run(inputs, events, {.cancel = cancel.get()});
+      agent::RunResult run = executor->run(inputs, events, {.cancel = cancel.get(), .trace = sinks.trace()});
       metrics_.count_run(name, run);
       Value doc = app::run_document(run, redactor);
       if (run.ok()) {

@@ -15,6 +15,7 @@
 #include "engine/server/catalog.h"
 #include "engine/server/metrics.h"
 #include "engine/server/run_slots.h"
+#include "engine/server/served_run_sinks.h"
 
 namespace engine::server {
 
@@ -28,8 +29,9 @@ class McpService {
   using Send = std::function<void(const Value& message)>;
   using CatalogSource = std::function<std::shared_ptr<const Catalog>()>;
 
+  // `observers`: where the tool calls' runs are traced and recorded (as command "mcp"), when anywhere.
   McpService(CatalogSource catalog, FiberPool& pool, RunSlots& slots, Metrics& metrics,
-             std::chrono::seconds run_timeout);
+             std::chrono::seconds run_timeout, RunObservers observers = {});
 
   // One message from the client. A request is answered once through `send` (a tool call later, from its run's
   // fiber, after its progress notifications); a notification is acted on (a cancel) or ignored. A message that is
@@ -37,8 +39,10 @@ class McpService {
   // end, the server's shutdown).
   // `scope` tells apart the requests of different clients for `notifications/cancelled` (stdio has one client; each
   // HTTP request is its own scope, so a cancel reaches only calls of the same POST, and over HTTP a call is cancelled
-  // by closing its stream).
-  void handle(Value message, const Send& send, const Cancel* parent = nullptr, const std::string& scope = "");
+  // by closing its stream). `traceparent`: the transport's trace context (POST /mcp's header), or null; a call's own
+  // `params._meta.traceparent` comes first, as OpenTelemetry's MCP conventions carry it.
+  void handle(Value message, const Send& send, const Cancel* parent = nullptr, const std::string& scope = "",
+              const std::string* traceparent = nullptr);
   // A line that is not JSON at all.
   static Value parse_error(const std::string& why);
 
@@ -48,7 +52,7 @@ class McpService {
  private:
   Value tool_list() const;
   void call_tool(const Value& id, const Value& params, bool modern, const Send& send, const Cancel* parent,
-                 const std::string& scope);
+                 const std::string& scope, const std::string* traceparent);
   Value finish(Value result, bool modern) const;  // 2026-07-28's resultType and serverInfo on a result
 
   CatalogSource catalog_;
@@ -56,6 +60,7 @@ class McpService {
   RunSlots& slots_;
   Metrics& metrics_;
   std::chrono::seconds run_timeout_;
+  RunObservers observers_;
   std::mutex mu_;
   std::map<std::string, std::shared_ptr<Cancel>> calls_;  // by the request id's JSON text: what a cancel stops
 };

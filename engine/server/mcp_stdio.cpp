@@ -5,6 +5,8 @@
 
 #include <mutex>
 
+#include "engine/app/run_recording.h"
+#include "engine/core/error.h"
 #include "engine/core/file.h"
 #include "engine/core/json_parse.h"
 #include "engine/core/json_text.h"
@@ -39,10 +41,21 @@ int serve_mcp_stdio(const McpStdioOptions& options, std::vector<std::string>& pr
   app::LoadOptions load = options.load;
   if (load.calls_in_flight == 0) load.calls_in_flight = options.service.runs_in_flight;
   std::shared_ptr<const Catalog> catalog = Catalog::load(options.paths, load, problems);
+  std::unique_ptr<trace::OtlpExporter> exporter;
+  if (options.otlp) exporter = std::make_unique<trace::OtlpExporter>(*options.otlp);
+  std::unique_ptr<store::RunStore> store;
+  if (options.store) {
+    try {
+      store = app::recording_store(*options.store);
+    } catch (const Error& e) {
+      problems.push_back("the tool calls are not recorded: " + e.message());
+    }
+  }
   FiberPool pool(FiberPool::threads_for(options.service.runs_in_flight));
   RunSlots slots(options.service.runs_in_flight, options.service.runs_queued);
   Metrics metrics;
-  McpService service([catalog] { return catalog; }, pool, slots, metrics, options.service.run_timeout);
+  McpService service([catalog] { return catalog; }, pool, slots, metrics, options.service.run_timeout,
+                     RunObservers{exporter.get(), store.get()});
   LineWriter writer(options.out_fd);
   McpService::Send send = [&writer](const Value& message) {
     if (!message.is_null()) writer.write(message);
@@ -84,6 +97,10 @@ int serve_mcp_stdio(const McpStdioOptions& options, std::vector<std::string>& pr
   closing.cancel();
   service.wait_idle(std::chrono::steady_clock::now() + std::chrono::seconds(10));
   pool.join();
+  if (exporter) {
+    exporter->flush(options.otlp->flush_bound);
+    if (options.spans_finished) options.spans_finished(exporter->counts());
+  }
   return 0;
 }
 

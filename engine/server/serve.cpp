@@ -34,9 +34,7 @@ Server::Server(ServeOptions options, std::vector<std::string>& problems) : optio
   if (options_.otlp) exporter_ = std::make_unique<trace::OtlpExporter>(*options_.otlp);
   if (options_.store) {
     try {
-      size_t keep = app::store_keep();
-      store_ = std::make_unique<store::RunStore>(*options_.store);
-      store_->set_keep(keep);
+      store_ = app::recording_store(*options_.store);
     } catch (const Error& e) {
       problems.push_back("the runs are not recorded: " + e.message());
     }

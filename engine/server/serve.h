@@ -3,6 +3,7 @@
 // owns the signals: it calls reload() on SIGHUP and shutdown() on SIGTERM.
 #include <chrono>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <ostream>
@@ -75,6 +76,10 @@ struct McpStdioOptions {
   ServiceLimits service;
   int in_fd = 0;
   int out_fd = 1;
+  std::optional<trace::OtlpSettings> otlp;            // where the tool calls' spans go, or none
+  std::optional<std::filesystem::path> store;         // where they are recorded, or none
+  // Told, once the input has ended, what the exporter could not send (when spans are sent).
+  std::function<void(const trace::OtlpExporter::Counts&)> spans_finished;
 };
 
 // `engine mcp`: the workflows as the tools of an MCP server on `in_fd` and `out_fd`, until the input ends; the calls

@@ -4,17 +4,16 @@
 
 namespace engine::server {
 
-ServedRunSinks::ServedRunSinks(const RunObservers& observers, const HttpRequest& request, const Redactor& redactor,
-                               const std::string& file, EventSink* next)
+ServedRunSinks::ServedRunSinks(const RunObservers& observers, const std::string* traceparent, const Redactor& redactor,
+                               trace::RunSource source, EventSink* next)
     : exporter_(observers.spans), redactor_(json_text_redactor(redactor)) {
   if (next) all_.add(next);
   if (observers.store) {
-    recorder_.emplace(*observers.store, trace::RunSource{"serve", file}, redactor);
+    recorder_.emplace(*observers.store, std::move(source), redactor);
     all_.add(&*recorder_);
   }
   if (!exporter_) return;
-  const std::string* given = request.header("traceparent");
-  std::optional<TraceContext> caller = given ? parse_traceparent(*given) : std::nullopt;
+  std::optional<TraceContext> caller = traceparent ? parse_traceparent(*traceparent) : std::nullopt;
   context_ = caller ? std::move(*caller) : TraceContext::new_trace();
   builder_.emplace(
       [this](trace::Span&& span) {

@@ -1,5 +1,5 @@
 #pragma once
-// Where a served request's runs report besides the response: the span builder, when the server sends spans (the runs
+// Where a served request's runs (an HTTP request's, an MCP tool call's) report besides the response: the span builder, when the server sends spans (the runs
 // join the caller's trace under its span when the request carries a W3C traceparent, a new trace otherwise; their
 // model requests send theirs on; spans masked with the workflow's keys), and the run store, when the server records
 // runs (each run masked the same way). One per request; a batch's runs share it (one trace, each run a child of the
@@ -26,9 +26,14 @@ struct RunObservers {
 
 class ServedRunSinks {
  public:
-  // `next`: another sink for the runs' events (a stream's), or null. `file`: the workflow's, for the store.
+  // `traceparent`: the caller's W3C trace context, or null. `source`: the command and workflow file the store
+  // records. `next`: another sink for the runs' events (a stream's), or null.
+  ServedRunSinks(const RunObservers& observers, const std::string* traceparent, const Redactor& redactor,
+                 trace::RunSource source, EventSink* next = nullptr);
+  // A request of `engine serve`: its traceparent header, recorded as "serve".
   ServedRunSinks(const RunObservers& observers, const HttpRequest& request, const Redactor& redactor,
-                 const std::string& file, EventSink* next = nullptr);
+                 const std::string& file, EventSink* next = nullptr)
+      : ServedRunSinks(observers, request.header("traceparent"), redactor, trace::RunSource{"serve", file}, next) {}
   ~ServedRunSinks();  // ends the spans a cut run left open
   ServedRunSinks(const ServedRunSinks&) = delete;
   ServedRunSinks& operator=(const ServedRunSinks&) = delete;

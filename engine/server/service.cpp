@@ -48,7 +48,7 @@ Service::Service(std::shared_ptr<const Catalog> catalog, TokenCheck tokens, Serv
       limits_(limits),
       pool_(pool),
       slots_(limits.runs_in_flight, limits.runs_queued),
-      mcp_([this] { return this->catalog(); }, pool, slots_, metrics_, limits.run_timeout),
+      mcp_([this] { return this->catalog(); }, pool, slots_, metrics_, limits.run_timeout, observers),
       observers_(observers),
       viewer_(observers.store, pool, limits.viewer_local_hosts_only) {}
 
@@ -267,7 +267,7 @@ void Service::mcp_message(const std::shared_ptr<Exchange>& exchange) {
       if (answer.is_null()) exchange->respond({204, {}, ""});
       else exchange->respond(json_response(200, to_json_text(answer)));
     }
-  }, &exchange->cancel(), r.request_id);
+  }, &exchange->cancel(), r.request_id, r.header("traceparent"));
 }
 
 }  // namespace engine::server

@@ -5,7 +5,10 @@
 // client's handler after its call has ended).
 #include <catch2/catch.hpp>
 
+#include <set>
+
 #include "engine/core/json_parse.h"
+#include "support/otlp_receiver.h"
 #include "support/test_support.h"
 
 using namespace engine;
@@ -87,6 +90,39 @@ TEST_CASE("engine mcp: lines that are not JSON-RPC are answered with errors and 
   CHECK(lines[2]["error"]["message"].get<std::string>().find("longer than 16 MiB") != std::string::npos);
   CHECK(lines[3]["result"] == Value::object());
   CHECK(r.out.size() < 4096);  // the long line is not echoed back
+}
+
+TEST_CASE("engine mcp: each tool call is recorded in the run store and traced under its _meta.traceparent",
+          "[e2e][mcp][mcp_server][runs]") {
+  test::TempDir dir;
+  std::string store = test::shell_quote((dir.path() / "runs.db").string());
+  test::OtlpReceiver receiver;
+  const std::string caller_trace = "4bf92f3577b34da6a3ce929d0e0e4736";
+  std::string lines =
+      R"({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}})" "\n"
+      R"({"jsonrpc":"2.0","method":"notifications/initialized"})" "\n"
+      R"({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"calculator","arguments":{"input":"What is 12 * 7 + 3?"},"_meta":{"traceparent":"00-)" +
+      caller_trace + R"(-00f067aa0ba902b7-01"}}})" "\n";
+  // stdin stays open a moment, so the call ends before the input does (which would cancel it).
+  auto r = test::run_command("sh -c " + test::shell_quote("(printf '%s' " + test::shell_quote(lines) + "; sleep 1) | " +
+                                                           test::shell_quote(ENGINE_BIN) + " mcp workflows/calculator.yaml --store " +
+                                                           store + " --otlp " + receiver.base_url()));
+  INFO(r.out << r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out.find(R"("text":"87")") != std::string::npos);
+  Value runs = parse_json(test::run_engine("runs list --json --store " + store).out);
+  REQUIRE(runs.size() == 1);
+  CHECK(runs[0]["command"] == "mcp");
+  CHECK(runs[0]["workflow"] == "calculator");
+  CHECK(runs[0]["output"] == "87");
+  CHECK(runs[0]["trace_id"] == caller_trace);
+  std::set<std::string> names;
+  for (const Value& span : receiver.spans()) {
+    CHECK(span["traceId"] == caller_trace);
+    names.insert(span["name"].get<std::string>());
+  }
+  CHECK(names.count("invoke_workflow calculator") == 1);
+  CHECK(names.count("execute_tool calculator") == 1);
 }
 
 TEST_CASE("engine serve: the official SDK client lists and calls the workflows over POST /mcp in both eras",

@@ -606,10 +606,15 @@ TEST_CASE("serve: each run served is recorded in the run store, masked", "[serve
   REQUIRE(chat);
   auto batch = s.post("/v1/workflows/shout/batch", R"({"inputs": [{"text": "a"}, {"text": "b"}]})");
   REQUIRE(batch);
+  auto tool = s.post("/mcp", R"({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "shout", "arguments": {"text": "c"}}})");
+  REQUIRE(tool);
+  CHECK(tool->body.find("\"isError\":false") != std::string::npos);
   s.server->shutdown();
   store::RunStore store(store_dir.path() / "runs.db");
   auto runs = store.list({});
-  REQUIRE(runs.size() == 4);
+  REQUIRE(runs.size() == 5);
+  CHECK(runs.front().command == "mcp");  // the newest: a tool call of POST /mcp
+  runs.erase(runs.begin());
   for (const auto& r : runs) {
     CHECK(r.command == "serve");
     CHECK(r.status == "ok");

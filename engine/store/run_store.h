@@ -72,6 +72,7 @@ class RunStore {
   std::filesystem::path file_;
   std::mutex mutex_;  // one writer at a time in this process (SQLite's own lock orders the processes)
   Database db_;
+  std::optional<Statement> insert_run_, insert_events_;  // prepared at the first write; finalized before db_ closes
   size_t keep_ = kDefaultKeep;
   size_t written_ = 0;
 };

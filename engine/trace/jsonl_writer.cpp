@@ -7,7 +7,7 @@ namespace engine::trace {
 
 void JsonlWriter::receive(const Event& e, const EventPlace& place) {
   double t_ms = std::chrono::duration<double, std::milli>(e.at - start_).count();
-  std::string line = to_json_text(event_record(e, place, t_ms));
+  std::string line = event_line(e, place, t_ms);
   std::lock_guard<std::mutex> lock(mu_);
   out_ << line << '\n';
   out_.flush();

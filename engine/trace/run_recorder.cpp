@@ -36,7 +36,7 @@ void RunRecorder::receive(const Event& event, const EventPlace& place) {
   }
   Pending& run = it->second;
   double t_ms = std::chrono::duration<double, std::milli>(event.at - run.start).count();
-  run.record.events.push_back(json_redactor_.redact(to_json_text(event_record(event, place, t_ms))));
+  run.record.events.push_back(json_redactor_.redact(event_line(event, place, t_ms)));
   if (event.type != EventType::ChainEnd || !place.step.empty()) return;
   Pending done = std::move(run);
   runs_.erase(it);

@@ -114,12 +114,12 @@ void per_span() {
   batch.resize(512);
   size_t bytes = 0;
   double body_us = median_us(21, [&] {
-    bytes = trace::otlp_request_json(batch, s, std::chrono::steady_clock::now(), std::chrono::system_clock::now()).size();
+    bytes = trace::otlp_request_json(batch, s, trace::WallClock()).size();
   });
   std::printf("  a request's body (512 spans, %zu bytes)  %7.3f us per span   (the exporter's thread)\n", bytes,
               body_us / 512);
   {
-    std::string body = trace::otlp_request_json(batch, s, std::chrono::steady_clock::now(), std::chrono::system_clock::now());
+    std::string body = trace::otlp_request_json(batch, s, trace::WallClock());
     net::HttpClient http;
     net::HttpRequest req;
     req.url = s.endpoint;

@@ -15,6 +15,7 @@
 #include "engine/core/json_text.h"
 #include "engine/core/text.h"
 #include "engine/trace/console_printer.h"
+#include "engine/trace/wall_clock.h"
 
 namespace engine::cli {
 namespace {
@@ -120,9 +121,7 @@ int export_run(const RunsOptions& o) {
   EventSink* sink = spans.sink();
   if (!sink) throw Error("usage", "name the collector: --otlp URL (or OTEL_EXPORTER_OTLP_ENDPOINT)");
   auto ran_at = std::chrono::system_clock::time_point(std::chrono::milliseconds(run.started_ms));
-  auto start = std::chrono::steady_clock::now() -
-               std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::system_clock::now() - ran_at);
-  app::replay_run(run, *sink, start);
+  app::replay_run(run, *sink, trace::WallClock().steady(ran_at));
   std::cerr << "sent the spans of run " << run.id << " (" << run.workflow << ")" << std::endl;
   return kOk;  // SpanExport's end sends what is queued and says what could not be sent
 }

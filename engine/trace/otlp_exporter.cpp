@@ -102,13 +102,6 @@ void append_attributes(std::string& out, const Attributes& list) {
   out += ']';
 }
 
-std::string unix_nanos(std::chrono::steady_clock::time_point at, std::chrono::steady_clock::time_point steady_zero,
-                       std::chrono::system_clock::time_point unix_zero) {
-  auto since_epoch = unix_zero.time_since_epoch() + std::chrono::duration_cast<std::chrono::system_clock::duration>(
-                                                        at - steady_zero);
-  return std::to_string(std::chrono::duration_cast<std::chrono::nanoseconds>(since_epoch).count());
-}
-
 }  // namespace
 
 // Whether spans carry content, as the GenAI instrumentations of OpenTelemetry read their variable (the engine has
@@ -171,9 +164,7 @@ std::optional<OtlpSettings> otlp_settings(const std::string& flag, const Environ
   return s;
 }
 
-std::string otlp_request_json(const std::vector<Span>& spans, const OtlpSettings& settings,
-                              std::chrono::steady_clock::time_point steady_zero,
-                              std::chrono::system_clock::time_point unix_zero) {
+std::string otlp_request_json(const std::vector<Span>& spans, const OtlpSettings& settings, const WallClock& clock) {
   // Written straight out rather than built as a JSON tree: the exporter's thread writes every span of every run.
   std::string out;
   out.reserve(256 + spans.size() * 640);
@@ -206,10 +197,10 @@ std::string otlp_request_json(const std::vector<Span>& spans, const OtlpSettings
     out += std::to_string(static_cast<int>(span.kind));
     out += ',';
     field("startTimeUnixNano");
-    append_json_string(out, unix_nanos(span.start, steady_zero, unix_zero));
+    append_json_string(out, std::to_string(clock.unix_nanos(span.start)));
     out += ',';
     field("endTimeUnixNano");
-    append_json_string(out, unix_nanos(span.end, steady_zero, unix_zero));
+    append_json_string(out, std::to_string(clock.unix_nanos(span.end)));
     out += ',';
     field("attributes");
     append_attributes(out, span.attributes);
@@ -306,7 +297,7 @@ void OtlpExporter::send(std::vector<Span>& batch) {
   request.url = settings_.endpoint;
   request.headers = settings_.headers;
   request.headers.push_back("Content-Type: application/json");
-  request.body = settings_.redactor.redact(otlp_request_json(batch, settings_, steady_zero_, unix_zero_));
+  request.body = settings_.redactor.redact(otlp_request_json(batch, settings_, clock_));
   request.timeouts = settings_.timeouts;
   request.max_response_bytes = size_t{1} << 20;
   std::string failure;

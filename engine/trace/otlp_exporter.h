@@ -18,6 +18,7 @@
 #include "engine/core/value.h"
 #include "engine/net/http_client.h"
 #include "engine/trace/span.h"
+#include "engine/trace/wall_clock.h"
 #include "engine/trace/span_builder.h"
 
 namespace engine::trace {
@@ -48,11 +49,8 @@ struct OtlpSettings {
 using Environment = std::function<const char*(const char*)>;
 std::optional<OtlpSettings> otlp_settings(const std::string& flag, const Environment& env);
 
-// The JSON body of an ExportTraceServiceRequest for `spans`. Times are a span's steady-clock times placed on the
-// wall clock by one pair of readings (`steady_zero` is when the wall clock read `unix_zero`).
-std::string otlp_request_json(const std::vector<Span>& spans, const OtlpSettings& settings,
-                              std::chrono::steady_clock::time_point steady_zero,
-                              std::chrono::system_clock::time_point unix_zero);
+// The JSON body of an ExportTraceServiceRequest for `spans`, their steady-clock times placed on the wall by `clock`.
+std::string otlp_request_json(const std::vector<Span>& spans, const OtlpSettings& settings, const WallClock& clock);
 
 class OtlpExporter {
  public:
@@ -79,8 +77,7 @@ class OtlpExporter {
   void send(std::vector<Span>& batch);
 
   OtlpSettings settings_;
-  std::chrono::steady_clock::time_point steady_zero_ = std::chrono::steady_clock::now();
-  std::chrono::system_clock::time_point unix_zero_ = std::chrono::system_clock::now();
+  WallClock clock_;
   net::HttpClient http_;
   mutable std::mutex mutex_;
   std::condition_variable wake_, idle_;

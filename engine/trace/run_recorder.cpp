@@ -23,10 +23,7 @@ void RunRecorder::receive(const Event& event, const EventPlace& place) {
     r.workflow = event.data.value("name", "");
     r.source = source_.file;
     r.command = source_.command;
-    r.started_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
-                       (unix_zero_ + std::chrono::duration_cast<std::chrono::system_clock::duration>(event.at - steady_zero_))
-                           .time_since_epoch())
-                       .count();
+    r.started_ms = clock_.unix_ms(event.at);
     if (auto inputs = event.data.find("inputs"); inputs != event.data.end()) {
       r.inputs = *inputs;
       redact_value(r.inputs, redactor_);

@@ -10,6 +10,7 @@
 #include "engine/core/event.h"
 #include "engine/core/redact.h"
 #include "engine/store/run_store.h"
+#include "engine/trace/wall_clock.h"
 
 namespace engine::trace {
 
@@ -39,8 +40,7 @@ class RunRecorder : public EventSink {
   store::RunStore& store_;
   RunSource source_;
   Redactor redactor_, json_redactor_;
-  std::chrono::steady_clock::time_point steady_zero_ = std::chrono::steady_clock::now();
-  std::chrono::system_clock::time_point unix_zero_ = std::chrono::system_clock::now();
+  WallClock clock_;
   mutable std::mutex mutex_;
   std::map<std::string, Pending, std::less<>> runs_;  // by run id, while they go on
   std::string failure_;

@@ -53,6 +53,8 @@ TEST_CASE("viewer e2e: a stored run opened in chromium: waterfall, prompt, tool,
   CHECK(seen["errors"].empty());  // nothing the page's policy blocked, no script error, no missing file
 
   CHECK(seen["listed"].size() == 2);
+  CHECK(seen["filtered_out"] == "No runs match.");
+  CHECK(seen["filtered_ok"] == 2);
   CHECK(seen["title"].get<std::string>().find(a) != std::string::npos);
   CHECK(seen["summary"]["output"] == "87");
   CHECK(seen["summary"]["status"] == "ok (finish)");

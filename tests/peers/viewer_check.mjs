@@ -19,6 +19,16 @@ try {
   await page.goto(base + '/ui/');
   await ready('#/');
   out.listed = await page.$$eval('#runs tbody tr[data-id]', (rows) => rows.map((r) => r.dataset.id));
+  // The filters: a workflow no run is of, then a status.
+  await page.fill('#filters input[name=workflow]', 'no-such-workflow');
+  await page.click('#filters button[type=submit]');
+  await page.waitForFunction(() => !document.querySelector('#runs tbody tr[data-id]'));
+  out.filtered_out = await page.textContent('#runs tbody');
+  await page.fill('#filters input[name=workflow]', 'calculator');
+  await page.selectOption('#filters select[name=status]', 'ok');
+  await page.click('#filters button[type=submit]');
+  await page.waitForSelector('#runs tbody tr[data-id]');
+  out.filtered_ok = await page.$$eval('#runs tbody tr[data-id]', (rows) => rows.length);
 
   await page.click(`#runs tbody tr[data-id="${runA}"]`);
   await ready('#/run/' + runA);

@@ -116,7 +116,7 @@ TEST_CASE("otlp request: resource, scope and spans in OTLP's JSON, times as deci
   child.parent_id = "1111111111111111";
   auto steady_zero = ok.start - 1s;
   auto unix_zero = std::chrono::system_clock::time_point(std::chrono::seconds(1'800'000'000));
-  Value body = parse_json(trace::otlp_request_json({ok, child}, s, steady_zero, unix_zero));
+  Value body = parse_json(trace::otlp_request_json({ok, child}, s, trace::WallClock(steady_zero, unix_zero)));
   const Value& resource = body["resourceSpans"][0];
   CHECK(resource["resource"]["attributes"][0] == Value{{"key", "service.name"}, {"value", {{"stringValue", "svc"}}}});
   const Value& scope = resource["scopeSpans"][0];

@@ -114,10 +114,19 @@ RunStore::RunStore(const std::filesystem::path& file) : file_(file), db_((make_f
     }
     if (app != kApplicationId) throw not_a_store("it is another SQLite database");
     if (version > kVersion) throw not_a_store("it was made by a newer engine (store version " + std::to_string(version) + ")");
+    // A command records a run or two and exits: checkpointing the WAL into the file at every close would cost each
+    // process two syncs. The WAL stays instead; but every process that opens the file reads the WAL through (its
+    // index does not outlive the last connection), and one whose WAL was checkpointed by another but not emptied
+    // would checkpoint it again. So the WAL is kept short and emptied: a writer that leaves it at kCheckpointFrames
+    // or more checkpoints it and truncates it (record()). SQLite's own checkpoints, which never empty it, are off.
     db_.exec("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL");
-    // A command records a run or two and exits: checkpointing the WAL into the file and deleting it at every close
-    // would cost each process more than its writes. The WAL stays, and is checkpointed as it grows (every 1000
-    // pages, by whichever writer passes the mark).
+    sqlite3_wal_hook(
+        db_.handle(),
+        [](void* store, sqlite3*, const char*, int frames) {
+          static_cast<RunStore*>(store)->wal_frames_ = frames;
+          return SQLITE_OK;
+        },
+        this);
     sqlite3_db_config(db_.handle(), SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, nullptr);
     int persist = 1;
     sqlite3_file_control(db_.handle(), "main", SQLITE_FCNTL_PERSIST_WAL, &persist);
@@ -163,7 +172,21 @@ void RunStore::record(const RunRecord& run) {
   events.bind(1, db_.last_insert_rowid()).bind(2, lines);
   events.step();
   tx.commit();
-  if (written_++ % 64 == 0) prune_locked();  // the first write, then now and then: deleting is not every run's cost
+  if (++written_ % 64 == 0) prune_locked();  // now and then: deleting is not every run's cost
+  // A process that records one run keeps the WAL short for the next; one that records many (a batch, a server)
+  // lets it grow to SQLite's usual size between checkpoints, and empties it when it closes the store.
+  if (wal_frames_ >= (++recorded_here_ == 1 ? kCheckpointFrames : kBatchCheckpointFrames)) empty_wal();
+}
+
+void RunStore::empty_wal() {
+  // Readers (the viewer) may keep it from finishing: then a later write tries again.
+  sqlite3_wal_checkpoint_v2(db_.handle(), nullptr, SQLITE_CHECKPOINT_TRUNCATE, nullptr, nullptr);
+  wal_frames_ = 0;
+}
+
+RunStore::~RunStore() {
+  std::lock_guard lock(mutex_);
+  if (wal_frames_ >= kCheckpointFrames) empty_wal();
 }
 
 size_t RunStore::prune() {

@@ -5,6 +5,7 @@
 // wait for a writer, and several processes write at once (a busy file is waited for); a run is written in one
 // transaction when it ends, so a process killed mid-batch loses only the runs still going.
 #include <cstdint>
+#include <cstdlib>
 #include <filesystem>
 #include <functional>
 #include <mutex>
@@ -49,9 +50,12 @@ class RunStore {
   // "store.open_failed" (a file SQLite cannot open), "store.not_a_store" (a file that is not a run store: another
   // database, a corrupt one, or one of a newer version).
   explicit RunStore(const std::filesystem::path& file);
+  ~RunStore();  // empties a WAL this process grew long
+  RunStore(const RunStore&) = delete;
+  RunStore& operator=(const RunStore&) = delete;
 
-  // Writes a finished run, in one transaction; keeps the newest `keep()` runs (older ones go now and then: on the
-  // first write and every 64th). Safe from several threads. Throws Error "store.failed".
+  // Writes a finished run, in one transaction; keeps the newest `keep()` runs (older ones go now and then: every
+  // 64th write, the first of them at a random one). Safe from several threads. Throws Error "store.failed".
   void record(const RunRecord& run);
 
   std::vector<RunRecord> list(const RunFilter& filter);  // newest first, without their events
@@ -68,13 +72,20 @@ class RunStore {
 
  private:
   size_t prune_locked();
+  void empty_wal();  // checkpoints the WAL and truncates it
 
   std::filesystem::path file_;
   std::mutex mutex_;  // one writer at a time in this process (SQLite's own lock orders the processes)
   Database db_;
   std::optional<Statement> insert_run_, insert_events_;  // prepared at the first write; finalized before db_ closes
+  // Pages in the WAL (a run writes a few) past which a writer empties it: after its first run, and after later ones.
+  static constexpr int kCheckpointFrames = 32, kBatchCheckpointFrames = 1000;
+  int wal_frames_ = 0;        // after this connection's last commit
+  size_t recorded_here_ = 0;  // runs this connection wrote
   size_t keep_ = kDefaultKeep;
-  size_t written_ = 0;
+  // Runs written, counted from a random start: processes that write a run or two each (`engine run`) prune in turn,
+  // one in 64 on average, rather than each at its first write.
+  size_t written_ = arc4random_uniform(64);
 };
 
 // Where the store is: `flag` (--store) when given, else $ENGINE_STORE, else $XDG_DATA_HOME/engine/runs.db, else

@@ -110,7 +110,14 @@ void RunViewer::api(const std::shared_ptr<Exchange>& exchange) {
   if (!store_)
     return exchange->respond(error_response(503, "this server records no runs (it was started with --no-store, or "
                                                  "its store could not be opened)", "runs_not_recorded"));
-  pool_.spawn([exchange, store = store_] {
+  if (reads_->fetch_add(1) >= kMaxReads) {
+    reads_->fetch_sub(1);
+    HttpResponse busy = error_response(429, "the run store is being read by as many requests as it takes; try again",
+                                       "too_many_reads");
+    busy.headers.emplace_back("Retry-After", "1");
+    return exchange->respond(std::move(busy));
+  }
+  auto read = [exchange, store = store_, reads = reads_] {
     try {
       exchange->respond(read_runs(*store, exchange->request()));
     } catch (const Error& e) {
@@ -118,7 +125,14 @@ void RunViewer::api(const std::shared_ptr<Exchange>& exchange) {
     } catch (const std::exception& e) {
       exchange->respond(error_response(500, std::string("the runs could not be read: ") + e.what()));
     }
-  });
+    reads->fetch_sub(1);
+  };
+  try {
+    pool_.spawn(std::move(read));
+  } catch (const std::bad_alloc&) {
+    reads_->fetch_sub(1);
+    exchange->respond(error_response(503, "no memory for another read of the run store; try again", "out_of_memory"));
+  }
 }
 
 }  // namespace engine::server

@@ -3,6 +3,7 @@
 // JSON API over the run store it reads: GET /v1/runs (the runs, newest first; ?workflow=&status=&since=&limit=),
 // GET /v1/runs/ID (a run with its events and spans), GET /v1/runs/A/diff/B (two runs side by side). The store is read
 // on the server's fibers, never on the serve thread.
+#include <atomic>
 #include <memory>
 #include <string_view>
 
@@ -31,6 +32,9 @@ class RunViewer {
   store::RunStore* store_;
   FiberPool& pool_;
   bool local_hosts_only_;
+  // Reads of the store under way: a flood of requests gets 429s, not a fiber each.
+  static constexpr int kMaxReads = 16;
+  std::shared_ptr<std::atomic<int>> reads_ = std::make_shared<std::atomic<int>>(0);
 };
 
 }  // namespace engine::server

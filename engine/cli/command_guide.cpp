@@ -72,4 +72,17 @@ std::optional<std::string> unknown_flag(const CLI::App& app, int argc, char** ar
   return std::nullopt;
 }
 
+std::optional<std::string> missing_workflow(const CLI::App& app, int argc, char** argv, const CLI::RequiredError& e) {
+  std::string what = e.what();
+  if (argc < 2 || (what != "workflow is required" && what != "workflows is required")) return std::nullopt;
+  const CLI::App* cmd = command_named(app, argv[1]);
+  if (!cmd) return std::nullopt;
+  std::string name = cmd->get_name();
+  std::string example = name == "run" ? "engine run workflows/calculator.yaml --input \"What is 12 * 7 + 3?\""
+                                      : "engine " + name + " workflows/calculator.yaml";
+  return "engine " + name + " needs a workflow: a YAML file, such as `" + example +
+         "`, or the name of an installed example (`engine " + name +
+         " calculator`). docs/workflow-format.md says what a workflow file holds; `engine validate FILE` checks one";
+}
+
 }  // namespace engine::cli

@@ -20,4 +20,8 @@ std::optional<std::string> unknown_command(const CLI::App& app, int argc, char**
 // '--input'?)" for the first flag the command does not have; none when every refused argument is not a flag.
 std::optional<std::string> unknown_flag(const CLI::App& app, int argc, char** argv);
 
+// After CLI11 found a command's workflow missing (`engine run` alone): what to write, with an example, for the
+// commands that take one; none for any other missing argument.
+std::optional<std::string> missing_workflow(const CLI::App& app, int argc, char** argv, const CLI::RequiredError& e);
+
 }  // namespace engine::cli

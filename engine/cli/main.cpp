@@ -46,6 +46,12 @@ int main(int argc, char** argv) {
     if (!unknown) return app.exit(e) == 0 ? 0 : engine::cli::kBadInput;
     engine::cli::print_error("usage", *unknown);
     return engine::cli::kBadInput;
+  } catch (const CLI::RequiredError& e) {
+    if (auto hint = engine::cli::missing_workflow(app, argc, argv, e)) {
+      engine::cli::print_error("usage", *hint);
+      return engine::cli::kBadInput;
+    }
+    return app.exit(e) == 0 ? 0 : engine::cli::kBadInput;
   } catch (const CLI::ParseError& e) {
     int rc = app.exit(e);
     return rc == 0 ? 0 : engine::cli::kBadInput;  // --help exits 0; usage errors are bad input

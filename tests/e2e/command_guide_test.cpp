@@ -43,6 +43,21 @@ TEST_CASE("a mistyped flag is answered with the command's nearest flag", "[e2e][
   CHECK(value.err.find("unknown flag") == std::string::npos);
 }
 
+TEST_CASE("a command without its workflow says what to write, with an example", "[e2e][cli]") {
+  auto r = run_engine("run");
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.rfind("engine: error[usage]: engine run needs a workflow: a YAML file, such as `engine run "
+                    "workflows/calculator.yaml --input \"What is 12 * 7 + 3?\"`, or the name of an installed example "
+                    "(`engine run calculator`).", 0) == 0);
+  auto serve = run_engine("serve --port 0");
+  CHECK(serve.exit_code == 2);
+  CHECK(serve.err.find("engine serve needs a workflow: a YAML file, such as `engine serve workflows/calculator.yaml`") !=
+        std::string::npos);
+  auto other = run_engine("runs show");  // another argument missing: CLI11's own words
+  CHECK(other.exit_code == 2);
+  CHECK(other.err.find("id is required") != std::string::npos);
+}
+
 TEST_CASE("a mistyped input name is a usage error, not text for the only input", "[e2e][cli]") {
   auto r = run_engine("run workflows/calculator.yaml --input 'inptu=2+2'");
   CHECK(r.exit_code == 2);

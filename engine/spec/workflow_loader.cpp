@@ -948,7 +948,16 @@ class Loader {
     } catch (const Error& e) {
       r_.fail(e.kind(), path + ": " + e.message(), at);
     }
-    if (!found.exists) r_.fail("io.not_found", path + ": " + not_found_message(name, found.looked), at);
+    if (!found.exists) {
+      // A bare name is looked for on the search path too: say how to add a folder to it.
+      bool bare = !name.empty() && name[0] != '/' && name.rfind("./", 0) != 0 && name.rfind("../", 0) != 0;
+      r_.fail("io.not_found",
+              path + ": " + not_found_message(name, found.looked) +
+                  (bare ? "; put the folder that holds it on ENGINE_PATH (folders separated by ':'), or name it by "
+                          "its path from the workflow's folder (./lib/" + name + ")"
+                        : ""),
+              at);
+    }
     return found.path;
   }
 

@@ -94,7 +94,7 @@ TEST_CASE("a Lua syntax error points into the script", "[assemble]") {
   // Not beside the workflow, and with no search path, looked for nowhere else.
   CHECK(build_error(kHead + "tools:\n  - lua: missing.lua\nagent:\n  prompt: '{{ question }}'\n", &dir) ==
         "w.yaml:8:10: tools[0].lua: 'missing.lua' not found in " + std::filesystem::canonical(dir.path()).string() +
-            "\n    - lua: missing.lua\n           ^");
+            "; put the folder that holds it on ENGINE_PATH (folders separated by ':'), or name it by its path from the workflow's folder (./lib/missing.lua)" "\n    - lua: missing.lua\n           ^");
 }
 
 TEST_CASE("chat prompts: variables are checked per message, a chat template needs messages", "[assemble]") {

@@ -68,5 +68,6 @@ TEST_CASE("a bare lua name found nowhere names the workflow's folder and every s
   std::string folder = fs::canonical(dir.path()).string(), path = fs::canonical(mine.path()).string();
   CHECK(r.err.find("tools[0].lua: 'calculater.lua' not found in " + folder + ", " + path + ", " +
                    fs::canonical(shipped("plugins")).string() + " or " +
-                   fs::canonical(shipped("templates")).string() + "\n") != std::string::npos);
+                   fs::canonical(shipped("templates")).string() + "; put the folder that holds it on ENGINE_PATH") !=
+        std::string::npos);
 }

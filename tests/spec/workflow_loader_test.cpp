@@ -324,7 +324,8 @@ TEST_CASE("a bare file name is looked for beside the workflow, then on the searc
   };
   CHECK(error("  - lua: missing.lua\n") ==
         "w.yaml:6:10: tools[0].lua: 'missing.lua' not found in " + (root / "flow").string() + ", " +
-            (root / "first").string() + " or " + (root / "second").string() + "\n    - lua: missing.lua\n           ^");
+            (root / "first").string() + " or " + (root / "second").string() +
+            "; put the folder that holds it on ENGINE_PATH (folders separated by ':'), or name it by its path from the workflow's folder (./lib/missing.lua)" "\n    - lua: missing.lua\n           ^");
   // A name that says where it is (./, ../) is looked for there alone.
   CHECK(error("  - lua: ./only.lua\n") == "w.yaml:6:10: tools[0].lua: './only.lua' not found in " +
                                                (root / "flow").string() + "\n    - lua: ./only.lua\n           ^");

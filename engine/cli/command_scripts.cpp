@@ -30,6 +30,19 @@ std::vector<const CLI::App*> subcommands_of(const CLI::App& app) {
   return app.get_subcommands([](const CLI::App*) { return true; });
 }
 
+// CLI11's type string in plain words for the manual: "UINT:INT in [1 to 100000]" is N, with "(1 to 100000)" said
+// after the flag's description; "FLOAT:NUMBER in [0 to 1]" is NUMBER.
+std::pair<std::string, std::string> plain_value(const std::string& type) {
+  if (type.empty()) return {"VALUE", ""};
+  std::string kind = type.substr(0, type.find_first_of(": "));
+  std::string name = kind == "UINT" || kind == "INT" ? "N" : kind == "FLOAT" ? "NUMBER" : kind;
+  std::string range;
+  size_t open = type.find('['), close = type.rfind(']');
+  if (open != std::string::npos && close != std::string::npos && close > open)
+    range = " (" + type.substr(open + 1, close - open - 1) + ")";
+  return {name, range};
+}
+
 std::string upper(std::string s) {
   for (char& c : s) c = c == '_' ? '-' : static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
   return s;
@@ -52,8 +65,9 @@ Command describe(const CLI::App& cmd, const std::string& path) {
     Flag f;
     f.name = opt->get_lnames().empty() ? "-" + opt->get_snames().front() : "--" + opt->get_lnames().front();
     f.takes_value = opt->get_expected_max() != 0;
-    f.value_name = opt->get_type_name().empty() ? "VALUE" : opt->get_type_name();
-    f.description = opt->get_description();
+    auto [value, range] = plain_value(opt->get_type_name());
+    f.value_name = value;
+    f.description = opt->get_description() + range;
     c.flags.push_back(std::move(f));
     for (const std::string& s : opt->get_snames())
       if (!opt->get_lnames().empty()) c.flags.push_back({"-" + s, c.flags.back().takes_value, c.flags.back().value_name, c.flags.back().description});

@@ -109,6 +109,11 @@ TEST_CASE("the manual page lists every command and flag and reads cleanly in gro
     CHECK(r.out.find(heading) != std::string::npos);
   CHECK(r.out.find(".BI \"\\-\\-input \" TEXT\nAn input: key=value, or a bare value for the workflow's single input\n") !=
         std::string::npos);
+  // Values in plain words, their bounds said after the description, never CLI11's type strings.
+  CHECK(r.out.find(".BI \"\\-\\-runs \" N\nRuns at once (1 to 100000)\n") != std::string::npos);
+  CHECK(r.out.find("UINT") == std::string::npos);
+  CHECK(r.out.find("FLOAT") == std::string::npos);
+  CHECK(r.out.find(":NUMBER") == std::string::npos);
   auto text = run_command("groff -man -Tutf8 -P-cbou " + shell_quote(page.string()));
   CHECK(text.out.find("EXIT STATUS") != std::string::npos);
 }

@@ -55,7 +55,13 @@ int run_batch(BatchCommandOptions& o) {
   lower_priority(o.nice);
   Cancel stop_launching;
   Cancel cancel_runs;
-  InterruptWatch interrupts({&stop_launching, &cancel_runs});
+  // A batch in the background of a script (started ignoring SIGINT) still stops as Ctrl-C stops it: its results are
+  // kept and resumed, so stopping it is never a loss.
+  InterruptWatch interrupts({&stop_launching, &cancel_runs},
+                            {"batch: stopping: no new runs start, the runs in flight finish and are written "
+                             "(Ctrl-C again cancels them)",
+                             "batch: cancelling the runs in flight (Ctrl-C again ends the process at once)"},
+                            true);
   app::BatchOptions options = o.batch;
   options.data = o.data;
   options.out = o.out;

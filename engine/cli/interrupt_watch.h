@@ -5,6 +5,7 @@
 #include <signal.h>
 
 #include <atomic>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -18,8 +19,11 @@ class InterruptWatch {
   // started ignoring (a background job's SIGINT) stays ignored.
   explicit InterruptWatch(Cancel& cancel) : InterruptWatch(std::vector<Cancel*>{&cancel}) {}
   // In stages, as a batch stops: the first signal cancels stages[0] (no new runs), the next stages[1] (the runs in
-  // flight), and one more ends the process.
-  explicit InterruptWatch(std::vector<Cancel*> stages);
+  // flight), and one more ends the process. `notices[i]`, when given, is written to stderr as stage i begins.
+  // `even_if_ignored`: watch SIGINT and SIGTERM even when the process was started ignoring them (a shell script's
+  // background job), so that `kill -INT` stops it as Ctrl-C would.
+  explicit InterruptWatch(std::vector<Cancel*> stages, std::vector<std::string> notices = {},
+                          bool even_if_ignored = false);
   ~InterruptWatch();
   InterruptWatch(const InterruptWatch&) = delete;
   InterruptWatch& operator=(const InterruptWatch&) = delete;
@@ -33,6 +37,8 @@ class InterruptWatch {
   std::atomic<bool> done_{false};
   std::atomic<int> signal_{0};
   std::vector<Cancel*> stages_;
+  std::vector<std::string> notices_;
+  std::vector<int> reignore_;  // signals the process was started ignoring, watched anyway: ignored again at the end
   size_t signals_ = 0;  // the watcher's alone
   std::thread watcher_;
 };

@@ -183,11 +183,33 @@ TEST_CASE("Ctrl-C stops a batch launching runs: it exits 130, and running it aga
   CHECK(stopped.exit_code == 130);
   CHECK(stopped.err.find("batch: stopped after ") != std::string::npos);
   CHECK(stopped.err.find("(run the same command again to go on)") != std::string::npos);
+  // The first Ctrl-C says what it does, and what a second one would.
+  CHECK(stopped.err.find("batch: stopping: no new runs start, the runs in flight finish and are written (Ctrl-C again "
+                         "cancels them)") != std::string::npos);
   size_t done = result_lines(out).size();
   CHECK(done < 30);
   auto r = run_engine(batch_args(workflow, data, out, "--concurrency 8"));
   CHECK(r.exit_code == 0);
   CHECK(outputs_by_index(result_lines(out)).size() == 30);
+}
+
+TEST_CASE("kill -INT stops a batch a script started in the background, as Ctrl-C does", "[e2e][batch]") {
+  test::TempDir dir;
+  auto workflow = dir.write("echo.yaml", slow_echo_workflow(200));
+  auto data = dir.write("data.jsonl", numbered_questions(30));
+  auto out = dir.path() / "out.jsonl";
+  test::CommandResult stopped;
+  {
+    // A shell without job control starts `cmd &` with SIGINT ignored: `trap '' INT` does the same here.
+    test::EngineProcess engine(batch_args(workflow, data, out, "--concurrency 2"), "trap '' INT;");
+    REQUIRE(lines_reach(out, 2));
+    engine.signal(SIGINT);
+    stopped = engine.wait();
+  }
+  INFO(stopped.err);
+  CHECK(stopped.exit_code == 130);
+  CHECK(stopped.err.find("batch: stopping: no new runs start") != std::string::npos);
+  CHECK(result_lines(out).size() < 30);
 }
 
 TEST_CASE("CSV data with a BOM, quoting and --map, and a bad row reported with its line while the batch goes on", "[e2e][batch]") {

@@ -167,18 +167,21 @@ TEST_CASE("a batch runs every thread at its --nice, 5 unless told, and refuses o
   CHECK(refused.err.find("--nice") != std::string::npos);
 }
 
+// A 30-row batch of 200 ms rows, two at a time, sent SIGINT once two rows are written; `env` goes before it.
+test::CommandResult interrupted_batch(const test::TempDir& dir, const std::filesystem::path& out, const std::string& env = "") {
+  auto workflow = dir.path() / "echo.yaml";
+  test::EngineProcess engine(batch_args(workflow, dir.path() / "data.jsonl", out, "--concurrency 2"), env);
+  REQUIRE(lines_reach(out, 2));
+  engine.signal(SIGINT);
+  return engine.wait();
+}
+
 TEST_CASE("Ctrl-C stops a batch launching runs: it exits 130, and running it again finishes it", "[e2e][batch]") {
   test::TempDir dir;
   auto workflow = dir.write("echo.yaml", slow_echo_workflow(200));
   auto data = dir.write("data.jsonl", numbered_questions(30));
   auto out = dir.path() / "out.jsonl";
-  test::CommandResult stopped;
-  {
-    test::EngineProcess engine(batch_args(workflow, data, out, "--concurrency 2"));
-    REQUIRE(lines_reach(out, 2));
-    engine.signal(SIGINT);
-    stopped = engine.wait();
-  }
+  test::CommandResult stopped = interrupted_batch(dir, out);
   INFO(stopped.err);
   CHECK(stopped.exit_code == 130);
   CHECK(stopped.err.find("batch: stopped after ") != std::string::npos);
@@ -195,17 +198,11 @@ TEST_CASE("Ctrl-C stops a batch launching runs: it exits 130, and running it aga
 
 TEST_CASE("kill -INT stops a batch a script started in the background, as Ctrl-C does", "[e2e][batch]") {
   test::TempDir dir;
-  auto workflow = dir.write("echo.yaml", slow_echo_workflow(200));
-  auto data = dir.write("data.jsonl", numbered_questions(30));
+  dir.write("echo.yaml", slow_echo_workflow(200));
+  dir.write("data.jsonl", numbered_questions(30));
   auto out = dir.path() / "out.jsonl";
-  test::CommandResult stopped;
-  {
-    // A shell without job control starts `cmd &` with SIGINT ignored: `trap '' INT` does the same here.
-    test::EngineProcess engine(batch_args(workflow, data, out, "--concurrency 2"), "trap '' INT;");
-    REQUIRE(lines_reach(out, 2));
-    engine.signal(SIGINT);
-    stopped = engine.wait();
-  }
+  // A shell without job control starts `cmd &` with SIGINT ignored: `trap '' INT` does the same here.
+  test::CommandResult stopped = interrupted_batch(dir, out, "trap '' INT;");
   INFO(stopped.err);
   CHECK(stopped.exit_code == 130);
   CHECK(stopped.err.find("batch: stopping: no new runs start") != std::string::npos);

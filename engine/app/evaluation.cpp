@@ -22,6 +22,16 @@ constexpr size_t kChunk = 256;
 
 }  // namespace
 
+namespace {
+
+// The line of the data file a result came from, as a person would look for it.
+size_t data_line(const Value& result) {
+  if (auto line = result.find("line"); line != result.end() && line->is_number_unsigned()) return line->get<size_t>();
+  return result_index(result).value_or(0) + 1;
+}
+
+}  // namespace
+
 bool EvaluationReport::ok() const {
   return std::all_of(evaluators.begin(), evaluators.end(), [](const EvaluatorSummary& e) { return e.ok(); });
 }
@@ -32,6 +42,7 @@ Value EvaluationReport::to_json() const {
     Value j{{"name", e.name}, {"kind", e.kind},     {"lines", e.lines},         {"passed", e.passed},
             {"mean", e.mean()}, {"pass_rate", e.pass_rate()}, {"ok", e.ok()}};
     j["threshold"] = e.threshold ? Value(*e.threshold) : Value(nullptr);
+    j["failed_lines"] = e.failed_lines;
     list.push_back(std::move(j));
   }
   return Value{{"lines", lines}, {"ok", ok()}, {"evaluators", std::move(list)}};
@@ -101,6 +112,7 @@ EvaluationReport Evaluation::run(const EvaluationOptions& o, const Cancel& cance
         ++s.lines;
         s.total += scores[i][e].score;
         if (scores[i][e].pass) ++s.passed;
+        else if (s.failed_lines.size() < EvaluatorSummary::kMaxFailedListed) s.failed_lines.push_back(data_line(chunk[i]));
         by_name[evaluators_[e]->name()] = scores[i][e].to_json();
       }
       chunk[i]["scores"] = std::move(by_name);

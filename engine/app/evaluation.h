@@ -21,6 +21,10 @@ struct EvaluatorSummary {
   size_t passed = 0;
   double total = 0;                 // of the scores
   std::optional<double> threshold;  // the pass rate it needs, if any
+  // Where the lines that failed came from: their line in the data file (a result's `line`; its index + 1 when it
+  // has none), the first kMaxFailedListed of them, in the results' order.
+  static constexpr size_t kMaxFailedListed = 100;
+  std::vector<size_t> failed_lines;
 
   double mean() const { return lines ? total / static_cast<double>(lines) : 0; }
   double pass_rate() const { return lines ? static_cast<double>(passed) / static_cast<double>(lines) : 0; }
@@ -32,7 +36,7 @@ struct EvaluationReport {
   std::vector<EvaluatorSummary> evaluators;
 
   bool ok() const;  // every evaluator reaches its threshold
-  // {lines, ok, evaluators: [{name, kind, lines, passed, mean, pass_rate, threshold, ok}]}
+  // {lines, ok, evaluators: [{name, kind, lines, passed, mean, pass_rate, threshold, ok, failed_lines}]}
   Value to_json() const;
 };
 

@@ -24,7 +24,22 @@ void print_evaluation(std::ostream& out, const app::EvaluationReport& report) {
     out << line;
   }
   out << report.lines << (report.lines == 1 ? " line" : " lines") << " scored"
-      << (report.ok() ? "" : "; an evaluator is below its threshold") << std::endl;
+      << (report.ok() ? "" : "; an evaluator is below its threshold") << "\n";
+  // Which rows to look at: each evaluator's failures by their line in the data file.
+  bool any = false;
+  for (const auto& e : report.evaluators) {
+    size_t failed = e.lines - e.passed;
+    if (failed == 0) continue;
+    if (!any) out << "failed, by line of the data file:\n";
+    any = true;
+    std::string list;
+    constexpr size_t kShown = 20;
+    for (size_t i = 0; i < e.failed_lines.size() && i < kShown; ++i) list += (i ? ", " : "") + std::to_string(e.failed_lines[i]);
+    if (failed > std::min(kShown, e.failed_lines.size())) list += " and " + std::to_string(failed - std::min(kShown, e.failed_lines.size())) + " more";
+    std::snprintf(line, sizeof line, "  %-*s  ", static_cast<int>(width), e.name.c_str());
+    out << line << list << "\n";
+  }
+  out.flush();
 }
 
 }  // namespace engine::cli

@@ -39,7 +39,14 @@ TEST_CASE("engine eval scores the shipped batch's results: a table, the scores i
         "answer_shape       json_schema       1.000     100.0%  100% ok\n"
         "used_calculator    tool_trajectory   0.950      95.0%  80% ok\n"
         "judge              workflow          0.900      90.0%  80% ok\n"
-        "20 lines scored\n");
+        "20 lines scored\n"
+        "failed, by line of the data file:\n"  // which rows to look at
+        "  correct            15, 17\n"
+        "  mentions_expected  15, 17\n"
+        "  is_a_number        15, 17\n"
+        "  close_enough       15, 17\n"
+        "  used_calculator    15\n"
+        "  judge              15, 17\n");
   auto lines = scored(results);
   REQUIRE(lines.size() == 20);
   CHECK(lines[0]["scores"]["judge"] == Value{{"score", 1.0}, {"pass", true}, {"reason", "the answer is the expected one"}});
@@ -53,6 +60,8 @@ TEST_CASE("engine eval scores the shipped batch's results: a table, the scores i
   CHECK(doc["evaluators"][0]["threshold"] == 0.95);
   CHECK(doc["evaluators"][0]["ok"] == false);
   CHECK(doc["evaluators"][4]["threshold"] == 1.0);  // its own threshold wins
+  CHECK(doc["evaluators"][0]["failed_lines"] == Value::array({15, 17}));
+  CHECK(doc["evaluators"][4]["failed_lines"] == Value::array());
 }
 
 TEST_CASE("engine batch --eval scores the results when the batch ends, and a bad evaluation file stops it before any run", "[e2e][eval]") {

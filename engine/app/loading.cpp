@@ -18,6 +18,8 @@ void override_llm(spec::WorkflowSpec& spec, const std::string& llm) {
     throw Error("usage", "--llm takes PROVIDER:MODEL with PROVIDER one of " + join(providers, ", ") +
                              did_you_mean(provider, providers) + ", got '" + llm + "'");
   auto override = [&](spec::LlmSpec& l) {
+    // Another provider's key variable would send that provider's key to this one: the preset's own is read instead.
+    if (l.provider.value != provider) l.api_key_env.clear();
     l.provider = {provider, {}};
     if (provider == "replay") {
       // the file is named on the command line, so it is relative to where the command runs

@@ -379,6 +379,25 @@ TEST_CASE("run --llm with an unknown provider is a usage error", "[e2e]") {
   CHECK(run_engine("run workflows/calculator.yaml --llm scripted:x").exit_code == 2);  // --llm is for real models
 }
 
+TEST_CASE("run --llm for another provider reads that provider's key variable, never the workflow's", "[e2e]") {
+  test::TempDir dir;
+  auto w = dir.write("k.yaml", "inputs: {question: q}\nllm: {provider: anthropic, model: claude-x, api_key_env: MY_ANTHROPIC_KEY}\n"
+                               "steps:\n  ask: {kind: llm, prompt: '{{ question }}'}\n");
+  // Nothing listens at the base URL: the run must stop before any request, for want of OPENAI_API_KEY.
+  std::string env = "env -u OPENAI_API_KEY MY_ANTHROPIC_KEY=sk-ant-never-sent-1234567890 MY_OPENAI_KEY= "
+                    "OPENAI_BASE_URL=http://127.0.0.1:9/v1";
+  auto r = run_engine("run " + shell_quote(w.string()) + " --llm openai:gpt-4o-mini -q --no-store --input q", "", env);
+  CHECK(r.exit_code == 1);
+  CHECK(r.err.find("error[llm.no_api_key]") != std::string::npos);
+  CHECK(r.err.find("OPENAI_API_KEY is not set") != std::string::npos);
+  CHECK_FALSE(test::holds_piece_of_key(r.err + r.out, "sk-ant-never-sent-1234567890"));
+  // The same provider keeps the workflow's variable.
+  auto same = dir.write("o.yaml", "inputs: {question: q}\nllm: {provider: openai, model: a, api_key_env: MY_OPENAI_KEY}\n"
+                                  "steps:\n  ask: {kind: llm, prompt: '{{ question }}'}\n");
+  auto kept = run_engine("run " + shell_quote(same.string()) + " --llm openai:b -q --no-store --input q", "", env);
+  CHECK(kept.err.find("MY_OPENAI_KEY is not set") != std::string::npos);
+}
+
 TEST_CASE("a failed run shows its steps, then its error once, and no Finished chain", "[e2e]") {
   test::TempDir dir;
   auto w = dir.write("fail.yaml", "inputs:\n  input: q\nllm:\n  provider: scripted\n  scripted:\n"

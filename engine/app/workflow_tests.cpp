@@ -1,6 +1,9 @@
 #include "engine/app/workflow_tests.h"
 
+#include <algorithm>
 #include <chrono>
+#include <cstring>
+#include <fstream>
 #include <cstdio>
 
 #include "engine/assemble/build_executor.h"
@@ -164,6 +167,62 @@ spec::TestFileSpec load_test_file(const std::string& name) {
   if (std::filesystem::exists(beside, ec)) return spec::load_tests(beside);
   if (auto within = spec::load_tests_in_workflow(arg)) return std::move(*within);
   throw Error("usage", arg + " has no tests: write them in " + beside.string() + ", or under `tests:` in it (docs/testing.md)");
+}
+
+namespace {
+
+bool has_own_tests(const std::filesystem::path& workflow) {
+  std::ifstream in(workflow);
+  for (std::string line; std::getline(in, line);)
+    if (line.rfind("tests:", 0) == 0) return true;  // a top-level key
+  return false;
+}
+
+bool ends_with_any(const std::string& name, std::initializer_list<const char*> endings) {
+  for (const char* e : endings)
+    if (name.size() >= std::strlen(e) && name.compare(name.size() - std::strlen(e), std::string::npos, e) == 0) return true;
+  return false;
+}
+
+}  // namespace
+
+std::vector<std::string> find_tests(const std::filesystem::path& folder) {
+  namespace fs = std::filesystem;
+  constexpr size_t kMaxEntries = 100000;
+  std::vector<std::string> found;
+  std::error_code ec;
+  fs::recursive_directory_iterator it(folder, fs::directory_options::skip_permission_denied, ec), end;
+  if (ec) throw Error("io.read_failed", "cannot read the folder " + folder.string() + ": " + ec.message());
+  size_t seen = 0;
+  for (; it != end; it.increment(ec)) {
+    if (ec) throw Error("io.read_failed", "cannot read under " + folder.string() + ": " + ec.message());
+    if (++seen > kMaxEntries)
+      throw Error("usage", "more than 100,000 files under " + folder.string() + ": name the folders that hold tests");
+    std::string name = it->path().filename().string();
+    if (it->is_directory(ec) && !it->is_symlink(ec)) {
+      if (name.empty() || name[0] == '.' || name == "node_modules") it.disable_recursion_pending();
+      continue;
+    }
+    if (!it->is_regular_file(ec)) continue;
+    if (ends_with_any(name, {".test.yaml", ".test.yml"})) {
+      found.push_back(it->path().string());
+    } else if (ends_with_any(name, {".yaml", ".yml"}) && !ends_with_any(name, {".eval.yaml", ".eval.yml"})) {
+      std::error_code none;
+      if (!fs::exists(spec::test_file_for(it->path().string()), none) && has_own_tests(it->path()))
+        found.push_back(it->path().string());
+    }
+  }
+  std::sort(found.begin(), found.end());
+  return found;
+}
+
+void keep_tests_named(std::vector<spec::TestFileSpec>& files, const std::string& filter) {
+  if (filter.empty()) return;
+  for (auto& f : files)
+    f.tests.erase(std::remove_if(f.tests.begin(), f.tests.end(),
+                                 [&](const auto& t) { return t.name.find(filter) == std::string::npos; }),
+                  f.tests.end());
+  files.erase(std::remove_if(files.begin(), files.end(), [](const auto& f) { return f.tests.empty(); }), files.end());
 }
 
 TestFileOutcome run_workflow_tests(const spec::TestFileSpec& tests, const Cancel& cancel) {

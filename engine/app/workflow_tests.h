@@ -1,6 +1,7 @@
 #pragma once
 // `engine test`: a workflow's declared tests, each run offline on the workflow built afresh with the test's model
 // (scripted replies or a recording), and what the run showed checked against what the test expects.
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -26,6 +27,14 @@ struct TestFileOutcome {
 // The tests `arg` names: a test file (its name holds ".test."), or a workflow: the test file beside it (w.yaml ->
 // w.test.yaml), else its own `tests:`. Throws Error "usage" for a workflow without tests, or as spec::load_tests.
 spec::TestFileSpec load_test_file(const std::string& arg);
+
+// Every test under `folder`, as `engine test` with no file (or a folder) finds them: each *.test.yaml (or .yml), and
+// each workflow with its own `tests:` and no test file beside it, in name order. Hidden folders and node_modules are
+// passed over, symbolic links to folders not followed. Throws Error "usage" past 100,000 entries.
+std::vector<std::string> find_tests(const std::filesystem::path& folder);
+
+// Keeps the tests whose name holds `filter` (all when it is empty), and the files that still have one.
+void keep_tests_named(std::vector<spec::TestFileSpec>& files, const std::string& filter);
 
 // Runs the tests of a test file in order. A workflow that does not build, inputs it refuses and runs that fail fail
 // their test, never the whole file; throws only as throw_stopped when `cancel` stops.

@@ -17,6 +17,7 @@ namespace {
 struct TestOptions {
   std::vector<std::string> files;
   std::string junit;
+  std::string filter;
 };
 
 void print_outcome(const app::TestFileOutcome& f) {
@@ -43,7 +44,24 @@ int run_tests(const TestOptions& o) {
   Cancel cancel;
   InterruptWatch interrupts(cancel);
   std::vector<spec::TestFileSpec> specs;
-  for (const auto& arg : o.files) specs.push_back(app::load_test_file(arg));  // every file read first
+  // Every file read first. None named: every test under the current folder; a folder: every test under it.
+  std::vector<std::string> names = o.files.empty() ? std::vector<std::string>{"."} : o.files;
+  for (const auto& arg : names) {
+    std::error_code ec;
+    if (!std::filesystem::is_directory(arg, ec)) {
+      specs.push_back(app::load_test_file(arg));
+      continue;
+    }
+    std::vector<std::string> found = app::find_tests(arg);
+    if (found.empty() && !o.files.empty())
+      throw Error("usage", "no tests under " + arg + " (no *.test.yaml, no workflow with its own tests:)");
+    for (const auto& f : found) specs.push_back(app::load_test_file(f));
+  }
+  if (specs.empty())
+    throw Error("usage", "no tests found under the current folder: name workflows or test files (engine test "
+                         "workflows/calculator.yaml), or write W.test.yaml beside a workflow (docs/testing.md)");
+  app::keep_tests_named(specs, o.filter);
+  if (specs.empty()) throw Error("usage", "no test's name holds '" + printable_excerpt(o.filter, 80) + "' (--filter)");
   std::vector<app::TestFileOutcome> outcomes;
   size_t tests = 0, passed = 0;
   for (const auto& s : specs) {
@@ -75,8 +93,10 @@ int run_tests(const TestOptions& o) {
 void add_test_command(CLI::App& app, int& exit_code) {
   auto o = std::make_shared<TestOptions>();
   CLI::App* cmd = app.add_subcommand("test", "Run the tests declared beside workflows (W.test.yaml), offline");
-  cmd->add_option("files", o->files, "Workflows (their W.test.yaml is run) or test files")->required();
+  cmd->add_option("files", o->files, "Workflows (their W.test.yaml is run), test files, or folders (every test under "
+                                     "them); none: every test under the current folder");
   cmd->add_option("--junit", o->junit, "Also write the results as JUnit XML to FILE, for CI");
+  cmd->add_option("--filter", o->filter, "Only the tests whose name holds NAME");
   cmd->callback([o, &exit_code] { exit_code = guarded([&] { return run_tests(*o); }); });
 }
 

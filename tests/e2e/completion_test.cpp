@@ -105,7 +105,7 @@ TEST_CASE("the manual page lists every command and flag and reads cleanly in gro
   CHECK(groff.err == "");  // no warnings
   CHECK(r.out.rfind(".TH ENGINE 1 \"\" \"engine 0.1.0\" \"User Commands\"\n", 0) == 0);
   for (const char* heading : {".SS \"engine run WORKFLOW\"", ".SS \"engine batch merge FILES...\"",
-                              ".SS \"engine test FILES...\"", ".SS \"engine completion SHELL\"", ".SS \"engine schema [FORMAT]\""})
+                              ".SS \"engine test [FILES...]\"", ".SS \"engine completion SHELL\"", ".SS \"engine schema [FORMAT]\""})
     CHECK(r.out.find(heading) != std::string::npos);
   CHECK(r.out.find(".BI \"\\-\\-input \" TEXT\nAn input: key=value, or a bare value for the workflow's single input\n") !=
         std::string::npos);

@@ -43,3 +43,31 @@ TEST_CASE("engine test shows a failing test with what the run showed, exits 1, a
   CHECK(refused.exit_code == 2);
   CHECK(refused.err.find("unknown key 'outptu' in tests.a.expect (did you mean 'output'?)") != std::string::npos);
 }
+
+TEST_CASE("engine test with no file runs every test under the folder, and --filter picks them by name", "[e2e][test]") {
+  test::TempDir dir;
+  std::string echo = "inputs: {q: q}\nllm: {provider: scripted, scripted: {rules: [{match: 'Q: (?P<q>.*)$', reply: '{{ q }}'}]}}\n"
+                     "steps:\n  say: {kind: llm, prompt: 'Q: {{ q }}'}\n";
+  dir.write("a/echo.yaml", echo);  // tests beside it
+  dir.write("a/echo.test.yaml", "tests:\n  says_hi:\n    inputs: {q: hi}\n    expect: {output: hi}\n");
+  dir.write("b/deep/own.yaml", echo + "tests:\n  says_yo:\n    inputs: {q: yo}\n    expect: {output: yo}\n");  // its own
+  dir.write("b/deep/plain.yaml", echo);                        // no tests: passed over
+  dir.write(".hidden/x.test.yaml", "not: [a test file");        // hidden folders are not looked in
+  dir.write("node_modules/y.test.yaml", "not: [a test file");
+  auto all = test::run_command("cd " + shell_quote(dir.path().string()) + " && " + shell_quote(ENGINE_BIN) + " test");
+  INFO(all.out << all.err);
+  CHECK(all.exit_code == 0);
+  CHECK(all.out.find("PASS  says_hi") != std::string::npos);
+  CHECK(all.out.find("PASS  says_yo") != std::string::npos);
+  CHECK(all.out.find("\n2 tests: 2 passed, 0 failed\n") != std::string::npos);
+  // A folder named, and a filter.
+  auto some = run_engine("test " + shell_quote(dir.path().string()) + " --filter yo");
+  CHECK(some.exit_code == 0);
+  CHECK(some.out.find("says_hi") == std::string::npos);
+  CHECK(some.out.find("\n1 test: 1 passed, 0 failed\n") != std::string::npos);
+  auto none = run_engine("test " + shell_quote(dir.path().string()) + " --filter nope");
+  CHECK(none.exit_code == 2);
+  CHECK(none.err.find("no test's name holds 'nope'") != std::string::npos);
+  auto empty = run_engine("test " + shell_quote((dir.path() / "b" / "deep" / "plain.yaml").string()));
+  CHECK(empty.exit_code == 2);
+}

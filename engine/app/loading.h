@@ -22,6 +22,9 @@ struct LoadOptions {
   bool connect_mcp = true;
 };
 
+// The providers `--llm PROVIDER:MODEL` takes: openai, ollama, llamacpp, anthropic, replay.
+const std::vector<std::string>& llm_providers();
+
 // The `llm` of LoadOptions from a front end's --llm PROVIDER:MODEL and --replay FILE (which is --llm replay:FILE);
 // throws Error "usage" when both are given.
 std::string model_override(const std::string& llm, const std::string& replay_file);

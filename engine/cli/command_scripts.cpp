@@ -1,5 +1,7 @@
 #include "engine/cli/command_scripts.h"
 
+#include "engine/app/loading.h"
+
 #include <sstream>
 #include <vector>
 
@@ -41,6 +43,13 @@ std::pair<std::string, std::string> plain_value(const std::string& type) {
   if (open != std::string::npos && close != std::string::npos && close > open)
     range = " (" + type.substr(open + 1, close - open - 1) + ")";
   return {name, range};
+}
+
+// What --llm completes to: each provider and its colon, the model left to type.
+std::string provider_prefixes() {
+  std::string out;
+  for (const std::string& p : app::llm_providers()) out += (out.empty() ? "" : " ") + p + ":";
+  return out;
 }
 
 std::string upper(std::string s) {
@@ -160,6 +169,11 @@ std::string bash_script(const std::vector<Command>& commands) {
     out << " ;;\n";
   }
   out << "  esac\n"
+         "  if [[ \"$prev\" == --llm ]]; then\n"
+         "    COMPREPLY=( $(compgen -W " << single_quoted(provider_prefixes()) << " -- \"$cur\") )\n"
+         "    compopt -o nospace 2>/dev/null\n"
+         "    return\n"
+         "  fi\n"
          "  if [[ -n \"$prev\" && \" $valued \" == *\" $prev \"* ]]; then\n"
          "    COMPREPLY=( $(compgen -f -- \"$cur\") )\n"
          "    return\n"
@@ -231,6 +245,10 @@ std::string zsh_script(const std::vector<Command>& commands) {
     out << "      ;;\n";
   }
   out << "  esac\n"
+         "  if [[ ${words[CURRENT-1]} == --llm ]]; then\n"
+         "    compadd -S '' -- " << provider_prefixes() << "\n"
+         "    return\n"
+         "  fi\n"
          "  if (( ${valued[(Ie)${words[CURRENT-1]}]} )); then\n"
          "    _files\n"
          "    return\n"
@@ -296,8 +314,9 @@ std::string fish_script(const std::vector<Command>& commands) {
     }
     for (const Flag& f : c.flags) {
       bool is_long = f.name.rfind("--", 0) == 0;
-      out << "complete -c engine " << at << (is_long ? " -l " + f.name.substr(2) : " -s " + f.name.substr(1))
-          << (f.takes_value ? " -r -F" : "") << " -d " << single_quoted(f.description) << "\n";
+      std::string value = !f.takes_value ? "" : f.name == "--llm" ? " -x -a " + single_quoted(provider_prefixes()) : " -r -F";
+      out << "complete -c engine " << at << (is_long ? " -l " + f.name.substr(2) : " -s " + f.name.substr(1)) << value
+          << " -d " << single_quoted(f.description) << "\n";
     }
     switch (c.arguments) {
       case Arguments::Workflows:

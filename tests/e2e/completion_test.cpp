@@ -55,6 +55,9 @@ TEST_CASE("bash completes commands, subcommands, flags, workflow files and flag 
         "workflows/calculator.test.yaml workflows/calculator.yaml workflows/calculator_tools.yaml");
   CHECK(bash_completes(script, "engine run workflows/da") == "workflows/data");
   CHECK(bash_completes(script, "engine run w.yaml --inputs workflows/data/q") == "workflows/data/questions.jsonl");
+  // --llm: the providers, the model left to type.
+  CHECK(bash_completes(script, "engine run w.yaml --llm ''") == "anthropic: llamacpp: ollama: openai: replay:");
+  CHECK(bash_completes(script, "engine batch w.yaml --llm o") == "ollama: openai:");
 }
 
 TEST_CASE("fish completes commands with their descriptions, flags and workflow files", "[e2e][cli]") {
@@ -72,6 +75,7 @@ TEST_CASE("fish completes commands with their descriptions, flags and workflow f
         "workflows/calculator.test.yaml workflows/calculator.yaml workflows/calculator_tools.yaml");
   CHECK(fish_completes(script, "engine run workflows/da") == "workflows/data/");
   CHECK(fish_completes(script, "engine run w.yaml --inputs workflows/data/q") == "workflows/data/questions.jsonl");
+  CHECK(fish_completes(script, "engine run w.yaml --llm o") == "ollama: openai:");
 }
 
 TEST_CASE("zsh's completion offers each command's commands, flags and arguments", "[e2e][cli]") {
@@ -81,7 +85,8 @@ TEST_CASE("zsh's completion offers each command's commands, flags and arguments"
   // zsh's completion widgets need a terminal; the functions the script calls are stood in for, to see what it asks.
   std::string harness = dir.write("harness.zsh", "_describe() { local arr=$4; print -r -- \"$3: ${(j:|:)${(@P)arr}}\"; }\n"
                                                  "_files() { print -r -- \"files $*\"; }\n"
-                                                 "compadd() { shift; print -r -- \"words $*\"; }\n"
+                                                 "compadd() { while [[ $1 == -* && $1 != -- ]]; do [[ $1 == -S ]] && shift; shift; done; "
+                                                 "[[ $1 == -- ]] && shift; print -r -- \"words $*\"; }\n"
                                                  "words=(\"$@\"); CURRENT=${#words}; source " + shell_quote(script) + "\n").string();
   auto zsh = [&](const std::string& words) { return run_command("zsh " + shell_quote(harness) + " " + words).out; };
   std::string top = zsh("engine ''");
@@ -94,6 +99,7 @@ TEST_CASE("zsh's completion offers each command's commands, flags and arguments"
   CHECK(zsh("engine batch ''") == "command: merge:Combine the results files of a batch's shards in the data's order, "
                                   "reporting missing and duplicate rows\nfiles -g *.(yaml|yml)\n");
   CHECK(zsh("engine completion ''") == "words bash zsh fish\n");
+  CHECK(zsh("engine run w.yaml --llm ''") == "words openai: ollama: llamacpp: anthropic: replay:\n");
 }
 
 TEST_CASE("the manual page lists every command and flag and reads cleanly in groff", "[e2e][cli]") {

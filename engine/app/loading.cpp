@@ -40,6 +40,8 @@ void override_llm(spec::WorkflowSpec& spec, const std::string& llm) {
 
 const std::vector<std::string>& llm_providers() { return spec::override_providers(); }
 
+std::vector<std::string> installed_workflow_names() { return spec::installed_workflow_names(); }
+
 std::string model_override(const std::string& llm, const std::string& replay_file) {
   if (replay_file.empty()) return llm;
   if (!llm.empty()) throw Error("usage", "--replay FILE and --llm both choose the model; give one of them");

@@ -3,6 +3,7 @@
 // line's overrides (another model, a recording) applied before anything is built.
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "engine/assemble/build_executor.h"
 #include "engine/workflow/executor.h"
@@ -24,6 +25,9 @@ struct LoadOptions {
 
 // The providers `--llm PROVIDER:MODEL` takes: openai, ollama, llamacpp, anthropic, replay.
 const std::vector<std::string>& llm_providers();
+
+// The names a workflow may be given by besides a file here: the ENGINE_PATH folders' and the installed examples'.
+std::vector<std::string> installed_workflow_names();
 
 // The `llm` of LoadOptions from a front end's --llm PROVIDER:MODEL and --replay FILE (which is --llm replay:FILE);
 // throws Error "usage" when both are given.

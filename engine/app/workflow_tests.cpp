@@ -22,6 +22,18 @@ using Clock = std::chrono::steady_clock;
 
 std::string shown(const Value& v) { return quote_excerpt(v.is_string() ? v.get<std::string>() : to_json_text(v), 120); }
 
+const char* type_word(const Value& v) {
+  return v.is_string() ? "text" : v.is_number() ? "a number" : v.is_boolean() ? "a boolean" : v.is_null() ? "null"
+         : v.is_array() ? "a list" : "an object";
+}
+
+// "expected X, got Y"; when the two read alike ('18' the text and 18 the number), with their types.
+std::string expected_got(const Value& expected, const Value& actual) {
+  std::string e = shown(expected), a = shown(actual);
+  if (e != a) return "expected " + e + ", got " + a;
+  return "expected " + e + " (" + type_word(expected) + "), got " + a + " (" + type_word(actual) + ")";
+}
+
 // Texts compare trimmed (a YAML block scalar ends with a newline); other values as JSON.
 bool same(const Value& expected, const Value& actual) {
   if (expected.is_string() && actual.is_string())
@@ -67,7 +79,7 @@ void check(const spec::TestExpectations& e, const agent::RunResult& r, std::vect
   if (e.stopped_reason && r.stopped_reason != e.stopped_reason->value)
     failures.push_back("stopped_reason: expected " + e.stopped_reason->value + ", got " + r.stopped_reason);
   if (e.output && !same(*e.output, r.output))
-    failures.push_back("output: expected " + shown(*e.output) + ", got " + shown(r.output));
+    failures.push_back("output: " + expected_got(*e.output, r.output));
   std::string text = r.output.is_string() ? r.output.get<std::string>() : to_json_text(r.output);
   if (e.output_contains && text.find(e.output_contains->value) == std::string::npos)
     failures.push_back("output: expected it to contain " + shown(e.output_contains->value) + ", got " + shown(r.output));
@@ -82,7 +94,7 @@ void check(const spec::TestExpectations& e, const agent::RunResult& r, std::vect
   for (const auto& [name, value] : e.outputs) {
     auto it = r.outputs.find(name);
     if (it == r.outputs.end()) failures.push_back("outputs." + name + ": the run has no such output");
-    else if (!same(value, *it)) failures.push_back("outputs." + name + ": expected " + shown(value) + ", got " + shown(*it));
+    else if (!same(value, *it)) failures.push_back("outputs." + name + ": " + expected_got(value, *it));
   }
   if (e.tools) {
     std::vector<std::string> called = tools_called(r);

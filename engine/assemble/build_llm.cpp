@@ -35,10 +35,8 @@ std::vector<llm::ToolCall> fixed_tool_calls(const std::vector<spec::ScriptedTool
   return out;
 }
 
-// A rule: the regex searches the prompt; the reply template (and each tool call's arguments template) sees the
-// named groups, `groups` (by number) and `prompt`.
-// A rule's reply reads the match: its named groups, `groups` and `prompt`. Any other name is a group the regex does
-// not define, which would render empty (or fail) only when the rule first matches.
+// A rule's reply reads the match: its named groups, `groups` and `prompt` (the text the regex searched). Any other
+// name is a group the regex does not define, which would render empty (or fail) only when the rule first matches.
 void reads_only_groups(const tmpl::Template& t, const parse::Regex& regex, const std::string& what, const SourceLoc& loc,
                        const spec::WorkflowSpec& s) {
   std::vector<std::string> groups;
@@ -61,7 +59,7 @@ llm::ScriptedRule make_rule(const spec::ScriptedRuleSpec& r, size_t index, const
   try {
     regex = parse::Regex::compile(r.match.value);
   } catch (const Error& e) {
-    throw at_key(e, path + ".match", r.match.loc, s);
+    throw at_key(e, path + "." + r.reads, r.match.loc, s);
   }
   tmpl::Template reply = tmpl::Template::compile(r.reply.value, s.display_path + " (" + path + ".reply)");
   struct CallTemplate {
@@ -77,16 +75,19 @@ llm::ScriptedRule make_rule(const spec::ScriptedRuleSpec& r, size_t index, const
   for (size_t i = 0; i < calls.size(); ++i)
     reads_only_groups(calls[i].arguments, *regex, path + ".tool_calls[" + std::to_string(i) + "].arguments",
                       r.tool_calls[i].arguments.loc, s);
-  return llm::ScriptedRule{r.match.value, [regex = std::move(*regex), reply, calls](std::string_view prompt)
-                                              -> std::optional<llm::ScriptedReply> {
-                             auto m = regex.search(prompt);
-                             if (!m) return std::nullopt;
-                             Value ctx = match_context(*m, regex.group_names());
-                             ctx["prompt"] = prompt;
-                             llm::ScriptedReply out{reply.render(ctx), {}};
-                             for (const auto& c : calls) out.tool_calls.push_back({"", c.name, c.arguments.render(ctx)});
-                             return out;
-                           }};
+  auto reads = r.reads == "user"   ? llm::ScriptedRule::Reads::UserMessage
+               : r.reads == "tool" ? llm::ScriptedRule::Reads::ToolResult
+                                   : llm::ScriptedRule::Reads::Prompt;
+  auto respond = [regex = std::move(*regex), reply, calls](std::string_view text) -> std::optional<llm::ScriptedReply> {
+    auto m = regex.search(text);
+    if (!m) return std::nullopt;
+    Value ctx = match_context(*m, regex.group_names());
+    ctx["prompt"] = text;
+    llm::ScriptedReply out{reply.render(ctx), {}};
+    for (const auto& c : calls) out.tool_calls.push_back({"", c.name, c.arguments.render(ctx)});
+    return out;
+  };
+  return llm::ScriptedRule{r.match.value, std::move(respond), reads};
 }
 
 std::chrono::milliseconds seconds(double s) { return std::chrono::milliseconds(static_cast<long long>(s * 1000)); }

@@ -1,6 +1,7 @@
 // engine completion SHELL and engine man: the completion scripts and the manual page, from the commands themselves.
 #include <iostream>
 
+#include "engine/app/loading.h"
 #include "engine/cli/command_scripts.h"
 #include "engine/cli/commands.h"
 
@@ -9,10 +10,20 @@ namespace engine::cli {
 void add_completion_commands(CLI::App& app, int& exit_code) {
   auto shell = std::make_shared<std::string>();
   CLI::App* completion = app.add_subcommand(
-      "completion", "Print a shell completion script: commands, flags and workflow files (docs/cli.md)");
-  completion->add_option("shell", *shell, "bash, zsh or fish")->required()->check(CLI::IsMember({"bash", "zsh", "fish"}));
+      "completion",
+      "Print a shell completion script: commands, flags, workflow files and the installed workflows' names "
+      "(docs/cli.md); `workflows` prints those names, one a line");
+  completion->add_option("shell", *shell, "bash, zsh or fish; or workflows")
+      ->required()
+      ->check(CLI::IsMember({"bash", "zsh", "fish", "workflows"}));
   completion->callback([&app, shell, &exit_code] {
-    std::cout << completion_script(app, *shell);
+    // The scripts ask the engine they complete for the names, so ENGINE_PATH and the install in use are the ones
+    // a bare name would be looked up in.
+    if (*shell == "workflows") {
+      for (const std::string& name : app::installed_workflow_names()) std::cout << name << '\n';
+    } else {
+      std::cout << completion_script(app, *shell);
+    }
     std::cout.flush();
     exit_code = kOk;
   });

@@ -81,8 +81,8 @@ Command describe(const CLI::App& cmd, const std::string& path) {
     for (const std::string& s : opt->get_snames())
       if (!opt->get_lnames().empty()) c.flags.push_back({"-" + s, c.flags.back().takes_value, c.flags.back().value_name, c.flags.back().description});
   }
-  if (path == "batch merge") c.arguments = Arguments::AnyFiles;
-  if (path == "completion") c.arguments = Arguments::Words, c.words = "bash zsh fish";
+  if (path == "batch merge" || path == "init") c.arguments = Arguments::AnyFiles;  // not workflows: files, a folder
+  if (path == "completion") c.arguments = Arguments::Words, c.words = "bash zsh fish workflows";
   if (path == "schema") c.arguments = Arguments::Words, c.words = "workflow test eval";
   return c;
 }
@@ -184,7 +184,8 @@ std::string bash_script(const std::vector<Command>& commands) {
          "  fi\n"
          "  case \"$args\" in\n"
          "    yaml) COMPREPLY=( $(compgen -W \"$commands\" -- \"$cur\") $(compgen -f -X '!*.y*ml' -- \"$cur\") "
-         "$(compgen -d -- \"$cur\") ) ;;\n"
+         "$(compgen -d -- \"$cur\") $(compgen -W \"$(\"${COMP_WORDS[0]}\" completion workflows 2>/dev/null)\" "
+         "-- \"$cur\") ) ;;\n"
          "    files) COMPREPLY=( $(compgen -W \"$commands\" -- \"$cur\") $(compgen -f -- \"$cur\") ) ;;\n"
          "    *) COMPREPLY=( $(compgen -W \"$commands $args\" -- \"$cur\") ) ;;\n"
          "  esac\n"
@@ -259,7 +260,7 @@ std::string zsh_script(const std::vector<Command>& commands) {
          "  fi\n"
          "  (( ${#commands} )) && _describe -t commands command commands\n"
          "  case $args in\n"
-         "    (yaml) _files -g '*.(yaml|yml)' ;;\n"
+         "    (yaml) _files -g '*.(yaml|yml)'; compadd -- ${(f)\"$(${words[1]} completion workflows 2>/dev/null)\"} ;;\n"
          "    (files) _files ;;\n"
          "    (\"\") ;;\n"
          "    (*) compadd -- ${=args} ;;\n"
@@ -298,6 +299,8 @@ std::string fish_script(const std::vector<Command>& commands) {
          "            echo $path\n"
          "        end\n"
          "    end\n"
+         "    set -l engine (commandline -opc)[1]\n"
+         "    command -q $engine; and $engine completion workflows 2>/dev/null\n"
          "end\n"
          "function __engine_at\n"
          "    test \"$(__engine_command_path)\" = \"$argv[1]\"\n"

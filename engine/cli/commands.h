@@ -6,6 +6,7 @@ namespace engine::cli {
 
 enum ExitCode { kOk = 0, kRunFailed = 1, kBadInput = 2 };
 
+void add_init_command(CLI::App& app, int& exit_code);
 void add_run_command(CLI::App& app, int& exit_code);
 void add_chat_command(CLI::App& app, int& exit_code);
 void add_validate_command(CLI::App& app, int& exit_code);

@@ -15,6 +15,7 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", "engine 0.1.0");
   app.require_subcommand(1);
   int exit_code = engine::cli::kOk;
+  engine::cli::add_init_command(app, exit_code);
   engine::cli::add_run_command(app, exit_code);
   engine::cli::add_chat_command(app, exit_code);
   engine::cli::add_validate_command(app, exit_code);

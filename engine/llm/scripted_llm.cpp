@@ -22,6 +22,19 @@ std::string_view prompt_text(const LlmRequest& r, std::string& all) {
   return all;
 }
 
+// What a rule reads in this request, or nothing when the last word is not its role's: a text prompt is the user's.
+std::optional<std::string_view> rule_text(const ScriptedRule& rule, const LlmRequest& r, std::string_view prompt) {
+  if (rule.reads == ScriptedRule::Reads::Prompt) return prompt;
+  bool text_prompt = !r.prompt.empty() || r.messages.empty();
+  if (rule.reads == ScriptedRule::Reads::UserMessage) {
+    if (text_prompt) return prompt;
+    if (r.messages.back().role == "user") return std::string_view(r.messages.back().content);
+  } else if (!text_prompt && r.messages.back().role == "tool") {
+    return std::string_view(r.messages.back().content);
+  }
+  return std::nullopt;
+}
+
 // Cuts to about max_tokens tokens without splitting a UTF-8 character.
 bool cut_at_max_tokens(std::string& text, std::optional<int> max_tokens) {
   if (!max_tokens || estimate_tokens(text) <= *max_tokens) return false;
@@ -80,7 +93,9 @@ LlmResponse ScriptedLlm::complete(const LlmRequest& request) const {
   } else {
     bool matched = false;
     for (const auto& rule : script_.rules) {
-      if (auto r = rule.reply(prompt)) {
+      auto text = rule_text(rule, request, prompt);
+      if (!text) continue;
+      if (auto r = rule.reply(*text)) {
         reply = std::move(*r);
         matched = true;
         break;

@@ -22,9 +22,14 @@ struct ScriptedReply {
 };
 
 struct ScriptedRule {
+  // What a rule reads: the whole prompt; or, while the user has the last word, the user's message (a text prompt
+  // is one); or, while a tool has it, the tool's result. The last two need no knowledge of how prompts render.
+  enum class Reads { Prompt, UserMessage, ToolResult };
+
   std::string label;  // for errors and traces: the rule's pattern
-  // Returns the reply when the rule applies to this prompt. Built by assemble/ from a regex and templates.
-  std::function<std::optional<ScriptedReply>(std::string_view prompt)> reply;
+  // Returns the reply when the rule applies to this text. Built by assemble/ from a regex and templates.
+  std::function<std::optional<ScriptedReply>(std::string_view text)> reply;
+  Reads reads = Reads::Prompt;
 };
 
 struct ScriptedScript {

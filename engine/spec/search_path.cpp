@@ -1,5 +1,7 @@
 #include "engine/spec/search_path.h"
 
+#include <algorithm>
+
 #include <cstdlib>
 #include <string_view>
 
@@ -47,10 +49,35 @@ std::vector<fs::path> default_search_path() {
   return out;
 }
 
+fs::path shipped_schema_folder() {
+  auto folders = shipped_folders({"schema"});
+  return folders.empty() ? fs::path() : folders.front();
+}
+
 std::vector<fs::path> workflow_search_path() {
   std::vector<fs::path> out = engine_path_folders();
   for (auto& folder : shipped_folders({"workflows"})) out.push_back(std::move(folder));
   return out;
+}
+
+namespace {
+
+// NAME for each NAME.yaml in the folder (not NAME.test.yaml nor NAME.eval.yaml, which are not workflows).
+void add_workflow_names(const fs::path& folder, std::vector<std::string>& names) {
+  std::error_code ec;
+  for (fs::directory_iterator it(folder, ec), end; !ec && it != end; it.increment(ec))
+    if (it->path().extension() == ".yaml" && it->path().stem().extension().empty())
+      names.push_back(it->path().stem().string());
+}
+
+}  // namespace
+
+std::vector<std::string> installed_workflow_names() {
+  std::vector<std::string> names;
+  for (const fs::path& folder : workflow_search_path()) add_workflow_names(folder, names);
+  std::sort(names.begin(), names.end());
+  names.erase(std::unique(names.begin(), names.end()), names.end());
+  return names;
 }
 
 fs::path find_workflow_file(const std::string& name) {
@@ -62,9 +89,7 @@ fs::path find_workflow_file(const std::string& name) {
   for (const fs::path& folder : looked) {
     for (const char* ext : {"", ".yaml", ".yml"})
       if (fs::is_regular_file(folder / (name + ext), ec)) return folder == "." ? fs::path(name + ext) : folder / (name + ext);
-    for (fs::directory_iterator it(folder, ec), end; !ec && it != end; it.increment(ec))
-      if (it->path().extension() == ".yaml" && it->path().stem().extension().empty())
-        known.push_back(it->path().stem().string());
+    add_workflow_names(folder, known);
   }
   throw Error("io.not_found", "workflow " + not_found_message(name, looked) + " (as " + name + ", " + name +
                                   ".yaml or " + name + ".yml)" + did_you_mean(name, known));

@@ -1,6 +1,7 @@
 #pragma once
 // The folders besides a workflow's own that its files (Lua tools, templates, recordings) may come from.
 #include <filesystem>
+#include <string>
 #include <vector>
 
 namespace engine::spec {
@@ -13,6 +14,13 @@ std::vector<std::filesystem::path> default_search_path();
 // The folders a workflow named by a bare name on the command line is looked for in after the current folder:
 // ENGINE_PATH's folders, then the shipped examples (<prefix>/share/engine/workflows).
 std::vector<std::filesystem::path> workflow_search_path();
+
+// The folder of the shipped JSON Schemas (<prefix>/share/engine/schema, or a build tree's), or an empty path.
+std::filesystem::path shipped_schema_folder();
+
+// The names (NAME of NAME.yaml) of the workflows on workflow_search_path(), sorted, each once: what a bare name may
+// be besides a file in the current folder, and what shell completion offers.
+std::vector<std::string> installed_workflow_names();
 
 // The file a command's workflow argument names. A name that is a file, or that has a folder in it, is taken as it
 // is. A bare name (`calculator`) is looked for as NAME, NAME.yaml and NAME.yml in the current folder, then on

@@ -213,9 +213,18 @@ class Loader {
         for (size_t i = 0; i < rules.size(); ++i) {
           std::string path = at + ".scripted.rules[" + std::to_string(i) + "]";
           r_.expect_map(rules[i], path, keys::kScriptedRule);
-          r_.expect_present(rules[i], "match", path);
+          std::vector<std::string> given;
+          for (const char* key : {"match", "user", "tool"})
+            if (rules[i][key]) given.push_back(key);
+          if (given.empty())
+            r_.fail("spec.missing_key",
+                    path + " needs match: (a regex on the whole prompt), user: (on the user's last message) or tool: "
+                           "(on a tool's result)",
+                    rules[i]);
+          if (given.size() > 1)
+            r_.fail("spec.conflict", path + " has " + given[0] + " and " + given[1] + "; give one of them", rules[i]);
           if (!rules[i]["tool_calls"]) r_.expect_present(rules[i], "reply", path);
-          ScriptedRuleSpec rule{r_.located_raw(rules[i]["match"], path + ".match"), {}, {}};
+          ScriptedRuleSpec rule{r_.located_raw(rules[i][given[0]], path + "." + given[0]), given[0], {}, {}};
           if (rules[i]["reply"]) rule.reply = r_.located_raw(rules[i]["reply"], path + ".reply");
           if (rules[i]["tool_calls"]) rule.tool_calls = read_scripted_tool_calls(r_, rules[i]["tool_calls"], path + ".tool_calls", true);
           l.rules.push_back(std::move(rule));

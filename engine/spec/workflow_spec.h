@@ -95,7 +95,8 @@ struct ScriptedReplySpec {
 };
 
 struct ScriptedRuleSpec {
-  Located<std::string> match;  // regex on the rendered prompt
+  Located<std::string> match;  // a regex on what `reads` names
+  std::string reads = "match";  // match: the rendered prompt; user: the user's last message; tool: a tool's result
   Located<std::string> reply;  // template over the regex's named groups and `groups` (all, by number)
   std::vector<ScriptedToolCallSpec> tool_calls;
 };

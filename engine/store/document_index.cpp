@@ -188,12 +188,9 @@ std::vector<DocumentHit> DocumentIndex::search(const std::string& fts_query, siz
 
 std::vector<DocumentHit> DocumentIndex::search_any(const std::vector<std::string>& terms, size_t limit) const {
   std::vector<std::pair<int64_t, std::string>> counted;  // chunks holding each term, and the term
-  int64_t chunks = 0;
   {
     std::lock_guard lock(mutex_);
     try {
-      auto total = db_.prepare("SELECT count(*) FROM chunk_place");
-      chunks = total.step() ? total.integer(0) : 0;
       auto count = db_.prepare("SELECT count(*) FROM chunks WHERE chunks MATCH ?");
       for (const auto& t : terms) {
         count.reset();

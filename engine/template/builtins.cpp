@@ -83,12 +83,6 @@ const Value* get_attribute(const Value& item, const std::string& path) {
   return cur;
 }
 
-size_t utf8_length(const std::string& s) {
-  size_t n = 0;
-  for (unsigned char c : s) n += (c & 0xC0) != 0x80;
-  return n;
-}
-
 std::string lower(const std::string& s) { return to_lower(s); }
 std::string upper(const std::string& s) { return to_upper(s); }
 std::string strip_chars(const std::string& s, const Value* chars, bool left, bool right) {
@@ -239,7 +233,7 @@ Value f_join(const Value& v, const CallArgs& a) {
   return out;
 }
 Value f_length(const Value& v, const CallArgs&) {
-  if (v.is_string()) return utf8_length(v.get_ref<const std::string&>());
+  if (v.is_string()) return character_count(v.get_ref<const std::string&>());
   if (v.is_array() || v.is_object()) return v.size();
   fail("object of type '" + type_name(v) + "' has no len()");
 }
@@ -452,7 +446,7 @@ Value f_wordcount(const Value& v, const CallArgs&) {
 Value f_center(const Value& v, const CallArgs& a) {
   std::string s = py_str(v);
   size_t width = need_width(a.get(0, "width"), 80, "center");
-  size_t len = utf8_length(s);
+  size_t len = character_count(s);
   if (len >= width) return s;
   size_t total = width - len, left = total / 2 + (total & width & 1);
   return std::string(left, ' ') + s + std::string(total - left, ' ');
@@ -539,7 +533,7 @@ Value f_format(const Value& v, const CallArgs& a) {
         }
         size_t digits = spec.find_first_of("123456789");
         size_t width = digits != std::string::npos && digits < dot ? static_cast<size_t>(std::atoi(spec.c_str() + digits)) : 0;
-        size_t len = utf8_length(text);
+        size_t len = character_count(text);
         std::string pad = width > len ? std::string(width - len, ' ') : "";
         out += spec.find('-') != std::string::npos ? text + pad : pad + text;
         break;

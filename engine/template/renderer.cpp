@@ -187,8 +187,6 @@ const Value kEmptyString = "";
 bool is_ascii(std::string_view s) {
   return std::all_of(s.begin(), s.end(), [](char c) { return static_cast<unsigned char>(c) < 0x80; });
 }
-// Python counts and indexes a str by characters.
-size_t utf8_length(std::string_view s) { return is_ascii(s) ? s.size() : code_points(s).size(); }
 std::string utf8_character_at(std::string_view s, size_t i) {
   if (is_ascii(s)) return std::string(1, s[i]);
   return std::string(code_points(s)[i].bytes);
@@ -713,7 +711,7 @@ class Renderer {
       if (it != v.end()) found = &*it;
     } else if ((v.is_array() || v.is_string()) && (key.is_number_integer() || key.is_number_unsigned())) {
       // A string is indexed by characters, as Python's str.
-      long long n = static_cast<long long>(v.is_array() ? v.size() : utf8_length(v.get_ref<const std::string&>()));
+      long long n = static_cast<long long>(v.is_array() ? v.size() : character_count(v.get_ref<const std::string&>()));
       // an index past 2^63-1 is out of range, not a negative index from the end
       long long i = key.is_number_unsigned() && key.get<unsigned long long>() > LLONG_MAX ? n : key.get<long long>();
       if (i < 0) i += n;

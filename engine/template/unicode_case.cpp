@@ -1,5 +1,7 @@
 #include "engine/template/unicode_case.h"
 
+#include <algorithm>
+
 #include <locale.h>
 #include <wctype.h>
 
@@ -67,6 +69,11 @@ std::vector<CodePoint> code_points(std::string_view s) {
     i += n;
   }
   return out;
+}
+
+size_t character_count(std::string_view s) {
+  bool ascii = std::all_of(s.begin(), s.end(), [](char c) { return static_cast<unsigned char>(c) < 0x80; });
+  return ascii ? s.size() : code_points(s).size();
 }
 
 bool char_is_alpha(uint32_t cp) { return iswalpha_l(static_cast<wint_t>(cp), utf8_locale()); }

@@ -24,6 +24,8 @@ struct CodePoint {
   bool valid;
 };
 std::vector<CodePoint> code_points(std::string_view s);
+// How many characters Python counts in `s` (len, slicing, truncate, center): its code points, an invalid byte one.
+size_t character_count(std::string_view s);
 
 bool char_is_alpha(uint32_t cp);
 bool char_is_digit(uint32_t cp);

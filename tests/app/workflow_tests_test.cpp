@@ -162,3 +162,13 @@ TEST_CASE("workflow tests: expect.steps takes the status a run reports for a fin
   CHECK(out.tests[1].passed());
   CHECK(out.tests[2].failures == std::vector<std::string>{"steps.say: expected failed, got done"});
 }
+
+TEST_CASE("workflow tests: a value and a text that read alike are told apart by their types", "[app][test]") {
+  test::TempDir dir;
+  dir.write("w.yaml", kAgentWorkflow);
+  auto out = outcome_of(dir, "tests:\n  typed:\n    inputs: {input: hi}\n    replies: ['Final Answer: 18']\n"
+                             "    expect: {outputs: {answer: 18}}\n");
+  REQUIRE(out.tests.size() == 1);
+  CHECK(out.tests[0].failures ==
+        std::vector<std::string>{"outputs.answer: expected '18' (a number), got '18' (text)"});
+}

@@ -64,6 +64,20 @@ TEST_CASE("an invalid scripted rule regex points at the rule", "[assemble]") {
             "w.yaml:7:16: llm.scripted.rules[0].match: invalid regex: missing closing parenthesis at offset 9", 0) == 0);
 }
 
+TEST_CASE("a scripted rule reads one of match user or tool and says which when its regex is bad", "[assemble]") {
+  std::string head = "inputs:\n  question: q\nllm:\n  provider: scripted\n  scripted:\n    rules:\n";
+  std::string tail = "agent:\n  prompt: '{{ question }}'\n";
+  CHECK(build_error(head + "      - user: '(unclosed'\n        reply: x\n" + tail)
+            .rfind("w.yaml:7:15: llm.scripted.rules[0].user: invalid regex", 0) == 0);
+  CHECK(build_error(head + "      - tool: '(unclosed'\n        reply: x\n" + tail)
+            .rfind("w.yaml:7:15: llm.scripted.rules[0].tool: invalid regex", 0) == 0);
+  CHECK(build_error(head + "      - {user: a, tool: b, reply: x}\n" + tail)
+            .find("llm.scripted.rules[0] has user and tool; give one of them") != std::string::npos);
+  CHECK(build_error(head + "      - {reply: x}\n" + tail)
+            .find("llm.scripted.rules[0] needs match: (a regex on the whole prompt), user: (on the user's last "
+                  "message) or tool: (on a tool's result)") != std::string::npos);
+}
+
 TEST_CASE("a scripted rule's reply that reads a group its regex does not define points at the reply", "[assemble]") {
   std::string head = "inputs:\n  question: q\nllm:\n  provider: scripted\n  scripted:\n    rules:\n";
   std::string tail = "agent:\n  prompt: '{{ question }}'\n";

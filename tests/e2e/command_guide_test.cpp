@@ -11,7 +11,8 @@ TEST_CASE("engine alone lists every command with one line each, and exits 0", "[
   CHECK(r.exit_code == 0);
   CHECK(r.err.empty());
   CHECK(r.out.rfind("engine: declarative LLM agents and workflows from YAML\n\nUsage: engine COMMAND [ARGS]...\n\n"
-                    "Commands:\n  run         Run a workflow: the answer goes to stdout, the steps to stderr\n",
+                    "Commands:\n  init        Make a new project: a workflow, a Lua tool, tests that pass offline and a "
+                    "README (docs/tutorial.md)\n  run         Run a workflow: the answer goes to stdout, the steps to stderr\n",
                     0) == 0);
   for (const char* command : {"\n  chat ", "\n  validate ", "\n  render ", "\n  parse ", "\n  tools ", "\n  tool ",
                               "\n  batch ", "\n  eval ", "\n  test ", "\n  schema "})

@@ -20,11 +20,11 @@ std::string saved_script(const test::TempDir& dir, const std::string& shell) {
 }
 
 // What bash's completion offers for the words of a command line (the last one being completed).
-std::string bash_completes(const std::string& script, const std::string& words) {
+std::string bash_completes(const std::string& script, const std::string& words, const std::string& env = "") {
   std::string harness = "source " + shell_quote(script) + "; COMP_WORDS=(" + words +
                         "); COMP_CWORD=$(( ${#COMP_WORDS[@]} - 1 )); _engine_complete; "
                         "printf '%s\\n' \"${COMPREPLY[@]}\" | sort | paste -sd' '";
-  auto r = run_command("bash -c " + shell_quote(harness));
+  auto r = run_command(env + " bash -c " + shell_quote(harness));
   REQUIRE(r.err == "");
   return r.out.substr(0, r.out.find('\n'));
 }
@@ -58,6 +58,12 @@ TEST_CASE("bash completes commands, subcommands, flags, workflow files and flag 
   // --llm: the providers, the model left to type.
   CHECK(bash_completes(script, "engine run w.yaml --llm ''") == "anthropic: llamacpp: ollama: openai: replay:");
   CHECK(bash_completes(script, "engine batch w.yaml --llm o") == "ollama: openai:");
+  // The installed workflows by name, as the engine typed finds them (the build's examples, and ENGINE_PATH's).
+  std::string engine = shell_quote(ENGINE_BIN);
+  CHECK(bash_completes(script, engine + " run calc") == "calculator calculator_tools");
+  dir.write("mine/my_agent.yaml", "version: 1\n");
+  dir.write("mine/my_agent.test.yaml", "version: 1\n");
+  CHECK(bash_completes(script, engine + " test my", "ENGINE_PATH=" + shell_quote((dir.path() / "mine").string())) == "my_agent");
 }
 
 TEST_CASE("fish completes commands with their descriptions, flags and workflow files", "[e2e][cli]") {
@@ -70,12 +76,13 @@ TEST_CASE("fish completes commands with their descriptions, flags and workflow f
                          "runs\tThe runs recorded in the local run store: list, show, compare, export, prune\n");
   CHECK(fish_completes(script, "engine run --in") == "--input --inputs");
   CHECK(fish_completes(script, "engine batch m") == "merge");
-  CHECK(fish_completes(script, "engine completion ") == "bash fish zsh");
+  CHECK(fish_completes(script, "engine completion ") == "bash fish workflows zsh");
   CHECK(fish_completes(script, "engine run workflows/calc") ==
         "workflows/calculator.test.yaml workflows/calculator.yaml workflows/calculator_tools.yaml");
   CHECK(fish_completes(script, "engine run workflows/da") == "workflows/data/");
   CHECK(fish_completes(script, "engine run w.yaml --inputs workflows/data/q") == "workflows/data/questions.jsonl");
   CHECK(fish_completes(script, "engine run w.yaml --llm o") == "ollama: openai:");
+  CHECK(fish_completes(script, std::string(ENGINE_BIN) + " run calc") == "calculator calculator_tools");
 }
 
 TEST_CASE("zsh's completion offers each command's commands, flags and arguments", "[e2e][cli]") {
@@ -90,15 +97,19 @@ TEST_CASE("zsh's completion offers each command's commands, flags and arguments"
                                                  "words=(\"$@\"); CURRENT=${#words}; source " + shell_quote(script) + "\n").string();
   auto zsh = [&](const std::string& words) { return run_command("zsh " + shell_quote(harness) + " " + words).out; };
   std::string top = zsh("engine ''");
-  CHECK(top.rfind("command: run:Run a workflow\\: the answer goes to stdout, the steps to stderr|chat:", 0) == 0);
+  CHECK(top.rfind("command: init:Make a new project\\: a workflow, a Lua tool, tests that pass offline and a README "
+                  "(docs/tutorial.md)|run:Run a workflow\\: the answer goes to stdout, the steps to stderr|chat:", 0) == 0);
   CHECK(top.find("|schema:") != std::string::npos);
   CHECK(zsh("engine run --in").find("flag: --help:") == 0);
   CHECK(zsh("engine run --in").find("|--inputs:A JSON file with an object of inputs|") != std::string::npos);
-  CHECK(zsh("engine run ''") == "files -g *.(yaml|yml)\n");
+  CHECK(zsh("engine run ''").rfind("files -g *.(yaml|yml)\nwords ", 0) == 0);
+  std::string named = zsh(shell_quote(ENGINE_BIN) + " run ''");
+  CHECK(named.find("words ") != std::string::npos);
+  CHECK(named.find(" calculator calculator_tools ") != std::string::npos);
   CHECK(zsh("engine run w.yaml --trace ''") == "files \n");
-  CHECK(zsh("engine batch ''") == "command: merge:Combine the results files of a batch's shards in the data's order, "
-                                  "reporting missing and duplicate rows\nfiles -g *.(yaml|yml)\n");
-  CHECK(zsh("engine completion ''") == "words bash zsh fish\n");
+  CHECK(zsh("engine batch ''").rfind("command: merge:Combine the results files of a batch's shards in the data's order, "
+                                     "reporting missing and duplicate rows\nfiles -g *.(yaml|yml)\n", 0) == 0);
+  CHECK(zsh("engine completion ''") == "words bash zsh fish workflows\n");
   CHECK(zsh("engine run w.yaml --llm ''") == "words openai: ollama: llamacpp: anthropic: replay:\n");
 }
 

@@ -70,3 +70,47 @@ TEST_CASE("cut_at_stop ignores empty stop strings", "[llm]") {
   CHECK_FALSE(cut_at_stop(t, {""}));
   CHECK(t == "abc");
 }
+
+namespace {
+
+ScriptedRule echo_rule(const std::string& label, ScriptedRule::Reads reads) {
+  return {label, [label](std::string_view text) -> std::optional<ScriptedReply> { return label + " saw " + std::string(text); },
+          reads};
+}
+
+LlmRequest messages_request(std::vector<ChatMessage> messages) {
+  LlmRequest r;
+  r.messages = std::move(messages);
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("a user rule reads the user's message while the user has the last word", "[llm]") {
+  ScriptedScript s;
+  s.rules.push_back(echo_rule("tool", ScriptedRule::Reads::ToolResult));
+  s.rules.push_back(echo_rule("user", ScriptedRule::Reads::UserMessage));
+  ScriptedLlm llm(std::move(s));
+  auto asked = messages_request({{"system", "be brief"}, {"user", "earlier"}, {"assistant", "ok"}, {"user", "count this"}});
+  CHECK(llm.complete(asked).text == "user saw count this");
+  // A text prompt is the user's one message.
+  CHECK(llm.complete(scripted_request(0)).text == "user saw Question: hi\nThought:");
+}
+
+TEST_CASE("a tool rule reads the last tool result while a tool has the last word", "[llm]") {
+  ScriptedScript s;
+  s.rules.push_back(echo_rule("user", ScriptedRule::Reads::UserMessage));
+  s.rules.push_back(echo_rule("tool", ScriptedRule::Reads::ToolResult));
+  ScriptedLlm llm(std::move(s));
+  ChatMessage call{"assistant", "", {{"call_1", "word_count", "{}"}}, ""};
+  auto answered = messages_request({{"user", "count this"}, call, {"tool", "2", {}, "call_1"}});
+  CHECK(llm.complete(answered).text == "tool saw 2");
+}
+
+TEST_CASE("a tool rule never reads a text prompt and no rule for the last word is a clear error", "[llm]") {
+  ScriptedScript s;
+  s.rules.push_back(echo_rule("tool", ScriptedRule::Reads::ToolResult));
+  ScriptedLlm llm(std::move(s));
+  CHECK_THROWS_WITH(llm.complete(scripted_request(0)), Catch::Contains("no scripted rule matches"));
+  CHECK_THROWS_WITH(llm.complete(messages_request({{"assistant", "hello"}})), Catch::Contains("no scripted rule matches"));
+}

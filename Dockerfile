@@ -19,7 +19,7 @@ COPY templates templates
 COPY workflows workflows
 COPY docs docs
 COPY bench bench
-RUN cmake -S . -B /build -DCMAKE_BUILD_TYPE=Release -DENGINE_TESTS=OFF \
+RUN cmake -S . -B /build -DCMAKE_BUILD_TYPE=Release -DCMAKE_UNITY_BUILD=ON -DENGINE_TESTS=OFF \
     && cmake --build /build -j "$(nproc)" --target engine \
     && cmake --install /build --prefix /opt/engine
 

@@ -216,12 +216,13 @@ std::vector<std::string> find_tests(const std::filesystem::path& folder) {
       continue;
     }
     if (!it->is_regular_file(ec)) continue;
+    // "./w.test.yaml" as "w.test.yaml": the folder's own files are named as the user would.
     if (ends_with_any(name, {".test.yaml", ".test.yml"})) {
-      found.push_back(it->path().string());
+      found.push_back(it->path().lexically_normal().string());
     } else if (ends_with_any(name, {".yaml", ".yml"}) && !ends_with_any(name, {".eval.yaml", ".eval.yml"})) {
       std::error_code none;
       if (!fs::exists(spec::test_file_for(it->path().string()), none) && has_own_tests(it->path()))
-        found.push_back(it->path().string());
+        found.push_back(it->path().lexically_normal().string());
     }
   }
   std::sort(found.begin(), found.end());

@@ -60,6 +60,7 @@ TEST_CASE("engine test with no file runs every test under the folder, and --filt
   CHECK(all.out.find("PASS  says_hi") != std::string::npos);
   CHECK(all.out.find("PASS  says_yo") != std::string::npos);
   CHECK(all.out.find("\n2 tests: 2 passed, 0 failed\n") != std::string::npos);
+  CHECK(all.out.rfind("a/echo.test.yaml (a/echo.yaml)\n", 0) == 0);  // named from here, without "./"
   // A folder named, and a filter.
   auto some = run_engine("test " + shell_quote(dir.path().string()) + " --filter yo");
   CHECK(some.exit_code == 0);

@@ -1,5 +1,7 @@
 #include "engine/cli/command_scripts.h"
 
+#include <algorithm>
+
 #include "engine/app/loading.h"
 
 #include <sstream>
@@ -13,6 +15,7 @@ struct Flag {
   bool takes_value = false;
   std::string value_name;  // what the value is, for the manual: "TEXT", "FILE", ...
   std::string description;
+  std::string words;  // the values it takes, when they are a fixed set: "react tool_calling chat workflow"
 };
 
 // What a command's arguments are, for completing them.
@@ -45,6 +48,16 @@ std::pair<std::string, std::string> plain_value(const std::string& type) {
   return {name, range};
 }
 
+// The values a CLI11 type string lists ("TEXT:{react,tool_calling}"), space-separated; "" when it lists none.
+std::string member_words(const std::string& type) {
+  size_t open = type.find('{'), close = type.rfind('}');
+  if (open == std::string::npos || close == std::string::npos || close < open) return "";
+  std::string words = type.substr(open + 1, close - open - 1);
+  for (char& c : words)
+    if (c == ',') c = ' ';
+  return words;
+}
+
 // What --llm completes to: each provider and its colon, the model left to type.
 std::string provider_prefixes() {
   std::string out;
@@ -63,7 +76,9 @@ Command describe(const CLI::App& cmd, const std::string& path) {
   c.description = cmd.get_description();
   for (const CLI::App* sub : subcommands_of(cmd)) c.subcommands.push_back(sub->get_name());
   for (const CLI::Option* opt : cmd.get_options()) {
+    std::string words = member_words(opt->get_type_name());
     if (!opt->nonpositional()) {
+      if (!words.empty()) c.arguments = Arguments::Words, c.words = words;
       std::string name = opt->get_name();
       bool many = opt->get_items_expected_max() > 1;
       std::string shown = upper(name == "eval_file" ? "eval" : name) + (many ? "..." : "");
@@ -75,15 +90,19 @@ Command describe(const CLI::App& cmd, const std::string& path) {
     f.name = opt->get_lnames().empty() ? "-" + opt->get_snames().front() : "--" + opt->get_lnames().front();
     f.takes_value = opt->get_expected_max() != 0;
     auto [value, range] = plain_value(opt->get_type_name());
-    f.value_name = value;
-    f.description = opt->get_description() + range;
+    f.words = words;
+    f.value_name = words.empty() ? value : words;
+    if (!words.empty()) std::replace(f.value_name.begin(), f.value_name.end(), ' ', '|');
+    f.description = opt->get_description() + (words.empty() ? range : "");
     c.flags.push_back(std::move(f));
     for (const std::string& s : opt->get_snames())
-      if (!opt->get_lnames().empty()) c.flags.push_back({"-" + s, c.flags.back().takes_value, c.flags.back().value_name, c.flags.back().description});
+      if (!opt->get_lnames().empty()) {
+        Flag short_name = c.flags.back();
+        short_name.name = "-" + s;
+        c.flags.push_back(std::move(short_name));
+      }
   }
   if (path == "batch merge" || path == "init") c.arguments = Arguments::AnyFiles;  // not workflows: files, a folder
-  if (path == "completion") c.arguments = Arguments::Words, c.words = "bash zsh fish workflows";
-  if (path == "schema") c.arguments = Arguments::Words, c.words = "workflow test eval";
   return c;
 }
 
@@ -138,6 +157,18 @@ std::string single_quoted(const std::string& s) {
   return out + "'";
 }
 
+// A `case` arm per flag that takes one of a fixed set of values, matching "COMMAND-PATH FLAG": `open` begins the
+// pattern (bash writes it bare, zsh in parentheses), then `before` WORDS `after` completes them.
+std::string flag_word_cases(const std::vector<Command>& commands, const std::string& open, const std::string& indent,
+                            const std::string& before, const std::string& after) {
+  std::string out;
+  for (const Command& c : commands)
+    for (const Flag& f : c.flags)
+      if (!f.words.empty())
+        out += open + single_quoted(c.path + " " + f.name) + ")\n" + indent + "  " + before + f.words + after + "\n";
+  return out;
+}
+
 std::string bash_script(const std::vector<Command>& commands) {
   std::ostringstream out;
   out << "# bash completion for engine, made by `engine completion bash` from the engine's own commands.\n"
@@ -169,6 +200,9 @@ std::string bash_script(const std::vector<Command>& commands) {
     out << " ;;\n";
   }
   out << "  esac\n"
+         "  case \"$cmdpath $prev\" in\n"
+      << flag_word_cases(commands, "    ", "    ", "COMPREPLY=( $(compgen -W '", "' -- \"$cur\") ); return ;;")
+      << "  esac\n"
          "  if [[ \"$prev\" == --llm ]]; then\n"
          "    COMPREPLY=( $(compgen -W " << single_quoted(provider_prefixes()) << " -- \"$cur\") )\n"
          "    compopt -o nospace 2>/dev/null\n"
@@ -246,6 +280,9 @@ std::string zsh_script(const std::vector<Command>& commands) {
     out << "      ;;\n";
   }
   out << "  esac\n"
+         "  case \"$cmdpath ${words[CURRENT-1]}\" in\n"
+      << flag_word_cases(commands, "    (", "    ", "compadd -- ", "; return ;;")
+      << "  esac\n"
          "  if [[ ${words[CURRENT-1]} == --llm ]]; then\n"
          "    compadd -S '' -- " << provider_prefixes() << "\n"
          "    return\n"
@@ -317,7 +354,10 @@ std::string fish_script(const std::vector<Command>& commands) {
     }
     for (const Flag& f : c.flags) {
       bool is_long = f.name.rfind("--", 0) == 0;
-      std::string value = !f.takes_value ? "" : f.name == "--llm" ? " -x -a " + single_quoted(provider_prefixes()) : " -r -F";
+      std::string value = !f.takes_value          ? ""
+                          : f.name == "--llm"      ? " -x -a " + single_quoted(provider_prefixes())
+                          : !f.words.empty()       ? " -x -a " + single_quoted(f.words)
+                                                   : " -r -F";
       out << "complete -c engine " << at << (is_long ? " -l " + f.name.substr(2) : " -s " + f.name.substr(1)) << value
           << " -d " << single_quoted(f.description) << "\n";
     }

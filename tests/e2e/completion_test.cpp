@@ -58,6 +58,9 @@ TEST_CASE("bash completes commands, subcommands, flags, workflow files and flag 
   // --llm: the providers, the model left to type.
   CHECK(bash_completes(script, "engine run w.yaml --llm ''") == "anthropic: llamacpp: ollama: openai: replay:");
   CHECK(bash_completes(script, "engine batch w.yaml --llm o") == "ollama: openai:");
+  // A flag of a fixed set of values offers them.
+  CHECK(bash_completes(script, "engine init app --kind t") == "tool_calling");
+  CHECK(bash_completes(script, "engine init app --kind ''") == "chat react tool_calling workflow");
   // The installed workflows by name, as the engine typed finds them (the build's examples, and ENGINE_PATH's).
   std::string engine = shell_quote(ENGINE_BIN);
   CHECK(bash_completes(script, engine + " run calc") == "calculator calculator_tools");
@@ -82,6 +85,7 @@ TEST_CASE("fish completes commands with their descriptions, flags and workflow f
   CHECK(fish_completes(script, "engine run workflows/da") == "workflows/data/");
   CHECK(fish_completes(script, "engine run w.yaml --inputs workflows/data/q") == "workflows/data/questions.jsonl");
   CHECK(fish_completes(script, "engine run w.yaml --llm o") == "ollama: openai:");
+  CHECK(fish_completes(script, "engine init app --kind ") == "chat react tool_calling workflow");
   CHECK(fish_completes(script, std::string(ENGINE_BIN) + " run calc") == "calculator calculator_tools");
 }
 
@@ -111,6 +115,7 @@ TEST_CASE("zsh's completion offers each command's commands, flags and arguments"
                                      "reporting missing and duplicate rows\nfiles -g *.(yaml|yml)\n", 0) == 0);
   CHECK(zsh("engine completion ''") == "words bash zsh fish workflows\n");
   CHECK(zsh("engine run w.yaml --llm ''") == "words openai: ollama: llamacpp: anthropic: replay:\n");
+  CHECK(zsh("engine init app --kind ''") == "words react tool_calling chat workflow\n");
 }
 
 TEST_CASE("the manual page lists every command and flag and reads cleanly in groff", "[e2e][cli]") {

@@ -25,6 +25,7 @@ void add_trace(Value& chain_start, const TraceContext* trace) {
   if (!trace) return;
   chain_start["trace_id"] = trace->trace_id;
   if (!trace->parent_span_id.empty()) chain_start["parent_span_id"] = trace->parent_span_id;
+  if (trace->parent_local) chain_start["parent_local"] = true;
   if (!trace->sampled) chain_start["sampled"] = false;
 }
 

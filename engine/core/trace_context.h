@@ -12,6 +12,7 @@ struct TraceContext {
   std::string trace_id;        // 32 lowercase hex digits, not all zero
   std::string parent_span_id;  // 16 lowercase hex digits: the caller's span; empty for a trace of the run's own
   bool sampled = true;         // the caller's choice (its flags): an unsampled trace is propagated, not recorded
+  bool parent_local = false;   // the parent is a span of this process (a served request's SERVER span), not remote
 
   static TraceContext new_trace();  // a trace of its own, with a random id
 };

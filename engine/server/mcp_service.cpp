@@ -175,7 +175,14 @@ void McpService::call_tool(const Value& id, const Value& params, bool modern, co
     Value result;
     try {
       Value inputs = executor->resolve_inputs(std::move(given));
-      ServedRunSinks sinks(observers_, context ? &*context : nullptr, redactor, trace::RunSource{"mcp", file});
+      ServerSpan call{"tools/call " + name, {}};
+      call.attributes.set("mcp.method.name", std::string("tools/call"));
+      call.attributes.set("gen_ai.tool.name", name);
+      call.attributes.set("gen_ai.operation.name", std::string("execute_tool"));
+      if (id.is_string() || id.is_number_integer())
+        call.attributes.set("jsonrpc.request.id", id.is_string() ? id.get<std::string>() : std::to_string(id.get<int64_t>()));
+      ServedRunSinks sinks(observers_, context ? &*context : nullptr, redactor, trace::RunSource{"mcp", file},
+                           std::move(call));
       ModelCallTimer timer(metrics_, name, sinks.sink());
       std::optional<ProgressSink> progress;
       if (!token.is_null()) progress.emplace(send, token, timer);

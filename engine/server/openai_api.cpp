@@ -216,6 +216,7 @@ void Service::chat_completion(const std::shared_ptr<Exchange>& exchange) {
     metrics_.count_run(name, result);
     if (!result.ok()) {
       int status = status_for_error(result.error->kind);
+      sinks.respond_with(r.stream ? 200 : status);  // a stream's status was sent when it opened
       HttpResponse failed = error_response(status, redactor.redact(result.error->to_error().formatted()),
                                            result.error->kind);
       if (!r.stream) return exchange->respond(std::move(failed));
@@ -223,6 +224,7 @@ void Service::chat_completion(const std::shared_ptr<Exchange>& exchange) {
       exchange->send(sse_event("", failed.body));
       return exchange->end_stream();
     }
+    sinks.respond_with(200);
     if (!r.stream) {
       std::string answer = redactor.redact(raw_answer(result));
       Value doc{{"id", id},

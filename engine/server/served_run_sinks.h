@@ -1,8 +1,9 @@
 #pragma once
-// Where a served request's runs (an HTTP request's, an MCP tool call's) report besides the response: the span builder, when the server sends spans (the runs
-// join the caller's trace under its span when the request carries a W3C traceparent, a new trace otherwise; their
-// model requests send theirs on; spans masked with the workflow's keys), and the run store, when the server records
-// runs (each run masked the same way). One per request; a batch's runs share it (one trace, each run a child of the
+// Where a served request's runs (an HTTP request's, an MCP tool call's) report besides the response: the span
+// builder, when the server sends spans (a SERVER span for the request, in the caller's trace under its span when the
+// request carries a W3C traceparent, a new trace otherwise; the runs' spans under it; their model requests send
+// theirs on; spans masked with the workflow's keys), and the run store, when the server records runs (each run
+// masked the same way). One per request; a batch's runs share it (one trace, each run a child of the
 // caller's span, each recorded).
 #include <optional>
 #include <string>
@@ -24,17 +25,33 @@ struct RunObservers {
   store::RunStore* store = nullptr;
 };
 
+// The SERVER span a request's runs sit under, named as OpenTelemetry's conventions name one: HTTP's
+// (`POST /v1/workflows/{name}/invoke`, with http.request.method, http.route, url.path and the response's status) or
+// MCP's (`tools/call calculator`, with mcp.method.name and gen_ai.tool.name).
+struct ServerSpan {
+  std::string name;
+  trace::Attributes attributes;
+};
+
+// An HTTP request's: its route is its path with a workflow's name as `{name}`.
+ServerSpan http_server_span(const HttpRequest& request);
+
 class ServedRunSinks {
  public:
   // `traceparent`: the caller's W3C trace context, or null. `source`: the command and workflow file the store
-  // records. `next`: another sink for the runs' events (a stream's), or null.
+  // records. `server`: the request's span, which the runs' spans are children of. `next`: another sink for the
+  // runs' events (a stream's), or null.
   ServedRunSinks(const RunObservers& observers, const std::string* traceparent, const Redactor& redactor,
-                 trace::RunSource source, EventSink* next = nullptr);
+                 trace::RunSource source, ServerSpan server, EventSink* next = nullptr);
   // A request of `engine serve`: its traceparent header, recorded as "serve".
   ServedRunSinks(const RunObservers& observers, const HttpRequest& request, const Redactor& redactor,
                  const std::string& file, EventSink* next = nullptr)
-      : ServedRunSinks(observers, request.header("traceparent"), redactor, trace::RunSource{"serve", file}, next) {}
-  ~ServedRunSinks();  // ends the spans a cut run left open
+      : ServedRunSinks(observers, request.header("traceparent"), redactor, trace::RunSource{"serve", file},
+                       http_server_span(request), next) {}
+  ~ServedRunSinks();  // ends the spans a cut run left open, then the request's
+
+  // The response's HTTP status, for the request's span (a 5xx marks it failed).
+  void respond_with(int status) { status_ = status; }
   ServedRunSinks(const ServedRunSinks&) = delete;
   ServedRunSinks& operator=(const ServedRunSinks&) = delete;
 
@@ -47,6 +64,8 @@ class ServedRunSinks {
   trace::OtlpExporter* exporter_;
   Redactor redactor_;  // the workflow's keys, as written and JSON-escaped (content attributes are JSON text)
   std::optional<TraceContext> context_;
+  std::optional<trace::Span> server_;  // the request's span, sent when the sinks go
+  int status_ = 0;
   std::optional<trace::SpanBuilder> builder_;
   std::optional<trace::RunRecorder> recorder_;
   EventFanout all_;

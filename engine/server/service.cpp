@@ -163,17 +163,18 @@ void Service::invoke(const std::shared_ptr<Exchange>& exchange, const ServedWork
   auto executor = workflow.executor;
   start_run(exchange, [this, exchange, executor, name = workflow.name, file = workflow.file](const Cancel& cancel) {
     const Redactor& redactor = executor->redactor();
-    agent::RunResult result;
     try {
       Value inputs = executor->resolve_inputs(inputs_of(exchange->request().body));
       ServedRunSinks sinks(observers_, exchange->request(), redactor, file);
       ModelCallTimer timer(metrics_, name, sinks.sink());
-      result = executor->run(inputs, timer, {.cancel = &cancel, .trace = sinks.trace()});
+      agent::RunResult result = executor->run(inputs, timer, {.cancel = &cancel, .trace = sinks.trace()});
+      metrics_.count_run(name, result);
+      HttpResponse response = run_response(result, redactor);
+      sinks.respond_with(response.status);
+      exchange->respond(std::move(response));
     } catch (const Error& e) {
-      return exchange->respond(error_response(status_for_error(e.kind()), redactor.redact(e.formatted()), e.kind()));
+      exchange->respond(error_response(status_for_error(e.kind()), redactor.redact(e.formatted()), e.kind()));
     }
-    metrics_.count_run(name, result);
-    exchange->respond(run_response(result, redactor));
   });
 }
 
@@ -190,6 +191,7 @@ void Service::stream(const std::shared_ptr<Exchange>& exchange, const ServedWork
     exchange->open_stream(sse_head());
     SseEventSink events(exchange, redactor);
     ServedRunSinks sinks(observers_, exchange->request(), redactor, file, &events);
+    sinks.respond_with(200);  // the stream is open: a failed run is its last event
     ModelCallTimer timer(metrics_, name, sinks.sink());
     agent::RunResult result = executor->run(inputs, timer, {.stream = true, .cancel = &cancel, .trace = sinks.trace()});
     metrics_.count_run(name, result);
@@ -233,6 +235,7 @@ void Service::batch(const std::shared_ptr<Exchange>& exchange, const ServedWorkf
           }
         });
     }
+    sinks.respond_with(200);
     exchange->respond(json_response(200, to_json_text(Value{{"results", std::move(results)}})));
   });
 }

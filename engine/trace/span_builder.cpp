@@ -13,6 +13,11 @@ std::string_view view_of(const Value& d, const char* key) {
 
 std::string text_of(const Value& d, const char* key) { return std::string(view_of(d, key)); }
 
+bool flag_of(const Value& d, const char* key) {
+  auto it = d.find(key);
+  return it != d.end() && it->is_boolean() && it->get<bool>();
+}
+
 // Where a path sits: `greet[3]` under `greet`, `billing/researcher` under `billing`, a step under the run ("").
 std::string_view enclosing_path(std::string_view path) {
   if (!path.empty() && path.back() == ']') {
@@ -129,7 +134,7 @@ void SpanBuilder::open(std::string_view run_id, std::string_view path, std::stri
     if (known != trace_of_run_.end()) known->second = span.trace_id;
     else trace_of_run_.emplace(std::string(run_id), span.trace_id);
     if (chain_start) span.parent_id = view_of(*chain_start, "parent_span_id");
-    span.remote_parent = !span.parent_id.empty();
+    span.remote_parent = !span.parent_id.empty() && !(chain_start && flag_of(*chain_start, "parent_local"));
   }
   if (span.span_id.empty()) new_id(span.span_id);
   Stack* stack = open_at(run_id, path);

@@ -117,12 +117,26 @@ TEST_CASE("engine mcp: each tool call is recorded in the run store and traced un
   CHECK(runs[0]["output"] == "87");
   CHECK(runs[0]["trace_id"] == caller_trace);
   std::set<std::string> names;
+  std::string call_span, run_parent;
   for (const Value& span : receiver.spans()) {
     CHECK(span["traceId"] == caller_trace);
     names.insert(span["name"].get<std::string>());
+    if (span["name"] == "tools/call calculator") {  // the call, a SERVER span under the caller's
+      CHECK(span["kind"] == 2);
+      CHECK(span["parentSpanId"] == "00f067aa0ba902b7");
+      auto attributes = test::OtlpReceiver::attributes(span);
+      CHECK(attributes["mcp.method.name"]["stringValue"] == "tools/call");
+      CHECK(attributes["gen_ai.tool.name"]["stringValue"] == "calculator");
+      CHECK(attributes["jsonrpc.request.id"]["stringValue"] == "2");
+      call_span = span["spanId"];
+    }
+    if (span["name"] == "invoke_workflow calculator") run_parent = span["parentSpanId"];
   }
   CHECK(names.count("invoke_workflow calculator") == 1);
   CHECK(names.count("execute_tool calculator") == 1);
+  CHECK(names.count("tools/call calculator") == 1);
+  CHECK_FALSE(call_span.empty());
+  CHECK(run_parent == call_span);  // the run under the call
 }
 
 TEST_CASE("engine serve: the official SDK client lists and calls the workflows over POST /mcp in both eras",

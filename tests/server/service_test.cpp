@@ -544,7 +544,7 @@ TEST_CASE("serve: POST /mcp answers a request with JSON, a notification with 202
   CHECK(get->status == 405);
 }
 
-TEST_CASE("serve: with a collector, each run's spans join the caller's traceparent, masked", "[server][serve][otlp]") {
+TEST_CASE("serve: with a collector, each request is a SERVER span in the caller's trace and its runs' spans are under it, masked", "[server][serve][otlp]") {
   test::OtlpReceiver receiver;
   ServeOptions options;
   options.otlp = trace::otlp_settings(receiver.base_url(), [](const char*) -> const char* { return nullptr; });
@@ -572,21 +572,37 @@ TEST_CASE("serve: with a collector, each run's spans join the caller's tracepare
   CHECK(counts->dropped == 0);
 
   std::vector<Value> spans = receiver.spans();
+  std::map<std::string, const Value*> requests;  // span id -> a request's SERVER span
+  for (const Value& span : spans)
+    if (span["kind"] == 2) requests[span["spanId"].get<std::string>()] = &span;
+  REQUIRE(requests.size() == 3);  // the invoke, the batch and the chat; not the unsampled invoke
+  std::map<std::string, int> names;
+  for (const auto& [id, request] : requests) {
+    std::string name = (*request)["name"];
+    ++names[name];
+    auto attributes = test::OtlpReceiver::attributes(*request);
+    CHECK(attributes["http.request.method"]["stringValue"] == "POST");
+    CHECK(attributes["http.response.status_code"]["intValue"] == "200");
+    if (name == "POST /v1/chat/completions") {
+      CHECK_FALSE(request->contains("parentSpanId"));  // asked without a traceparent: a trace of its own
+    } else {
+      CHECK((*request)["traceId"] == caller_trace);
+      CHECK((*request)["parentSpanId"] == caller_span);  // the caller's span holds the request
+    }
+  }
+  CHECK(names == std::map<std::string, int>{{"POST /v1/chat/completions", 1},
+                                            {"POST /v1/workflows/{name}/batch", 1},
+                                            {"POST /v1/workflows/{name}/invoke", 1}});
   std::vector<const Value*> roots;
   for (const Value& span : spans)
     if (span["name"].get<std::string>().rfind("invoke_workflow ", 0) == 0) roots.push_back(&span);
   REQUIRE(roots.size() == 4);  // echo, the batch's two shouts, and the chat; not the unsampled run
-  int joined = 0;
   for (const Value* root : roots) {
-    if ((*root)["traceId"] == caller_trace) {
-      ++joined;
-      CHECK((*root)["parentSpanId"] == caller_span);  // the caller's span holds the run
-    } else {
-      CHECK((*root)["name"] == "invoke_workflow echo");  // the chat completion, asked without a traceparent
-      CHECK_FALSE(root->contains("parentSpanId"));
-    }
+    auto request = requests.find((*root)["parentSpanId"].get<std::string>());
+    REQUIRE(request != requests.end());  // each run under its request's span, in its trace
+    CHECK((*root)["traceId"] == (*request->second)["traceId"]);
+    CHECK(((*root)["flags"].get<int>() & 0x200) == 0);  // a parent of this process, not a remote one
   }
-  CHECK(joined == 3);
   std::string all;
   for (const Value& span : spans) all += span.dump();
   CHECK(all.find("unseen") == std::string::npos);

@@ -28,8 +28,13 @@ ServedRunSinks::ServedRunSinks(const RunObservers& observers, const std::string*
     recorder_.emplace(*observers.store, std::move(source), redactor);
     all_.add(&*recorder_);
   }
-  if (!exporter_) return;
   std::optional<TraceContext> caller = traceparent ? parse_traceparent(*traceparent) : std::nullopt;
+  if (!exporter_) {
+    // No spans are sent, yet the caller's trace goes on: the runs' model requests carry it, each under an id of its
+    // own, as a span that is not recorded does in OpenTelemetry's SDKs.
+    context_ = std::move(caller);
+    return;
+  }
   context_ = caller ? std::move(*caller) : TraceContext::new_trace();
   if (context_->sampled) {
     trace::Span span;

@@ -55,7 +55,7 @@ class ServedRunSinks {
   ServedRunSinks(const ServedRunSinks&) = delete;
   ServedRunSinks& operator=(const ServedRunSinks&) = delete;
 
-  // The runs' options take it: null when the runs are not traced.
+  // The runs' options take it: null when the runs are not traced (no collector and no traceparent).
   const TraceContext* trace() const { return context_ ? &*context_ : nullptr; }
   // Where the runs' events go: `next`, the span builder, the recorder; null when none.
   EventSink* sink() { return all_.empty() ? nullptr : &all_; }

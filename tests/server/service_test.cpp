@@ -9,6 +9,7 @@
 #include "engine/core/json_parse.h"
 #include "engine/server/serve.h"
 #include "engine/store/run_store.h"
+#include "support/mock_llm_server.h"
 #include "support/otlp_receiver.h"
 #include "support/test_support.h"
 
@@ -608,6 +609,35 @@ TEST_CASE("serve: with a collector, each request is a SERVER span in the caller'
   CHECK(all.find("unseen") == std::string::npos);
   CHECK(all.find("echo ***") != std::string::npos);  // the prompt was sent, with the key masked
   CHECK_FALSE(test::holds_piece_of_key(all, kServeSecret));
+}
+
+TEST_CASE("serve: without a collector a request's traceparent still goes on to the model, under an id of the call's", "[server][serve][otlp]") {
+  test::MockLlmServer model;
+  model.enqueue(test::MockLlmServer::chat("Final Answer: traced"));
+  model.enqueue(test::MockLlmServer::chat("Final Answer: untraced"));
+  ::setenv("OPENAI_BASE_URL", model.base_url().c_str(), 1);
+  ::setenv("OPENAI_API_KEY", "sk-serve-trace-key-0123456789", 1);
+  ServeOptions options;
+  options.load.llm = "openai:test-model";
+  Served s(options);
+  const std::string caller_trace = "4bf92f3577b34da6a3ce929d0e0e4736", caller_span = "00f067aa0ba902b7";
+  auto traced = s.client->Post("/v1/workflows/echo/invoke", {{"traceparent", "00-" + caller_trace + "-" + caller_span + "-01"}},
+                               R"({"input": "hi"})", "application/json");
+  auto untraced = s.post("/v1/workflows/echo/invoke", R"({"input": "hi"})");
+  ::unsetenv("OPENAI_BASE_URL");
+  ::unsetenv("OPENAI_API_KEY");
+  REQUIRE(traced);
+  CHECK(body_of(traced)["output"] == "traced");
+  REQUIRE(untraced);
+  CHECK(body_of(untraced)["output"] == "untraced");
+  auto requests = model.requests();
+  REQUIRE(requests.size() == 2);
+  const std::string& forwarded = requests[0].traceparent;
+  CHECK(forwarded.rfind("00-" + caller_trace + "-", 0) == 0);  // the caller's trace
+  CHECK(forwarded.size() == 55);
+  CHECK(forwarded.find(caller_span) == std::string::npos);     // under the call's own id
+  CHECK(forwarded.substr(53) == "01");                         // sampled, as the caller said
+  CHECK(requests[1].traceparent.empty());                      // nothing to go on: none sent
 }
 
 TEST_CASE("serve: each run served is recorded in the run store, masked", "[server][serve][runs]") {

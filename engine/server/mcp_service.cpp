@@ -175,14 +175,17 @@ void McpService::call_tool(const Value& id, const Value& params, bool modern, co
     Value result;
     try {
       Value inputs = executor->resolve_inputs(std::move(given));
-      ServerSpan call{"tools/call " + name, {}};
-      call.attributes.set("mcp.method.name", std::string("tools/call"));
-      call.attributes.set("gen_ai.tool.name", name);
-      call.attributes.set("gen_ai.operation.name", std::string("execute_tool"));
-      // The client's id, when it is a plain one (an id of any length would ride on every exported span).
-      if (id.is_number_integer()) call.attributes.set("jsonrpc.request.id", std::to_string(id.get<int64_t>()));
-      else if (id.is_string() && id.get_ref<const std::string&>().size() <= 128)
-        call.attributes.set("jsonrpc.request.id", id.get<std::string>());
+      ServerSpan call;
+      if (observers_.spans) {  // named only when sent
+        call.name = "tools/call " + name;
+        call.attributes.set("mcp.method.name", std::string("tools/call"));
+        call.attributes.set("gen_ai.tool.name", name);
+        call.attributes.set("gen_ai.operation.name", std::string("execute_tool"));
+        // The client's id, when it is a plain one (an id of any length would ride on every exported span).
+        if (id.is_number_integer()) call.attributes.set("jsonrpc.request.id", std::to_string(id.get<int64_t>()));
+        else if (id.is_string() && id.get_ref<const std::string&>().size() <= 128)
+          call.attributes.set("jsonrpc.request.id", id.get<std::string>());
+      }
       ServedRunSinks sinks(observers_, context ? &*context : nullptr, redactor, trace::RunSource{"mcp", file},
                            std::move(call));
       ModelCallTimer timer(metrics_, name, sinks.sink());

@@ -47,7 +47,7 @@ class ServedRunSinks {
   ServedRunSinks(const RunObservers& observers, const HttpRequest& request, const Redactor& redactor,
                  const std::string& file, EventSink* next = nullptr)
       : ServedRunSinks(observers, request.header("traceparent"), redactor, trace::RunSource{"serve", file},
-                       http_server_span(request), next) {}
+                       observers.spans ? http_server_span(request) : ServerSpan{}, next) {}  // named only when sent
   ~ServedRunSinks();  // ends the spans a cut run left open, then the request's
 
   // The response's HTTP status, for the request's span (a 5xx marks it failed).

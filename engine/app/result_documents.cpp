@@ -25,6 +25,8 @@ Value workflow_document(const workflow::Executor& e, const std::string& name) {
             {"input_schema", {{"type", "object"}, {"properties", std::move(properties)}, {"required", std::move(required)}}},
             {"output_schema", {{"type", "object"}, {"properties", std::move(output_properties)}}}};
   doc["chat_input"] = e.chat_input().empty() ? Value(nullptr) : Value(e.chat_input());
+  // A description or a default may be written with ${VAR}: what the workflow reads as a secret is masked here too.
+  redact_value(doc, e.redactor());
   return doc;
 }
 

@@ -7,6 +7,7 @@
 #include "engine/assemble/build_steps.h"
 #include "engine/assemble/build_tools.h"
 #include "engine/assemble/template_checks.h"
+#include "engine/assemble/workflow_secrets.h"
 
 namespace engine::assemble {
 namespace {
@@ -14,9 +15,8 @@ namespace {
 // What an outputs template of a one-agent workflow reads besides the inputs.
 const std::vector<std::string> kOutputContext = {"output", "inputs", "intermediate_steps", "stopped_reason"};
 
-}  // namespace
-
-std::shared_ptr<const workflow::Executor> build_executor(const spec::WorkflowSpec& s, const BuildOptions& given) {
+std::shared_ptr<const workflow::Executor> build(const spec::WorkflowSpec& s, const BuildOptions& given,
+                                                const Redactor& masks) {
   if (given.built)
     if (auto it = given.built->find(&s); it != given.built->end()) return it->second;
   BuildOptions options = given;
@@ -61,16 +61,25 @@ std::shared_ptr<const workflow::Executor> build_executor(const spec::WorkflowSpe
     parts.outputs.push_back({o.name, std::move(t), o.description});
   }
   parts.tools = std::move(registry);
-  std::vector<std::string> secrets = llm_secrets(s.llm);
-  for (auto& secret : tool_secrets(s)) secrets.push_back(std::move(secret));
-  spec::for_each_step(s.steps, [&](const spec::StepSpec& st) {
-    if (!st.llm) return;
-    for (auto& key : llm_secrets(*st.llm)) secrets.push_back(std::move(key));
-  });
-  parts.redactor = Redactor(secrets);
+  parts.redactor = masks;
+  for (std::string& warning : parts.warnings) warning = masks.redact(warning);
   auto executor = std::make_shared<const workflow::Executor>(std::move(parts));
   if (given.built) (*given.built)[&s] = executor;  // a sub-workflow: the next step or tool naming it shares it
   return executor;
+}
+
+}  // namespace
+
+std::shared_ptr<const workflow::Executor> build_executor(const spec::WorkflowSpec& s, const BuildOptions& given) {
+  // The secrets of the workflow and of every workflow below it: its runs' outputs carry what those workflows
+  // answer. Known before anything starts, so what fails on the way (an MCP server that quotes its key on stderr and
+  // exits) is masked as a run's output would be.
+  Redactor masks(workflow_secrets(s));
+  try {
+    return build(s, given, masks);
+  } catch (const Error& e) {
+    throw masked_error(e, masks);
+  }
 }
 
 }  // namespace engine::assemble

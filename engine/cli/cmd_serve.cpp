@@ -30,6 +30,7 @@ struct ServeCommandOptions {
   int port = 8080;
   std::string llm;
   std::string token_file;
+  std::vector<std::string> allowed_origins;
   size_t max_body = size_t{4} << 20;
   size_t runs = 64;
   size_t queue = 256;
@@ -44,10 +45,6 @@ struct ServeCommandOptions {
   app::StoreOptions store;
   bool viewer = false;  // engine ui: the viewer first, the workflows (if any) to chat with
 };
-
-bool is_loopback(const std::string& host) {
-  return host == "127.0.0.1" || host == "localhost" || host == "::1" || host.rfind("127.", 0) == 0;
-}
 
 // Each connection is a descriptor: the soft limit (often 1024) is raised toward the hard one, as servers do, so that
 // --max-connections can be reached. Returns the limit in force.
@@ -79,6 +76,7 @@ int serve(const ServeCommandOptions& o) {
   options.port = static_cast<uint16_t>(o.port);
   options.load.llm = o.llm;
   options.tokens = server::TokenCheck::read(o.token_file, std::getenv("ENGINE_SERVE_TOKENS"));
+  options.allowed_origins = o.allowed_origins;
   options.http.max_body_bytes = o.max_body;
   options.http.heartbeat = std::chrono::milliseconds(std::max<long>(10, static_cast<long>(o.heartbeat * 1000)));
   options.http.idle_timeout = whole_seconds(o.idle_timeout);
@@ -111,7 +109,7 @@ int serve(const ServeCommandOptions& o) {
   if (open_files > 0 && open_files < rlim_t{o.max_connections} + 256)
     std::cerr << "engine: warning: the open-file limit (" << open_files << ") holds fewer than --max-connections ("
               << o.max_connections << ") connections; raise it (ulimit -n) or lower --max-connections" << std::endl;
-  if (!is_loopback(o.host) && options.tokens.empty())
+  if (!server::is_loopback_host(o.host) && options.tokens.empty())
     std::cerr << "engine: warning: listening on " << o.host << " without tokens: anyone who can reach it can run the "
               << "workflows (give --token-file FILE or ENGINE_SERVE_TOKENS)" << std::endl;
 
@@ -151,6 +149,9 @@ void add_serve_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--llm", o->llm, "Use another model than the workflows': PROVIDER:MODEL (as engine run)");
   cmd->add_option("--token-file", o->token_file, "Require a bearer token from this file (one a line); "
                   "ENGINE_SERVE_TOKENS adds comma-separated ones");
+  cmd->add_option("--allow-origin", o->allowed_origins,
+                  "A web origin (https://app.example.com) whose pages may call the server besides its own; "
+                  "repeatable; '*' allows every origin (docs/security.md)");
   cmd->add_option("--max-body", o->max_body, "The largest request body, in bytes")
       ->capture_default_str()->check(whole_number(1, size_t{1} << 32));
   cmd->add_option("--runs", o->runs, "Runs at once")->capture_default_str()->check(whole_number(1, 100000));

@@ -34,6 +34,12 @@ std::optional<EventType> event_type_named(std::string_view name) {
   return std::nullopt;
 }
 
+bool is_full_detail_field(EventType type, std::string_view key) {
+  if (type == EventType::LlmStart) return key == "prompt" || key == "messages";
+  if (type == EventType::ChainStart) return key == "inputs";
+  return false;
+}
+
 void PlacingSink::receive(const Event& event, const EventPlace& place) {
   std::string_view run_id = run_id_.empty() ? place.run_id : std::string_view(run_id_);
   if (step_.empty() || place.step.empty()) {  // nothing to join: no string is built

@@ -45,6 +45,10 @@ enum class EventType {
 std::string_view event_name(EventType type);
 // The type of that name, or none.
 std::optional<EventType> event_type_named(std::string_view name);
+// Whether `key` of an event of `type` is one emitters add only for EventDetail::Full: llm_start's prompt and
+// messages, chain_start's inputs. A sink reading Summary may still receive them when it shares a fanout with one
+// reading Full (a trace file, the run store); what it shows must not depend on its neighbours.
+bool is_full_detail_field(EventType type, std::string_view key);
 
 struct Event {
   EventType type;

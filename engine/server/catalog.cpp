@@ -58,8 +58,14 @@ std::shared_ptr<const Catalog> Catalog::load(const std::vector<std::string>& pat
                                          catalog->find(served.name)->file + "); a served workflow is found by its name");
     catalog->workflows_.push_back(std::move(served));
   }
-  if (catalog->workflows_.empty() && !paths.empty())  // none named at all: `engine ui` shows runs, serves nothing
-    throw Error("serve.no_workflows", "no workflow to serve: give workflow files, or folders that hold some");
+  if (catalog->workflows_.empty() && !paths.empty()) {  // none named at all: `engine ui` shows runs, serves nothing
+    if (problems.empty())
+      throw Error("serve.no_workflows", "no workflow to serve: give workflow files, or folders that hold some");
+    // Each was left out for a reason the user must see: the server stops before its warnings are printed.
+    std::string why;
+    for (const auto& p : problems) why += "\n" + p;
+    throw Error("serve.no_workflows", "no workflow to serve: none of those found loads:" + why);
+  }
   return catalog;
 }
 

@@ -17,6 +17,7 @@ void Exchange::respond(HttpResponse response) {
     if (phase_ != Phase::Waiting) return;
     phase_ = Phase::Respond;
     response_ = std::move(response);
+    response_.headers.insert(response_.headers.end(), always_.begin(), always_.end());
   }
   wake();
 }
@@ -27,6 +28,7 @@ void Exchange::open_stream(HttpResponse head, std::string heartbeat) {
     if (phase_ != Phase::Waiting) return;
     phase_ = Phase::Streaming;
     response_ = std::move(head);
+    response_.headers.insert(response_.headers.end(), always_.begin(), always_.end());
     heartbeat_ = std::move(heartbeat);
   }
   wake();

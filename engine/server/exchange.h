@@ -33,6 +33,10 @@ class Exchange : public std::enable_shared_from_this<Exchange> {
   // down; a run started for the request stops with it.
   const Cancel& cancel() const { return cancel_; }
 
+  // Headers every answer to this request carries, whoever gives it (CORS's, for a page of an allowed origin). Only
+  // before any answer, on the serve thread.
+  void add_response_header(std::string name, std::string value) { always_.emplace_back(std::move(name), std::move(value)); }
+
   // From any thread, once. A second answer is ignored.
   void respond(HttpResponse response);
   // The status and headers of a response whose body follows in pieces. `heartbeat` is sent whenever nothing else
@@ -55,6 +59,7 @@ class Exchange : public std::enable_shared_from_this<Exchange> {
   std::shared_ptr<ServeLoop> loop_;
   const size_t max_queue_;
   Cancel cancel_;
+  HeaderList always_;
 
   mutable std::mutex mu_;
   Phase phase_ = Phase::Waiting;

@@ -92,7 +92,7 @@ Value McpService::tool_list() const {
     Value doc = app::workflow_document(*w.executor, w.name);
     Value tool{{"name", w.name}, {"inputSchema", std::move(doc["input_schema"])},
                {"outputSchema", std::move(doc["output_schema"])}};
-    if (!w.executor->description().empty()) tool["description"] = w.executor->description();
+    if (!w.executor->description().empty()) tool["description"] = std::move(doc["description"]);
     tools.push_back(std::move(tool));
   }
   return tools;

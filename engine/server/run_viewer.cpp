@@ -19,12 +19,6 @@ constexpr const char* kPagePolicy =
 
 constexpr size_t kContentLimit = 256 * 1024;  // bytes of each prompt, reply, tool input and output shown
 
-// The name a Host header gives, without its port: "localhost", "127.0.0.1", "::1".
-std::string_view host_name(std::string_view host) {
-  if (!host.empty() && host.front() == '[') return host.substr(1, host.find(']') == std::string_view::npos ? 0 : host.find(']') - 1);
-  return host.substr(0, host.find(':'));
-}
-
 size_t limit_of(const std::string& given) {
   if (given.empty()) return 100;
   size_t n = 0;
@@ -63,16 +57,7 @@ HttpResponse read_runs(store::RunStore& store, const HttpRequest& r) {
 
 }  // namespace
 
-RunViewer::RunViewer(store::RunStore* store, FiberPool& pool, bool local_hosts_only)
-    : store_(store), pool_(pool), local_hosts_only_(local_hosts_only) {}
-
-bool RunViewer::host_allowed(const HttpRequest& r) const {
-  if (!local_hosts_only_) return true;
-  const std::string* host = r.header("host");
-  if (!host) return false;
-  std::string_view name = host_name(*host);
-  return name == "localhost" || name == "::1" || name.substr(0, 4) == "127.";
-}
+RunViewer::RunViewer(store::RunStore* store, FiberPool& pool) : store_(store), pool_(pool) {}
 
 void RunViewer::page(Exchange& exchange) const {
   const HttpRequest& r = exchange.request();
@@ -81,9 +66,6 @@ void RunViewer::page(Exchange& exchange) const {
     refused.headers.emplace_back("Allow", "GET");
     return exchange.respond(std::move(refused));
   }
-  if (!host_allowed(r))
-    return exchange.respond(error_response(403, "the viewer answers only to localhost on a server without tokens",
-                                           "host_not_local"));
   if (r.path == "/ui") return exchange.respond({308, {{"Location", "/ui/"}}, ""});
   std::string_view name = std::string_view(r.path).substr(4);
   const ViewerAsset* asset = viewer_asset(name.empty() ? "index.html" : name);
@@ -104,9 +86,6 @@ void RunViewer::api(const std::shared_ptr<Exchange>& exchange) {
     refused.headers.emplace_back("Allow", "GET");
     return exchange->respond(std::move(refused));
   }
-  if (!host_allowed(r))
-    return exchange->respond(error_response(403, "the runs are shown only to localhost on a server without tokens",
-                                            "host_not_local"));
   if (!store_)
     return exchange->respond(error_response(503, "this server records no runs (it was started with --no-store, or "
                                                  "its store could not be opened)", "runs_not_recorded"));

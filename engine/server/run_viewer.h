@@ -15,10 +15,9 @@ namespace engine::server {
 
 class RunViewer {
  public:
-  // `store` is null when the server records no runs (--no-store): the API then says so. `local_hosts_only`: answer
-  // only requests whose Host names this machine (localhost, 127.x, [::1]): a server on loopback without tokens is
-  // then out of reach of a web page that rebinds its own name to 127.0.0.1.
-  RunViewer(store::RunStore* store, FiberPool& pool, bool local_hosts_only);
+  // `store` is null when the server records no runs (--no-store): the API then says so. Which hosts and origins
+  // may ask is the service's check, made before any route (request_origin.h).
+  RunViewer(store::RunStore* store, FiberPool& pool);
 
   // The page's files: /ui, /ui/ and what it loads. Public: they hold no data.
   static bool is_page(std::string_view path) { return path == "/ui" || path.substr(0, 4) == "/ui/"; }
@@ -27,11 +26,8 @@ class RunViewer {
   void api(const std::shared_ptr<Exchange>& exchange);
 
  private:
-  bool host_allowed(const HttpRequest& request) const;
-
   store::RunStore* store_;
   FiberPool& pool_;
-  bool local_hosts_only_;
   // Reads of the store under way: a flood of requests gets 429s, not a fiber each.
   static constexpr int kMaxReads = 16;
   std::shared_ptr<std::atomic<int>> reads_ = std::make_shared<std::atomic<int>>(0);

@@ -9,10 +9,6 @@
 namespace engine::server {
 namespace {
 
-bool is_loopback(const std::string& host) {
-  return host == "localhost" || host == "::1" || host.rfind("127.", 0) == 0;
-}
-
 std::string utc_now_ms() {
   timespec ts{};
   clock_gettime(CLOCK_REALTIME, &ts);
@@ -29,7 +25,7 @@ std::string utc_now_ms() {
 Server::Server(ServeOptions options, std::vector<std::string>& problems) : options_(std::move(options)) {
   // Many runs in flight, each mostly waiting on its model: they share a few threads (core/fiber.h).
   if (options_.load.calls_in_flight == 0) options_.load.calls_in_flight = options_.service.runs_in_flight;
-  options_.service.viewer_local_hosts_only = options_.tokens.empty() && is_loopback(options_.host);
+  OriginPolicy origins{options_.tokens.empty() && is_loopback_host(options_.host), options_.allowed_origins};
   auto catalog = Catalog::load(options_.paths, options_.load, problems);
   if (options_.otlp) exporter_ = std::make_unique<trace::OtlpExporter>(*options_.otlp);
   if (options_.store) {
@@ -41,7 +37,7 @@ Server::Server(ServeOptions options, std::vector<std::string>& problems) : optio
   }
   pool_ = std::make_unique<FiberPool>(FiberPool::threads_for(options_.service.runs_in_flight));
   service_ = std::make_unique<Service>(std::move(catalog), TokenCheck(options_.tokens), options_.service, *pool_,
-                                       RunObservers{exporter_.get(), store_.get()});
+                                       RunObservers{exporter_.get(), store_.get()}, std::move(origins));
   http_ = std::make_unique<HttpServer>(
       options_.host, options_.port, options_.http, [this](const std::shared_ptr<Exchange>& e) { service_->handle(e); },
       [this](const Completion& c) { log_access(c); });

@@ -26,6 +26,8 @@ struct ServeOptions {
   ServerLimits http;
   ServiceLimits service;
   std::vector<std::string> tokens;
+  // Web origins whose pages may call the server besides its own (--allow-origin; "*": any): request_origin.h.
+  std::vector<std::string> allowed_origins;
   std::chrono::seconds grace{30};  // how long runs in flight may go on after a shutdown begins
   std::ostream* access_log = nullptr;  // JSON lines, one a request; null: none
   // The collector the runs' spans go to (--otlp, OTEL_EXPORTER_OTLP_*), or none. The exporter's keys are added to

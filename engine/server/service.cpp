@@ -6,6 +6,7 @@
 #include "engine/core/json_text.h"
 #include "engine/core/text.h"
 #include "engine/server/api_errors.h"
+#include "engine/server/resource_metadata.h"
 #include "engine/server/served_run_sinks.h"
 #include "engine/server/sse.h"
 
@@ -42,15 +43,16 @@ HttpResponse run_response(const agent::RunResult& result, const Redactor& redact
 }  // namespace
 
 Service::Service(std::shared_ptr<const Catalog> catalog, TokenCheck tokens, ServiceLimits limits, FiberPool& pool,
-                 RunObservers observers)
+                 RunObservers observers, OriginPolicy origins)
     : catalog_(std::move(catalog)),
       tokens_(std::move(tokens)),
+      origins_(std::move(origins)),
       limits_(limits),
       pool_(pool),
       slots_(limits.runs_in_flight, limits.runs_queued),
       mcp_([this] { return this->catalog(); }, pool, slots_, metrics_, limits.run_timeout, observers),
       observers_(observers),
-      viewer_(observers.store, pool, limits.viewer_local_hosts_only) {}
+      viewer_(observers.store, pool) {}
 
 std::shared_ptr<const Catalog> Service::catalog() const {
   std::lock_guard lock(catalog_mu_);
@@ -65,15 +67,21 @@ void Service::replace_catalog(std::shared_ptr<const Catalog> catalog) {
 void Service::handle(const std::shared_ptr<Exchange>& exchange) {
   const HttpRequest& r = exchange->request();
   const std::string& path = r.path;
+  if (auto refused = refusal_by_origin(r, origins_)) return exchange->respond(std::move(*refused));
+  if (r.method == "OPTIONS" && r.header("access-control-request-method") && r.header("origin"))
+    return exchange->respond(preflight_response(r, origins_));
+  for (auto& [name, value] : cross_origin_headers(r, origins_)) exchange->add_response_header(name, value);
   if (path == "/healthz") {
     if (r.method != "GET") return exchange->respond(method_not_allowed("GET"));
     return exchange->respond(json_response(200, R"({"status":"ok"})"));
   }
   if (RunViewer::is_page(path)) return viewer_.page(*exchange);  // no data: the API behind it asks for the token
+  // How to get in is public; a server without tokens protects nothing, and publishes no metadata.
+  if (is_resource_metadata_path(path) && !tokens_.open()) return exchange->respond(resource_metadata(r));
   if (!tokens_.allows(r)) {
     HttpResponse denied = error_response(401, "a valid token is needed: send the header Authorization: Bearer TOKEN",
                                          "invalid_api_key");
-    denied.headers.emplace_back("WWW-Authenticate", "Bearer");
+    denied.headers.emplace_back("WWW-Authenticate", bearer_challenge(r));
     return exchange->respond(std::move(denied));
   }
   if (path == "/readyz") {

@@ -13,6 +13,7 @@
 #include "engine/server/exchange.h"
 #include "engine/server/mcp_service.h"
 #include "engine/server/metrics.h"
+#include "engine/server/request_origin.h"
 #include "engine/server/run_slots.h"
 #include "engine/server/run_viewer.h"
 #include "engine/server/served_run_sinks.h"
@@ -25,16 +26,14 @@ struct ServiceLimits {
   size_t runs_in_flight = 64;
   size_t runs_queued = 256;
   size_t max_batch = 100;  // inputs in one /batch request
-  // The viewer and its API answer only requests whose Host is this machine's (run_viewer.h): for a server on
-  // loopback without tokens.
-  bool viewer_local_hosts_only = false;
 };
 
 class Service {
  public:
   // `observers`: where the runs' spans go and where they are recorded, when anywhere (served_run_sinks.h).
+  // `origins`: which requests are answered by their Host and Origin (request_origin.h), on every route.
   Service(std::shared_ptr<const Catalog> catalog, TokenCheck tokens, ServiceLimits limits, FiberPool& pool,
-          RunObservers observers = {});
+          RunObservers observers = {}, OriginPolicy origins = {});
 
   void handle(const std::shared_ptr<Exchange>& exchange);
 
@@ -62,6 +61,7 @@ class Service {
   mutable std::mutex catalog_mu_;
   std::shared_ptr<const Catalog> catalog_;
   TokenCheck tokens_;
+  OriginPolicy origins_;
   ServiceLimits limits_;
   FiberPool& pool_;
   RunSlots slots_;

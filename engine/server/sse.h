@@ -19,7 +19,8 @@ std::string sse_event(std::string_view name, std::string_view data);
 HttpResponse sse_head();
 
 // A run's events, redacted, as SSE events on an exchange ("event: llm_token", "data: {t_ms, type, run_id, ...}").
-// Bulky fields (prompts, messages) are left out: a client watching a run wants its steps, not its prompts.
+// Bulky fields (prompts, messages, inputs) are left out, whatever other sinks of the run read (the run store reads
+// them all): a client watching a run wants its steps, not its prompts.
 class SseEventSink : public EventSink {
  public:
   SseEventSink(std::shared_ptr<Exchange> exchange, const Redactor& redactor)

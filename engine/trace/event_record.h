@@ -7,7 +7,8 @@
 
 namespace engine::trace {
 
-Value event_record(const Event& event, const EventPlace& place, double t_ms);
+// With EventDetail::Summary the fields emitters add for Full readers only (prompts, messages, inputs) are left out.
+Value event_record(const Event& event, const EventPlace& place, double t_ms, EventDetail detail = EventDetail::Full);
 // The same object as JSON text, written straight out (no copy of the event's data into a new tree): the line a
 // --trace file and the run store keep.
 std::string event_line(const Event& event, const EventPlace& place, double t_ms);

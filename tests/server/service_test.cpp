@@ -371,6 +371,150 @@ TEST_CASE("serve: with tokens, every endpoint but /healthz needs one", "[server]
   }
 }
 
+TEST_CASE("serve: every route refuses a rebound Host and another site's Origin with 403, before any other answer",
+          "[server][serve][origin]") {
+  Served s;
+  struct Route {
+    const char* method;
+    const char* path;
+    const char* body;
+  };
+  const Route routes[] = {
+      {"GET", "/healthz", ""},
+      {"GET", "/readyz", ""},
+      {"GET", "/metrics", ""},
+      {"GET", "/v1/workflows", ""},
+      {"GET", "/v1/models", ""},
+      {"POST", "/v1/chat/completions", R"({"model": "echo", "messages": [{"role": "user", "content": "hi"}]})"},
+      {"POST", "/v1/workflows/echo/invoke", R"({"input": "hi"})"},
+      {"POST", "/v1/workflows/echo/stream", R"({"input": "hi"})"},
+      {"POST", "/v1/workflows/echo/batch", R"({"inputs": [{"input": "hi"}]})"},
+      {"POST", "/mcp", R"({"jsonrpc": "2.0", "id": 1, "method": "tools/list"})"},
+      {"GET", "/v1/runs", ""},
+      {"GET", "/ui/", ""},
+      {"GET", "/nowhere", ""},
+  };
+  std::string own = "http://127.0.0.1:" + std::to_string(s.server->port());
+  auto ask = [&](const Route& route, const httplib::Headers& headers) {
+    auto r = std::string(route.method) == "GET" ? s.client->Get(route.path, headers)
+                                                : s.client->Post(route.path, headers, route.body, "application/json");
+    REQUIRE(r);
+    return std::pair<int, std::string>(r->status, r->body);
+  };
+  for (const Route& route : routes) {
+    INFO(route.method << " " << route.path);
+    auto rebound = ask(route, {{"Host", "attacker.example:" + std::to_string(s.server->port())}});
+    CHECK(rebound.first == 403);
+    CHECK(parse_json(rebound.second)["error"]["code"] == "host_not_local");
+    auto foreign = ask(route, {{"Origin", "https://attacker.example"}});
+    CHECK(foreign.first == 403);
+    CHECK(parse_json(foreign.second)["error"]["code"] == "origin_not_allowed");
+    // Without an Origin, or from the server's own page, the route answers as it does (the runs API: 503, no store).
+    for (const httplib::Headers& fine : {httplib::Headers{}, httplib::Headers{{"Origin", own}}}) {
+      auto answered = ask(route, fine);
+      CHECK(answered.first != 403);
+      CHECK(answered.second.find("origin_not_allowed") == std::string::npos);
+    }
+  }
+}
+
+TEST_CASE("serve: --allow-origin lets a named site's pages call the server, and no other", "[server][serve][origin]") {
+  ServeOptions options;
+  options.allowed_origins = {"https://app.example.com"};
+  Served s(options);
+  auto allowed = s.client->Get("/v1/models", {{"Origin", "https://app.example.com"}});
+  REQUIRE(allowed);
+  CHECK(allowed->status == 200);
+  // The page may read the answer (CORS), a stream's too.
+  CHECK(allowed->get_header_value("Access-Control-Allow-Origin") == "https://app.example.com");
+  CHECK(allowed->get_header_value("Vary") == "Origin");
+  auto streamed = s.client->Post("/v1/workflows/echo/stream", {{"Origin", "https://app.example.com"}},
+                                 R"({"input": "hi"})", "application/json");
+  REQUIRE(streamed);
+  CHECK(streamed->get_header_value("Access-Control-Allow-Origin") == "https://app.example.com");
+  auto preflight = s.client->Options(
+      "/mcp", {{"Origin", "https://app.example.com"}, {"Access-Control-Request-Method", "POST"}});
+  REQUIRE(preflight);
+  CHECK(preflight->status == 204);
+  CHECK(preflight->get_header_value("Access-Control-Allow-Origin") == "https://app.example.com");
+  CHECK(preflight->get_header_value("Access-Control-Allow-Methods") == "GET, POST, DELETE");
+  auto other = s.client->Get("/v1/models", {{"Origin", "https://other.example.com"}});
+  REQUIRE(other);
+  CHECK(other->status == 403);
+  CHECK_FALSE(other->has_header("Access-Control-Allow-Origin"));
+  // The server's own page needs no CORS header, and gets none.
+  auto own = s.client->Get("/v1/models", {{"Origin", "http://127.0.0.1:" + std::to_string(s.server->port())}});
+  REQUIRE(own);
+  CHECK(own->status == 200);
+  CHECK_FALSE(own->has_header("Access-Control-Allow-Origin"));
+}
+
+TEST_CASE("serve: a 401 points to the resource metadata, which is public and names the bearer scheme",
+          "[server][serve][auth]") {
+  ServeOptions options;
+  options.tokens = {"tok-0123456789abcdef"};
+  Served s(options);
+  std::string origin = "http://127.0.0.1:" + std::to_string(s.server->port());
+  auto denied = s.client->Get("/v1/models");
+  REQUIRE(denied);
+  CHECK(denied->status == 401);
+  CHECK(denied->get_header_value("WWW-Authenticate") ==
+        "Bearer resource_metadata=\"" + origin + "/.well-known/oauth-protected-resource\"");
+  auto mcp = s.post("/mcp", R"({"jsonrpc": "2.0", "id": 1, "method": "tools/list"})");
+  REQUIRE(mcp);
+  CHECK(mcp->status == 401);
+  CHECK(mcp->get_header_value("WWW-Authenticate") ==
+        "Bearer resource_metadata=\"" + origin + "/.well-known/oauth-protected-resource/mcp\"");
+  auto metadata = s.client->Get("/.well-known/oauth-protected-resource/mcp");
+  REQUIRE(metadata);
+  CHECK(metadata->status == 200);
+  CHECK(body_of(metadata) == Value{{"resource", origin + "/mcp"},
+                                   {"bearer_methods_supported", Value::array({"header"})},
+                                   {"resource_name", "engine serve"}});
+  auto whole = s.client->Get("/.well-known/oauth-protected-resource", {{"X-Forwarded-Proto", "https"}});
+  REQUIRE(whole);
+  CHECK(body_of(whole)["resource"] == "https://127.0.0.1:" + std::to_string(s.server->port()));
+  // A Host that cannot be quoted in the challenge is left out of it.
+  auto odd = s.client->Get("/v1/models", {{"Host", "a\"b"}});
+  REQUIRE(odd);
+  CHECK(odd->status == 401);
+  CHECK(odd->get_header_value("WWW-Authenticate") == "Bearer");
+  // A server without tokens protects nothing and publishes no metadata.
+  Served open;
+  auto none = open.client->Get("/.well-known/oauth-protected-resource");
+  REQUIRE(none);
+  CHECK(none->status == 404);
+}
+
+TEST_CASE("serve: a stream leaves out prompts and inputs whether or not the runs are recorded", "[server][serve][runs]") {
+  test::TempDir store_dir;
+  ServeOptions recorded;
+  recorded.store = store_dir.path() / "runs.db";
+  for (const ServeOptions& options : {ServeOptions{}, recorded}) {
+    INFO((options.store ? "recorded" : "not recorded"));
+    Served s(options);
+    for (const char* name : {"echo", "shout"}) {
+      auto r = s.post(std::string("/v1/workflows/") + name + "/stream",
+                      name == std::string("echo") ? R"({"input": "hi"})" : R"({"text": "hi"})");
+      REQUIRE(r);
+      CHECK(r->status == 200);
+      int starts = 0;
+      for (size_t at = 0; (at = r->body.find("data: ", at)) != std::string::npos;) {
+        size_t end = r->body.find('\n', at);
+        Value event = parse_json(std::string_view(r->body).substr(at + 6, end - at - 6));
+        at = end;
+        if (event["type"] == "llm_start") {
+          ++starts;
+          CHECK_FALSE(event.contains("prompt"));
+          CHECK_FALSE(event.contains("messages"));
+        }
+        if (event["type"] == "chain_start") CHECK_FALSE(event.contains("inputs"));
+      }
+      CHECK(starts == 1);
+    }
+  }
+}
+
 TEST_CASE("serve: past the runs in flight and the queue, a request is turned away with 429 and Retry-After",
           "[server][serve][limits]") {
   ServeOptions options;

@@ -12,6 +12,7 @@
 //   flood         writes 20,000 notifications before each answer
 //   old_version   answers initialize with a protocol revision the client does not speak
 //   die_at_start  writes to stderr and exits before answering anything
+//   leak_at_start the same, quoting SECRET_KEY on stderr as it goes
 import fs from 'node:fs';
 import readline from 'node:readline';
 
@@ -27,6 +28,10 @@ if (process.env.START_LOG) fs.appendFileSync(process.env.START_LOG, `${process.p
 
 if (mode === 'die_at_start') {
   process.stderr.write('starting...\nfatal: no configuration found\n');
+  process.exit(3);
+}
+if (mode === 'leak_at_start') {
+  process.stderr.write(`starting...\nfatal: token is ${process.env.SECRET_KEY}\n`);
   process.exit(3);
 }
 

@@ -61,6 +61,8 @@ if command -v node >/dev/null && [ -f "${PEER_BENCH:-$root/../shared/bench}/mock
   bench/batch.sh "$build" 1000 64 50
   # engine serve beside the same mock: chat completions served, then 2000 streams at once through it.
   bench/serve.sh "$build" 10 16 2000 200
+  # A long answer streamed: the server's CPU against the answer's length.
+  bench/long_answer.sh "$build" 40000 200000
 else
   echo "engine batch, engine serve: not measured (needs node and ../shared/bench/mock_llm)"
 fi

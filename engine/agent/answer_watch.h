@@ -24,7 +24,16 @@ class AnswerWatch : public EventSink {
  private:
   EventSink& inner_;
   const parse::OutputParser& parser_;
+  // Reads the answer in text_ and passes on what it adds to passed_.
+  void pass_on(const EventPlace& place);
+
+  // Parsing the whole text again at each token would cost time quadratic in the answer's length (a 200,000-word
+  // answer took minutes): past this many bytes the text is parsed again only once it has grown by a sixteenth, so
+  // the parses add up to a few passes over the text, and a long answer goes out in pieces of that size. The model
+  // call's end parses what is left.
+  static constexpr size_t kParseEveryToken = 8192;
   std::string text_;    // the model call's text so far
+  size_t parsed_ = 0;   // how much of text_ the last parse read
   std::string passed_;  // the answer passed on so far, over every call of the run
 };
 

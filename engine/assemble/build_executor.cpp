@@ -49,6 +49,9 @@ std::shared_ptr<const workflow::Executor> build(const spec::WorkflowSpec& s, con
     parts.chat_output = s.agent.memory.output_key;
   } else {
     parts.steps = build_steps(s, registry, std::move(llm), inner);
+    // A workflow of steps with an input named `input` is a chat model too: each turn runs it on the message alone
+    // (its steps keep no memory of earlier turns).
+    if (std::find(names.begin(), names.end(), "input") != names.end()) parts.chat_input = "input";
     if (auto price = model_price(s.llm)) parts.price = llm::Price{price->prompt, price->completion};
   }
   for (const auto& o : s.outputs) {

@@ -39,6 +39,7 @@ struct ServeCommandOptions {
   double grace = 30;
   double heartbeat = 15;
   double idle_timeout = 30;
+  double header_timeout = 10;
   unsigned max_connections = 10000;
   bool quiet = false;
   std::string otlp;
@@ -80,6 +81,7 @@ int serve(const ServeCommandOptions& o) {
   options.http.max_body_bytes = o.max_body;
   options.http.heartbeat = std::chrono::milliseconds(std::max<long>(10, static_cast<long>(o.heartbeat * 1000)));
   options.http.idle_timeout = whole_seconds(o.idle_timeout);
+  options.http.head_time = whole_seconds(o.header_timeout);
   options.http.max_connections = o.max_connections;
   options.service.runs_in_flight = std::max<size_t>(1, o.runs);
   options.service.runs_queued = o.queue;
@@ -165,6 +167,10 @@ void add_serve_command(CLI::App& app, int& exit_code) {
       ->capture_default_str()->check(finite_number(0, 86400));
   cmd->add_option("--heartbeat", o->heartbeat, "Seconds between keep-alive comments on a quiet stream")
       ->capture_default_str()->check(finite_number(0.01, 3600));
+  cmd->add_option("--header-timeout", o->header_timeout,
+                  "Seconds a request's line and headers may take to arrive (also how long a kept-alive connection "
+                  "may wait for its next request)")
+      ->capture_default_str()->check(finite_number(1, 3600));
   cmd->add_option("--idle-timeout", o->idle_timeout, "Seconds a connection may send nothing")
       ->capture_default_str()->check(finite_number(1, 3600));
   cmd->add_option("--otlp", o->otlp, "Send the runs' spans to an OpenTelemetry collector at URL (OTLP/HTTP JSON; "

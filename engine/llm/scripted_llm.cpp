@@ -44,12 +44,14 @@ bool cut_at_max_tokens(std::string& text, std::optional<int> max_tokens) {
   return true;
 }
 
-// A scripted answer streams a word at a time, so the console behaves as it does with a real model.
-void stream_words(const std::string& text, EventSink* events) {
+// A scripted answer streams a word at a time, so the console behaves as it does with a real model. A run that stops
+// meanwhile stops its stream, as a real model's connection would be dropped.
+void stream_words(const std::string& text, EventSink* events, const Cancel* cancel) {
   static const std::vector<std::string> kNoStop;  // the text is already cut
   TextStream stream(kNoStop, events);
   size_t start = 0;
   while (start < text.size()) {
+    if (cancel && cancel->stopped()) throw_stopped(*cancel);
     size_t end = text.find_first_of(" \n", start);
     end = end == std::string::npos ? text.size() : end + 1;
     stream.add(std::string_view(text).substr(start, end - start));
@@ -109,7 +111,7 @@ LlmResponse ScriptedLlm::complete(const LlmRequest& request) const {
   r.text = std::move(reply.text);
   r.finish_reason = "stop";
   if (!cut_at_stop(r.text, request.stop) && cut_at_max_tokens(r.text, request.max_tokens)) r.finish_reason = "length";
-  if (request.stream) stream_words(r.text, request.events);
+  if (request.stream) stream_words(r.text, request.events, request.cancel);
   r.tool_calls = std::move(reply.tool_calls);
   for (size_t i = 0; i < r.tool_calls.size(); ++i)
     if (r.tool_calls[i].id.empty())

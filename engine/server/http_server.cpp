@@ -4,6 +4,7 @@
 #include <netdb.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -92,12 +93,28 @@ struct MhdCallbacks {
         static_cast<HttpServer*>(cls)->access(connection, url, method, upload_data, upload_data_size, state));
   }
 
-  static void on_completed(void* cls, MHD_Connection*, void** state, MHD_RequestTerminationCode termination) {
+  static void on_completed(void* cls, MHD_Connection* connection, void** state, MHD_RequestTerminationCode termination) {
+    auto* server = static_cast<HttpServer*>(cls);
+    // A kept-alive connection waits for its next request's head from now.
+    if (auto it = server->connections_.find(connection); it != server->connections_.end()) it->second = Clock::now();
     auto* holder = static_cast<std::shared_ptr<Exchange>*>(*state);
     if (!holder) return;
-    static_cast<HttpServer*>(cls)->completed(**holder, termination);
+    server->completed(**holder, termination);
     delete holder;
     *state = nullptr;
+  }
+
+  // Past the server's own cap a connection is refused as it is accepted (libmicrohttpd closes it at once). At its
+  // own limit libmicrohttpd would instead stop accepting, and new clients would wait in the backlog for a slot.
+  static MHD_Result on_accept(void* cls, const sockaddr*, socklen_t) {
+    auto* server = static_cast<HttpServer*>(cls);
+    return server->connections_.size() < server->limits_.max_connections ? MHD_YES : MHD_NO;
+  }
+
+  static void on_connection(void* cls, MHD_Connection* connection, void**, MHD_ConnectionNotificationCode code) {
+    auto* server = static_cast<HttpServer*>(cls);
+    if (code == MHD_CONNECTION_NOTIFY_STARTED) server->connections_[connection] = Clock::now();
+    else server->connections_.erase(connection);
   }
 
   static ssize_t on_read(void* cls, uint64_t, char* buf, size_t max) {
@@ -112,11 +129,15 @@ HttpServer::HttpServer(const std::string& host, uint16_t port, ServerLimits limi
   const MhdApi& api = mhd_api();
   ListenAddress address = resolve_listen(host, port);
   unsigned flags = MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME | (address.ipv6 ? MHD_USE_IPv6 : 0);
+  // libmicrohttpd's own limit is above the server's, so that what comes past the server's is accepted and closed
+  // (on_accept) rather than left waiting.
+  unsigned library_limit = limits_.max_connections + std::min(limits_.max_connections, 64u);
   daemon_ = api.start_daemon(
-      flags, port, nullptr, nullptr, &MhdCallbacks::on_access, this,
+      flags, port, &MhdCallbacks::on_accept, this, &MhdCallbacks::on_access, this,
       MHD_OPTION_NOTIFY_COMPLETED, &MhdCallbacks::on_completed, this,
+      MHD_OPTION_NOTIFY_CONNECTION, &MhdCallbacks::on_connection, this,
       MHD_OPTION_CONNECTION_TIMEOUT, static_cast<unsigned>(limits_.idle_timeout.count()),
-      MHD_OPTION_CONNECTION_LIMIT, limits_.max_connections,
+      MHD_OPTION_CONNECTION_LIMIT, library_limit,
       MHD_OPTION_LISTEN_BACKLOG_SIZE, 1024u,
       MHD_OPTION_SOCK_ADDR, reinterpret_cast<sockaddr*>(&address.storage), MHD_OPTION_END);
   if (!daemon_)
@@ -138,6 +159,7 @@ HttpServer::HttpServer(const std::string& host, uint16_t port, ServerLimits limi
   ev.data.fd = mailbox_->wake_fd;
   ::epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, mailbox_->wake_fd, &ev);
   next_beat_ = Clock::now() + limits_.heartbeat;
+  next_sweep_ = Clock::now() + std::chrono::seconds(1);
   thread_ = std::thread([this] { loop(); });
 }
 
@@ -178,7 +200,7 @@ void HttpServer::loop() {
     int timeout = 1000;
     MHD_UNSIGNED_LONG_LONG mhd_ms = 0;
     if (api.get_timeout(daemon_, &mhd_ms) == MHD_YES) timeout = static_cast<int>(std::min<MHD_UNSIGNED_LONG_LONG>(mhd_ms, 1000));
-    auto to_beat = std::chrono::duration_cast<std::chrono::milliseconds>(next_beat_ - Clock::now()).count();
+    auto to_beat = std::chrono::duration_cast<std::chrono::milliseconds>(std::min(next_beat_, next_sweep_) - Clock::now()).count();
     timeout = static_cast<int>(std::clamp<long long>(std::min<long long>(timeout, to_beat), 0, 1000));
     epoll_event events[4];
     ::epoll_wait(epoll_fd_, events, 4, timeout);
@@ -211,6 +233,7 @@ void HttpServer::loop() {
     }
     for (auto& e : woken) resume(*e);
     if (Clock::now() >= next_beat_) beat_hearts();
+    if (Clock::now() >= next_sweep_) cut_slow_heads();
     api.run(daemon_);
     if (closing && (open_.empty() || Clock::now() >= close_by)) break;
   }
@@ -239,11 +262,24 @@ void HttpServer::beat_hearts() {
   }
 }
 
+void HttpServer::cut_slow_heads() {
+  Clock::time_point now = Clock::now();
+  next_sweep_ = now + std::chrono::seconds(1);
+  for (auto& [connection, since] : connections_) {
+    if (!since || now - *since < limits_.head_time) continue;
+    since.reset();
+    // Shut down, not closed: the descriptor stays libmicrohttpd's, which sees the connection end and closes it.
+    const MHD_ConnectionInfo* info = mhd_api().get_connection_info(connection, MHD_CONNECTION_INFO_CONNECTION_FD);
+    if (info) ::shutdown(info->connect_fd, SHUT_RDWR);
+  }
+}
+
 int HttpServer::access(MHD_Connection* connection, const char* url, const char* method,
                               const char* upload_data, size_t* upload_data_size, void** state) {
   const MhdApi& api = mhd_api();
   auto* holder = static_cast<std::shared_ptr<Exchange>*>(*state);
   if (!holder) {
+    if (auto it = connections_.find(connection); it != connections_.end()) it->second.reset();
     HttpRequest request;
     request.method = method ? method : "";
     request.path = url ? url : "";

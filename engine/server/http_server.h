@@ -9,6 +9,8 @@
 #include <mutex>
 #include <string>
 #include <thread>
+#include <optional>
+#include <unordered_map>
 #include <unordered_set>
 #include <vector>
 
@@ -23,8 +25,13 @@ struct ServerLimits {
   // A connection that sends nothing for this long (a slowloris, an idle keep-alive) is closed. A request waiting
   // for its run is not idle.
   std::chrono::seconds idle_timeout{30};
+  // A request's head (its line and headers) must have arrived whole this long after the connection opened or the
+  // previous response on it ended: a client that sends a byte a second is never idle, and would otherwise hold its
+  // connection for ever. An idle kept-alive connection is closed after this long too.
+  std::chrono::seconds head_time{10};
   // A body still arriving after this long is cut off (a chunked body that never ends).
   std::chrono::seconds upload_time{60};
+  // Past this many open connections a new one is closed as soon as it is accepted.
   unsigned max_connections = 10000;
   size_t max_stream_queue_bytes = size_t{4} << 20;
   std::chrono::milliseconds heartbeat{15000};
@@ -81,6 +88,8 @@ class HttpServer {
   void loop();
   void resume(Exchange& exchange);
   void beat_hearts();
+  // Closes the connections whose request head is overdue (ServerLimits::head_time).
+  void cut_slow_heads();
 
   ServerLimits limits_;
   Cancel all_;  // the parent of every exchange's
@@ -95,6 +104,10 @@ class HttpServer {
   bool stopping_ = false;        // under control_mu_, then read by the serve thread after a wake
   bool stop_accepting_ = false;
   std::unordered_set<Exchange*> open_;  // the serve thread's: every exchange not yet completed
+  // The serve thread's: every open connection, with since when it has been waiting for a request's head (none while
+  // a request is being read or answered). libmicrohttpd calls back on the serve thread alone (external epoll).
+  std::unordered_map<MHD_Connection*, std::optional<std::chrono::steady_clock::time_point>> connections_;
+  std::chrono::steady_clock::time_point next_sweep_;
   std::chrono::steady_clock::time_point next_beat_;
   bool closing_ = false;  // the serve thread's: stop() has begun
 };

@@ -227,7 +227,7 @@ void McpService::call_tool(const Value& id, const Value& params, bool modern, co
       std::lock_guard lock(mu_);
       calls_.erase(key);
     }
-    slots_.release();
+    slots_.withdraw();
     send(error_message(id, kInternalError, "the server cannot start another run now"));
   }
 }

@@ -2,10 +2,10 @@
 
 namespace engine::server {
 
-bool RunSlots::admit() {
+bool RunSlots::admit(size_t runs) {
   std::lock_guard lock(mu_);
-  if (admitted_ >= max_running_ + max_waiting_) return false;
-  ++admitted_;
+  if (admitted_ + runs > max_running_ + max_waiting_) return false;
+  admitted_ += runs;
   return true;
 }
 
@@ -19,7 +19,15 @@ void RunSlots::release() {
   {
     std::lock_guard lock(mu_);
     --admitted_;
-    if (running_ > 0) --running_;
+    --running_;
+  }
+  changed_.notify_all();
+}
+
+void RunSlots::withdraw(size_t runs) {
+  {
+    std::lock_guard lock(mu_);
+    admitted_ -= runs;
   }
   changed_.notify_all();
 }

@@ -12,12 +12,16 @@ class RunSlots {
  public:
   RunSlots(size_t in_flight, size_t queued) : max_running_(in_flight), max_waiting_(queued) {}
 
-  // Counts a run in (running or waiting); false when both are full.
-  bool admit();
+  // Counts `runs` runs in (running or waiting), all or none; false when there is no room for them all.
+  bool admit(size_t runs = 1);
+  // How many runs can be admitted at once at most: the slots and the places to wait.
+  size_t capacity() const { return max_running_ + max_waiting_; }
   // On the run's fiber, after admit(): waits for a free slot.
   void wait_turn();
-  // The run has ended (whether or not it got its turn).
+  // A run that had its turn has ended.
   void release();
+  // `runs` admitted runs will never take their turn (they could not be started).
+  void withdraw(size_t runs = 1);
   // Until no run is admitted, or `deadline`; true when none is.
   bool wait_idle(SteadyTime deadline);
 

@@ -49,6 +49,8 @@ class Server {
 
   uint16_t port() const { return http_->port(); }
   std::shared_ptr<const Catalog> catalog() const { return service_->catalog(); }
+  // Runs going or waiting for a slot.
+  size_t running_runs() const { return service_->slots().running() + service_->slots().waiting(); }
   // Loads the workflows again: what loads replaces what was; a file that no longer loads keeps its old workflow.
   // Returns the problems. Throws (and changes nothing) when the new set cannot be served at all.
   std::vector<std::string> reload();

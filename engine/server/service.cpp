@@ -134,19 +134,11 @@ void Service::handle(const std::shared_ptr<Exchange>& exchange) {
 }
 
 void Service::start_run(const std::shared_ptr<Exchange>& exchange, RunBody body) {
-  if (!slots_.admit()) {
-    HttpResponse busy = error_response(429, "the server has as many runs as it takes; try again shortly",
-                                       "too_many_runs");
-    busy.headers.emplace_back("Retry-After", "1");
-    return exchange->respond(std::move(busy));
-  }
-  auto deadline = std::chrono::steady_clock::now() + limits_.run_timeout;
-  std::string why = "the run took longer than the server's limit of " + std::to_string(limits_.run_timeout.count()) +
-                    " s (--run-timeout)";
+  if (!slots_.admit()) return exchange->respond(too_many_runs());
   try {
-    pool_.spawn([this, exchange, body = std::move(body), deadline, why] {
+    pool_.spawn([this, exchange, body = std::move(body)] {
       slots_.wait_turn();
-      Cancel cancel(&exchange->cancel(), deadline, why);
+      Cancel cancel(&exchange->cancel(), std::chrono::steady_clock::now() + limits_.run_timeout, timeout_message());
       try {
         body(cancel);
       } catch (const std::exception& e) {
@@ -156,9 +148,20 @@ void Service::start_run(const std::shared_ptr<Exchange>& exchange, RunBody body)
       slots_.release();
     });
   } catch (const std::bad_alloc&) {
-    slots_.release();
+    slots_.withdraw();
     exchange->respond(error_response(503, "the server cannot start another run now", "out_of_memory"));
   }
+}
+
+HttpResponse Service::too_many_runs() const {
+  HttpResponse busy = error_response(429, "the server has as many runs as it takes; try again shortly", "too_many_runs");
+  busy.headers.emplace_back("Retry-After", "1");
+  return busy;
+}
+
+std::string Service::timeout_message() const {
+  return "the run took longer than the server's limit of " + std::to_string(limits_.run_timeout.count()) +
+         " s (--run-timeout)";
 }
 
 void Service::list_workflows(Exchange& exchange) const {
@@ -220,9 +223,18 @@ void Service::batch(const std::shared_ptr<Exchange>& exchange, const ServedWorkf
     return exchange->respond(error_response(400, "a batch holds at most " + std::to_string(limits_.max_batch) +
                                                      " inputs (--max-batch); this one holds " +
                                                      std::to_string(list->size()), "input.too_many", "inputs"));
+  // Each input is a run of its own under the server's slots, as many requests would be: all are admitted at once
+  // (or the batch is turned away), and each waits for its slot.
+  size_t n = list->size();
+  if (n > slots_.capacity())
+    return exchange->respond(error_response(400, "this server takes at most " + std::to_string(slots_.capacity()) +
+                                                     " runs at once (--runs plus --queue); a batch of " +
+                                                     std::to_string(n) + " can never be taken",
+                                            "input.too_many", "inputs"));
+  if (!slots_.admit(n)) return exchange->respond(too_many_runs());
   auto executor = workflow.executor;
   auto rows = std::make_shared<Value>(std::move(*list));
-  start_run(exchange, [this, exchange, executor, rows, name = workflow.name, file = workflow.file](const Cancel& cancel) {
+  auto answer = [this, exchange, executor, rows, name = workflow.name, file = workflow.file] {
     const Redactor& redactor = executor->redactor();
     std::vector<Value> results(rows->size());
     ServedRunSinks sinks(observers_, exchange->request(), redactor, file);  // one trace: each row's run under the caller's span
@@ -230,6 +242,8 @@ void Service::batch(const std::shared_ptr<Exchange>& exchange, const ServedWorkf
       TaskGroup group;
       for (size_t i = 0; i < rows->size(); ++i)
         group.spawn([&, i] {
+          slots_.wait_turn();
+          Cancel cancel(&exchange->cancel(), std::chrono::steady_clock::now() + limits_.run_timeout, timeout_message());
           try {
             if (!(*rows)[i].is_object())
               throw Error("input.not_object", "inputs[" + std::to_string(i) + "] is not an object of inputs");
@@ -240,12 +254,21 @@ void Service::batch(const std::shared_ptr<Exchange>& exchange, const ServedWorkf
             results[i] = app::run_document(result, redactor);
           } catch (const Error& e) {
             results[i] = Value{{"error", {{"message", redactor.redact(e.formatted())}, {"code", e.kind()}}}};
+          } catch (const std::exception& e) {
+            results[i] = Value{{"error", {{"message", std::string("the server failed: ") + e.what()}, {"code", "internal"}}}};
           }
+          slots_.release();
         });
     }
     sinks.respond_with(200);
     exchange->respond(json_response(200, to_json_text(Value{{"results", std::move(results)}})));
-  });
+  };
+  try {
+    pool_.spawn(std::move(answer));
+  } catch (const std::bad_alloc&) {
+    slots_.withdraw(n);
+    exchange->respond(error_response(503, "the server cannot start another run now", "out_of_memory"));
+  }
 }
 
 // POST /mcp: Streamable HTTP, stateless (no session id, no GET stream), both eras. A request is answered with JSON,

@@ -57,6 +57,8 @@ class Service {
   // Runs `body` on a fiber once a run slot is free, under a Cancel that stops with the client, the server, or the
   // server's time limit for a run; answers 429 at once when no slot will be.
   void start_run(const std::shared_ptr<Exchange>& exchange, RunBody body);
+  HttpResponse too_many_runs() const;  // 429 with Retry-After
+  std::string timeout_message() const;  // what a run past --run-timeout ends with
 
   mutable std::mutex catalog_mu_;
   std::shared_ptr<const Catalog> catalog_;

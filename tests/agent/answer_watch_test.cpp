@@ -75,3 +75,39 @@ TEST_CASE("answer watch: a retried attempt starts over and a sub-workflow's answ
   for (std::string t : {" Answer: not", " this"}) watch.receive(Event{EventType::LlmToken, Value{{"text", t}}}, {"run", ""});
   CHECK(out.answer_pieces.empty());  // " Answer: not this" alone holds no marker
 }
+
+namespace {
+
+// The default ReAct parser, counting the bytes it is asked to read.
+struct CountingParser : parse::OutputParser {
+  parse::ReactParser inner = default_react_parser();
+  mutable size_t bytes_read = 0;
+  parse::ParsedOutput parse(std::string_view text) const override { return inner.parse(text); }
+  std::optional<std::string> answer_so_far(std::string_view text) const override {
+    bytes_read += text.size();
+    return inner.answer_so_far(text);
+  }
+};
+
+}  // namespace
+
+TEST_CASE("answer watch: a long answer is read a few times over, not once per token, and goes out whole",
+          "[agent][stream]") {
+  Collected out;
+  CountingParser parser;
+  agent::AnswerWatch watch(out, parser);
+  std::vector<std::string> tokens{"Thought: long.\nFinal Answer:"};
+  std::string answer;
+  for (int i = 0; i < 200000; ++i) {
+    tokens.push_back(" w" + std::to_string(i % 100));
+    answer += tokens.back();
+  }
+  stream_call(watch, tokens);
+  watch.receive(Event{EventType::LlmEnd, Value::object()}, EventPlace{"run", ""});
+  CHECK(joined(out.answer_pieces) == answer.substr(1));
+  size_t text_size = tokens.front().size() + answer.size();
+  INFO("read " << parser.bytes_read << " bytes of a text of " << text_size);
+  // Every token read whole until 8 KiB (under 8 MB in all), then a sixteenth's growth at a time: at most some
+  // twenty passes over the text (reading it at each of the 200,000 tokens would be over 10^11 bytes).
+  CHECK(parser.bytes_read < 8192 * 8192 / 2 + 20 * text_size);
+}

@@ -118,6 +118,31 @@ TEST_CASE("provider cancel: the scripted provider's latency and the gate's queue
   CHECK(kind == "run.timeout");
 }
 
+TEST_CASE("provider cancel: the scripted provider's stream ends with the run, however long its answer",
+          "[llm][cancel]") {
+  ScriptedScript script;
+  std::string answer;
+  for (int i = 0; i < 100000; ++i) answer += "word ";
+  script.replies.push_back({answer});
+  ScriptedLlm scripted(script);
+  Cancel cancel;
+  // A watcher of the stream that stops the run at its tenth word, as a client leaving would.
+  struct StopAtTen : EventSink {
+    Cancel& cancel;
+    int tokens = 0;
+    explicit StopAtTen(Cancel& c) : cancel(c) {}
+    void receive(const Event& e, const EventPlace&) override {
+      if (e.type == EventType::LlmToken && ++tokens == 10) cancel.cancel();
+    }
+  } watcher(cancel);
+  LlmRequest request = cancellable_request(cancel, true);
+  request.events = &watcher;
+  std::string kind;
+  test::error_of([&] { scripted.complete(request); }, &kind);
+  CHECK(kind == "run.cancelled");
+  CHECK(watcher.tokens == 10);  // not one word more went out
+}
+
 TEST_CASE("provider cancel: a run already stopped sends no request", "[llm][cancel]") {
   MockLlmServer server;
   server.enqueue(MockLlmServer::chat("4"));

@@ -57,6 +57,14 @@ class RawClient {
     return out;
   }
   bool closed_by_peer() const { return closed_; }
+  // Whether the peer closes the connection within `wait` (with nothing to read before it).
+  bool wait_closed(timeval wait) {
+    ::setsockopt(fd_, SOL_SOCKET, SO_RCVTIMEO, &wait, sizeof wait);
+    char c;
+    ssize_t n = ::recv(fd_, &c, 1, 0);
+    closed_ = n == 0 || (n < 0 && errno == ECONNRESET);
+    return closed_;
+  }
   void close() {
     if (fd_ >= 0) ::close(fd_);
     fd_ = -1;
@@ -225,6 +233,75 @@ TEST_CASE("http server: a connection that sends nothing, or half a request, is c
   slowloris.read_some();
   CHECK(silent.closed_by_peer());
   CHECK(slowloris.closed_by_peer());
+  http.stop();
+}
+
+TEST_CASE("http server: a head sent a byte at a time is cut at the head deadline, however often bytes come",
+          "[server][http][hostile]") {
+  ServerLimits limits = quick_limits();
+  limits.idle_timeout = 30s;  // never idle: a byte comes every 50 ms
+  limits.head_time = 1s;
+  std::atomic<int> requests{0};
+  HttpServer http("127.0.0.1", 0, limits, [&](const std::shared_ptr<Exchange>& e) {
+    ++requests;
+    e->respond(json_response(200, "{}"));
+  });
+  RawClient slowloris(http.port());
+  REQUIRE(slowloris.connected());
+  timeval tv{0, 50000};
+  const std::string head = "GET / HTTP/1.1\r\nHost: x\r\nX-Slow: " + std::string(400, 'a');  // 20 s of bytes
+  size_t sent = 0;
+  bool cut = false;
+  while (sent < head.size() && !cut) {
+    if (!slowloris.send_text(head.substr(sent, 1))) break;
+    ++sent;
+    cut = slowloris.wait_closed(tv);  // the pace: the client waits 50 ms for the server to hang up
+  }
+  CHECK(cut);
+  CHECK(sent < head.size());
+  CHECK(requests == 0);
+  // A kept-alive connection waits for its next request's head no longer than that either.
+  RawClient kept(http.port());
+  REQUIRE(kept.send_text("GET / HTTP/1.1\r\nHost: x\r\n\r\n"));
+  CHECK(kept.read_some().rfind("HTTP/1.1 200", 0) == 0);
+  kept.read_some();
+  CHECK(kept.closed_by_peer());
+  CHECK(requests == 1);
+  http.stop();
+}
+
+TEST_CASE("http server: past the connection cap a new connection is closed at once and the open ones go on",
+          "[server][http][hostile]") {
+  ServerLimits limits = quick_limits();
+  limits.idle_timeout = 30s;
+  limits.head_time = 30s;
+  limits.max_connections = 2;
+  HttpServer http("127.0.0.1", 0, limits, [](const std::shared_ptr<Exchange>& e) {
+    e->respond(json_response(200, "{}"));
+  });
+  const std::string request = "GET / HTTP/1.1\r\nHost: x\r\n\r\n";
+  // Each answered once, so the server has taken both before the third comes.
+  auto a = std::make_unique<RawClient>(http.port());
+  RawClient b(http.port());
+  for (RawClient* c : {a.get(), &b}) {
+    REQUIRE(c->send_text(request));
+    CHECK(c->read_some().rfind("HTTP/1.1 200", 0) == 0);
+  }
+  RawClient third(http.port());
+  CHECK(third.read_some().empty());
+  CHECK(third.closed_by_peer());
+  // The two open ones are still served.
+  REQUIRE(b.send_text(request));
+  CHECK(b.read_some().rfind("HTTP/1.1 200", 0) == 0);
+  // Once one leaves, a new client takes its place (as soon as the server has seen it go).
+  a.reset();
+  bool served = false;
+  for (int attempt = 0; attempt < 100 && !served; ++attempt) {
+    RawClient next(http.port());
+    next.send_text(request);
+    served = next.read_some().rfind("HTTP/1.1 200", 0) == 0;
+  }
+  CHECK(served);
   http.stop();
 }
 

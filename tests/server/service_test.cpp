@@ -2,7 +2,9 @@
 // workflow API (list, invoke, stream, batch), the OpenAI-compatible one (models, completions streamed or not, its
 // errors), tokens, the run slots and their 429, a run's time limit, reload, and redaction on the way out.
 #include <catch2/catch.hpp>
+#include <atomic>
 #include <cstdlib>
+#include <cstring>
 #include <httplib.h>
 #include <thread>
 
@@ -62,10 +64,11 @@ struct Served {
   std::unique_ptr<Server> server;
   std::unique_ptr<httplib::Client> client;
 
-  explicit Served(ServeOptions options = {}) {
+  // `slow_ms`: how long the workflow `slow` takes to answer.
+  explicit Served(ServeOptions options = {}, int slow_ms = 3000) {
     ::setenv("TEST_SERVE_SECRET", kServeSecret, 1);
     dir.write("echo.yaml", kEchoWorkflow);
-    dir.write("slow.yaml", test::slow_workflow(3000));
+    dir.write("slow.yaml", test::slow_workflow(slow_ms));
     dir.write("shout.yaml", kStepsWorkflow);
     dir.write("echo.test.yaml", "not a workflow: the folder's tests are left out\n");
     options.paths = {dir.path().string()};
@@ -816,4 +819,176 @@ TEST_CASE("serve: each run served is recorded in the run store, masked", "[serve
   CHECK(echo->workflow == "echo");
   CHECK(echo->inputs["input"] == "echo ***");
   for (const auto& line : echo->events) CHECK_FALSE(test::holds_piece_of_key(line, kServeSecret));
+}
+
+// A model whose ReAct answer streams for half a minute: a word every 100 ms, 300 of them.
+test::MockLlmServer::Reply endless_answer() {
+  test::MockLlmServer::Reply endless = test::MockLlmServer::chat_stream({"Thought: long.\nFinal Answer: "});
+  std::vector<std::string> words(300, test::MockLlmServer::chat_delta("word "));
+  endless.pieces.insert(endless.pieces.begin() + 2, words.begin(), words.end());
+  endless.piece_delay_ms = 100;
+  return endless;
+}
+
+// The served folder's workflows answered by `model` (OPENAI_BASE_URL and the key set while it is built).
+std::unique_ptr<Served> served_by(const test::MockLlmServer& model, ServeOptions options) {
+  ::setenv("OPENAI_BASE_URL", model.base_url().c_str(), 1);
+  ::setenv("OPENAI_API_KEY", "sk-serve-stream-key-0123456789", 1);
+  options.load.llm = "openai:test-model";
+  auto served = std::make_unique<Served>(options);
+  ::unsetenv("OPENAI_BASE_URL");
+  ::unsetenv("OPENAI_API_KEY");
+  return served;
+}
+
+const char* const kStreamedChat = R"({"model": "echo", "stream": true, "messages": [{"role": "user", "content": "hi"}]})";
+
+size_t words_in(const std::string& body) {
+  size_t words = 0;
+  for (size_t at = 0; (at = body.find("word", at)) != std::string::npos; at += 4) ++words;
+  return words;
+}
+
+// Whether the server's run slots are all free within a few seconds: a run stops with what cancelled it.
+bool slots_free(Served& s) {
+  for (int i = 0; i < 500 && s.server->running_runs() > 0; ++i) std::this_thread::sleep_for(10ms);
+  return s.server->running_runs() == 0;
+}
+
+TEST_CASE("serve: a streamed chat completion whose model streams on past the run's time limit ends with run.timeout",
+          "[server][serve][openai][limits]") {
+  test::MockLlmServer model;
+  model.enqueue(endless_answer());
+  ServeOptions options;
+  options.service.run_timeout = 1s;
+  auto s = served_by(model, options);
+  auto r = s->post("/v1/chat/completions", kStreamedChat);
+  REQUIRE(r);
+  INFO(r->body.substr(0, 2000));
+  CHECK(r->body.find(R"("code":"run.timeout")") != std::string::npos);
+  CHECK(words_in(r->body) < 300);  // cut before the model's answer ended
+  CHECK(slots_free(*s));
+}
+
+TEST_CASE("serve: a client that leaves a streamed chat completion frees its run slot while the model still writes",
+          "[server][serve][openai][cancel]") {
+  test::MockLlmServer model;
+  model.enqueue(endless_answer());
+  auto s = served_by(model, {});
+  httplib::Client client("127.0.0.1", s->server->port());
+  std::atomic<int> words{0};
+  // The client reads until the answer's words come, then gives up.
+  httplib::Request request;
+  request.method = "POST";
+  request.path = "/v1/chat/completions";
+  request.body = kStreamedChat;
+  request.set_header("Content-Type", "application/json");
+  request.content_receiver = [&](const char* data, size_t length, uint64_t, uint64_t) {
+    words += static_cast<int>(words_in(std::string(data, length)));
+    return words < 3;
+  };
+  client.send(request);
+  CHECK(words >= 3);
+  CHECK(slots_free(*s));
+  CHECK(words < 300);
+}
+
+TEST_CASE("serve: a shutdown past its grace cancels a streamed chat completion, which ends with an error event",
+          "[server][serve][openai][shutdown]") {
+  test::MockLlmServer model;
+  model.enqueue(endless_answer());
+  ServeOptions options;
+  options.grace = 1s;
+  auto s = served_by(model, options);
+  std::string body;
+  std::thread streaming([&] {
+    httplib::Client client("127.0.0.1", s->server->port());
+    client.set_read_timeout(60, 0);
+    auto r = client.Post("/v1/chat/completions", kStreamedChat, "application/json");
+    if (r) body = r->body;
+  });
+  // Once the run is under way (a model request made), the server is told to stop.
+  for (int i = 0; i < 500 && model.requests().empty(); ++i) std::this_thread::sleep_for(10ms);
+  REQUIRE(model.requests().size() == 1);
+  CHECK(s->server->shutdown() == 1);  // the one run still going when the grace ran out
+  streaming.join();
+  INFO(body.substr(0, 2000));
+  CHECK(body.find(R"("code":"run.cancelled")") != std::string::npos);
+  CHECK(words_in(body) < 300);
+}
+
+TEST_CASE("serve: a batch's inputs are runs under the server's slots: one at a time at --runs 1, past room a 429",
+          "[server][serve][limits]") {
+  ServeOptions options;
+  options.service.runs_in_flight = 1;
+  options.service.runs_queued = 4;
+  Served s(options, 300);
+  std::string body;
+  std::thread batch([&] {
+    httplib::Client c("127.0.0.1", s.server->port());
+    c.set_read_timeout(30, 0);
+    auto r = c.Post("/v1/workflows/slow/batch", R"({"inputs": [{"input": "a"}, {"input": "b"}, {"input": "c"}]})",
+                    "application/json");
+    if (r) body = r->body;
+  });
+  // Seen at once: one run going and two waiting for the slot.
+  bool queued_behind = false;
+  for (int i = 0; i < 1000 && !queued_behind; ++i) {
+    queued_behind = s.server->running_runs() == 3;
+    if (!queued_behind) std::this_thread::sleep_for(2ms);
+  }
+  CHECK(queued_behind);
+  // The room left is 2: a batch of three more is turned away whole.
+  auto full = s.post("/v1/workflows/shout/batch", R"({"inputs": [{"text": "a"}, {"text": "b"}, {"text": "c"}]})");
+  REQUIRE(full);
+  CHECK(full->status == 429);
+  CHECK(body_of(full)["error"]["code"] == "too_many_runs");
+  batch.join();
+  Value results = parse_json(body)["results"];
+  REQUIRE(results.size() == 3);
+  for (const Value& r : results) CHECK(r["output"] == "late");
+  // One larger than the server could ever hold is a 400 saying so.
+  auto never = s.post("/v1/workflows/shout/batch", R"({"inputs": [{"text": "1"}, {"text": "2"}, {"text": "3"},
+                                                                 {"text": "4"}, {"text": "5"}, {"text": "6"}]})");
+  REQUIRE(never);
+  CHECK(never->status == 400);
+  CHECK(body_of(never)["error"]["message"] ==
+        "this server takes at most 5 runs at once (--runs plus --queue); a batch of 6 can never be taken");
+}
+
+TEST_CASE("serve: a workflow of steps with an input named input is a chat model, run on the last message alone",
+          "[server][serve][openai]") {
+  Served s;
+  s.dir.write("steps_chat.yaml", R"(name: steps_chat
+inputs: {input: {}}
+llm:
+  provider: scripted
+  scripted:
+    rules: [{match: 'Shout: (?P<t>.*)$', reply: '{{ t | upper }}'}]
+steps:
+  shout: {kind: llm, prompt: 'Shout: {{ input }}'}
+)");
+  CHECK(s.server->reload().empty());
+  auto models = s.client->Get("/v1/models");
+  REQUIRE(models);
+  Value ids = Value::array();
+  Value listed = body_of(models);
+  for (const Value& m : listed["data"]) ids.push_back(m["id"]);
+  CHECK(ids == Value::array({"echo", "slow", "steps_chat"}));
+  auto r = s.post("/v1/chat/completions", R"({"model": "steps_chat", "messages": [
+      {"role": "user", "content": "earlier"}, {"role": "assistant", "content": "EARLIER"},
+      {"role": "user", "content": "now then"}]})");
+  REQUIRE(r);
+  CHECK(r->status == 200);
+  CHECK(body_of(r)["choices"][0]["message"]["content"] == "NOW THEN");
+  auto streamed = s.post("/v1/chat/completions",
+                         R"({"model": "steps_chat", "stream": true, "messages": [{"role": "user", "content": "hi"}]})");
+  REQUIRE(streamed);
+  bool done = false;
+  std::string content;
+  for (const Value& c : chat_chunks(streamed->body, done))
+    if (!c["choices"].empty() && c["choices"][0]["delta"].contains("content"))
+      content += c["choices"][0]["delta"]["content"].get<std::string>();
+  CHECK(content == "HI");
+  CHECK(done);
 }

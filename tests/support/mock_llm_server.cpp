@@ -49,7 +49,7 @@ struct MockLlmServer::Impl {
     }
     res.set_chunked_content_provider("text/event-stream", [reply](size_t, httplib::DataSink& sink) {
       for (const auto& piece : reply.pieces) {
-        sink.write(piece.data(), piece.size());
+        if (!sink.write(piece.data(), piece.size())) return false;  // the client left: a server stops, as this one
         std::this_thread::sleep_for(std::chrono::milliseconds(reply.piece_delay_ms));
       }
       if (reply.stall_after_ms > 0) std::this_thread::sleep_for(std::chrono::milliseconds(reply.stall_after_ms));

@@ -172,6 +172,9 @@ RunCore::ToolOutcome RunCore::run_tool(parse::AgentAction& action, Observation& 
   if (entry->return_direct) ev["return_direct"] = true;
   if (!r.ok()) ev["error"] = r.error_kind;
   events_.emit({EventType::ToolEnd, std::move(ev)});
+  // A run stopped while its tool ran ends here, whatever the tool made of it (a script may have caught the error
+  // its HTTP request ended with, and answered): not an observation, not a return_direct answer.
+  if (options_.cancel && options_.cancel->stopped()) throw_stopped(*options_.cancel);
   observation.text = tools::observation_text(r.output);
   observation.output = std::move(r.output);
   if (!r.ok() && entry->fail_run_on_error) {

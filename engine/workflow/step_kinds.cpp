@@ -53,6 +53,7 @@ StepOutcome ToolWork::run(const tmpl::Vars& vars, EventSink& events, const agent
   Value end{{"tool", tool_->name()}, {"call_id", "call_1"}, {"observation", r.output}};
   if (!r.ok()) end["error"] = r.error_kind;
   events.emit({EventType::ToolEnd, std::move(end)});
+  if (options.cancel && options.cancel->stopped()) throw_stopped(*options.cancel);  // whatever the tool answered
   if (!r.ok()) throw Error(r.error_kind, r.text());
   return StepOutcome{std::move(r.output)};
 }
@@ -101,6 +102,7 @@ Value SubRunWork::rendered_inputs(const tmpl::Vars& vars) const { return render_
 
 StepOutcome LuaWork::run(const tmpl::Vars& vars, EventSink& events, const agent::RunOptions& options) const {
   tools::ToolResult r = script_->instantiate({&events, options.cancel, nullptr, options.trace})->invoke(rendered_inputs(vars));
+  if (options.cancel && options.cancel->stopped()) throw_stopped(*options.cancel);  // whatever the script answered
   if (!r.ok()) throw Error(r.error_kind, r.text());
   return StepOutcome{std::move(r.output)};
 }

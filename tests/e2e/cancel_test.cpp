@@ -99,3 +99,27 @@ TEST_CASE("a step's timeout ends its slow model call and fails the run with stop
   CHECK(doc["error"]["kind"] == "run.timeout");
   CHECK(doc["error"]["message"] == "step 'ask' failed: the timeout of step 'ask' (50 ms) passed");
 }
+
+TEST_CASE("SIGINT during a Lua step's HTTP request cannot be caught by the script: the run is cancelled, exit 130",
+          "[e2e][cancel][lua]") {
+  MockLlmServer api;  // the granted API, which answers after a minute
+  enqueue_slow_answer(api, "late");
+  test::TempDir dir;
+  // A script that catches every error of its request and answers all the same, as a careless one would.
+  dir.write("catcher.lua",
+            "return function(inputs)\n"
+            "  local ok, err = pcall(engine.http.request, {method = 'POST', url = 'chat/completions', body = '{}'})\n"
+            "  if not ok then return 'finish: caught ' .. tostring(err) end\n"
+            "  return 'answered'\n"
+            "end\n");
+  dir.write("w.yaml", "inputs:\n  topic: t\nsteps:\n  fetch:\n    kind: lua\n    lua: catcher.lua\n"
+                      "    limits: {timeout_ms: 60000}\n    allow:\n      http:\n        - url: \"" +
+                          api.base_url() + "/\"\n          methods: [POST]\n");
+  test::EngineProcess engine("run " + test::shell_quote((dir.path() / "w.yaml").string()) + " --json --input tides");
+  auto r = interrupt_when_waiting(engine, api);
+  CHECK(r.result.exit_code == 130);
+  CHECK(r.doc["stopped_reason"] == "cancelled");
+  CHECK(r.doc["error"]["kind"] == "run.cancelled");
+  CHECK(r.doc["steps"]["fetch"]["status"] == "failed");
+  CHECK(r.result.out.find("caught") == std::string::npos);
+}

@@ -27,9 +27,11 @@ struct Failure {
 };
 
 // Raises the failure as the script's error, or the time limit's when the call's time ran out while it waited (a
-// shorter timeout the script gave is its own error, which it may catch).
+// shorter timeout the script gave is its own error, which it may catch), or the run's stop when the run stopped
+// meanwhile (Ctrl-C, its deadline): neither of those two can be caught.
 [[noreturn]] void raise(lua_State* L, const char* function, const Failure& f) {
   LuaSandbox& sandbox = sandbox_of(L);
+  if (const Cancel* cancel = sandbox.context().cancel; cancel && cancel->stopped()) sandbox.fail_stopped(L);
   if (f.timed_out && std::chrono::steady_clock::now() + std::chrono::milliseconds(50) >= sandbox.deadline())
     sandbox.fail_timeout(L);
   luaL_error(L, "%s: %s", function, f.message.c_str());

@@ -171,6 +171,9 @@ void LuaSandbox::raise_trip(lua_State* L) {
     case Trip::Memory:
       luaL_error(L, "memory limit of %I bytes exceeded", static_cast<lua_Integer>(limits_.memory_bytes));
       break;
+    case Trip::Stopped:
+      luaL_error(L, "%s", stopped_error(*context_.cancel).message().c_str());
+      break;
     default:
       luaL_error(L, "time limit of %I ms exceeded", static_cast<lua_Integer>(limits_.timeout.count()));
   }
@@ -181,6 +184,7 @@ void LuaSandbox::check_limits(lua_State* L) {
   if (trip_ == Trip::None) {
     if (executed_ > limits_.instructions) trip_ = Trip::Instructions;
     else if (std::chrono::steady_clock::now() > deadline_) trip_ = Trip::Timeout;
+    else if (context_.cancel && context_.cancel->stopped()) trip_ = Trip::Stopped;  // a loop ends with its run too
   }
   if (trip_ != Trip::None) raise_trip(L);
 }
@@ -198,6 +202,11 @@ void LuaSandbox::charge(lua_State* L, uint64_t steps) {
 
 void LuaSandbox::fail_timeout(lua_State* L) {
   if (trip_ == Trip::None) trip_ = Trip::Timeout;
+  raise_trip(L);
+}
+
+void LuaSandbox::fail_stopped(lua_State* L) {
+  if (trip_ == Trip::None) trip_ = Trip::Stopped;
   raise_trip(L);
 }
 
@@ -372,6 +381,11 @@ LuaSandbox::Outcome LuaSandbox::outcome_of(int rc, int base) {
     out.message = "instruction limit of " + std::to_string(limits_.instructions) + " exceeded";
   if (trip_ == Trip::Timeout && out.message.find("time limit") == std::string::npos)
     out.message = "time limit of " + std::to_string(limits_.timeout.count()) + " ms exceeded";
+  if (trip_ == Trip::Stopped && context_.cancel) {
+    Error stop = stopped_error(*context_.cancel);
+    out.error_kind = stop.kind();
+    out.message = stop.message();
+  }
   lua_settop(L_, base);
   trip_ = Trip::None;
   lua_gc(L_, LUA_GCCOLLECT, 0);  // give back what a failed call piled up before the next one

@@ -29,7 +29,8 @@ struct LuaLimits {
   std::chrono::milliseconds timeout{2000};
 };
 
-enum class Trip { None, Instructions, Memory, Timeout };
+// What ended a call that a script cannot catch: a limit, or its run's stop (Ctrl-C, the run's deadline).
+enum class Trip { None, Instructions, Memory, Timeout, Stopped };
 
 class LuaSandbox {
  public:
@@ -48,7 +49,9 @@ class LuaSandbox {
 
   struct Outcome {
     bool ok = true;
-    std::string error_kind;  // "lua.error", "lua.timeout", "lua.instruction_limit", "lua.memory_limit"
+    // "lua.error", "lua.timeout", "lua.instruction_limit", "lua.memory_limit"; or "run.cancelled", "run.timeout"
+    // when the call's run stopped
+    std::string error_kind;
     std::string message;
   };
   // Calls the function below `nargs` arguments on the stack with a fresh budget; leaves `nresults` results on
@@ -71,6 +74,8 @@ class LuaSandbox {
   [[noreturn]] void fail_timeout(lua_State* L);
   // For memory a C function holds outside Lua's allocator (gsub's result): trips the memory limit.
   [[noreturn]] void fail_memory(lua_State* L);
+  // For a C function whose wait ended because the call's run stopped: the run's stop, which no pcall catches.
+  [[noreturn]] void fail_stopped(lua_State* L);
 
   const LuaLimits& limits() const { return limits_; }
 

@@ -112,6 +112,7 @@ class LuaToolInstance : public ToolInstance {
     if (lua_kind == "lua.timeout") return "tool.timeout";
     if (lua_kind == "lua.instruction_limit") return "tool.instruction_limit";
     if (lua_kind == "lua.memory_limit") return "tool.memory_limit";
+    if (lua_kind == "run.cancelled" || lua_kind == "run.timeout") return lua_kind;  // the run's, not the tool's
     return "tool.error";
   }
 

@@ -76,3 +76,24 @@ TEST_CASE("a log line the host cannot take is the script's error, named, not a l
   CHECK(outcome.message == "[string \"print('x') return 'went on'\"]:1: cannot log the line: the disk is full");
   CHECK(lua_gettop(L) == 0);
 }
+
+TEST_CASE("a run that stops ends its script's loop, and no pcall catches the stop", "[lua][sandbox][cancel]") {
+  LuaSandbox sandbox(one_megabyte(), {}, nullptr);
+  lua_State* L = sandbox.state();
+  Cancel cancel;
+  cancel.cancel();
+  REQUIRE(luaL_loadstring(L, "for i = 1, 3 do pcall(function() while true do end end) end return 'swallowed'") == LUA_OK);
+  LuaSandbox::Outcome outcome;
+  {
+    ScopedCallContext context(sandbox, {nullptr, &cancel});
+    outcome = sandbox.call(0, 1);
+  }
+  CHECK_FALSE(outcome.ok);
+  CHECK(outcome.error_kind == "run.cancelled");
+  CHECK(outcome.message == "the run was cancelled");
+  // The next call, of a run not stopped, runs as ever.
+  REQUIRE(luaL_loadstring(L, "return 'fine'") == LUA_OK);
+  outcome = sandbox.call(0, 1);
+  CHECK(outcome.ok);
+  lua_pop(L, 1);
+}

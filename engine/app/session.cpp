@@ -1,6 +1,7 @@
 #include "engine/app/session.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -42,9 +43,20 @@ int column_of(const std::string& message) {
 Session Session::open(const std::filesystem::path& file, std::string output_key) {
   Session s(std::move(output_key));
   s.file_ = file;
+  // A session is kept in a file of its own: a FIFO would block the chat at its open, a device would swallow turns.
+  struct stat named {};
+  if (::lstat(file.c_str(), &named) == 0 && !S_ISREG(named.st_mode) && !S_ISLNK(named.st_mode))
+    throw Error("io.write_failed", "the session file '" + file.string() +
+                                       "' is not a regular file (a pipe, a device or a folder); give a file's name");
   // Held alone while the session goes on: two chats appending to one file would each lose the other's turns. Never
-  // through a symlink (one planted at a new session's name would have the turns written elsewhere).
-  auto held = open_locked(file, O_WRONLY | O_APPEND | O_CREAT, LockMode::Exclusive, 0600);
+  // through a symlink (one planted at a new session's name would have the turns written elsewhere). Non-blocking to
+  // open, so that a FIFO put there since the check above fails at once rather than waits for a reader.
+  auto held = open_locked(file, O_WRONLY | O_APPEND | O_CREAT | O_NONBLOCK, LockMode::Exclusive, 0600);
+  if (held) {
+    struct stat opened {};
+    if (::fstat(held->get(), &opened) != 0 || !S_ISREG(opened.st_mode))
+      throw Error("io.write_failed", "the session file '" + file.string() + "' is not a regular file; give a file's name");
+  }
   if (!held)
     throw Error("session.busy", "another engine process is using the session file '" + file.string() +
                                     "'; end it first, or give another file");

@@ -96,6 +96,7 @@ int run_batch(BatchCommandOptions& o) {
 
   print_summary(std::cerr, summary, options.out.string());
   warn_of_recording(recording);
+  if (trace) trace->finish();  // the summary is shown first: the runs' results are in their file all the same
   if (interrupts.signal()) {
     if (o.json) std::cout << to_json_text(summary.to_json()) << std::endl;
     return interrupted_exit_code(interrupts.signal());

@@ -52,6 +52,7 @@ int run(const RunOptions& o) {
   } else if (result.ok()) {
     print_answer(result.output);
   }
+  out.finish();
   if (!result.ok()) {
     print_error(result.error->kind, result.error->formatted(), o.output.no_color);
     if (result.stopped_reason == "cancelled" && interrupts.signal()) return interrupted_exit_code(interrupts.signal());

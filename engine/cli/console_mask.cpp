@@ -1,5 +1,6 @@
 #include "engine/cli/console_mask.h"
 
+#include <cstdio>
 #include <iostream>
 
 namespace engine::cli {
@@ -13,6 +14,12 @@ ConsoleMask::ConsoleMask()
   std::cout.rdbuf(out_.get());
   std::cerr.rdbuf(err_.get());
   std::clog.rdbuf(err_.get());
+}
+
+bool ConsoleMask::finish_output() {
+  bool sent = out_->finish();
+  // A flush that failed earlier (std::endl on a full disk) left its mark on the stream and on stdout.
+  return std::fflush(stdout) == 0 && sent && !std::cout.fail() && !std::ferror(stdout);
 }
 
 ConsoleMask::~ConsoleMask() {

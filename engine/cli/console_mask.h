@@ -14,6 +14,9 @@ class ConsoleMask {
  public:
   ConsoleMask();
   ~ConsoleMask();  // sends what was held back and gives the streams their own buffers again
+  // Sends what stdout held back, to the end: false when some of the command's output did not get through (a full
+  // disk, a pipe whose reader left), which the command then reports, as every write it makes is checked.
+  bool finish_output();
   ConsoleMask(const ConsoleMask&) = delete;
   ConsoleMask& operator=(const ConsoleMask&) = delete;
 

@@ -8,9 +8,9 @@
 #include "engine/cli/commands.h"
 #include "engine/cli/console_mask.h"
 
-int main(int argc, char** argv) {
-  // Every byte the command writes to stdout and stderr leaves masked: the one place keys are kept from the console.
-  engine::cli::ConsoleMask console_mask;
+namespace {
+
+int run_command(int argc, char** argv) {
   CLI::App app{"engine: declarative LLM agents and workflows from YAML"};
   app.set_version_flag("--version", "engine 0.1.0");
   app.require_subcommand(1);
@@ -56,6 +56,21 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     int rc = app.exit(e);
     return rc == 0 ? 0 : engine::cli::kBadInput;  // --help exits 0; usage errors are bad input
+  }
+  return exit_code;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  // Every byte the command writes to stdout and stderr leaves masked: the one place keys are kept from the console.
+  engine::cli::ConsoleMask console_mask;
+  int exit_code = run_command(argc, argv);
+  // An answer that never reached its reader is a failure, not a success (`engine run > /dev/full`).
+  if (!console_mask.finish_output()) {
+    engine::cli::print_error("io.write_failed",
+                             "cannot write the output to stdout (a full disk, or a reader that stopped reading)");
+    if (exit_code == engine::cli::kOk) exit_code = engine::cli::kRunFailed;
   }
   return exit_code;
 }

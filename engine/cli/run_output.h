@@ -48,6 +48,10 @@ class RunOutput {
   bool stream() const { return stream_; }
   // A new trace for a run when its spans are sent somewhere, else none (span_export.h).
   std::optional<TraceContext> new_trace() const { return spans_.new_trace(); }
+  // After the runs: the --trace file written to the end. Throws Error "io.write_failed" when it was not.
+  void finish() {
+    if (trace_) trace_->finish();
+  }
 
  private:
   EventFanout events_;

@@ -5,8 +5,15 @@
 namespace engine::cli {
 
 TraceFile::TraceFile(const std::string& path, std::ios::openmode mode, const Redactor& redactor)
-    : file_(path, mode), mask_(file_.rdbuf(), redactor), out_(&mask_), jsonl_(out_) {
+    : path_(path), file_(path, mode), mask_(file_.rdbuf(), redactor), out_(&mask_), jsonl_(out_) {
   if (!file_) throw Error("io.write_failed", "cannot write the trace file '" + path + "'");
+}
+
+void TraceFile::finish() {
+  bool sent = mask_.finish();
+  file_.flush();
+  if (!sent || !out_ || !file_)
+    throw Error("io.write_failed", "cannot write the trace file '" + path_ + "': some of its events were lost");
 }
 
 }  // namespace engine::cli

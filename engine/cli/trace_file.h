@@ -16,8 +16,12 @@ class TraceFile {
   // Opens `path` with `mode` (truncating for one run, appending for a batch). Throws Error "io.write_failed".
   TraceFile(const std::string& path, std::ios::openmode mode, const Redactor& redactor);
   EventSink& sink() { return jsonl_; }
+  // Sends what is held back and flushes the file. Throws Error "io.write_failed" when some of the trace did not get
+  // into it (a full disk).
+  void finish();
 
  private:
+  std::string path_;
   std::ofstream file_;
   MaskingStreambuf mask_;
   std::ostream out_;

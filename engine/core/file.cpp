@@ -7,7 +7,9 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <optional>
 #include <random>
+#include <string_view>
 
 #include "engine/core/error.h"
 
@@ -87,8 +89,47 @@ Error file_error(const std::string& what, const std::filesystem::path& file, con
   return Error(kind, what + " '" + file.string() + "': " + std::strerror(errno));
 }
 
+namespace {
+
+// The descriptor a path names when it is one of this process's own (/dev/stdout, /dev/fd/N, /proc/self/fd/N, or a
+// link to one): such a path is written through that descriptor, never replaced (a rename over /dev/stdout would
+// replace the system's link with a file).
+std::optional<int> own_descriptor(const std::filesystem::path& path) {
+  std::string named = path.string();
+  char target[256];
+  ssize_t n = ::readlink(path.c_str(), target, sizeof target - 1);
+  if (n > 0) named.assign(target, static_cast<size_t>(n));
+  for (std::string_view prefix : {"/proc/self/fd/", "/dev/fd/"})
+    if (named.rfind(prefix, 0) == 0) {
+      std::string digits = named.substr(prefix.size());
+      if (!digits.empty() && digits.size() < 6 && digits.find_first_not_of("0123456789") == std::string::npos)
+        return std::stoi(digits);
+    }
+  return std::nullopt;
+}
+
+}  // namespace
+
 FileReplacement::FileReplacement(std::filesystem::path path) : path_(std::move(path)) {
+  if (std::optional<int> own = own_descriptor(path_)) {
+    fd_ = FileDescriptor(::fcntl(*own, F_DUPFD_CLOEXEC, 0));
+    if (!fd_.valid()) throw file_error("cannot write", path_);
+    return;
+  }
   struct stat old {};
+  if (::stat(path_.c_str(), &old) == 0 && !S_ISREG(old.st_mode)) {
+    if (!S_ISCHR(old.st_mode) && !S_ISFIFO(old.st_mode))
+      throw Error("io.write_failed", "cannot write '" + path_.string() + "': it is " +
+                                         (S_ISDIR(old.st_mode) ? "a folder" : "not a file, a terminal or a pipe"));
+    // Non-blocking to open: a FIFO nobody reads is refused at once (ENXIO) instead of waited on for ever.
+    fd_ = FileDescriptor(::open(path_.c_str(), O_WRONLY | O_NONBLOCK | O_CLOEXEC));
+    if (!fd_.valid())
+      throw errno == ENXIO ? Error("io.write_failed", "cannot write '" + path_.string() + "': it is a pipe nobody reads")
+                           : file_error("cannot write", path_);
+    int flags = ::fcntl(fd_.get(), F_GETFL);
+    if (flags >= 0) ::fcntl(fd_.get(), F_SETFL, flags & ~O_NONBLOCK);
+    return;
+  }
   bool existed = ::stat(path_.c_str(), &old) == 0 && S_ISREG(old.st_mode);
   std::random_device random;
   for (int attempt = 0; !fd_.valid(); ++attempt) {
@@ -104,7 +145,7 @@ FileReplacement::FileReplacement(std::filesystem::path path) : path_(std::move(p
 }
 
 FileReplacement::~FileReplacement() {
-  if (!committed_) ::unlink(temp_.c_str());
+  if (!committed_ && !temp_.empty()) ::unlink(temp_.c_str());
 }
 
 void FileReplacement::write(std::string_view text) {
@@ -112,6 +153,10 @@ void FileReplacement::write(std::string_view text) {
 }
 
 void FileReplacement::commit() {
+  if (temp_.empty()) {  // written in place: a device or a pipe has nothing to sync or rename
+    committed_ = true;
+    return;
+  }
   if (::fsync(fd_.get()) != 0) throw file_error("cannot write", path_);
   if (::rename(temp_.c_str(), path_.c_str()) != 0) throw file_error("cannot replace", path_);
   committed_ = true;

@@ -46,6 +46,9 @@ Error file_error(const std::string& what, const std::filesystem::path& file, con
 // one, never half of one. Dropped without commit() (an exception), the new file is removed and the old one stays.
 // The file beside it has a name nobody could guess and is made only if nothing has that name (O_EXCL): a symlink
 // planted beside the target can never redirect the write to another file. The old file's permissions are kept.
+// A target that is a terminal, a pipe or a device (`--junit /dev/full`), or one of the process's own descriptors
+// (`/dev/stdout`, `/dev/fd/N`), is written in place, as a shell's `>` writes it, never replaced by a file; a FIFO
+// with no reader is refused rather than waited on. Every write is checked: a device that takes none is an error.
 class FileReplacement {
  public:
   explicit FileReplacement(std::filesystem::path path);  // throws Error "io.write_failed"
@@ -62,7 +65,7 @@ class FileReplacement {
 
  private:
   std::filesystem::path path_;
-  std::filesystem::path temp_;
+  std::filesystem::path temp_;  // empty when the target is written in place
   FileDescriptor fd_;
   bool committed_ = false;
 };

@@ -20,10 +20,10 @@ void MaskingStreambuf::mask(const Redactor& more) {
   if (secrets_.size() > known) redactor_ = Redactor(secrets_);
 }
 
-void MaskingStreambuf::finish() {
+bool MaskingStreambuf::finish() {
   std::lock_guard lock(mutex_);
   pass(true, true);
-  inner_->pubsync();
+  return inner_->pubsync() == 0 && !failed_;
 }
 
 void MaskingStreambuf::pass(bool flush, bool final) {

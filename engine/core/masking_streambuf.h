@@ -28,8 +28,9 @@ class MaskingStreambuf : public std::streambuf {
   // Masks the secrets of `more` too, as written and as they appear inside a JSON string (a key quoted in a --json
   // document or a trace line is escaped there). Safe while other threads write.
   void mask(const Redactor& more);
-  // Sends everything held back and flushes `inner`: for the end of the output.
-  void finish();
+  // Sends everything held back and flushes `inner`: for the end of the output. False when some of the output did
+  // not get through (a full disk, a closed pipe).
+  bool finish();
 
  protected:
   int_type overflow(int_type ch) override;

@@ -10,7 +10,7 @@
 namespace engine::app {
 
 // {name, description, input_schema, output_schema, chat_input}; the schemas are JSON Schema objects built from the
-// declared inputs (required unless they have a default) and outputs.
+// declared inputs (required unless they have a default; typed as their default is, else as text) and outputs.
 Value workflow_document(const workflow::Executor& executor, const std::string& name);
 
 // {run_id, output, outputs, usage, stopped_reason, elapsed_ms} and, for a failed run, error {message, code} (code:

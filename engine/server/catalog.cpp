@@ -1,5 +1,7 @@
 #include "engine/server/catalog.h"
 
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <filesystem>
 
@@ -41,6 +43,8 @@ std::shared_ptr<const Catalog> Catalog::load(const std::vector<std::string>& pat
     ServedWorkflow served{"", file, nullptr};
     try {
       served.executor = app::load_executor(file, options);
+      struct stat written {};
+      if (::stat(file.c_str(), &written) == 0) served.created = static_cast<long>(written.st_mtime);
     } catch (const Error& e) {
       const ServedWorkflow* kept = nullptr;
       if (previous)

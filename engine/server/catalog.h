@@ -14,6 +14,7 @@ struct ServedWorkflow {
   std::string name;  // the workflow's name: its URL segment and its model id
   std::string file;
   std::shared_ptr<const workflow::Executor> executor;
+  long created = 0;  // when the file was last written (Unix seconds): a model's `created`
 };
 
 class Catalog {

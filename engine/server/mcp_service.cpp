@@ -90,8 +90,15 @@ Value McpService::tool_list() const {
   Value tools = Value::array();
   for (const ServedWorkflow& w : catalog_()->workflows()) {
     Value doc = app::workflow_document(*w.executor, w.name);
-    Value tool{{"name", w.name}, {"inputSchema", std::move(doc["input_schema"])},
-               {"outputSchema", std::move(doc["output_schema"])}};
+    Value tool{{"name", w.name}, {"inputSchema", std::move(doc["input_schema"])}};
+    // The declared outputs are the structured result; the answer itself is the text. A workflow that declares none
+    // answers text alone.
+    Value& outputs = doc["output_schema"]["properties"]["outputs"]["properties"];
+    if (!outputs.empty()) {
+      Value required = Value::array();
+      for (const auto& [name, schema] : outputs.items()) required.push_back(name);
+      tool["outputSchema"] = {{"type", "object"}, {"properties", std::move(outputs)}, {"required", std::move(required)}};
+    }
     if (!w.executor->description().empty()) tool["description"] = std::move(doc["description"]);
     tools.push_back(std::move(tool));
   }
@@ -198,9 +205,8 @@ void McpService::call_tool(const Value& id, const Value& params, bool modern, co
       if (run.ok()) {
         const Value& out = doc["output"];
         std::string text = out.is_string() ? out.get<std::string>() : to_json_text(out);
-        result = Value{{"content", Value::array({Value{{"type", "text"}, {"text", text}}})},
-                       {"structuredContent", {{"output", doc["output"]}, {"outputs", doc["outputs"]}}},
-                       {"isError", false}};
+        result = Value{{"content", Value::array({Value{{"type", "text"}, {"text", text}}})}, {"isError", false}};
+        if (!executor->outputs().empty()) result["structuredContent"] = std::move(doc["outputs"]);
       } else {
         result = Value{{"content", Value::array({Value{{"type", "text"}, {"text", doc["error"]["message"]}}})},
                        {"isError", true}};

@@ -151,12 +151,29 @@ class AnswerChunks : public EventSink {
 
 }  // namespace
 
+namespace {
+
+Value model_document(const ServedWorkflow& w) {
+  return {{"id", w.name}, {"object", "model"}, {"created", w.created}, {"owned_by", "engine"}};
+}
+
+}  // namespace
+
 void Service::list_models(Exchange& exchange) const {
   Value data = Value::array();
   for (const ServedWorkflow& w : catalog()->workflows())
-    if (!w.executor->chat_input().empty())
-      data.push_back({{"id", w.name}, {"object", "model"}, {"created", 0}, {"owned_by", "engine"}});
+    if (!w.executor->chat_input().empty()) data.push_back(model_document(w));
   exchange.respond(json_response(200, to_json_text(Value{{"object", "list"}, {"data", std::move(data)}})));
+}
+
+void Service::retrieve_model(Exchange& exchange, std::string_view id) const {
+  auto catalog = this->catalog();
+  const ServedWorkflow* w = catalog->find(id);
+  if (!w || w->executor->chat_input().empty())
+    return exchange.respond(error_response(404, "the model '" + printable_excerpt(id, 100) +
+                                                    "' does not exist: GET /v1/models lists the served workflows",
+                                           "model_not_found"));
+  exchange.respond(json_response(200, to_json_text(model_document(*w))));
 }
 
 void Service::chat_completion(const std::shared_ptr<Exchange>& exchange) {

@@ -106,6 +106,10 @@ void Service::handle(const std::shared_ptr<Exchange>& exchange) {
     if (r.method != "GET") return exchange->respond(method_not_allowed("GET"));
     return list_models(*exchange);
   }
+  if (path.starts_with("/v1/models/")) {
+    if (r.method != "GET") return exchange->respond(method_not_allowed("GET"));
+    return retrieve_model(*exchange, std::string_view(path).substr(std::string_view("/v1/models/").size()));
+  }
   if (path == "/v1/chat/completions") {
     if (r.method != "POST") return exchange->respond(method_not_allowed("POST"));
     return chat_completion(exchange);

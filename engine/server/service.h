@@ -52,6 +52,7 @@ class Service {
   void stream(const std::shared_ptr<Exchange>& exchange, const ServedWorkflow& workflow);
   void batch(const std::shared_ptr<Exchange>& exchange, const ServedWorkflow& workflow);
   void list_models(Exchange& exchange) const;
+  void retrieve_model(Exchange& exchange, std::string_view id) const;
   void chat_completion(const std::shared_ptr<Exchange>& exchange);
   void mcp_message(const std::shared_ptr<Exchange>& exchange);
   // Runs `body` on a fiber once a run slot is free, under a Cancel that stops with the client, the server, or the

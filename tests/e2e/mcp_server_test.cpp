@@ -64,7 +64,8 @@ TEST_CASE("engine mcp: the official SDK client lists and calls the workflows ove
     CHECK(seen["tools"][0]["input"]["required"] == Value::array({"text"}));
     CHECK(seen["call"]["isError"] == false);
     CHECK(seen["call"]["text"] == "TWO WORDS");  // the first declared output
-    CHECK(seen["call"]["structured"]["outputs"]["loud"] == "TWO WORDS");
+    CHECK(seen["call"]["structured"] == Value{{"loud", "TWO WORDS"}});
+    CHECK(seen["tools"][0]["input"]["properties"]["text"]["type"] == "string");
     CHECK_FALSE(seen["progress"].empty());
     CHECK(seen["bad"]["isError"] == true);
     CHECK(seen["bad"]["text"].get<std::string>().find("no_such_input") != std::string::npos);
@@ -155,7 +156,8 @@ TEST_CASE("engine serve: the official SDK client lists and calls the workflows o
     CHECK(seen["era"] == era);
     REQUIRE(seen["tools"].size() == 2);
     CHECK(seen["call"]["text"] == "TWO WORDS");
-    CHECK(seen["call"]["structured"]["outputs"]["loud"] == "TWO WORDS");
+    CHECK(seen["call"]["structured"] == Value{{"loud", "TWO WORDS"}});
+    CHECK(seen["tools"][0]["input"]["properties"]["text"]["type"] == "string");
     CHECK_FALSE(seen["progress"].empty());
     CHECK(seen["bad"]["isError"] == true);
     CHECK(seen["cancel"]["ms"].get<int>() < 5000);

@@ -91,6 +91,14 @@ TEST_CASE("serve e2e: the official openai client lists the models and completes 
   ServedFolder served;
   Value models = served.openai("models");
   CHECK(models["ids"] == Value::array({"broken", "echo", "slow"}));
+  // Each model was created when its file was last written: a real time, not 0.
+  for (const Value& created : models["created"]) CHECK(created.get<long>() > 1700000000);
+  Value echo = served.openai("retrieve");
+  CHECK(echo["id"] == "echo");
+  CHECK(echo["object"] == "model");
+  CHECK(echo["owned_by"] == "engine");
+  CHECK(echo["created"] == models["created"][1]);
+  CHECK(echo["missing"] == Value{{"status", 404}, {"class", "NotFoundError"}, {"code", "model_not_found"}});
   Value done = served.openai("complete");
   CHECK(done["content"] == "you said What is 6 * 7?");
   CHECK(done["finish"] == "stop");

@@ -1,6 +1,6 @@
 // The official `openai` client against `engine serve`, one scenario per run; prints what it saw as one JSON line.
 //   node openai_client.mjs BASE_URL SCENARIO [MODEL] [API_KEY]
-// Scenarios: models, complete, history, stream, not_found, bad_token, cancel.
+// Scenarios: models, retrieve, complete, history, stream, not_found, bad_token, cancel.
 import OpenAI from 'openai';
 
 const [baseURL, scenario, model = 'calculator', apiKey = 'unused-token-0000'] = process.argv.slice(2);
@@ -11,8 +11,19 @@ async function main() {
   switch (scenario) {
     case 'models': {
       const ids = [];
-      for await (const m of client.models.list()) ids.push(m.id);
-      return print({ ids });
+      const created = [];
+      for await (const m of client.models.list()) ids.push(m.id), created.push(m.created);
+      return print({ ids, created });
+    }
+    case 'retrieve': {
+      const m = await client.models.retrieve(model);
+      let missing = null;
+      try {
+        await client.models.retrieve('no-such-model');
+      } catch (e) {
+        missing = { status: e.status, class: e.constructor.name, code: e.code };
+      }
+      return print({ id: m.id, object: m.object, created: m.created, owned_by: m.owned_by, missing });
     }
     case 'complete': {
       const r = await client.chat.completions.create({ model, messages: [{ role: 'user', content: 'What is 6 * 7?' }] });

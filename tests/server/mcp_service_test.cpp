@@ -129,7 +129,16 @@ TEST_CASE("mcp server: each workflow is a tool, its inputs the inputSchema and i
   CHECK(shout["inputSchema"]["type"] == "object");
   CHECK(shout["inputSchema"]["required"] == Value::array({"text"}));
   CHECK(shout["inputSchema"]["properties"]["times"]["default"] == 1);
-  CHECK(shout["outputSchema"]["properties"]["outputs"]["properties"]["loud"]["description"] == "The words, loud");
+  // Every input typed: as its default is, else as text.
+  CHECK(shout["inputSchema"]["properties"]["times"]["type"] == "integer");
+  CHECK(shout["inputSchema"]["properties"]["text"]["type"] == "string");
+  // The declared outputs are the structured result, each required.
+  CHECK(shout["outputSchema"]["type"] == "object");
+  CHECK(shout["outputSchema"]["properties"]["loud"]["description"] == "The words, loud");
+  CHECK(shout["outputSchema"]["required"] == Value::array({"loud"}));
+  // A workflow that declares none answers text alone.
+  CHECK_FALSE(tools[1].contains("outputSchema"));
+  for (const auto& [name, property] : tools[1]["inputSchema"]["properties"].items()) CHECK(property.contains("type"));
 }
 
 TEST_CASE("mcp server: a call runs the workflow, reports each step as progress and answers text and structure",
@@ -141,7 +150,8 @@ TEST_CASE("mcp server: a call runs the workflow, reports each step as progress a
   CHECK(r["isError"] == false);
   CHECK(r["content"][0]["type"] == "text");
   CHECK(r["content"][0]["text"] == "TWO WORDS");  // the first declared output is the answer
-  CHECK(r["structuredContent"]["outputs"]["loud"] == "TWO WORDS");
+  CHECK(r["structuredContent"]["loud"] == "TWO WORDS");
+  CHECK_FALSE(r["structuredContent"].contains("output"));
   std::vector<Value> progress = f.notifications();
   REQUIRE(progress.size() >= 2);
   int last = 0;

@@ -164,10 +164,14 @@ RunCore::ToolOutcome RunCore::run_tool(parse::AgentAction& action, Observation& 
     return ToolOutcome::Continue;
   }
   std::string call_id = next_call_id(action);
-  events_.emit({EventType::ToolStart, Value{{"tool", action.tool}, {"call_id", call_id}, {"input", action.tool_input}}});
+  Value start{{"tool", action.tool}, {"call_id", call_id}, {"input", action.tool_input}};
+  // A traced run's call has its span's id before it starts: a tool that calls another process names it there.
+  std::string span_id = options_.trace ? new_span_id() : std::string();
+  if (!span_id.empty()) start["span_id"] = span_id;
+  events_.emit({EventType::ToolStart, std::move(start)});
   auto& instance = instances_[entry->tool.get()];
   if (!instance) instance = entry->tool->instantiate({&events_, options_.cancel, &meter_, options_.trace});
-  tools::ToolResult r = instance->invoke(action.tool_input);
+  tools::ToolResult r = instance->invoke(action.tool_input, span_id);
   Value ev{{"tool", action.tool}, {"call_id", std::move(call_id)}, {"observation", r.output}};
   if (entry->return_direct) ev["return_direct"] = true;
   if (!r.ok()) ev["error"] = r.error_kind;

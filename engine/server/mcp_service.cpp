@@ -210,6 +210,7 @@ void McpService::call_tool(const Value& id, const Value& params, bool modern, co
       } else {
         result = Value{{"content", Value::array({Value{{"type", "text"}, {"text", doc["error"]["message"]}}})},
                        {"isError", true}};
+        sinks.fail_with("tool_error");  // OpenTelemetry's MCP conventions: a result with isError is a tool_error
       }
     } catch (const Error& e) {
       // Arguments that do not fit the workflow are the tool's error, which the model can read and mend.

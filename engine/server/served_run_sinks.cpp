@@ -71,6 +71,10 @@ ServedRunSinks::~ServedRunSinks() {
       server_->attributes.set("error.type", std::to_string(status_));
     }
   }
+  if (!error_type_.empty()) {
+    server_->failed = true;
+    server_->attributes.set("error.type", error_type_);
+  }
   trace::redact_span(*server_, redactor_);
   exporter_->add(std::move(*server_));
 }

@@ -52,6 +52,9 @@ class ServedRunSinks {
 
   // The response's HTTP status, for the request's span (a 5xx marks it failed).
   void respond_with(int status) { status_ = status; }
+  // The request failed though its transport did not (an MCP tool call answered isError): its span is marked failed
+  // with this error.type.
+  void fail_with(std::string error_type) { error_type_ = std::move(error_type); }
   ServedRunSinks(const ServedRunSinks&) = delete;
   ServedRunSinks& operator=(const ServedRunSinks&) = delete;
 
@@ -66,6 +69,7 @@ class ServedRunSinks {
   std::optional<TraceContext> context_;
   std::optional<trace::Span> server_;  // the request's span, sent when the sinks go
   int status_ = 0;
+  std::string error_type_;
   std::optional<trace::SpanBuilder> builder_;
   std::optional<trace::RunRecorder> recorder_;
   EventFanout all_;

@@ -43,6 +43,12 @@ class ToolInstance {
   // `input` is text (a string) for a tool of one text input, else an object of its arguments. Never throws for
   // anything the tool's code does: failures come back as a ToolResult.
   virtual ToolResult invoke(const Value& input) = 0;
+  // The same for a call of a traced run: `span_id` is the call's own span (its tool_start event names it), which a
+  // tool that calls out to another process (an MCP server) names as the parent of what it asks there.
+  virtual ToolResult invoke(const Value& input, const std::string& span_id) {
+    (void)span_id;
+    return invoke(input);
+  }
 };
 
 class Tool {

@@ -182,6 +182,7 @@ void SpanBuilder::receive(const Event& event, const EventPlace& place) {
   auto open_tool_call = [&] {
     std::string tool = text_of(d, "tool");
     Span span = make("execute_tool " + tool, SpanKind::Internal, "execute_tool");
+    span.span_id = text_of(d, "span_id");  // a traced run's, named as the parent of what the tool asks elsewhere
     span.attributes.set("gen_ai.tool.name", tool);
     span.attributes.set("gen_ai.tool.call.id", text_of(d, "call_id"));
     if (auto input = d.find("input"); content_.enabled && input != d.end())

@@ -3,8 +3,12 @@
 // progress, one with arguments that do not fit, and cancelling a slow one. The called workflow's steps take 50 ms
 // each, so its first progress notification comes well before its result (one that comes with the result may reach the
 // client's handler after its call has ended).
-#include <catch2/catch.hpp>
+#include <signal.h>
 
+#include <catch2/catch.hpp>
+#include <httplib.h>
+
+#include <map>
 #include <set>
 
 #include "engine/core/json_parse.h"
@@ -162,4 +166,54 @@ TEST_CASE("engine serve: the official SDK client lists and calls the workflows o
     CHECK(seen["bad"]["isError"] == true);
     CHECK(seen["cancel"]["ms"].get<int>() < 5000);
   }
+}
+
+TEST_CASE("engine to engine over MCP: one trace across the hop, the server's call under the client's tool call",
+          "[e2e][mcp][mcp_server][otlp]") {
+  test::OtlpReceiver receiver;
+  test::TempDir dir;
+  auto broken_file = dir.write("broken.yaml", "name: broken\ninputs: {input: {}}\nllm:\n  provider: scripted\n  max_retries: 0\n"
+                                  "  scripted: {fail: {status: 500, times: 100}, replies: ['Final Answer: never']}\n"
+                                  "agent: {kind: react, prompt: \"{{ input }}\\n{{ agent_scratchpad }}\"}\n");
+  int port = test::free_port();
+  test::EngineProcess served("serve workflows/calculator.yaml " + test::shell_quote(broken_file.string()) +
+                             " -q --no-store --port " +
+                             std::to_string(port) + " --otlp " + receiver.base_url());
+  REQUIRE(test::wait_until_listening(port));
+  auto client = dir.write("client.yaml",
+                          "name: client\ninputs: {input: {}}\nllm:\n  provider: scripted\n  scripted:\n    rules:\n"
+                          "      - {user: '.', tool_calls: [{name: calculator, arguments: '{\"input\": \"What is 12 * 7 + 3?\"}'}]}\n"
+                          "      - {tool: '(?P<r>.+)', reply: 'it is {{ r }}'}\n"
+                          "agent: {kind: tool_calling}\ntools:\n  - mcp: {url: \"http://127.0.0.1:" + std::to_string(port) +
+                              "/mcp\"}\n    tools: [calculator]\n");
+  auto r = test::run_engine("run " + test::shell_quote(client.string()) + " -q --no-store --input go --otlp " +
+                            receiver.base_url());
+  INFO(r.out << r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out == "it is {\"answer\":\"87\"}\n");  // the calculator's declared output, as its structured result
+  // A failing workflow answers isError: its server span says tool_error.
+  httplib::Client http("127.0.0.1", port);
+  auto failed = http.Post("/mcp", R"({"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {"name": "broken", "arguments": {"input": "x"}}})",
+                          "application/json");
+  REQUIRE(failed);
+  CHECK(failed->body.find(R"("isError":true)") != std::string::npos);
+  served.signal(SIGTERM);
+  served.wait();
+  std::map<std::string, Value> by_id;
+  Value call, broken;
+  for (const Value& span : receiver.spans()) {
+    by_id[span["spanId"].get<std::string>()] = span;
+    if (span["name"] == "tools/call calculator") call = span;
+    if (span["name"] == "tools/call broken") broken = span;
+  }
+  REQUIRE(call.is_object());
+  // The server's call is the child of the client's tool call, in the client's trace, under the client's agent.
+  const Value& tool_call = by_id[call["parentSpanId"].get<std::string>()];
+  CHECK(tool_call["name"] == "execute_tool calculator");
+  CHECK(call["traceId"] == tool_call["traceId"]);
+  CHECK(by_id[tool_call["parentSpanId"].get<std::string>()]["name"] == "invoke_agent client");
+  CHECK(test::OtlpReceiver::attributes(call).count("error.type") == 0);
+  REQUIRE(broken.is_object());
+  CHECK(test::OtlpReceiver::attributes(broken)["error.type"]["stringValue"] == "tool_error");
+  CHECK(broken["status"]["code"] == 2);
 }

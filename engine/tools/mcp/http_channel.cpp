@@ -68,6 +68,9 @@ bool HttpChannel::lost_session() const { return !alive(); }
 std::vector<std::string> HttpChannel::request_headers(const Value* message) const {
   std::vector<std::string> h = headers_;
   const Value& params = message ? field(*message, "params") : Value();
+  // The trace context in the header as well as in _meta: what an HTTP server or a proxy in front of it reads.
+  if (std::string traceparent = string_field(field(params, "_meta"), "traceparent"); !traceparent.empty())
+    h.push_back("traceparent: " + traceparent);
   std::string modern = string_field(field(params, "_meta"), "io.modelcontextprotocol/protocolVersion");
   if (!modern.empty()) {
     // 2026-07-28: the headers must say what the body says, or the server refuses the request.

@@ -22,6 +22,7 @@ struct CallWait {
   // in its _meta).
   std::function<void(const Value& params)> on_progress;
   std::string what;  // for messages: "tools/call 'read_file'"
+  std::string traceparent;  // the W3C trace context the request carries in its _meta, when the run is traced
 };
 
 // What the client does with what the server sends unasked, on the thread that reads the server (neither may wait):

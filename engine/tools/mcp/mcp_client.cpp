@@ -39,6 +39,10 @@ Value McpClient::call(std::string_view method, Value params, const CallWait& wai
     Value own = envelope();
     for (auto& [key, value] : own.items()) meta[key] = std::move(value);
   }
+  if (!wait.traceparent.empty()) {
+    if (!params.is_object()) params = Value::object();
+    params["_meta"]["traceparent"] = wait.traceparent;
+  }
   Value response = channel_->request(method, std::move(params), wait);
   if (std::string error = error_text(response); !error.empty())
     throw Error("mcp.error", wait.what + " failed: " + error);

@@ -5,6 +5,7 @@
 
 #include "engine/core/error.h"
 #include "engine/core/text.h"
+#include "engine/core/trace_context.h"
 #include "engine/tools/mcp/call_result.h"
 
 namespace engine::tools::mcp {
@@ -21,7 +22,10 @@ bool callable_name(const std::string& name) {
 class McpToolRun : public ToolInstance {
  public:
   McpToolRun(const McpTool& tool, const ToolContext& context) : tool_(tool), context_(context) {}
-  ToolResult invoke(const Value& input) override { return tool_.call(input, context_); }
+  ToolResult invoke(const Value& input) override { return tool_.call(input, context_, ""); }
+  ToolResult invoke(const Value& input, const std::string& span_id) override {
+    return tool_.call(input, context_, span_id);
+  }
 
  private:
   const McpTool& tool_;
@@ -42,9 +46,13 @@ std::unique_ptr<ToolInstance> McpTool::instantiate(const ToolContext& context) c
   return std::make_unique<McpToolRun>(*this, context);
 }
 
-ToolResult McpTool::call(const Value& input, const ToolContext& context) const {
+ToolResult McpTool::call(const Value& input, const ToolContext& context, const std::string& span_id) const {
   CallWait wait;
   wait.cancel = context.cancel;
+  // The trace goes on across the hop: the server's span of the call is the call's child (OpenTelemetry's MCP
+  // conventions carry it in params._meta.traceparent; over HTTP the request's header says it too).
+  if (context.trace && !span_id.empty())
+    wait.traceparent = format_traceparent(context.trace->trace_id, span_id, context.trace->sampled);
   if (context.events)
     wait.on_progress = [&](const Value& p) {
       Value ev{{"tool", name()}, {"progress", field(p, "progress")}};

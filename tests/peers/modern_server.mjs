@@ -2,7 +2,8 @@
 // on the same stdio connection or URL, the 2025 era: the tests' peer for the engine's dual-era client.
 //   node modern_server.mjs stdio        node modern_server.mjs http PORT     (HTTP on 127.0.0.1, path /mcp)
 // Tools: add (a structured result with an outputSchema), fail (isError), slow (answers after 30 s), whoami (the
-// era this instance serves).
+// era this instance serves), locate (its `region` mirrored into the Mcp-Param-Region header, SEP-2243: the SDK
+// refuses a 2026-07-28 call over HTTP without it).
 import { createServer } from 'node:http';
 import { createMcpHandler, McpServer } from '@modelcontextprotocol/server';
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
@@ -18,6 +19,9 @@ const factory = ({ era }) => {
     async () => ({ content: [{ type: 'text', text: 'the disk is full' }], isError: true }));
   s.registerTool('slow', { description: 'Answers after 30 s', inputSchema: z.object({}) },
     async () => { await new Promise((r) => setTimeout(r, 30000)); return { content: [{ type: 'text', text: 'late' }] }; });
+  s.registerTool('locate', { description: 'Says where a region is',
+                            inputSchema: z.object({ region: z.string().meta({ 'x-mcp-header': 'Region' }) }) },
+    async ({ region }) => ({ content: [{ type: 'text', text: `in ${region}` }] }));
   s.registerTool('whoami', { description: 'The era this instance serves', inputSchema: z.object({}) },
     async () => ({ content: [{ type: 'text', text: era }] }));
   return s;

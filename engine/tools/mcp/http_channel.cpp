@@ -164,6 +164,7 @@ Value HttpChannel::post(const Value& message, const CallWait& wait, std::optiona
   net::HttpRequest r;
   r.url = url_;
   r.headers = request_headers(&message);
+  r.headers.insert(r.headers.end(), wait.headers.begin(), wait.headers.end());
   r.headers.push_back("Content-Type: application/json");
   r.headers.push_back("Accept: application/json, text/event-stream");
   r.body = to_json_text(message);
@@ -222,6 +223,12 @@ Value HttpChannel::post(const Value& message, const CallWait& wait, std::optiona
       lost_ = lost_ || had_session;
     }
     if (had_session) throw Error("mcp.closed", "MCP server '" + server_ + "' ended the session (HTTP 404)");
+  }
+  if (got.status == 400 && id && !is_stream) {
+    // 2026-07-28 answers a request it refuses (an unsupported revision, headers that disagree with the body) with
+    // HTTP 400 and a JSON-RPC error: that error is the call's answer, which the client reads.
+    Incoming refused = classify(parse_json(json_body.empty() ? got.body : json_body));
+    if (refused.kind == Incoming::Kind::Response && field(refused.message, "error").is_object()) return std::move(refused.message);
   }
   if (got.status / 100 != 2) {
     std::string body(trim(got.body.substr(0, 500)));

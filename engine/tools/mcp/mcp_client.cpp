@@ -4,12 +4,33 @@
 #include <optional>
 
 #include "engine/core/error.h"
+#include "engine/core/text.h"
 
 namespace engine::tools::mcp {
 namespace {
 
 // The revisions whose tools and messages this client reads as 2025-11-25's (they differ in what it does not use).
-const char* const kKnownVersions[] = {"2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"};
+const char* const kKnownVersions[] = {"2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"};  // newest first
+constexpr int64_t kUnsupportedVersionCode = -32022;  // 2026-07-28: UnsupportedProtocolVersion, with data.supported
+
+// The 2025-era revision to open with after `server/discover` was answered with `error`: when that is -32022 naming
+// the revisions the server speaks, the newest of them the engine speaks too (never a guess it will refuse again);
+// else the newest. Throws Error "mcp.protocol" when the server names none the engine speaks.
+std::string legacy_revision(const Value& error) {
+  const Value& code = field(error, "code");
+  if (!code.is_number_integer() || code.get<int64_t>() != kUnsupportedVersionCode) return kProtocolVersion;
+  const Value& supported = field(field(error, "data"), "supported");
+  std::vector<std::string> named;
+  if (supported.is_array())
+    for (const Value& v : supported)
+      if (v.is_string() && named.size() < 16) named.push_back(printable_excerpt(v.get<std::string>(), 40));
+  for (const char* known : kKnownVersions)
+    if (std::find(named.begin(), named.end(), known) != named.end()) return known;
+  throw Error("mcp.protocol", "the server speaks only " + (named.empty() ? std::string("revisions it does not name")
+                                                                          : "protocol revisions " + join(named, ", ")) +
+                                  ", none of which the engine speaks (it speaks " + kModernProtocolVersion + " and " +
+                                  kProtocolVersion + " back to 2024-11-05)");
+}
 
 }  // namespace
 
@@ -32,7 +53,7 @@ Value McpClient::envelope() const {
                {"io.modelcontextprotocol/clientInfo", {{"name", "engine"}, {"version", ENGINE_VERSION}}}};
 }
 
-Value McpClient::call(std::string_view method, Value params, const CallWait& wait) {
+Value McpClient::exchange(std::string_view method, Value params, const CallWait& wait) {
   if (modern_) {
     if (!params.is_object()) params = Value::object();
     Value& meta = params["_meta"];
@@ -43,7 +64,11 @@ Value McpClient::call(std::string_view method, Value params, const CallWait& wai
     if (!params.is_object()) params = Value::object();
     params["_meta"]["traceparent"] = wait.traceparent;
   }
-  Value response = channel_->request(method, std::move(params), wait);
+  return channel_->request(method, std::move(params), wait);
+}
+
+Value McpClient::call(std::string_view method, Value params, const CallWait& wait) {
+  Value response = exchange(method, std::move(params), wait);
   if (std::string error = error_text(response); !error.empty())
     throw Error("mcp.error", wait.what + " failed: " + error);
   if (!response.is_object() || !field(response, "result").is_object())
@@ -55,10 +80,10 @@ Value McpClient::call(std::string_view method, Value params, const CallWait& wai
   return std::move(result);
 }
 
-ServerInfo McpClient::initialize(bool offer_roots, const CallWait& wait) {
+ServerInfo McpClient::initialize(bool offer_roots, const CallWait& wait, const std::string& version) {
   Value capabilities = Value::object();
   if (offer_roots) capabilities["roots"] = Value{{"listChanged", false}};
-  Value params{{"protocolVersion", kProtocolVersion},
+  Value params{{"protocolVersion", version},
                {"capabilities", std::move(capabilities)},
                {"clientInfo", {{"name", "engine"}, {"version", ENGINE_VERSION}}}};
   Value result = call("initialize", std::move(params), wait);
@@ -83,15 +108,16 @@ ServerInfo McpClient::open(bool offer_roots, const CallWait& wait, SteadyTime pr
   probe.what = "server/discover";
   if (!probe.deadline || probe_deadline < *probe.deadline) probe.deadline = probe_deadline;
   modern_ = true;
-  std::optional<Value> discovered;
+  Value response;
   try {
-    discovered = call("server/discover", Value::object(), probe);
+    response = exchange("server/discover", Value::object(), probe);
   } catch (const Error& e) {
     // A server that has gone is not asked again; one that is stopped (the run) neither. Anything else it answers
-    // (method not found, an HTTP 400, silence) says it is of the 2025 era.
+    // (an HTTP 400 without a JSON-RPC error, silence) says it is of the 2025 era.
     if (e.kind() == "mcp.closed" || e.kind().rfind("run.", 0) == 0 || e.kind().rfind("process.", 0) == 0) throw;
   }
-  const Value& versions = discovered ? field(*discovered, "supportedVersions") : Value();
+  const Value& result = error_text(response).empty() ? field(response, "result") : Value();
+  const Value& versions = field(result, "supportedVersions");
   bool speaks_modern = versions.is_array() && std::any_of(versions.begin(), versions.end(), [](const Value& v) {
                          return v.is_string() && v.get<std::string>() == kModernProtocolVersion;
                        });
@@ -99,15 +125,15 @@ ServerInfo McpClient::open(bool offer_roots, const CallWait& wait, SteadyTime pr
     modern_ = false;
     CallWait opening = wait;
     opening.what = "initialize";
-    return initialize(offer_roots, opening);
+    return initialize(offer_roots, opening, legacy_revision(field(response, "error")));
   }
   ServerInfo info;
   info.modern = true;
   info.protocol_version = kModernProtocolVersion;
-  const Value& server = field(field(*discovered, "_meta"), "io.modelcontextprotocol/serverInfo");
+  const Value& server = field(field(result, "_meta"), "io.modelcontextprotocol/serverInfo");
   info.name = string_field(server, "name");
   info.version = string_field(server, "version");
-  info.instructions = string_field(*discovered, "instructions");
+  info.instructions = string_field(result, "instructions");
   return info;
 }
 

@@ -58,8 +58,11 @@ class McpClient {
  private:
   // Sends `method`, with the 2026-07-28 envelope in its _meta once the server speaks it, and returns its result;
   // throws for an error response, and for a result that asks for input the engine cannot give.
+  // The request with the era's envelope and the trace context, and its response message as it came (an error too).
+  Value exchange(std::string_view method, Value params, const CallWait& wait);
+  // The same, its result: throws Error "mcp.error" for an error response, "mcp.protocol" for no result.
   Value call(std::string_view method, Value params, const CallWait& wait);
-  ServerInfo initialize(bool offer_roots, const CallWait& wait);
+  ServerInfo initialize(bool offer_roots, const CallWait& wait, const std::string& version);
   Value envelope() const;
 
   std::unique_ptr<McpChannel> channel_;

@@ -35,6 +35,7 @@ std::shared_ptr<McpClient> McpServer::start(const CallWait& wait) const {
   auto client = std::make_shared<McpClient>(std::move(channel));
   CallWait opening = wait;
   opening.on_progress = nullptr;
+  opening.headers.clear();  // a call's Mcp-Param-* belong to the call, not to the opening it triggers
   std::exception_ptr failed;
   try {
     // A server of the 2025 era that stays silent at the 2026 probe is asked the 2025 way after a few seconds.

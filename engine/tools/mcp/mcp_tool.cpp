@@ -35,12 +35,14 @@ class McpToolRun : public ToolInstance {
 }  // namespace
 
 McpTool::McpTool(std::shared_ptr<const McpServer> server, ListedTool listed, std::string name,
-                 std::optional<schema::Schema> input, std::optional<schema::Schema> output)
+                 std::optional<schema::Schema> input, std::optional<schema::Schema> output,
+                 std::vector<HeaderParam> header_params)
     : Tool(std::move(name), listed.description.empty() ? listed.title : listed.description,
            std::move(listed.input_schema), std::move(input)),
       server_(std::move(server)),
       remote_name_(std::move(listed.name)),
-      output_(std::move(output)) {}
+      output_(std::move(output)),
+      header_params_(std::move(header_params)) {}
 
 std::unique_ptr<ToolInstance> McpTool::instantiate(const ToolContext& context) const {
   return std::make_unique<McpToolRun>(*this, context);
@@ -53,6 +55,7 @@ ToolResult McpTool::call(const Value& input, const ToolContext& context, const s
   // conventions carry it in params._meta.traceparent; over HTTP the request's header says it too).
   if (context.trace && !span_id.empty())
     wait.traceparent = format_traceparent(context.trace->trace_id, span_id, context.trace->sampled);
+  wait.headers = param_header_lines(header_params_, input);
   if (context.events)
     wait.on_progress = [&](const Value& p) {
       Value ev{{"tool", name()}, {"progress", field(p, "progress")}};
@@ -79,12 +82,18 @@ Toolset list_toolset(const std::shared_ptr<const McpServer>& server, const Tools
       throw Error("mcp.unknown_tool", "MCP server '" + server->config().name + "' has no tool '" + wanted + "'" +
                                           did_you_mean(wanted, names) + " (it lists: " + join(names, ", ") + ")");
   Toolset set;
-  std::vector<std::string> unchecked, uncallable;
+  std::vector<std::string> unchecked, uncallable, invalid;
   for (auto& t : listed) {
     if (!options.allow.empty() && std::find(options.allow.begin(), options.allow.end(), t.name) == options.allow.end())
       continue;
     if (!callable_name(t.name)) {
       uncallable.push_back(t.name.substr(0, 40));
+      continue;
+    }
+    std::string bad_headers;
+    std::vector<HeaderParam> headers = header_params(t.input_schema, bad_headers);
+    if (!bad_headers.empty()) {  // an invalid definition (2026-07-28): left out, the others kept
+      invalid.push_back("'" + t.name + "' (" + bad_headers + ")");
       continue;
     }
     std::optional<schema::Schema> input, output;
@@ -103,7 +112,8 @@ Toolset list_toolset(const std::shared_ptr<const McpServer>& server, const Tools
     }
     if (!why.empty()) unchecked.push_back("'" + t.name + "' (" + why + ")");
     std::string name = options.prefix + t.name;
-    set.tools.push_back(std::make_shared<McpTool>(server, std::move(t), std::move(name), std::move(input), std::move(output)));
+    set.tools.push_back(std::make_shared<McpTool>(server, std::move(t), std::move(name), std::move(input),
+                                                  std::move(output), std::move(headers)));
   }
   std::vector<std::string> notes;
   if (!unchecked.empty())
@@ -111,6 +121,8 @@ Toolset list_toolset(const std::shared_ptr<const McpServer>& server, const Tools
                     ": their arguments and results go unchecked here (the server checks its own)");
   if (!uncallable.empty())
     notes.push_back("tools whose names no model could call are left out: " + join(uncallable, ", "));
+  if (!invalid.empty())
+    notes.push_back("tools whose x-mcp-header declarations are invalid are left out: " + join(invalid, ", "));
   if (!notes.empty()) set.warning = "MCP server '" + server->config().name + "': " + join(notes, "; ");
   return set;
 }

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "engine/tools/mcp/mcp_server.h"
+#include "engine/tools/mcp/param_headers.h"
 #include "engine/tools/tool.h"
 #include "engine/tools/tool_source.h"
 
@@ -18,8 +19,10 @@ class McpTool : public Tool {
  public:
   // `name` is the tool's name here (the server's, after any prefix); `input` and `output` its compiled schemas,
   // empty when the engine cannot check them.
+  // `header_params`: the arguments its inputSchema asks to be mirrored into headers (param_headers.h).
   McpTool(std::shared_ptr<const McpServer> server, ListedTool listed, std::string name,
-          std::optional<schema::Schema> input, std::optional<schema::Schema> output);
+          std::optional<schema::Schema> input, std::optional<schema::Schema> output,
+          std::vector<HeaderParam> header_params = {});
 
   std::string kind() const override { return "mcp:" + server_->config().name; }
   std::unique_ptr<ToolInstance> instantiate(const ToolContext& context) const override;
@@ -33,6 +36,7 @@ class McpTool : public Tool {
   std::shared_ptr<const McpServer> server_;
   std::string remote_name_;
   std::optional<schema::Schema> output_;
+  std::vector<HeaderParam> header_params_;
 };
 
 struct ToolsetOptions {

@@ -51,6 +51,19 @@ bool StdioChannel::alive() const {
 void StdioChannel::on_line(std::string_view line) {
   if (trim(line).empty()) return;
   Incoming in = classify(parse_json(line));
+  if (in.kind == Incoming::Kind::Invalid && find_invalid_utf8(line) != std::string_view::npos) {
+    // JSON but for bytes that are not UTF-8: a line that answers a call fails it at once, as the same answer over
+    // HTTP does, rather than leave it waiting for an answer that has come.
+    Incoming readable = classify(parse_json(with_invalid_utf8_replaced(line)));
+    if (readable.kind == Incoming::Kind::Response && readable.message["id"].is_number_integer()) {
+      std::lock_guard lock(mu_);
+      if (auto it = pending_.find(readable.message["id"].get<int64_t>()); it != pending_.end()) {
+        it->second->broken = "its answer is not valid UTF-8";
+        it->second->changed.notify_one();
+      }
+    }
+    return;
+  }
   switch (in.kind) {
     case Incoming::Kind::Response: {
       const Value& id = in.message["id"];
@@ -251,6 +264,8 @@ Value StdioChannel::request(std::string_view method, Value params, const CallWai
       continue;
     }
     if (pending.response) return std::move(*pending.response);
+    if (!pending.broken.empty())
+      throw Error("mcp.protocol", "MCP server '" + server_ + "' answered " + wait.what + " badly: " + pending.broken);
     if (closed_) {
       lock.unlock();
       throw_closed(wait);

@@ -31,6 +31,7 @@ class StdioChannel : public McpChannel {
   struct Pending {
     Condition changed;
     std::optional<Value> response;
+    std::string broken;  // why what answered it cannot be read (invalid UTF-8): the call fails with mcp.protocol
     std::vector<Value> progress;  // notifications/progress params not yet handed to the caller
   };
   void on_line(std::string_view line);     // the watch's thread

@@ -13,6 +13,7 @@
 //   old_version   answers initialize with a protocol revision the client does not speak
 //   die_at_start  writes to stderr and exits before answering anything
 //   leak_at_start the same, quoting SECRET_KEY on stderr as it goes
+//   bad_utf8      the good server, answering every tools/call with a line that holds bytes that are not UTF-8
 import fs from 'node:fs';
 import readline from 'node:readline';
 
@@ -137,7 +138,12 @@ function handle(m) {
       return out({ jsonrpc: '2.0', id: m.id, result: {
         tools: second ? tools.slice(5) : tools.slice(0, 5), ...(second ? {} : { nextCursor: 'page2' }) } });
     }
-    case 'tools/call': return call(m.id, m.params.name, m.params.arguments ?? {}, m.params._meta);
+    case 'tools/call':
+      if (mode === 'bad_utf8')
+        return process.stdout.write(Buffer.concat([
+          Buffer.from('{"jsonrpc":"2.0","id":' + JSON.stringify(m.id) + ',"result":{"content":[{"type":"text","text":"'),
+          Buffer.from([0xff, 0xfe]), Buffer.from('"}]}}\n')]));
+      return call(m.id, m.params.name, m.params.arguments ?? {}, m.params._meta);
     case 'ping': return out({ jsonrpc: '2.0', id: m.id, result: {} });
     default: return out({ jsonrpc: '2.0', id: m.id, error: { code: -32601, message: 'Method not found' } });
   }

@@ -42,6 +42,10 @@ class SessionServer {
   std::atomic<bool> cut{false};       // a call's stream ends after a priming event; the answer comes on a GET
   std::string pending_answer;         // for the GET
   std::atomic<int> pings_answered{0};  // the server's ping requests the client answered
+  // When set, the revisions the server speaks: discover is refused with HTTP 400 and -32022 naming them, and an
+  // initialize in another is refused too.
+  std::vector<std::string> speaks;
+  std::vector<std::string> initialized_in;  // the revision of each initialize it was sent
 
  private:
   void post(const httplib::Request& req, httplib::Response& res) {
@@ -53,8 +57,16 @@ class SessionServer {
     Value m = parse_json(req.body);
     std::string method = string_field(m, "method");
     if (method == "initialize") {
+      std::string asked = string_field(m["params"], "protocolVersion");
+      initialized_in.push_back(asked);
+      if (!speaks.empty() && std::find(speaks.begin(), speaks.end(), asked) == speaks.end()) {
+        res.status = 400;
+        return res.set_content(R"({"jsonrpc":"2.0","id":)" + to_json_text(m["id"]) +
+                                   R"(,"error":{"code":-32602,"message":"Unsupported protocol version"}})",
+                               "application/json");
+      }
       res.set_header("Mcp-Session-Id", "s" + std::to_string(++sessions));
-      return json(res, m, Value{{"protocolVersion", "2025-11-25"}, {"capabilities", Value::object()},
+      return json(res, m, Value{{"protocolVersion", speaks.empty() ? "2025-11-25" : asked}, {"capabilities", Value::object()},
                                 {"serverInfo", {{"name", "session-server"}, {"version", "1"}}}});
     }
     if (!m.contains("method") && m.contains("result") && m["id"] == 99) {  // the client's answer to our ping
@@ -65,6 +77,13 @@ class SessionServer {
     if (!m.contains("id")) {
       res.status = 202;
       return;
+    }
+    if (method == "server/discover" && !speaks.empty()) {
+      res.status = 400;
+      Value refusal{{"jsonrpc", "2.0"}, {"id", m["id"]},
+                    {"error", {{"code", -32022}, {"message", "Unsupported protocol version: 2026-07-28"},
+                               {"data", {{"supported", speaks}, {"requested", "2026-07-28"}}}}}};
+      return res.set_content(to_json_text(refusal), "application/json");
     }
     if (method == "server/discover") {
       res.status = 400;
@@ -164,3 +183,29 @@ TEST_CASE("mcp http: a request the server makes on a call's stream is answered w
   CHECK(s.pings_answered == 1);
 }
 
+
+TEST_CASE("mcp http: a 400 with -32022 naming the revisions the server speaks opens in the newest the engine speaks",
+          "[tools][mcp]") {
+  SessionServer s;
+  s.speaks = {"2024-11-05", "2025-06-18", "2099-01-01"};
+  McpServer server(McpServerConfig{.name = "older", .url = s.url(), .timeout = std::chrono::milliseconds(5000)},
+                   std::make_shared<net::DescriptorWatch>());
+  CHECK(sum(server, 2, 3) == "5");
+  CHECK(s.initialized_in == std::vector<std::string>{"2025-06-18"});  // once, in the revision named: no guess first
+  CHECK(server.info().protocol_version == "2025-06-18");
+
+  SessionServer alien;
+  alien.speaks = {"2099-01-01"};
+  McpServer none(McpServerConfig{.name = "alien", .url = alien.url(), .timeout = std::chrono::milliseconds(5000)},
+                 std::make_shared<net::DescriptorWatch>());
+  try {
+    none.list_tools();
+    FAIL("no error");
+  } catch (const Error& e) {
+    CHECK(e.kind() == "mcp.protocol");
+    CHECK(std::string(e.message()) ==
+          "the server speaks only protocol revisions 2099-01-01, none of which the engine speaks (it speaks "
+          "2026-07-28 and 2025-11-25 back to 2024-11-05)");
+  }
+  CHECK(alien.initialized_in.empty());
+}

@@ -192,6 +192,12 @@ TEST_CASE("mcp: hostile servers end in clear errors, never a hang or a crash", "
     f.set = f.tools();
     CHECK(f.call("add", Value{{"a", 1}, {"b", 2}}).output == Value{{"sum", 3}});
   }
+  SECTION("one whose answer holds bytes that are not UTF-8: the call fails at once, not at its timeout") {
+    Fixture f(fake("bad_utf8", 600s));
+    f.set = f.tools();
+    CHECK(mcp_error_of([&] { f.server->call("add", Value{{"a", 1}, {"b", 2}}, {}); }) ==
+          "mcp.protocol: MCP server 'fake' answered tools/call 'add' badly: its answer is not valid UTF-8");
+  }
   SECTION("a command that is not there") {
     McpServerConfig c = fake("good");
     c.process.program = "no-such-mcp-server";
@@ -211,6 +217,12 @@ TEST_CASE("mcp: a 2026-07-28 server on the official SDK v2 is spoken to in its o
     CHECK(f.call("whoami", Value::object()).output == "modern");  // the SDK serves this instance as the new era
     CHECK(f.call("add", Value{{"a", 2}, {"b", 5}}).output == Value{{"sum", 7}});
     CHECK(f.call("fail", Value::object()).error_kind == "tool.error");
+    // Its x-mcp-header argument goes as Mcp-Param-Region too (over HTTP the SDK refuses the call without it),
+    // a value that is no plain header value in Base64.
+    ToolResult located = f.call("locate", Value{{"region", "eu-west-1"}});
+    CHECK(located.error_kind.empty());
+    CHECK(located.output == "in eu-west-1");
+    CHECK(f.call("locate", Value{{"region", " Zürich "}}).output == "in  Zürich ");
     // Its schemas are 2020-12's: the simple ones are checked like draft 7's.
     CHECK(f.set.tools[0]->parameters()["$schema"] == "https://json-schema.org/draft/2020-12/schema");
     CHECK(f.set.tools[0]->parameters_schema() != nullptr);

@@ -42,6 +42,8 @@ const std::vector<std::string>& llm_providers() { return spec::override_provider
 
 std::vector<std::string> installed_workflow_names() { return spec::installed_workflow_names(); }
 
+std::string documentation_folder() { return spec::shipped_docs_folder().string(); }
+
 std::string model_override(const std::string& llm, const std::string& replay_file) {
   if (replay_file.empty()) return llm;
   if (!llm.empty()) throw Error("usage", "--replay FILE and --llm both choose the model; give one of them");

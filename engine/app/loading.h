@@ -29,6 +29,9 @@ const std::vector<std::string>& llm_providers();
 // The names a workflow may be given by besides a file here: the ENGINE_PATH folders' and the installed examples'.
 std::vector<std::string> installed_workflow_names();
 
+// Where the documentation is (installed: <prefix>/share/engine/docs), or "" when this engine has none beside it.
+std::string documentation_folder();
+
 // The `llm` of LoadOptions from a front end's --llm PROVIDER:MODEL and --replay FILE (which is --llm replay:FILE);
 // throws Error "usage" when both are given.
 std::string model_override(const std::string& llm, const std::string& replay_file);

@@ -74,8 +74,8 @@ int guarded(const std::function<int()>& body, bool no_color) {
     return body();
   } catch (const Error& e) {
     print_error(e.kind(), e.formatted(), no_color);
-    // Running out of memory is no mistake in the input: the command failed, as a run that runs out does.
-    return e.kind() == "engine.out_of_memory" ? kRunFailed : kBadInput;
+    // Running out of memory, or a collector that took nothing, is no mistake in the input: the command failed.
+    return e.kind() == "engine.out_of_memory" || e.kind() == "otlp.not_sent" ? kRunFailed : kBadInput;
   } catch (const std::bad_alloc&) {
     print_error("engine.out_of_memory", "out of memory: a limit is set higher than this machine can hold", no_color);
   } catch (const std::exception& e) {

@@ -122,8 +122,13 @@ int export_run(const RunsOptions& o) {
   if (!sink) throw Error("usage", "name the collector: --otlp URL (or OTEL_EXPORTER_OTLP_ENDPOINT)");
   auto ran_at = std::chrono::system_clock::time_point(std::chrono::milliseconds(run.started_ms));
   app::replay_run(run, *sink, trace::WallClock().steady(ran_at));
-  std::cerr << "sent the spans of run " << run.id << " (" << run.workflow << ")" << std::endl;
-  return kOk;  // SpanExport's end sends what is queued and says what could not be sent
+  trace::OtlpExporter::Counts counts = spans.finish();
+  if (counts.dropped > 0)
+    throw Error("otlp.not_sent", "the collector did not take " + std::to_string(counts.dropped) + " of the " +
+                                     std::to_string(counts.sent + counts.dropped) + " spans of run " + run.id +
+                                     (counts.last_error.empty() ? std::string() : " (" + counts.last_error + ")"));
+  std::cerr << "sent the " << counts.sent << " spans of run " << run.id << " (" << run.workflow << ")" << std::endl;
+  return kOk;
 }
 
 // The retention limit applied now rather than at the next runs' writes.

@@ -431,9 +431,12 @@ std::string manual_page(const CLI::App& app) {
          "the JSON Schemas of test files and evaluation files (\\fBengine schema test\\fR, \\fBengine schema eval\\fR)\n"
          ".TP\n.I share/engine/plugins\\fR, \\fIshare/engine/templates\n"
          "the shipped Lua tools and templates, on every workflow's search path\n"
+         ".TP\n.I share/engine/docs\n"
+         "the documentation, in Markdown (\\fI/usr/share/engine/docs\\fR from the Debian package): tutorial.md "
+         "first, then cli.md, workflow-format.md, templates.md, lua-tools.md, serve.md, errors.md\n"
          ".SH SEE ALSO\n"
-         "The documentation in the engine's docs/ folder: cli.md, workflow-format.md, templates.md, lua-tools.md, "
-         "errors.md.\n";
+         "The documentation in share/engine/docs beside the engine (\\fBengine\\fR alone names the folder), or "
+         "docs/ in its source.\n";
   return out.str();
 }
 

@@ -18,11 +18,17 @@ SpanExport::SpanExport(const std::string& otlp_flag, const Redactor& redactor) {
   builder_.emplace([this](trace::Span&& span) { exporter_->add(std::move(span)); }, content);
 }
 
-SpanExport::~SpanExport() {
-  if (!exporter_) return;
+trace::OtlpExporter::Counts SpanExport::finish() {
+  if (!exporter_) return {};
   builder_->close_all(std::chrono::steady_clock::now());  // a run cut short still shows what it did
   exporter_->flush(std::chrono::seconds(2));
-  warn_of_dropped_spans(exporter_->counts());
+  finished_ = true;
+  return exporter_->counts();
+}
+
+SpanExport::~SpanExport() {
+  if (!exporter_ || finished_) return;
+  warn_of_dropped_spans(finish());
 }
 
 void warn_of_dropped_spans(const trace::OtlpExporter::Counts& counts) {

@@ -22,6 +22,9 @@ class SpanExport {
   SpanExport(const SpanExport&) = delete;
   SpanExport& operator=(const SpanExport&) = delete;
 
+  // Closes what is open and sends what is queued (within the exporter's bound): how many spans were sent and
+  // dropped. The end then warns of nothing more.
+  trace::OtlpExporter::Counts finish();
   // The sink to add to the runs' events; null when no collector is named.
   EventSink* sink() { return builder_ ? &*builder_ : nullptr; }
   // A new trace for a run when spans are sent (the run then sends traceparent with its model requests), else none.
@@ -32,6 +35,7 @@ class SpanExport {
  private:
   std::optional<trace::OtlpExporter> exporter_;
   std::optional<trace::SpanBuilder> builder_;
+  bool finished_ = false;
 };
 
 // "engine: warning: 3 spans could not be sent to the OpenTelemetry collector (...)" on stderr, when any were not.

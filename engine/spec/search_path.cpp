@@ -54,6 +54,11 @@ fs::path shipped_schema_folder() {
   return folders.empty() ? fs::path() : folders.front();
 }
 
+fs::path shipped_docs_folder() {
+  auto folders = shipped_folders({"docs"});
+  return folders.empty() ? fs::path() : folders.front();
+}
+
 std::vector<fs::path> workflow_search_path() {
   std::vector<fs::path> out = engine_path_folders();
   for (auto& folder : shipped_folders({"workflows"})) out.push_back(std::move(folder));

@@ -17,6 +17,8 @@ std::vector<std::filesystem::path> workflow_search_path();
 
 // The folder of the shipped JSON Schemas (<prefix>/share/engine/schema, or a build tree's), or an empty path.
 std::filesystem::path shipped_schema_folder();
+// The folder of the documentation (<prefix>/share/engine/docs, or a build tree's link to docs/), or an empty path.
+std::filesystem::path shipped_docs_folder();
 
 // The names (NAME of NAME.yaml) of the workflows on workflow_search_path(), sorted, each once: what a bare name may
 // be besides a file in the current folder, and what shell completion offers.

@@ -1,6 +1,8 @@
 // The command line guides: `engine` alone lists the commands, and a mistyped command or flag gets the nearest one.
 #include <catch2/catch.hpp>
 
+#include <filesystem>
+
 #include "support/test_support.h"
 
 using namespace engine;
@@ -18,6 +20,12 @@ TEST_CASE("engine alone lists every command with one line each, and exits 0", "[
                               "\n  batch ", "\n  eval ", "\n  test ", "\n  schema "})
     CHECK(r.out.find(command) != std::string::npos);
   CHECK(r.out.find("`engine COMMAND --help` shows a command's arguments and flags") != std::string::npos);
+  // Where the documentation is, there and in --help: the build tree's link to docs/, as an install's share folder.
+  std::string docs = std::filesystem::path(ENGINE_BIN).parent_path().string() + "/share/engine/docs";
+  std::string named = "The documentation: " + docs + " (tutorial.md first; `man engine` for the commands).\n";
+  CHECK(r.out.substr(r.out.size() - named.size()) == named);
+  CHECK(std::filesystem::is_regular_file(docs + "/tutorial.md"));
+  CHECK(run_engine("--help").out.find(named) != std::string::npos);
 }
 
 TEST_CASE("a mistyped command is answered with the nearest one", "[e2e][cli]") {

@@ -134,6 +134,7 @@ TEST_CASE("the manual page lists every command and flag and reads cleanly in gro
   // Values in plain words, their bounds said after the description, never CLI11's type strings.
   CHECK(r.out.find(".BI \"\\-\\-runs \" N\nRuns at once (1 to 100000)\n") != std::string::npos);
   CHECK(r.out.find("UINT") == std::string::npos);
+  CHECK(r.out.find(".TP\n.I share/engine/docs\nthe documentation, in Markdown") != std::string::npos);
   CHECK(r.out.find("FLOAT") == std::string::npos);
   CHECK(r.out.find(":NUMBER") == std::string::npos);
   auto text = run_command("groff -man -Tutf8 -P-cbou " + shell_quote(page.string()));

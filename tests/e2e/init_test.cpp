@@ -68,6 +68,14 @@ TEST_CASE("init: every kind of project validates and passes its own tests at onc
       auto ran = engine_in(project, kind.run);
       CHECK(ran.out == kind.answer);
       CHECK(ran.exit_code == 0);
+      // The command the Lua tool's comment suggests works as written.
+      std::string tool = file_text(project / "plugins/word_count.lua");
+      size_t suggested = tool.find("try it alone with: engine ");
+      REQUIRE(suggested != std::string::npos);
+      size_t from = suggested + std::string("try it alone with: engine ").size();
+      auto tried = engine_in(project, tool.substr(from, tool.find('\n', from) - from));
+      CHECK(tried.out == "2\n");
+      CHECK(tried.exit_code == 0);
     }
   }
 }

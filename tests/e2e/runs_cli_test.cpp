@@ -120,6 +120,7 @@ TEST_CASE("runs e2e: two runs side by side, and a stored run's spans sent to a c
   INFO(sent.err);
   REQUIRE(sent.exit_code == 0);
   std::vector<Value> spans = receiver.spans();
+  CHECK(sent.err.find("sent the " + std::to_string(spans.size()) + " spans of run " + a) == 0);
   std::set<std::string> names;
   for (const Value& span : spans) names.insert(span["name"]);
   CHECK(names.count("invoke_workflow calculator") == 1);
@@ -133,6 +134,13 @@ TEST_CASE("runs e2e: two runs side by side, and a stored run's spans sent to a c
     CHECK(start_ms > now_ms - 600000);
   }
   CHECK(run_engine("runs export " + a + store).exit_code == 2);  // no collector named
+  // A collector that is down took nothing: a failure that says so, never "sent".
+  auto down = run_engine("runs export " + a + " --otlp http://127.0.0.1:" + std::to_string(test::free_port()) + store);
+  CHECK(down.exit_code == 1);
+  std::string said = "engine: error[otlp.not_sent]: the collector did not take " + std::to_string(spans.size()) +
+                     " of the " + std::to_string(spans.size()) + " spans of run " + a;
+  CHECK(down.err.substr(0, said.size()) == said);
+  CHECK(down.err.find("sent the") == std::string::npos);
 }
 
 TEST_CASE("runs e2e: engine runs prune keeps the newest, as ENGINE_STORE_KEEP or --keep says", "[e2e][runs]") {

@@ -12,8 +12,8 @@ class LlmClient;
 
 class RunState {
  public:
-  // The state `client` keeps for this run, made on first use. Steps of one run may ask at once; the returned object
-  // guards its own fields.
+  // The state `client` keeps for this run, made on first use: one object per client, always of the same type T.
+  // Steps of one run may ask at once; the returned object guards its own fields.
   template <class T>
   T& of(const LlmClient* client) {
     std::lock_guard lock(mutex_);

@@ -64,9 +64,12 @@ void stream_words(const std::string& text, EventSink* events, const Cancel* canc
 
 namespace {
 
-// The calls this client has answered in one run, for scripted.fail.
-struct CallsMade {
-  std::atomic<int> n{0};
+// What this client keeps for one run (RunState holds one object per client): the calls it has answered, for
+// scripted.fail, and the replies it has given, since `replies` answer the run's calls in the order they come, so
+// that the steps of a workflow (each an agent or a model call of its own) take them one after another.
+struct ScriptedRun {
+  std::atomic<int> calls{0};
+  std::atomic<int> replies{0};
 };
 
 }  // namespace
@@ -74,7 +77,7 @@ struct CallsMade {
 LlmResponse ScriptedLlm::complete(const LlmRequest& request) const {
   if (script_.latency.count() > 0) sleep_or_throw(request.cancel, script_.latency);
   if (script_.fail_times > 0) {
-    int call = request.run_state ? request.run_state->of<CallsMade>(this).n++ : 0;
+    int call = request.run_state ? request.run_state->of<ScriptedRun>(this).calls++ : 0;
     if (call < script_.fail_times) {
       std::string message = "scripted: the server answered " + std::to_string(script_.fail_status) +
                             " (scripted failure " + std::to_string(call + 1) + " of " +
@@ -87,11 +90,12 @@ LlmResponse ScriptedLlm::complete(const LlmRequest& request) const {
   std::string_view prompt = prompt_text(request, messages_text);
   ScriptedReply reply;
   if (!script_.replies.empty()) {
-    if (request.call_index < 0 || static_cast<size_t>(request.call_index) >= script_.replies.size())
+    int index = request.run_state ? request.run_state->of<ScriptedRun>(this).replies++ : request.call_index;
+    if (index < 0 || static_cast<size_t>(index) >= script_.replies.size())
       throw Error("llm.script_exhausted", "the scripted provider has " + std::to_string(script_.replies.size()) +
-                                              " replies, and call " + std::to_string(request.call_index + 1) +
+                                              " replies, and call " + std::to_string(index + 1) +
                                               " asked for one more");
-    reply = script_.replies[static_cast<size_t>(request.call_index)];
+    reply = script_.replies[static_cast<size_t>(index)];
   } else {
     bool matched = false;
     for (const auto& rule : script_.rules) {

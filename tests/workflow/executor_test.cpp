@@ -89,7 +89,7 @@ TEST_CASE("a replayed recording serves each run from its start, whatever ran bef
 TEST_CASE("usage counts the model calls of a failed attempt and of a failed step", "[workflow][usage]") {
   auto exec = executor_of(
       "llm:\n  provider: scripted\n  model: m\n  prices: {m: {prompt: 1000000, completion: 0}}\n"
-      "  scripted: {replies: ['not json']}\n"
+      "  scripted: {replies: ['not json', 'not json', 'not json']}\n"
       "steps:\n"
       "  ask:\n    kind: llm\n    prompt: 'give n'\n    output_schema: {type: object, required: [n]}\n"
       "    retry: {attempts: 3, backoff: 0}\n    on_error: continue\n"
@@ -148,4 +148,20 @@ TEST_CASE("scripted.fail answers the first calls of each run with a server's fai
   REQUIRE(r.error);
   CHECK(r.error->kind == "llm.http_error");
   CHECK(r.error->message == "step 'ask' failed: scripted: the server answered 401 (scripted failure 2 of 5)");
+}
+
+// A workflow's model calls take the scripted replies in the order they come, across its steps (as a test's replies
+// do): not each step the first reply.
+TEST_CASE("scripted replies answer a workflow's calls in order across its steps", "[workflow]") {
+  auto exec = executor_of(
+      "llm:\n  provider: scripted\n  scripted: {replies: ['first answer', 'second answer']}\n"
+      "steps:\n  one: {kind: llm, prompt: 'one'}\n"
+      "  two: {kind: llm, prompt: 'two after {{ steps.one.output }}'}\n"
+      "  both: {kind: template, template: '{{ steps.one.output }} / {{ steps.two.output }}'}\n");
+  NullSink quiet;
+  for (int run = 0; run < 2; ++run) {  // each run takes them from the first again
+    agent::RunResult r = exec->run(exec->resolve_inputs(Value::object()), quiet);
+    CHECK(r.ok());
+    CHECK(r.output == "first answer / second answer");
+  }
 }

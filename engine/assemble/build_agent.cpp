@@ -88,14 +88,14 @@ void check_prompt_names(const agent::Prompt& prompt, const std::vector<std::stri
   const spec::AgentSpec& a = s.agent;
   std::vector<std::string> inputs = input_names(s);
   if (a.messages.empty()) {
-    check_free_names(*prompt.templates()[0], inputs, provided, a.path + ".prompt", a.prompt.loc, s);
+    check_free_names(*prompt.templates()[0], inputs, provided, a.path + ".prompt", a.prompt.loc, s, &a.prompt);
     return;
   }
   size_t t = 0;  // the prompt's templates are its messages' contents, placeholders skipped
   for (size_t i = 0; i < a.messages.size(); ++i)
     if (a.messages[i].placeholder.value.empty())
       check_free_names(*prompt.templates()[t++], inputs, provided, a.path + ".prompt[" + std::to_string(i) + "].content",
-                       a.messages[i].content.loc, s);
+                       a.messages[i].content.loc, s, &a.messages[i].content);
 }
 
 // Where each of the prompt's templates was written, the scratchpad's (when there is one) last.

@@ -26,7 +26,7 @@ std::vector<std::string> input_names(const spec::WorkflowSpec& s) {
 // otherwise surface mid-run. A lenient template (strict_undefined: false) has chosen to read absent names as empty.
 void check_free_names(const tmpl::Template& t, const std::vector<std::string>& inputs,
                       const std::vector<std::string>& provided, const std::string& what, const SourceLoc& loc,
-                      const spec::WorkflowSpec& s) {
+                      const spec::WorkflowSpec& s, const spec::TemplateSource* source) {
   if (!t.options().strict_undefined) return;
   std::vector<std::string> known = inputs;
   known.insert(known.end(), provided.begin(), provided.end());
@@ -34,10 +34,14 @@ void check_free_names(const tmpl::Template& t, const std::vector<std::string>& i
     if (std::find(known.begin(), known.end(), name) != known.end()) continue;
     std::string hint = did_you_mean(name, known);
     std::string declared = inputs.empty() ? "no inputs are declared" : "declared inputs: " + join(inputs, ", ");
-    throw Error("spec.undeclared_variable",
-                what + " uses '" + name + "', which is not a declared input" +
-                    (hint.empty() ? " (" + declared + ")" : hint),
-                loc, quoted_line(s, loc));
+    std::string message = what + " uses '" + name + "', which is not a declared input" +
+                          (hint.empty() ? " (" + declared + ")" : hint);
+    // A template file of its own (given, and not written under a key of the YAML): located where it reads the name.
+    if (source && source->given && source->key_path.empty())
+      for (const tmpl::NamePath& read : t.free_paths())
+        if (!read.parts.empty() && read.parts[0] == name && read.line > 0)
+          throw t.error_at(read.line, read.col, "spec.undeclared_variable", message);
+    throw Error("spec.undeclared_variable", message, loc, quoted_line(s, loc));
   }
 }
 

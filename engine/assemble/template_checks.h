@@ -14,10 +14,11 @@ tmpl::TemplateOptions template_options(const spec::TemplateFlags& flags);
 std::vector<std::string> input_names(const spec::WorkflowSpec& spec);
 
 // A template may only read declared inputs and what the engine provides; anything else is a typo that would
-// otherwise surface mid-run. Throws "spec.undeclared_variable" located at `loc`, naming `what` (the key path).
+// otherwise surface mid-run. Throws "spec.undeclared_variable" naming `what` (the key path), located at `loc`, or,
+// for a template read from its own file (`source` says), where that file reads the name.
 void check_free_names(const tmpl::Template& t, const std::vector<std::string>& inputs,
                       const std::vector<std::string>& provided, const std::string& what, const SourceLoc& loc,
-                      const spec::WorkflowSpec& spec);
+                      const spec::WorkflowSpec& spec, const spec::TemplateSource* source = nullptr);
 
 // A template of the workflow, compiled with its flags, its folder for includes and the workflow's file scope.
 // Where a template written in the workflow file at `loc` (under `key_path`) sits in it, so its errors point there.

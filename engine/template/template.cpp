@@ -432,6 +432,10 @@ Error Template::error_at_start(std::string kind, std::string message) const {
   return located_error(std::move(kind), std::move(message), compiled_->source, 1, col);
 }
 
+Error Template::error_at(int line, int col, std::string kind, std::string message) const {
+  return located_error(std::move(kind), std::move(message), compiled_->source, line, col);
+}
+
 std::optional<SourceLoc> Template::place_in_file(int line, int col) const {
   return compiled_->source.place_in_file(line, col);
 }

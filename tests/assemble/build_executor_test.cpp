@@ -31,6 +31,15 @@ TEST_CASE("a template variable that is not a declared input is caught at build",
   CHECK(build_error(kHead + "agent:\n  prompt: '{{ zzz }}'\n").find("(declared inputs: question)") != std::string::npos);
 }
 
+TEST_CASE("a template file that reads an undeclared name is located in the file, where it reads it", "[assemble]") {
+  test::TempDir dir;
+  dir.write("prompt.j2", "Question: {{ question }}\nThought: {{ agent_scratchpad }} {{ questoin }}\n");
+  CHECK(build_error(kHead + "agent:\n  prompt: {file: prompt.j2}\n", &dir) ==
+        "prompt.j2:2:36: agent.prompt uses 'questoin', which is not a declared input (did you mean 'question'?)\n"
+        "  Thought: {{ agent_scratchpad }} {{ questoin }}\n"
+        "                                     ^");
+}
+
 TEST_CASE("a template syntax error in the YAML points at its line there, under its key", "[assemble]") {
   CHECK(build_error(kHead + "agent:\n  prompt: |\n    line one\n    {% for x in y %}\n") ==
         "w.yaml:10:21: agent.prompt: unclosed 'for' block opened at line 10:5: expected '{% endfor %}' before the end\n"

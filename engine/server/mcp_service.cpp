@@ -5,6 +5,7 @@
 #include "engine/app/result_documents.h"
 #include "engine/core/error.h"
 #include "engine/core/json_text.h"
+#include "engine/server/mcp_checks.h"
 
 namespace engine::server {
 namespace {
@@ -15,7 +16,6 @@ constexpr int kMethodNotFound = -32601;
 constexpr int kInvalidParams = -32602;
 constexpr int kInternalError = -32603;
 
-const char* const kLegacyVersions[] = {"2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"};
 
 Value result_message(const Value& id, Value result) {
   return Value{{"jsonrpc", "2.0"}, {"id", id}, {"result", std::move(result)}};
@@ -123,9 +123,13 @@ void McpService::handle(Value message, const Send& send, const Cancel* parent, c
   }
   const Value id = message["id"];
   bool modern = member(member(params, "_meta"), "io.modelcontextprotocol/protocolVersion").is_string();
+  if (std::optional<Value> refused = envelope_error(message))
+    return send(Value{{"jsonrpc", "2.0"}, {"id", id}, {"error", std::move(*refused)}});
+  if (modern && method == "initialize")  // 2026-07-28 has no handshake: server/discover, and each request's _meta
+    return send(error_message(id, kMethodNotFound, "initialize is not a method of " + std::string(kMcpModernVersion)));
   if (method == "initialize") {
     std::string asked = text_member(params, "protocolVersion");
-    bool known = std::any_of(std::begin(kLegacyVersions), std::end(kLegacyVersions),
+    bool known = std::any_of(std::begin(kMcpLegacyVersions), std::end(kMcpLegacyVersions),
                              [&](const char* v) { return asked == v; });
     return send(result_message(id, Value{{"protocolVersion", known ? asked : kMcpLegacyVersion},
                                          {"capabilities", {{"tools", {{"listChanged", false}}}}},

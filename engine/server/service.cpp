@@ -6,6 +6,7 @@
 #include "engine/core/json_text.h"
 #include "engine/core/text.h"
 #include "engine/server/api_errors.h"
+#include "engine/server/mcp_checks.h"
 #include "engine/server/resource_metadata.h"
 #include "engine/server/served_run_sinks.h"
 #include "engine/server/sse.h"
@@ -285,6 +286,7 @@ void Service::mcp_message(const std::shared_ptr<Exchange>& exchange) {
   if (message.is_discarded())
     return exchange->respond(json_response(400, to_json_text(McpService::parse_error("the body is not JSON: " +
                                                                                       error.message))));
+  if (auto refused = mcp_http_refusal(r, message)) return exchange->respond(std::move(*refused));
   bool is_request = message.is_object() && message.contains("id") && message.contains("method");
   if (!is_request) {
     mcp_.handle(std::move(message), [exchange](const Value& answer) {

@@ -207,3 +207,18 @@ TEST_CASE("mcp server: what is not MCP is answered with JSON-RPC's errors", "[se
   std::lock_guard lock(f.mu);
   CHECK(f.sent.size() == 4);  // the array's error, 2's, 3's and 1's
 }
+
+TEST_CASE("mcp server: a 2026-07-28 request in a revision not spoken, or without its envelope's keys, is refused in-band",
+          "[server][mcp]") {
+  McpFixture f;
+  Value other = modern_meta();
+  other["io.modelcontextprotocol/protocolVersion"] = "2099-01-01";
+  f.request(1, "tools/list", {{"_meta", other}});
+  CHECK(f.answer(1)["error"] == Value{{"code", -32022}, {"message", "Unsupported protocol version: 2099-01-01"},
+                                      {"data", {{"supported", Value::array({"2026-07-28"})}, {"requested", "2099-01-01"}}}});
+  f.request(2, "tools/list", {{"_meta", {{"io.modelcontextprotocol/protocolVersion", "2026-07-28"}}}});
+  CHECK(f.answer(2)["error"] == Value{{"code", -32602}, {"message", "the request's _meta envelope lacks or malforms "
+                                                                    "io.modelcontextprotocol/clientCapabilities"}});
+  f.request(3, "initialize", {{"_meta", modern_meta()}, {"protocolVersion", "2026-07-28"}});
+  CHECK(f.answer(3)["error"]["code"] == -32601);
+}

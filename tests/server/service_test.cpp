@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "engine/core/json_parse.h"
+#include "engine/core/json_text.h"
 #include "engine/server/serve.h"
 #include "engine/store/run_store.h"
 #include "support/mock_llm_server.h"
@@ -991,4 +992,60 @@ steps:
       content += c["choices"][0]["delta"]["content"].get<std::string>();
   CHECK(content == "HI");
   CHECK(done);
+}
+
+TEST_CASE("serve: POST /mcp checks a 2026-07-28 request's revision, envelope, headers and method before dispatch",
+          "[server][serve][mcp]") {
+  Served s;
+  auto post = [&](const std::string& method, Value params, httplib::Headers headers) {
+    Value message{{"jsonrpc", "2.0"}, {"id", 1}, {"method", method}, {"params", std::move(params)}};
+    auto r = s.client->Post("/mcp", headers, to_json_text(message), "application/json");
+    REQUIRE(r);
+    return std::pair<int, Value>(r->status, parse_json(r->body));
+  };
+  Value meta{{"io.modelcontextprotocol/protocolVersion", "2026-07-28"},
+             {"io.modelcontextprotocol/clientCapabilities", Value::object()}};
+  httplib::Headers standard{{"MCP-Protocol-Version", "2026-07-28"}, {"Mcp-Method", "tools/list"}};
+  auto ok = post("tools/list", {{"_meta", meta}}, standard);
+  CHECK(ok.first == 200);
+  CHECK(ok.second["result"]["tools"].size() == 3);
+  // A revision the server does not speak: 400, -32022 naming those it does.
+  Value other = meta;
+  other["io.modelcontextprotocol/protocolVersion"] = "2099-01-01";
+  auto unsupported = post("tools/list", {{"_meta", other}}, {{"MCP-Protocol-Version", "2099-01-01"}, {"Mcp-Method", "tools/list"}});
+  CHECK(unsupported.first == 400);
+  CHECK(unsupported.second["error"] == Value{{"code", -32022}, {"message", "Unsupported protocol version: 2099-01-01"},
+                                             {"data", {{"supported", Value::array({"2026-07-28"})}, {"requested", "2099-01-01"}}}});
+  // An envelope without its required keys: 400, -32602.
+  auto bare = post("tools/list", {{"_meta", {{"io.modelcontextprotocol/protocolVersion", "2026-07-28"}}}}, standard);
+  CHECK(bare.first == 400);
+  CHECK(bare.second["error"]["code"] == -32602);
+  // The standard headers: missing or disagreeing with the body, 400 and -32020.
+  for (const httplib::Headers& wrong :
+       {httplib::Headers{{"Mcp-Method", "tools/list"}}, httplib::Headers{{"MCP-Protocol-Version", "2026-07-28"}},
+        httplib::Headers{{"MCP-Protocol-Version", "2026-07-28"}, {"Mcp-Method", "tools/call"}},
+        httplib::Headers{{"MCP-Protocol-Version", "2025-11-25"}, {"Mcp-Method", "tools/list"}}}) {
+    auto refused = post("tools/list", {{"_meta", meta}}, wrong);
+    CHECK(refused.first == 400);
+    CHECK(refused.second["error"]["code"] == -32020);
+  }
+  auto misnamed = post("tools/call", {{"_meta", meta}, {"name", "echo"}, {"arguments", {{"input", "x"}}}},
+                       {{"MCP-Protocol-Version", "2026-07-28"}, {"Mcp-Method", "tools/call"}, {"Mcp-Name", "shout"}});
+  CHECK(misnamed.first == 400);
+  CHECK(misnamed.second["error"] == Value{{"code", -32020}, {"message", "the Mcp-Name header (shout) disagrees with the tool the body names"}});
+  // A method 2026-07-28 does not have (initialize among them): 404, -32601.
+  for (const char* method : {"resources/list", "initialize"}) {
+    auto missing = post(method, {{"_meta", meta}}, {{"MCP-Protocol-Version", "2026-07-28"}, {"Mcp-Method", method}});
+    CHECK(missing.first == 404);
+    CHECK(missing.second["error"]["code"] == -32601);
+  }
+  // The 2025 era: a revision header the server does not know is refused; one naming 2026-07-28 needs the envelope.
+  auto unknown = post("tools/list", Value::object(), {{"MCP-Protocol-Version", "1999-01-01"}});
+  CHECK(unknown.first == 400);
+  CHECK(unknown.second["error"]["code"] == -32022);
+  auto no_envelope = post("tools/list", Value::object(), {{"MCP-Protocol-Version", "2026-07-28"}});
+  CHECK(no_envelope.first == 400);
+  CHECK(no_envelope.second["error"]["code"] == -32602);
+  auto legacy = post("tools/list", Value::object(), {{"MCP-Protocol-Version", "2025-06-18"}});
+  CHECK(legacy.first == 200);
 }

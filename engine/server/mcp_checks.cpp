@@ -1,0 +1,105 @@
+#include "engine/server/mcp_checks.h"
+
+#include <algorithm>
+
+#include "engine/core/json_text.h"
+#include "engine/core/text.h"
+#include "engine/server/mcp_service.h"
+
+namespace engine::server {
+namespace {
+
+const char* const kEnvelopeVersion = "io.modelcontextprotocol/protocolVersion";
+const char* const kModernMethods[] = {"server/discover", "ping", "tools/list", "tools/call"};
+
+const Value& field_of(const Value& v, const char* key) {
+  static const Value none;
+  return v.is_object() && v.contains(key) ? v[key] : none;
+}
+
+Value error_object(int code, const std::string& message, Value data = nullptr) {
+  Value e{{"code", code}, {"message", message}};
+  if (!data.is_null()) e["data"] = std::move(data);
+  return e;
+}
+
+HttpResponse refusal(int status, const Value& message, Value error) {
+  return json_response(status, to_json_text(Value{{"jsonrpc", "2.0"}, {"id", field_of(message, "id")},
+                                                  {"error", std::move(error)}}));
+}
+
+bool is_request(const Value& message) {
+  const Value& id = field_of(message, "id");
+  return id.is_string() || id.is_number_integer();
+}
+
+}  // namespace
+
+std::optional<Value> envelope_error(const Value& message) {
+  const Value& meta = field_of(field_of(message, "params"), "_meta");
+  const Value& claimed = field_of(meta, kEnvelopeVersion);
+  if (claimed.is_null()) return std::nullopt;  // the 2025 era
+  std::string version = claimed.is_string() ? claimed.get<std::string>() : to_json_text(claimed);
+  if (version != kMcpModernVersion)
+    return error_object(kMcpUnsupportedVersion, "Unsupported protocol version: " + printable_excerpt(version, 40),
+                        Value{{"supported", Value::array({kMcpModernVersion})}, {"requested", claimed}});
+  std::vector<std::string> missing;
+  // The client's info may be left out; given, it names the client and its version.
+  const Value& info = field_of(meta, "io.modelcontextprotocol/clientInfo");
+  if (!info.is_null() && (!info.is_object() || !field_of(info, "name").is_string() || !field_of(info, "version").is_string()))
+    missing.push_back("io.modelcontextprotocol/clientInfo");
+  if (!field_of(meta, "io.modelcontextprotocol/clientCapabilities").is_object())
+    missing.push_back("io.modelcontextprotocol/clientCapabilities");
+  if (!missing.empty())
+    return error_object(-32602, "the request's _meta envelope lacks or malforms " + join(missing, " and "));
+  return std::nullopt;
+}
+
+std::optional<HttpResponse> mcp_http_refusal(const HttpRequest& r, const Value& message) {
+  const std::string* header = r.header("mcp-protocol-version");
+  bool modern = !field_of(field_of(field_of(message, "params"), "_meta"), kEnvelopeVersion).is_null();
+  std::string method = field_of(message, "method").is_string() ? field_of(message, "method").get<std::string>() : "";
+  if (!modern) {
+    if (!header) return std::nullopt;
+    if (*header == kMcpModernVersion)
+      return refusal(400, message, error_object(-32602, "the MCP-Protocol-Version header names " +
+                                                            std::string(kMcpModernVersion) +
+                                                            ", and the request carries no _meta envelope"));
+    bool known = std::any_of(std::begin(kMcpLegacyVersions), std::end(kMcpLegacyVersions), [&](const char* v) { return *header == v; });
+    if (!known) {
+      Value supported = Value::array({kMcpModernVersion});
+      for (const char* v : kMcpLegacyVersions) supported.push_back(v);
+      return refusal(400, message, error_object(kMcpUnsupportedVersion,
+                                                "Unsupported protocol version: " + printable_excerpt(*header, 40),
+                                                Value{{"supported", std::move(supported)}, {"requested", *header}}));
+    }
+    return std::nullopt;
+  }
+  if (std::optional<Value> e = envelope_error(message)) return refusal(400, message, std::move(*e));
+  const std::string* said_method = r.header("mcp-method");
+  if (header && *header != kMcpModernVersion)
+    return refusal(400, message, error_object(kMcpHeaderMismatch, "the MCP-Protocol-Version header (" +
+                                                                      printable_excerpt(*header, 40) +
+                                                                      ") disagrees with the body's revision"));
+  if (said_method && *said_method != method)
+    return refusal(400, message, error_object(kMcpHeaderMismatch, "the Mcp-Method header (" +
+                                                                      printable_excerpt(*said_method, 60) +
+                                                                      ") disagrees with the body's method"));
+  if (!is_request(message)) return std::nullopt;  // a notification needs no standard headers
+  if (!header) return refusal(400, message, error_object(kMcpHeaderMismatch, "the MCP-Protocol-Version header is missing"));
+  if (!said_method) return refusal(400, message, error_object(kMcpHeaderMismatch, "the Mcp-Method header is missing"));
+  if (std::find(std::begin(kModernMethods), std::end(kModernMethods), method) == std::end(kModernMethods))
+    return refusal(404, message, error_object(-32601, "Method not found: " + printable_excerpt(method, 60)));
+  if (method == "tools/call") {
+    const Value& name = field_of(field_of(message, "params"), "name");
+    const std::string* said_name = r.header("mcp-name");
+    if (!said_name) return refusal(400, message, error_object(kMcpHeaderMismatch, "the Mcp-Name header is missing"));
+    if (!name.is_string() || *said_name != name.get<std::string>())
+      return refusal(400, message, error_object(kMcpHeaderMismatch, "the Mcp-Name header (" +
+                                                                        printable_excerpt(*said_name, 60) +
+                                                                        ") disagrees with the tool the body names"));
+  }
+  return std::nullopt;
+}
+
+}  // namespace engine::server

@@ -10,7 +10,8 @@ namespace engine::server {
 namespace {
 
 const char* const kEnvelopeVersion = "io.modelcontextprotocol/protocolVersion";
-const char* const kModernMethods[] = {"server/discover", "ping", "tools/list", "tools/call"};
+// 2026-07-28's methods the engine offers (`ping` and `initialize` are the 2025 era's: removed there).
+const char* const kModernMethods[] = {"server/discover", "tools/list", "tools/call"};
 
 const Value& field_of(const Value& v, const char* key) {
   static const Value none;
@@ -75,12 +76,15 @@ std::optional<HttpResponse> mcp_http_refusal(const HttpRequest& r, const Value& 
     }
     return std::nullopt;
   }
-  if (std::optional<Value> e = envelope_error(message)) return refusal(400, message, std::move(*e));
-  const std::string* said_method = r.header("mcp-method");
-  if (header && *header != kMcpModernVersion)
+  // The header disagreeing with the body's claim comes first (it is how the request is classified), then a claim
+  // of a revision not spoken, then the envelope's keys.
+  const Value& claimed = field_of(field_of(field_of(message, "params"), "_meta"), kEnvelopeVersion);
+  if (header && (!claimed.is_string() || *header != claimed.get<std::string>()))
     return refusal(400, message, error_object(kMcpHeaderMismatch, "the MCP-Protocol-Version header (" +
                                                                       printable_excerpt(*header, 40) +
                                                                       ") disagrees with the body's revision"));
+  if (std::optional<Value> e = envelope_error(message)) return refusal(400, message, std::move(*e));
+  const std::string* said_method = r.header("mcp-method");
   if (said_method && *said_method != method)
     return refusal(400, message, error_object(kMcpHeaderMismatch, "the Mcp-Method header (" +
                                                                       printable_excerpt(*said_method, 60) +

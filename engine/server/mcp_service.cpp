@@ -125,8 +125,8 @@ void McpService::handle(Value message, const Send& send, const Cancel* parent, c
   bool modern = member(member(params, "_meta"), "io.modelcontextprotocol/protocolVersion").is_string();
   if (std::optional<Value> refused = envelope_error(message))
     return send(Value{{"jsonrpc", "2.0"}, {"id", id}, {"error", std::move(*refused)}});
-  if (modern && method == "initialize")  // 2026-07-28 has no handshake: server/discover, and each request's _meta
-    return send(error_message(id, kMethodNotFound, "initialize is not a method of " + std::string(kMcpModernVersion)));
+  if (modern && (method == "initialize" || method == "ping"))  // the 2025 era's, removed in 2026-07-28
+    return send(error_message(id, kMethodNotFound, method + " is not a method of " + std::string(kMcpModernVersion)));
   if (method == "initialize") {
     std::string asked = text_member(params, "protocolVersion");
     bool known = std::any_of(std::begin(kMcpLegacyVersions), std::end(kMcpLegacyVersions),

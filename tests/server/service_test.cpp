@@ -1012,6 +1012,7 @@ TEST_CASE("serve: POST /mcp checks a 2026-07-28 request's revision, envelope, he
   // A revision the server does not speak: 400, -32022 naming those it does.
   Value other = meta;
   other["io.modelcontextprotocol/protocolVersion"] = "2099-01-01";
+  // (the header agreeing with the body: a header that disagrees is -32020 first, below)
   auto unsupported = post("tools/list", {{"_meta", other}}, {{"MCP-Protocol-Version", "2099-01-01"}, {"Mcp-Method", "tools/list"}});
   CHECK(unsupported.first == 400);
   CHECK(unsupported.second["error"] == Value{{"code", -32022}, {"message", "Unsupported protocol version: 2099-01-01"},
@@ -1025,6 +1026,7 @@ TEST_CASE("serve: POST /mcp checks a 2026-07-28 request's revision, envelope, he
        {httplib::Headers{{"Mcp-Method", "tools/list"}}, httplib::Headers{{"MCP-Protocol-Version", "2026-07-28"}},
         httplib::Headers{{"MCP-Protocol-Version", "2026-07-28"}, {"Mcp-Method", "tools/call"}},
         httplib::Headers{{"MCP-Protocol-Version", "2025-11-25"}, {"Mcp-Method", "tools/list"}}}) {
+    INFO(to_json_text(Value(wrong.size())));
     auto refused = post("tools/list", {{"_meta", meta}}, wrong);
     CHECK(refused.first == 400);
     CHECK(refused.second["error"]["code"] == -32020);
@@ -1034,7 +1036,7 @@ TEST_CASE("serve: POST /mcp checks a 2026-07-28 request's revision, envelope, he
   CHECK(misnamed.first == 400);
   CHECK(misnamed.second["error"] == Value{{"code", -32020}, {"message", "the Mcp-Name header (shout) disagrees with the tool the body names"}});
   // A method 2026-07-28 does not have (initialize among them): 404, -32601.
-  for (const char* method : {"resources/list", "initialize"}) {
+  for (const char* method : {"resources/list", "initialize", "ping"}) {
     auto missing = post(method, {{"_meta", meta}}, {{"MCP-Protocol-Version", "2026-07-28"}, {"Mcp-Method", method}});
     CHECK(missing.first == 404);
     CHECK(missing.second["error"]["code"] == -32601);

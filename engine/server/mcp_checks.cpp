@@ -29,6 +29,13 @@ HttpResponse refusal(int status, const Value& message, Value error) {
                                                   {"error", std::move(error)}}));
 }
 
+// A header's value without the spaces and tabs HTTP allows around it (RFC 9110 5.5), or none.
+std::optional<std::string> header_value(const HttpRequest& r, std::string_view name) {
+  const std::string* v = r.header(name);
+  if (!v) return std::nullopt;
+  return std::string(trim(*v));
+}
+
 bool is_request(const Value& message) {
   const Value& id = field_of(message, "id");
   return id.is_string() || id.is_number_integer();
@@ -57,7 +64,7 @@ std::optional<Value> envelope_error(const Value& message) {
 }
 
 std::optional<HttpResponse> mcp_http_refusal(const HttpRequest& r, const Value& message) {
-  const std::string* header = r.header("mcp-protocol-version");
+  std::optional<std::string> header = header_value(r, "mcp-protocol-version");
   bool modern = !field_of(field_of(field_of(message, "params"), "_meta"), kEnvelopeVersion).is_null();
   std::string method = field_of(message, "method").is_string() ? field_of(message, "method").get<std::string>() : "";
   if (!modern) {
@@ -84,7 +91,7 @@ std::optional<HttpResponse> mcp_http_refusal(const HttpRequest& r, const Value& 
                                                                       printable_excerpt(*header, 40) +
                                                                       ") disagrees with the body's revision"));
   if (std::optional<Value> e = envelope_error(message)) return refusal(400, message, std::move(*e));
-  const std::string* said_method = r.header("mcp-method");
+  std::optional<std::string> said_method = header_value(r, "mcp-method");
   if (said_method && *said_method != method)
     return refusal(400, message, error_object(kMcpHeaderMismatch, "the Mcp-Method header (" +
                                                                       printable_excerpt(*said_method, 60) +
@@ -96,7 +103,7 @@ std::optional<HttpResponse> mcp_http_refusal(const HttpRequest& r, const Value& 
     return refusal(404, message, error_object(-32601, "Method not found: " + printable_excerpt(method, 60)));
   if (method == "tools/call") {
     const Value& name = field_of(field_of(message, "params"), "name");
-    const std::string* said_name = r.header("mcp-name");
+    std::optional<std::string> said_name = header_value(r, "mcp-name");
     if (!said_name) return refusal(400, message, error_object(kMcpHeaderMismatch, "the Mcp-Name header is missing"));
     if (!name.is_string() || *said_name != name.get<std::string>())
       return refusal(400, message, error_object(kMcpHeaderMismatch, "the Mcp-Name header (" +

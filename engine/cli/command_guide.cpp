@@ -38,8 +38,12 @@ void print_commands(const CLI::App& app, std::ostream& out) {
     out << "  " << sub->get_name() << std::string(width - sub->get_name().size() + 2, ' ') << sub->get_description()
         << "\n";
   out << "\n`engine COMMAND --help` shows a command's arguments and flags; `engine --version` the version.\n";
-  if (std::string docs = app::documentation_folder(); !docs.empty())
-    out << "The documentation: " << docs << " (tutorial.md first; `man engine` for the commands).\n";
+  if (std::string docs = documentation_line(); !docs.empty()) out << docs << "\n";
+}
+
+std::string documentation_line() {
+  std::string docs = app::documentation_folder();
+  return docs.empty() ? "" : "The documentation: " + docs + " (tutorial.md first; `man engine` for the commands).";
 }
 
 std::optional<std::string> unknown_command(const CLI::App& app, int argc, char** argv) {

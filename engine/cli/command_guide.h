@@ -11,6 +11,9 @@ namespace engine::cli {
 
 // The commands, one line each, and how to get a command's flags.
 void print_commands(const CLI::App& app, std::ostream& out);
+// "The documentation: FOLDER (...)" when the engine has its documentation beside it, else "": the last line of the
+// command list and of `engine --help`.
+std::string documentation_line();
 
 // For argv whose first argument names no command: "unknown command 'runn' (did you mean 'run'?)". None when the
 // first argument is a command or a flag (CLI11 then handles it).

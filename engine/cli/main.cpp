@@ -3,7 +3,6 @@
 
 #include <iostream>
 
-#include "engine/app/loading.h"
 #include "engine/cli/cli_support.h"
 #include "engine/cli/command_guide.h"
 #include "engine/cli/commands.h"
@@ -14,8 +13,8 @@ namespace {
 int run_command(int argc, char** argv) {
   CLI::App app{"engine: declarative LLM agents and workflows from YAML"};
   app.set_version_flag("--version", "engine 0.1.0");
-  if (std::string docs = engine::app::documentation_folder(); !docs.empty())
-    app.footer("The documentation: " + docs + " (tutorial.md first; `man engine` for the commands).");
+  // Looked for only when the help is shown: no command pays for it at start.
+  app.footer(engine::cli::documentation_line);
   app.require_subcommand(1);
   int exit_code = engine::cli::kOk;
   engine::cli::add_init_command(app, exit_code);

@@ -13,11 +13,6 @@ const char* const kEnvelopeVersion = "io.modelcontextprotocol/protocolVersion";
 // 2026-07-28's methods the engine offers (`ping` and `initialize` are the 2025 era's: removed there).
 const char* const kModernMethods[] = {"server/discover", "tools/list", "tools/call"};
 
-const Value& field_of(const Value& v, const char* key) {
-  static const Value none;
-  return v.is_object() && v.contains(key) ? v[key] : none;
-}
-
 Value error_object(int code, const std::string& message, Value data = nullptr) {
   Value e{{"code", code}, {"message", message}};
   if (!data.is_null()) e["data"] = std::move(data);
@@ -25,7 +20,7 @@ Value error_object(int code, const std::string& message, Value data = nullptr) {
 }
 
 HttpResponse refusal(int status, const Value& message, Value error) {
-  return json_response(status, to_json_text(Value{{"jsonrpc", "2.0"}, {"id", field_of(message, "id")},
+  return json_response(status, to_json_text(Value{{"jsonrpc", "2.0"}, {"id", field(message, "id")},
                                                   {"error", std::move(error)}}));
 }
 
@@ -37,26 +32,27 @@ std::optional<std::string> header_value(const HttpRequest& r, std::string_view n
 }
 
 bool is_request(const Value& message) {
-  const Value& id = field_of(message, "id");
+  const Value& id = field(message, "id");
   return id.is_string() || id.is_number_integer();
 }
 
 }  // namespace
 
 std::optional<Value> envelope_error(const Value& message) {
-  const Value& meta = field_of(field_of(message, "params"), "_meta");
-  const Value& claimed = field_of(meta, kEnvelopeVersion);
+  const Value& meta = field(field(message, "params"), "_meta");
+  const Value& claimed = field(meta, kEnvelopeVersion);
   if (claimed.is_null()) return std::nullopt;  // the 2025 era
   std::string version = claimed.is_string() ? claimed.get<std::string>() : to_json_text(claimed);
   if (version != kMcpModernVersion)
     return error_object(kMcpUnsupportedVersion, "Unsupported protocol version: " + printable_excerpt(version, 40),
-                        Value{{"supported", Value::array({kMcpModernVersion})}, {"requested", claimed}});
+                        Value{{"supported", Value::array({kMcpModernVersion})},
+                              {"requested", printable_excerpt(version, 40)}});  // never the client's bytes unbounded
   std::vector<std::string> missing;
   // The client's info may be left out; given, it names the client and its version.
-  const Value& info = field_of(meta, "io.modelcontextprotocol/clientInfo");
-  if (!info.is_null() && (!info.is_object() || !field_of(info, "name").is_string() || !field_of(info, "version").is_string()))
+  const Value& info = field(meta, "io.modelcontextprotocol/clientInfo");
+  if (!info.is_null() && (!info.is_object() || !field(info, "name").is_string() || !field(info, "version").is_string()))
     missing.push_back("io.modelcontextprotocol/clientInfo");
-  if (!field_of(meta, "io.modelcontextprotocol/clientCapabilities").is_object())
+  if (!field(meta, "io.modelcontextprotocol/clientCapabilities").is_object())
     missing.push_back("io.modelcontextprotocol/clientCapabilities");
   if (!missing.empty())
     return error_object(-32602, "the request's _meta envelope lacks or malforms " + join(missing, " and "));
@@ -65,8 +61,8 @@ std::optional<Value> envelope_error(const Value& message) {
 
 std::optional<HttpResponse> mcp_http_refusal(const HttpRequest& r, const Value& message) {
   std::optional<std::string> header = header_value(r, "mcp-protocol-version");
-  bool modern = !field_of(field_of(field_of(message, "params"), "_meta"), kEnvelopeVersion).is_null();
-  std::string method = field_of(message, "method").is_string() ? field_of(message, "method").get<std::string>() : "";
+  bool modern = !field(field(field(message, "params"), "_meta"), kEnvelopeVersion).is_null();
+  std::string method = string_field(message, "method");
   if (!modern) {
     if (!header) return std::nullopt;
     if (*header == kMcpModernVersion)
@@ -85,7 +81,7 @@ std::optional<HttpResponse> mcp_http_refusal(const HttpRequest& r, const Value& 
   }
   // The header disagreeing with the body's claim comes first (it is how the request is classified), then a claim
   // of a revision not spoken, then the envelope's keys.
-  const Value& claimed = field_of(field_of(field_of(message, "params"), "_meta"), kEnvelopeVersion);
+  const Value& claimed = field(field(field(message, "params"), "_meta"), kEnvelopeVersion);
   if (header && (!claimed.is_string() || *header != claimed.get<std::string>()))
     return refusal(400, message, error_object(kMcpHeaderMismatch, "the MCP-Protocol-Version header (" +
                                                                       printable_excerpt(*header, 40) +
@@ -102,7 +98,7 @@ std::optional<HttpResponse> mcp_http_refusal(const HttpRequest& r, const Value& 
   if (std::find(std::begin(kModernMethods), std::end(kModernMethods), method) == std::end(kModernMethods))
     return refusal(404, message, error_object(-32601, "Method not found: " + printable_excerpt(method, 60)));
   if (method == "tools/call") {
-    const Value& name = field_of(field_of(message, "params"), "name");
+    const Value& name = field(field(message, "params"), "name");
     std::optional<std::string> said_name = header_value(r, "mcp-name");
     if (!said_name) return refusal(400, message, error_object(kMcpHeaderMismatch, "the Mcp-Name header is missing"));
     if (!name.is_string() || *said_name != name.get<std::string>())

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <set>
 #include <unordered_map>
 
 #include "engine/core/error.h"
@@ -10,7 +11,7 @@ namespace engine::store {
 namespace {
 
 // Bumped when the tables or the chunking change: an older index is made again.
-constexpr const char* kIndexVersion = "2";
+constexpr const char* kIndexVersion = "3";
 constexpr size_t kChunkLines = 30;
 constexpr size_t kChunkBytes = 2000;
 // A paragraph this long ends its chunk; shorter ones join the next, so a page of short paragraphs is a few chunks,
@@ -26,8 +27,15 @@ struct Chunk {
 
 bool blank(std::string_view line) { return line.find_first_not_of(" \t\r") == std::string_view::npos; }
 
+bool fence(std::string_view line) {
+  size_t start = line.find_first_not_of(' ');
+  if (start == std::string_view::npos || start > 3) return false;
+  line.remove_prefix(start);
+  return line.starts_with("```") || line.starts_with("~~~");
+}
+
 // Sections and long paragraphs: a chunk ends before a heading, at a blank line once it holds kParagraphBytes, or at
-// its bounds.
+// its bounds. A '#' in a fenced block is a comment of the code shown (a shell's, YAML's), not a heading.
 std::vector<Chunk> chunks_of(const std::string& text) {
   std::vector<Chunk> out;
   Chunk current{0, ""};
@@ -40,6 +48,7 @@ std::vector<Chunk> chunks_of(const std::string& text) {
     pending_blanks = 0;
   };
   int64_t number = 0;
+  bool in_code = false;
   for (size_t start = 0; start < text.size();) {
     size_t end = text.find('\n', start);
     if (end == std::string::npos) end = text.size();
@@ -51,7 +60,8 @@ std::vector<Chunk> chunks_of(const std::string& text) {
       else if (!current.text.empty()) ++pending_blanks;
       continue;
     }
-    if (!line.empty() && line[0] == '#' && lines > 0) close();
+    if (fence(line)) in_code = !in_code;
+    else if (!in_code && line[0] == '#' && lines > 0) close();
     if (current.text.empty()) {
       current.line = number;
     } else {
@@ -64,6 +74,53 @@ std::vector<Chunk> chunks_of(const std::string& text) {
   }
   close();
   return out;
+}
+
+// A hit cites the line its snippet quotes: the snippet is the chunk's best window (the most of the query's terms),
+// which may begin on a line holding one term (a table's header) before the passage holding them all. The line
+// cited is the window's line with the most distinct terms (the first of equals), and the snippet starts there.
+// `marked` is the window with its terms between \x01 and \x02 and \x03 for a cut: the chunk's own text between
+// the cuts, so it is found in `text`.
+DocumentHit hit_of(std::string path, int64_t chunk_line, const std::string& marked, const std::string& text,
+                   double score) {
+  std::string quoted;                    // the window, unmarked
+  std::vector<size_t> line_starts{0};    // in `marked`, where each of the window's lines begins
+  std::vector<std::set<std::string>> terms_on_line(1);
+  size_t term_start = 0;
+  for (size_t i = 0; i < marked.size(); ++i) {
+    char c = marked[i];
+    if (c == '\x01') {
+      term_start = quoted.size();
+    } else if (c == '\x02') {
+      std::string term = quoted.substr(term_start);
+      for (auto& t : term) t = static_cast<char>(std::tolower(static_cast<unsigned char>(t)));
+      terms_on_line.back().insert(std::move(term));
+    } else if (c != '\x03') {
+      quoted += c;
+      if (c == '\n') {
+        line_starts.push_back(i + 1);
+        terms_on_line.emplace_back();
+      }
+    }
+  }
+  size_t best = 0;
+  for (size_t l = 1; l < terms_on_line.size(); ++l)
+    if (terms_on_line[l].size() > terms_on_line[best].size()) best = l;
+  size_t at = text.find(quoted);
+  if (at == std::string::npos) at = 0, best = 0;  // not expected: the chunk's first line, the whole window
+  DocumentHit hit{std::move(path), chunk_line, best > 0 ? "..." : "", score};
+  hit.line += std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(at), '\n') +
+              static_cast<int64_t>(best);
+  for (size_t i = line_starts[best]; i < marked.size(); ++i) {  // one line, spaces collapsed, terms in [brackets]
+    char c = marked[i];
+    bool space = c == '\n' || c == '\r' || c == '\t' || c == ' ';
+    if (c == '\x01') hit.snippet += '[';
+    else if (c == '\x02') hit.snippet += ']';
+    else if (c == '\x03') hit.snippet += "...";
+    else if (!space) hit.snippet += c;
+    else if (!hit.snippet.empty() && hit.snippet.back() != ' ') hit.snippet += ' ';
+  }
+  return hit;
 }
 
 }  // namespace
@@ -162,24 +219,10 @@ std::vector<DocumentHit> DocumentIndex::search(const std::string& fts_query, siz
   if (fts_query.empty()) return hits;
   try {
     auto q = db_.prepare(
-        "SELECT p.path, p.line, snippet(chunks, 0, '[', ']', '...', 16), highlight(chunks, 0, char(1), char(2)), "
-        "rank FROM chunks JOIN chunk_place p ON p.id = chunks.rowid WHERE chunks MATCH ?1 ORDER BY rank LIMIT ?2");
+        "SELECT p.path, p.line, snippet(chunks, 0, char(1), char(2), char(3), 16), chunks.text, rank "
+        "FROM chunks JOIN chunk_place p ON p.id = chunks.rowid WHERE chunks MATCH ?1 ORDER BY rank LIMIT ?2");
     q.bind(1, fts_query).bind(2, static_cast<int64_t>(limit));
-    while (q.step()) {
-      DocumentHit hit{q.text(0), q.integer(1), q.text(2), q.real(4)};
-      std::string marked = q.text(3);
-      size_t first = marked.find('\x01');
-      for (size_t i = 0; i < first && i < marked.size(); ++i)
-        if (marked[i] == '\n') ++hit.line;
-      std::string one_line;  // a snippet may span lines: one line, spaces collapsed
-      for (char c : hit.snippet) {
-        bool space = c == '\n' || c == '\r' || c == '\t' || c == ' ';
-        if (!space) one_line += c;
-        else if (!one_line.empty() && one_line.back() != ' ') one_line += ' ';
-      }
-      hit.snippet = std::move(one_line);
-      hits.push_back(std::move(hit));
-    }
+    while (q.step()) hits.push_back(hit_of(q.text(0), q.integer(1), q.text(2), q.text(3), q.real(4)));
   } catch (const Error& e) {
     throw Error("store.bad_query", "the search " + fts_query.substr(0, 200) + " cannot be read: " + e.message());
   }

@@ -24,7 +24,7 @@ struct IndexedDocument {
 
 struct DocumentHit {
   std::string path;
-  int64_t line = 0;     // of the first matched term, from 1
+  int64_t line = 0;     // of the snippet's first matched term, from 1: the line the snippet quotes
   std::string snippet;  // matched terms in [brackets], one line
   double score = 0;     // BM25: lower is better
 };

@@ -5,6 +5,7 @@
 
 #include <fstream>
 #include <regex>
+#include <sstream>
 
 #include "engine/core/file.h"
 #include "engine/core/json_parse.h"
@@ -43,8 +44,18 @@ TEST_CASE("grants e2e: the docs example searches the docs folder and answers cit
   REQUIRE(out["intermediate_steps"].size() == 2);
   CHECK(out["intermediate_steps"][0]["action"]["tool"] == "search_docs");
   CHECK(out["intermediate_steps"][1]["action"]["tool"] == "read_file");
+  // The line cited is the line quoted: its text holds the passage's first words (a cut's "..." left out).
   std::string answer = out["output"];
-  CHECK(std::regex_match(answer, std::regex(R"(.+ \([\w./-]+\.md, line \d+\): .+)")));
+  std::smatch cited;
+  REQUIRE(std::regex_match(answer, cited, std::regex(R"(.+ \(([\w./-]+\.md), line (\d+)\): (\.\.\.)?(.+))")));
+  std::string page = read_file(test::source_path("docs/" + cited[1].str()));
+  std::string line;
+  std::istringstream lines(page);
+  for (int n = std::stoi(cited[2].str()); n > 0; --n) std::getline(lines, line);
+  std::string passage = cited[4].str();
+  INFO(answer);
+  CHECK(line.find(passage.substr(0, passage.find(' ', 12))) != std::string::npos);
+  CHECK(passage.find("traces") != std::string::npos);
   // The grant opens docs/ and nothing else: the model's path out of it is refused, and it reads the refusal.
   auto outside = test::run_engine("tool workflows/docs_qa.yaml read_file --input '{\"path\": \"../README.md\"}'");
   CHECK(outside.exit_code == 1);

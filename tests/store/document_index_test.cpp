@@ -61,6 +61,31 @@ TEST_CASE("document index: hits ranked with their file, line and snippet", "[sto
   CHECK(index.search(fts_query_of("zebra"), 5).empty());
 }
 
+TEST_CASE("document index: a hit cites the line its snippet quotes, not the chunk's first match", "[store][index]") {
+  DocumentIndex index(":memory:", "/docs");
+  IndexedFolder f;
+  // One chunk: a table whose header names one term, and the passage below naming them all.
+  f.put("providers.md", "# Providers\n\n| preset | key |\n|---|---|\n| `openai` | `$OPENAI_API_KEY` |\n\n"
+                        "Keys come from the environment only. They are never written to traces or results.\n");
+  f.refresh(index);
+  auto hits = index.search(fts_query_of("keys written to traces"), 5);
+  REQUIRE(hits.size() == 1);
+  CHECK(hits[0].snippet == "...[Keys] come from the environment only. They are never [written] to [traces] or results.");
+  CHECK(hits[0].line == 7);
+}
+
+TEST_CASE("document index: a '#' in a fenced block is code, not a heading that cuts the chunk", "[store][index]") {
+  DocumentIndex index(":memory:", "/docs");
+  IndexedFolder f;
+  f.put("setup.md", "# Setup\n\nInstall it:\n\n```sh\n# as root\napt install engine\n```\n\nThen run the demo.\n");
+  f.refresh(index);
+  // One chunk: both words match in it, so the hit is the section, from its heading.
+  auto hits = index.search("\"install\" AND \"demo\"", 5);
+  REQUIRE(hits.size() == 1);
+  CHECK(hits[0].path == "setup.md");
+  CHECK(hits[0].line == 3);
+}
+
 TEST_CASE("document index: a refresh reads only new and changed documents", "[store][index]") {
   DocumentIndex index(":memory:", "/docs");
   IndexedFolder f;

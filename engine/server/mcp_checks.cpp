@@ -41,7 +41,13 @@ bool is_request(const Value& message) {
 std::optional<Value> envelope_error(const Value& message) {
   const Value& meta = field(field(message, "params"), "_meta");
   const Value& claimed = field(meta, kEnvelopeVersion);
-  if (claimed.is_null()) return std::nullopt;  // the 2025 era
+  if (claimed.is_null()) {
+    // A request of the 2025 era, but for server/discover: 2026-07-28's alone, so its envelope is owed (over stdio
+    // nothing else says which revision a request is of).
+    if (string_field(message, "method") != "server/discover") return std::nullopt;
+    return error_object(-32602, "server/discover is a request of " + std::string(kMcpModernVersion) +
+                                    ", and its _meta envelope names no io.modelcontextprotocol/protocolVersion");
+  }
   std::string version = claimed.is_string() ? claimed.get<std::string>() : to_json_text(claimed);
   if (version != kMcpModernVersion)
     return error_object(kMcpUnsupportedVersion, "Unsupported protocol version: " + printable_excerpt(version, 40),

@@ -12,6 +12,8 @@
 #include <set>
 
 #include "engine/core/json_parse.h"
+#include "engine/net/child_process.h"
+#include "engine/net/descriptor_watch.h"
 #include "support/otlp_receiver.h"
 #include "support/test_support.h"
 
@@ -218,29 +220,56 @@ TEST_CASE("engine to engine over MCP: one trace across the hop, the server's cal
   CHECK(broken["status"]["code"] == 2);
 }
 
+namespace {
+
 // The official conformance suite (@modelcontextprotocol/conformance, on Node 22 from npm: tests/peers) against
-// engine serve's /mcp at both revisions, with a baseline of the scenarios for features the engine does not offer
-// (tests/peers/mcp_conformance_baseline.yml): any other failure, or a baselined scenario that now passes, fails.
+// `url` at both revisions, with a baseline of the scenarios for features the engine does not offer
+// (tests/peers/mcp_conformance_baseline.yml, and `extra` for this target): any other failure, or a baselined scenario
+// that now passes, fails.
+void check_conformance(const std::string& url, const std::string& extra) {
+  test::TempDir dir;
+  std::string common = test::run_command("cat tests/peers/mcp_conformance_baseline.yml").out;
+  REQUIRE(common.find("server:\n") != std::string::npos);
+  for (const std::string revision : {"2025-11-25", "2026-07-28"}) {
+    INFO(revision);
+    std::string baseline = common + extra + (revision == "2025-11-25" ? "  - server-sse-multiple-streams\n" : "");
+    auto file = dir.write("baseline-" + revision + ".yml", baseline);
+    auto r = test::run_command(
+        "tests/peers/node_modules/.bin/node tests/peers/node_modules/@modelcontextprotocol/conformance/dist/index.js "
+        "server --url " + url + " --requirements " + revision + " --expected-failures " +
+        test::shell_quote(file.string()));
+    size_t total = r.out.rfind("Total: ");
+    WARN(url << " " << revision << ": "
+              << (total == std::string::npos ? std::string("no total") : r.out.substr(total, r.out.find('\n', total) - total)));
+    INFO(r.out.substr(r.out.size() > 3000 ? r.out.size() - 3000 : 0) << r.err);
+    CHECK(r.exit_code == 0);
+  }
+}
+
+}  // namespace
+
 TEST_CASE("engine serve passes the official MCP conformance suite at 2025-11-25 and 2026-07-28, but for what it does not offer",
           "[e2e][mcp][mcp_server][conformance]") {
   test::require_npm_peers();
   int port = test::free_port();
   test::EngineProcess served("serve workflows/calculator.yaml -q --no-store --port " + std::to_string(port));
   REQUIRE(test::wait_until_listening(port));
-  test::TempDir dir;
-  std::string common = test::run_command("cat tests/peers/mcp_conformance_baseline.yml").out;
-  REQUIRE(common.find("server:\n") != std::string::npos);
-  for (const std::string revision : {"2025-11-25", "2026-07-28"}) {
-    INFO(revision);
-    std::string baseline = common + (revision == "2025-11-25" ? "  - server-sse-multiple-streams\n" : "");
-    auto file = dir.write("baseline-" + revision + ".yml", baseline);
-    auto r = test::run_command(
-        "tests/peers/node_modules/.bin/node tests/peers/node_modules/@modelcontextprotocol/conformance/dist/index.js "
-        "server --url http://127.0.0.1:" + std::to_string(port) + "/mcp --requirements " + revision +
-        " --expected-failures " + test::shell_quote(file.string()));
-    size_t total = r.out.rfind("Total: ");
-    WARN(revision << ": " << (total == std::string::npos ? std::string("no total") : r.out.substr(total, r.out.find('\n', total) - total)));
-    INFO(r.out.substr(r.out.size() > 3000 ? r.out.size() - 3000 : 0) << r.err);
-    CHECK(r.exit_code == 0);
-  }
+  check_conformance("http://127.0.0.1:" + std::to_string(port) + "/mcp", "");
+}
+
+// The suite speaks to a URL only: engine mcp is reached through a bridge that forwards each message as a line, so
+// the suite judges its messages; the checks of the HTTP transport itself are engine serve's (above).
+TEST_CASE("engine mcp passes the official MCP conformance suite's message checks at both revisions",
+          "[e2e][mcp][mcp_server][conformance]") {
+  test::require_npm_peers();
+  int port = test::free_port();
+  net::DescriptorWatch watch;
+  net::ChildProcess bridge(net::ProcessSpec{
+      test::source_path("tests/peers/node_modules/.bin/node"),
+      {test::source_path("tests/peers/stdio_bridge.mjs"), std::to_string(port), ENGINE_BIN, "mcp",
+       test::source_path("workflows/calculator.yaml"), "--no-store"}},
+                           watch);
+  REQUIRE(test::wait_until_listening(port));
+  check_conformance("http://127.0.0.1:" + std::to_string(port) + "/mcp",
+                    test::run_command("cat tests/peers/mcp_conformance_stdio_extra.yml").out);
 }

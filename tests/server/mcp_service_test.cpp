@@ -221,4 +221,13 @@ TEST_CASE("mcp server: a 2026-07-28 request in a revision not spoken, or without
                                                                     "io.modelcontextprotocol/clientCapabilities"}});
   f.request(3, "initialize", {{"_meta", modern_meta()}, {"protocolVersion", "2026-07-28"}});
   CHECK(f.answer(3)["error"]["code"] == -32601);
+  // server/discover is 2026-07-28's alone: without the envelope's revision it is malformed, not a 2025 request.
+  const Value no_revision = Value{{"code", -32602}, {"message", "server/discover is a request of 2026-07-28, and its "
+                                                                "_meta envelope names no io.modelcontextprotocol/protocolVersion"}};
+  f.request(4, "server/discover");
+  CHECK(f.answer(4)["error"] == no_revision);
+  Value unnamed = modern_meta();
+  unnamed.erase("io.modelcontextprotocol/protocolVersion");
+  f.request(5, "server/discover", {{"_meta", unnamed}});
+  CHECK(f.answer(5)["error"] == no_revision);
 }

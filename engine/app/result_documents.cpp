@@ -1,31 +1,15 @@
 #include "engine/app/result_documents.h"
 
+#include "engine/workflow/input_types.h"
+
 namespace engine::app {
-namespace {
-
-// An input's JSON Schema type: its default's, else text (what the command line, a template and a chat give).
-const char* input_type(const workflow::Input& input) {
-  if (!input.default_value) return "string";
-  switch (input.default_value->type()) {
-    case Value::value_t::number_integer:
-    case Value::value_t::number_unsigned: return "integer";
-    case Value::value_t::number_float: return "number";
-    case Value::value_t::boolean: return "boolean";
-    case Value::value_t::array: return "array";
-    case Value::value_t::object: return "object";
-    case Value::value_t::null: return nullptr;
-    default: return "string";
-  }
-}
-
-}  // namespace
 
 Value workflow_document(const workflow::Executor& e, const std::string& name) {
   Value properties = Value::object();
   Value required = Value::array();
   for (const workflow::Input& input : e.inputs()) {
     Value p = Value::object();
-    if (const char* type = input_type(input)) p["type"] = type;
+    if (const char* type = workflow::schema_type(input)) p["type"] = type;
     if (!input.description.empty()) p["description"] = input.description;
     if (input.default_value) p["default"] = *input.default_value;
     else required.push_back(input.name);

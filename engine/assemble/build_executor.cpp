@@ -42,7 +42,7 @@ std::shared_ptr<const workflow::Executor> build(const spec::WorkflowSpec& s, con
   parts.name = s.name;
   parts.description = s.description;
   std::vector<std::string> names = input_names(s);
-  for (const auto& i : s.inputs) parts.inputs.push_back({i.name, i.description, i.default_value});
+  for (const auto& i : s.inputs) parts.inputs.push_back({i.name, i.description, i.default_value, i.type});
   if (s.steps.empty()) {
     parts.agent = build_agent(s, registry, std::move(llm));
     parts.chat_input = chat_input(s);

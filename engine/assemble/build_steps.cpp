@@ -34,7 +34,7 @@ std::shared_ptr<const workflow::Executor> agent_executor(const spec::StepSpec& s
   one.inputs.clear();
   std::vector<workflow::Input> inputs;
   for (const auto& [name, value] : st.inputs) {
-    one.inputs.push_back(spec::InputSpec{name, "", std::nullopt, value.loc});
+    one.inputs.push_back(spec::InputSpec{name, "", std::nullopt, "", value.loc});
     inputs.push_back({name, "", std::nullopt});
   }
   workflow::Executor::Parts parts;

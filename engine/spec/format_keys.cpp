@@ -9,7 +9,7 @@ namespace keys {
 // (test_spec.h). A run reads neither.
 const KeyList kTop = {"$schema", "version", "name", "description", "inputs", "outputs",
                       "llm",     "tools",   "agent", "steps",      "tests"};
-const KeyList kInput = {"description", "default", "required"};
+const KeyList kInput = {"description", "default", "required", "type"};
 const KeyList kOutput = {"description", "value"};
 const KeyList kLlm = {"provider",        "model",        "temperature",      "max_tokens",  "scripted",
                       "chat_template",   "bos_token",    "eos_token",        "base_url",    "api_key_env",

@@ -7,6 +7,7 @@
 #include "engine/core/json_text.h"
 #include "engine/core/text.h"
 #include "engine/schema/schema.h"
+#include "engine/schema/value_types.h"
 #include "engine/spec/default_react.h"
 #include "engine/spec/format_keys.h"
 #include "engine/spec/scripted_replies.h"
@@ -94,9 +95,24 @@ class Loader {
       } else if (!body.IsNull()) {
         r_.expect_map(body, path, keys::kInput);
         if (body["description"]) in.description = r_.str(body["description"], path + ".description");
-        if (body["default"]) in.default_value = r_.value(body["default"], path + ".default");
-        if (body["required"] && !r_.boolean(body["required"], path + ".required") && !in.default_value)
+        if (body["type"])
+          in.type = one_of(body["type"], path + ".type",
+                           std::vector<std::string>(std::begin(schema::kValueTypes), std::end(schema::kValueTypes)))
+                        .value;
+        if (body["default"]) {
+          in.default_value = r_.value(body["default"], path + ".default");
+          if (!in.type.empty() && !schema::has_value_type(*in.default_value, in.type))
+            r_.fail("spec.wrong_type", path + ".default must be " + schema::with_article(in.type) +
+                                           " (the input's type), got " + schema::with_article(schema::value_type(*in.default_value)),
+                    body["default"]);
+        }
+        if (body["required"] && !r_.boolean(body["required"], path + ".required") && !in.default_value) {
+          if (!in.type.empty() && in.type != "string")
+            r_.fail("spec.bad_value", path + ": an optional input of type " + in.type +
+                                          " needs a default of that type (without one it would be \"\")",
+                    body["required"]);
           in.default_value = Value("");
+        }
       }
       out.push_back(std::move(in));
     }

@@ -23,6 +23,7 @@ struct InputSpec {
   std::string name;
   std::string description;
   std::optional<Value> default_value;  // absent: the input is required
+  std::string type;  // declared, one of schema::kValueTypes; empty: any value
   SourceLoc loc;
 };
 

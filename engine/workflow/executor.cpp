@@ -9,6 +9,7 @@
 #include "engine/core/elapsed.h"
 #include "engine/core/error.h"
 #include "engine/core/text.h"
+#include "engine/workflow/input_types.h"
 
 namespace engine::workflow {
 namespace {
@@ -49,7 +50,7 @@ Value Executor::resolve_inputs(Value given) const {
                                               ? " (declared inputs: " + (names.empty() ? "none" : join(names, ", ")) + ")"
                                               : did_you_mean(k, names)));
   for (const auto& i : parts_.inputs) {
-    if (given.is_object() && given.contains(i.name)) out[i.name] = std::move(given[i.name]);
+    if (given.is_object() && given.contains(i.name)) out[i.name] = conform_input(i, std::move(given[i.name]));
     else if (i.default_value) out[i.name] = *i.default_value;
     else throw Error("input.missing", "missing input '" + i.name + "'" +
                                           (i.description.empty() ? "" : " (" + i.description + ")"));

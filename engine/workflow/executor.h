@@ -22,6 +22,7 @@ struct Input {
   std::string name;
   std::string description;
   std::optional<Value> default_value;  // absent: the input is required
+  std::string type;  // declared: a value given is checked, a text read as it (input_types.h); empty: any value
 };
 
 // A declared output: a template over the run's inputs, output, intermediate_steps and stopped_reason.

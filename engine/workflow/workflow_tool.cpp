@@ -1,6 +1,7 @@
 #include "engine/workflow/workflow_tool.h"
 
 #include "engine/core/error.h"
+#include "engine/workflow/input_types.h"
 
 namespace engine::workflow {
 namespace {
@@ -44,7 +45,8 @@ Value WorkflowTool::parameters_of(const Executor& executor) {
   Value properties = Value::object();
   Value required = Value::array();
   for (const auto& i : executor.inputs()) {
-    Value p{{"type", "string"}};
+    Value p = Value::object();
+    if (const char* type = schema_type(i)) p["type"] = type;
     if (!i.description.empty()) p["description"] = i.description;
     properties[i.name] = std::move(p);
     if (!i.default_value) required.push_back(i.name);

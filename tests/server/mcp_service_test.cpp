@@ -21,6 +21,9 @@ inputs:
   times:
     description: How often
     default: 1
+  pitch:
+    type: number
+    default: 1
 outputs:
   loud:
     description: The words, loud
@@ -132,6 +135,7 @@ TEST_CASE("mcp server: each workflow is a tool, its inputs the inputSchema and i
   // Every input typed: as its default is, else as text.
   CHECK(shout["inputSchema"]["properties"]["times"]["type"] == "integer");
   CHECK(shout["inputSchema"]["properties"]["text"]["type"] == "string");
+  CHECK(shout["inputSchema"]["properties"]["pitch"]["type"] == "number");  // declared, over its default's
   // The declared outputs are the structured result, each required.
   CHECK(shout["outputSchema"]["type"] == "object");
   CHECK(shout["outputSchema"]["properties"]["loud"]["description"] == "The words, loud");

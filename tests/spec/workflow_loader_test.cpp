@@ -35,6 +35,21 @@ TEST_CASE("a minimal workflow loads with LangChain's defaults", "[spec]") {
   CHECK_FALSE(w.inputs[0].default_value);
 }
 
+TEST_CASE("an input's declared type is one of JSON's, and its default is of it", "[spec][types]") {
+  const std::string agent = "agent:\n  prompt: '{{ n }}'\n";
+  CHECK(workflow_error("inputs:\n  n:\n    type: int\n" + kLlm + agent) ==
+        "w.yaml:3:11: inputs.n.type must be one of 'string', 'integer', 'number', 'boolean', 'array', 'object', got "
+        "'int'\n      type: int\n            ^");
+  CHECK(workflow_error("inputs:\n  n:\n    type: integer\n    default: many\n" + kLlm + agent) ==
+        "w.yaml:4:14: inputs.n.default must be an integer (the input's type), got a string\n"
+        "      default: many\n               ^");
+  CHECK(workflow_error("inputs:\n  n:\n    type: number\n    required: false\n" + kLlm + agent) ==
+        "w.yaml:4:15: inputs.n: an optional input of type number needs a default of that type (without one it would "
+        "be \"\")\n      required: false\n                ^");
+  CHECK(workflow_error("inputs:\n  n:\n    type: number\n    default: 3\n  s:\n    type: string\n    required: false\n" +
+                       kLlm + agent) == "no error");
+}
+
 TEST_CASE("malformed YAML names the line and column", "[spec]") {
   std::string e = workflow_error("name: x\n  bad indent: [\n");
   CHECK(e.rfind("w.yaml:", 0) == 0);

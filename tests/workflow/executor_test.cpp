@@ -33,6 +33,30 @@ TEST_CASE("inputs: defaults apply, unknown and missing ones are errors", "[workf
 }
 
 
+TEST_CASE("inputs: a declared type checks what is given and reads a text as it", "[workflow][types]") {
+  auto exec = executor_of(
+      "inputs:\n  count:\n    type: integer\n  tags:\n    type: array\n    default: []\n  note: any value\n"
+      "llm:\n  provider: scripted\n  scripted:\n    replies: ['Final Answer: x']\nagent:\n"
+      "  prompt: '{{ count + 1 }} {{ tags | length }} {{ note }}'\n");
+  // The command line, a CSV row and a step give text: read as JSON of the type.
+  CHECK(exec->resolve_inputs({{"count", "41"}, {"tags", "[\"a\", \"b\"]"}, {"note", "5"}}) ==
+        Value{{"count", 41}, {"tags", Value::array({"a", "b"})}, {"note", "5"}});
+  CHECK(exec->resolve_inputs({{"count", 7}, {"note", Value::array({1})}}) ==
+        Value{{"count", 7}, {"tags", Value::array()}, {"note", Value::array({1})}});
+  auto error = [&](const Value& v) {
+    try {
+      exec->resolve_inputs(v);
+    } catch (const Error& e) {
+      return e.kind() + ": " + e.what();
+    }
+    return std::string("no error");
+  };
+  CHECK(error({{"count", "ten"}, {"note", ""}}) == "input.wrong_type: input 'count' must be an integer, got a string: 'ten'");
+  CHECK(error({{"count", 2.5}, {"note", ""}}) == "input.wrong_type: input 'count' must be an integer, got a number: 2.5");
+  CHECK(error({{"count", 1}, {"tags", {{"a", 1}}}, {"note", ""}}) ==
+        "input.wrong_type: input 'tags' must be an array, got an object: {\"a\":1}");
+}
+
 TEST_CASE("memory: a run sees the session's history through its memory, and the executor keeps none of it",
           "[workflow][memory]") {
   auto executor = executor_of(

@@ -81,7 +81,6 @@ TEST_CASE("run --json prints the result document", "[e2e]") {
   // To the microsecond: a scripted run takes well under a millisecond, which whole milliseconds reported as 0.
   CHECK(j["elapsed_ms"].is_number_float());
   CHECK(j["elapsed_ms"].get<double>() > 0);
-  CHECK(j["elapsed_ms"].get<double>() < 60'000);
 }
 
 TEST_CASE("run --trace writes every event as JSON lines", "[e2e]") {

@@ -196,7 +196,11 @@ TEST_CASE("serve e2e: SIGHUP reloads the folder and SIGTERM lets the run in flig
   // A run of 2 s in flight when SIGTERM comes: it ends, and is answered, before the process does.
   served.dir.write("slow.yaml", test::slow_workflow(2000));
   served.process->signal(SIGHUP);
-  std::this_thread::sleep_for(500ms);
+  REQUIRE(test::wait_until([&] {  // the second reload done
+    std::string err = served.process->err_so_far();
+    size_t first = err.find("reloaded 3 workflows");
+    return first != std::string::npos && err.find("reloaded 3 workflows", first + 1) != std::string::npos;
+  }));
   int status = 0;
   std::string body;
   std::thread in_flight([&] {
@@ -205,7 +209,11 @@ TEST_CASE("serve e2e: SIGHUP reloads the folder and SIGTERM lets the run in flig
     auto r = c.Post("/v1/workflows/slow/invoke", R"({"input": "x"})", "application/json");
     if (r) status = r->status, body = r->body;
   });
-  std::this_thread::sleep_for(500ms);
+  REQUIRE(test::wait_until([&] {  // the run in flight
+    httplib::Client c("127.0.0.1", served.port);
+    auto m = c.Get("/metrics");
+    return m && m->body.find("engine_runs_in_flight 1\n") != std::string::npos;
+  }));
   served.process->signal(SIGTERM);
   in_flight.join();
   CHECK(status == 200);

@@ -527,7 +527,7 @@ TEST_CASE("serve: past the runs in flight and the queue, a request is turned awa
   Served s(options);
   Answer first;
   std::thread slow([&] { first = post_from_thread(s.server->port(), "/v1/workflows/slow/invoke", R"({"input": "x"})"); });
-  std::this_thread::sleep_for(500ms);
+  REQUIRE(test::wait_until([&] { return s.server->running_runs() == 1; }));
   auto busy = s.post("/v1/workflows/echo/invoke", R"({"input": "x"})");
   REQUIRE(busy);
   CHECK(busy->status == 429);
@@ -609,7 +609,7 @@ TEST_CASE("serve: shutdown lets a run in flight finish within the grace period, 
   Served s(options);
   Answer slow;
   std::thread client([&] { slow = post_from_thread(s.server->port(), "/v1/workflows/slow/invoke", R"({"input": "x"})"); });
-  std::this_thread::sleep_for(300ms);
+  REQUIRE(test::wait_until([&] { return s.server->running_runs() == 1; }));
   CHECK(s.server->shutdown() == 0);
   client.join();
   CHECK(slow.status == 200);
@@ -619,13 +619,11 @@ TEST_CASE("serve: shutdown lets a run in flight finish within the grace period, 
 TEST_CASE("serve: shutdown past the grace period cancels the runs still going", "[server][serve][shutdown]") {
   ServeOptions options;
   options.grace = 0s;
-  Served s(options);
+  Served s(options, 60000);  // a run that would answer in a minute: its answer here can only be the cancel's
   Answer slow;
   std::thread client([&] { slow = post_from_thread(s.server->port(), "/v1/workflows/slow/invoke", R"({"input": "x"})"); });
-  std::this_thread::sleep_for(300ms);
-  auto start = std::chrono::steady_clock::now();
+  REQUIRE(test::wait_until([&] { return s.server->running_runs() == 1; }));
   CHECK(s.server->shutdown() == 1);
-  CHECK(std::chrono::steady_clock::now() - start < 2500ms);
   client.join();
   CHECK(slow.status == 503);
   CHECK(parse_json(slow.body)["error"]["code"] == "run.cancelled");

@@ -59,6 +59,7 @@ GrantedApi::GrantedApi() {
     });
   });
   server_.Get("/v1/hang", [this](const httplib::Request&, httplib::Response& res) {
+    ++hangs_;
     res.set_chunked_content_provider("text/plain", [this](size_t, httplib::DataSink& sink) {
       for (int i = 0; i < 200 && !stopping_; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
       return !stopping_ && sink.is_writable();

@@ -18,10 +18,12 @@ class GrantedApi {
   GrantedApi& operator=(const GrantedApi&) = delete;
   std::string base() const { return "http://127.0.0.1:" + std::to_string(port_); }
   int port() const { return port_; }
+  int hangs() const { return hangs_; }  // requests /v1/hang has taken (each then waits, saying nothing)
 
  private:
   httplib::Server server_;
   std::atomic<bool> stopping_{false};
+  std::atomic<int> hangs_{0};
   int port_ = 0;
   std::thread thread_;
 };

@@ -20,6 +20,9 @@ struct MockLlmServer::Impl {
   std::vector<Request> requests;
   std::condition_variable stopping;  // ends a reply's delay when the server stops
   bool stopped = false;
+  std::condition_variable arrived;  // a request came
+  size_t gate = 0;
+  int gate_timeouts = 0;
 
   void delay(int ms) {
     std::unique_lock<std::mutex> lock(mu);
@@ -29,7 +32,7 @@ struct MockLlmServer::Impl {
   void serve(const httplib::Request& req, httplib::Response& res) {
     Reply reply;
     {
-      std::lock_guard<std::mutex> lock(mu);
+      std::unique_lock<std::mutex> lock(mu);
       requests.push_back({req.path, Value::parse(req.body, nullptr, false), req.get_header_value("Authorization"),
                           req.get_header_value("x-api-key"), req.get_header_value("anthropic-version"),
                           std::chrono::steady_clock::now(), req.remote_port, req.get_header_value("traceparent")});
@@ -39,6 +42,9 @@ struct MockLlmServer::Impl {
         reply = replies.front();
         replies.pop_front();
       }
+      arrived.notify_all();
+      if (gate > 0 && !arrived.wait_for(lock, std::chrono::seconds(20), [&] { return requests.size() >= gate || stopped; }))
+        ++gate_timeouts;
     }
     if (reply.delay_ms > 0) delay(reply.delay_ms);
     res.status = reply.status;
@@ -87,6 +93,7 @@ MockLlmServer::~MockLlmServer() {
     impl_->stopped = true;
   }
   impl_->stopping.notify_all();
+  impl_->arrived.notify_all();
   impl_->server.stop();
   if (impl_->thread.joinable()) impl_->thread.join();
 }
@@ -96,6 +103,16 @@ std::string MockLlmServer::base_url() const { return "http://127.0.0.1:" + std::
 void MockLlmServer::enqueue(Reply r) {
   std::lock_guard<std::mutex> lock(impl_->mu);
   impl_->replies.push_back(std::move(r));
+}
+
+void MockLlmServer::answer_after_requests(size_t count) {
+  std::lock_guard<std::mutex> lock(impl_->mu);
+  impl_->gate = count;
+}
+
+int MockLlmServer::gate_timeouts() const {
+  std::lock_guard<std::mutex> lock(impl_->mu);
+  return impl_->gate_timeouts;
 }
 
 std::vector<MockLlmServer::Request> MockLlmServer::requests() const {

@@ -46,6 +46,10 @@ class MockLlmServer {
   std::string base_url() const;  // http://127.0.0.1:PORT/v1
   void enqueue(Reply r);
   std::vector<Request> requests() const;
+  // Holds every answer until `count` requests in all have come (or 20 s have passed, counted in gate_timeouts()):
+  // calls made at once are then proven in flight together by their answers alone, with no time measured.
+  void answer_after_requests(size_t count);
+  int gate_timeouts() const;
 
   // A chat.completions answer with `content`.
   static Reply chat(const std::string& content, int prompt_tokens = 11, int completion_tokens = 7);

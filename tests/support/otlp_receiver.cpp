@@ -2,6 +2,7 @@
 
 #include <httplib.h>
 
+#include <condition_variable>
 #include <thread>
 
 #include "engine/core/json_parse.h"
@@ -14,6 +15,9 @@ struct OtlpReceiver::Impl {
   std::vector<std::string> bodies, authorizations;
   std::string content_type;
   std::vector<Value> spans;
+  std::condition_variable released;
+  bool held = false;
+  int answered = 0;
   int port = 0;
   std::thread thread;
 };
@@ -21,10 +25,11 @@ struct OtlpReceiver::Impl {
 OtlpReceiver::OtlpReceiver() : impl_(std::make_unique<Impl>()) {
   impl_->server.set_tcp_nodelay(true);  // as real collectors do: no 40 ms Nagle and delayed-ACK stall per answer
   impl_->server.Post("/v1/traces", [this](const httplib::Request& req, httplib::Response& res) {
-    if (int ms = stall_ms.load()) std::this_thread::sleep_for(std::chrono::milliseconds(ms));
     Value body = parse_json(req.body);
     {
-      std::lock_guard lock(impl_->mutex);
+      std::unique_lock lock(impl_->mutex);
+      impl_->released.wait(lock, [this] { return !impl_->held; });
+      ++impl_->answered;
       impl_->bodies.push_back(req.body);
       impl_->authorizations.push_back(req.get_header_value("Authorization"));
       impl_->content_type = req.get_header_value("Content-Type");
@@ -42,8 +47,27 @@ OtlpReceiver::OtlpReceiver() : impl_(std::make_unique<Impl>()) {
 }
 
 OtlpReceiver::~OtlpReceiver() {
+  release();
   impl_->server.stop();
   impl_->thread.join();
+}
+
+void OtlpReceiver::hold() {
+  std::lock_guard lock(impl_->mutex);
+  impl_->held = true;
+}
+
+void OtlpReceiver::release() {
+  {
+    std::lock_guard lock(impl_->mutex);
+    impl_->held = false;
+  }
+  impl_->released.notify_all();
+}
+
+int OtlpReceiver::answered() const {
+  std::lock_guard lock(impl_->mutex);
+  return impl_->answered;
 }
 
 std::string OtlpReceiver::base_url() const { return "http://127.0.0.1:" + std::to_string(impl_->port); }

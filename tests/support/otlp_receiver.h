@@ -1,6 +1,6 @@
 #pragma once
 // A loopback OTLP/HTTP receiver for the tests: it keeps each request's body and Authorization header and the spans
-// the bodies hold, and can be told to answer with another status or to stall. 127.0.0.1 only.
+// the bodies hold, and can be told to answer with another status or to hold its answers. 127.0.0.1 only.
 #include <atomic>
 #include <map>
 #include <memory>
@@ -21,7 +21,10 @@ class OtlpReceiver {
 
   std::string base_url() const;  // http://127.0.0.1:PORT, as --otlp takes it
   std::atomic<int> status{200};  // answered to each request; other than 200 with a body quoting a key
-  std::atomic<int> stall_ms{0};  // before answering
+  // While held, each request waits unanswered until release() (or the receiver's end): a collector that stalls.
+  void hold();
+  void release();
+  int answered() const;  // requests answered so far
 
   std::vector<std::string> bodies() const;
   std::vector<std::string> authorizations() const;

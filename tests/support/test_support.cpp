@@ -177,4 +177,13 @@ bool wait_until_listening(int port, int wait_ms) {
   }
 }
 
+bool wait_until(const std::function<bool()>& holds, int wait_ms) {
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(wait_ms);
+  while (!holds()) {
+    if (std::chrono::steady_clock::now() >= deadline) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  return true;
+}
+
 }  // namespace engine::test

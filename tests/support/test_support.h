@@ -1,6 +1,7 @@
 #pragma once
 // Helpers shared by the tests: temporary workflow folders, running the built `engine`, recording events.
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -66,6 +67,9 @@ void require_npm_peers();
 int free_port();
 // Whether something accepts connections on 127.0.0.1:`port` within `wait`, looking every 50 ms.
 bool wait_until_listening(int port, int wait_ms = 10000);
+// Whether `holds` becomes true within `wait_ms`, asked every 5 ms: for a test that waits on a state another thread
+// reaches (a run in flight, a file written), never on a guess of how long that takes.
+bool wait_until(const std::function<bool()>& holds, int wait_ms = 10000);
 
 // A workflow named `slow` whose agent answers "late" after `latency_ms`: what the serving tests start and cancel.
 std::string slow_workflow(int latency_ms);

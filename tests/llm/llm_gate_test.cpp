@@ -3,6 +3,8 @@
 
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
+#include <mutex>
 #include <thread>
 #include <vector>
 
@@ -12,20 +14,26 @@ using namespace engine;
 
 namespace {
 
-// Answers after a while, counting how many of its calls overlap.
+// Counts how many of its calls overlap; each answers once two have been in at once (or after 10 s), so a gate of two
+// is filled for certain, and a gate that let more through would be seen.
 class SlowLlm : public llm::LlmClient {
  public:
   llm::LlmResponse complete(const llm::LlmRequest&) const override {
     int now = ++in_flight;
-    for (int seen = most; now > seen && !most.compare_exchange_weak(seen, now);) {
+    {
+      std::unique_lock lock(m);
+      if (now > most) most = now;
+      cv.notify_all();
+      cv.wait_for(lock, std::chrono::seconds(10), [&] { return most >= 2; });
     }
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
     --in_flight;
     return llm::LlmResponse{"ok", "stop", {}, {}, false};
   }
   std::string describe() const override { return "slow"; }
   mutable std::atomic<int> in_flight{0};
   mutable std::atomic<int> most{0};
+  mutable std::mutex m;
+  mutable std::condition_variable cv;
 };
 
 }  // namespace

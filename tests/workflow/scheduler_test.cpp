@@ -18,20 +18,27 @@ using engine::workflow::StepOutcome;
 
 namespace {
 
-// Renders its text; counts how many steps run at once.
+// Renders its text; counts how many steps run at once. With `until`, each waits (10 s at most) until that many
+// have been inside at once: a bound of N is then reached for certain when it is allowed, and passed never.
 struct Concurrency {
   std::atomic<int> now{0};
   std::atomic<int> most{0};
+  std::mutex m;
+  std::condition_variable cv;
 };
 
 class CountingWork : public workflow::StepWork {
  public:
-  CountingWork(std::string text, Concurrency* c, std::chrono::milliseconds hold = {}) : text_(tmpl::Template::compile(std::move(text), "t")), c_(c), hold_(hold) {}
+  CountingWork(std::string text, Concurrency* c, int until = 0)
+      : text_(tmpl::Template::compile(std::move(text), "t")), c_(c), until_(until) {}
   StepOutcome run(const tmpl::Vars& vars, EventSink&, const agent::RunOptions&) const override {
     int now = ++c_->now;
-    for (int seen = c_->most; now > seen && !c_->most.compare_exchange_weak(seen, now);) {
+    {
+      std::unique_lock lock(c_->m);
+      if (now > c_->most) c_->most = now;
+      c_->cv.notify_all();
+      c_->cv.wait_for(lock, std::chrono::seconds(10), [&] { return c_->most >= until_; });
     }
-    std::this_thread::sleep_for(hold_);
     --c_->now;
     return StepOutcome{Value(text_.render(vars))};
   }
@@ -39,7 +46,7 @@ class CountingWork : public workflow::StepWork {
  private:
   tmpl::Template text_;
   Concurrency* c_;
-  std::chrono::milliseconds hold_;
+  int until_;
 };
 
 // Waits until `parties` steps are inside it at once (or gives up after 10 s): it returns only if they overlap.
@@ -117,7 +124,7 @@ TEST_CASE("scheduler: independent steps run at once, and never more than the bou
   Concurrency c;
   std::vector<Step> many;
   for (int i = 0; i < 6; ++i)
-    many.push_back(step("s" + std::to_string(i), std::make_shared<CountingWork>("x", &c, std::chrono::milliseconds(20))));
+    many.push_back(step("s" + std::to_string(i), std::make_shared<CountingWork>("x", &c, 2)));
   auto bounded = workflow::run_graph(many, Value::object(), sink, {}, 2);
   REQUIRE_FALSE(bounded.error);
   CHECK(c.most == 2);
@@ -242,7 +249,7 @@ TEST_CASE("scheduler: for_each maps the work over a list, a bounded number at on
   REQUIRE_FALSE(g.error);
   CHECK(g.steps["each"]["output"] == Value{"#0", "#1", "#2", "#3"});
 
-  Step counted = step("count", std::make_shared<CountingWork>("{{ item_index }}:{{ item }}", &c, std::chrono::milliseconds(10)));
+  Step counted = step("count", std::make_shared<CountingWork>("{{ item_index }}:{{ item }}", &c, 2));
   counted.for_each = tmpl::Template::compile_expression("['a', 'b', 'c', 'd', 'e', 'f']", "for_each");
   counted.concurrency = 2;
   auto bounded = workflow::run_graph({counted}, Value::object(), sink, {});

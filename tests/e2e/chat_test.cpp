@@ -65,7 +65,10 @@ TEST_CASE("sessions: chat writes each turn to the file, run and chat resume it",
   auto resumed = run_engine(kPirateChat + " -q --session " + file, "/history\n");
   REQUIRE(resumed.exit_code == 0);
   CHECK(resumed.err.find("resumed 2 exchanges from ") != std::string::npos);
-  CHECK(resumed.out.rfind("Human: How many people live in canada as of 2023?\nAI: Arrr", 0) == 0);
+  CHECK(resumed.out == "Human: How many people live in canada as of 2023?\n"
+        "AI: Arrr, me hearty! The spyglass says: Canada's population was about 38,781,291 as of 2023 (Statistics Canada). Arg!\n"
+        "Human: how about in mexico?\n"
+        "AI: Arrr, me hearty! The spyglass says: Mexico's population was about 128.5 million in 2023 (World Bank). Arg!\n");
   CHECK(resumed.out.find("Human: how about in mexico?\nAI: Arrr, me hearty! The spyglass says: Mexico's") !=
         std::string::npos);
 }

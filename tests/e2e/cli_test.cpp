@@ -190,7 +190,8 @@ TEST_CASE("engine validate takes every shipped file: workflows, their tests and 
   CHECK(bad.exit_code == 2);
   Value doc = Value::parse(bad.out);
   CHECK(doc["files"][0]["errors"][0]["message"] == "unknown key 'stopp' in agent (did you mean 'stop'?)");  // its workflow
-  CHECK(doc["files"][1]["errors"][0]["message"].get<std::string>().rfind("evaluators.a.pattern: invalid regex", 0) == 0);
+  CHECK(doc["files"][1]["errors"][0]["message"].get<std::string>() ==
+        "evaluators.a.pattern: invalid regex: missing closing parenthesis at offset 1");
 }
 
 TEST_CASE("engine render prints the first prompt, or one template", "[e2e]") {
@@ -346,7 +347,23 @@ TEST_CASE("a chat prompt rendered by the model's chat template runs end to end",
   CHECK(r.exit_code == 0);
   CHECK(r.out == "42\n");
   auto shown = run_engine("render workflows/chat_template.yaml --input 'What is 1 + 1?'");
-  CHECK(shown.out.rfind("<|begin_of_text|><|start_header_id|>system<|end_header_id|>\n\nAnswer the question", 0) == 0);
+  CHECK(shown.out == "<|begin_of_text|><|start_header_id|>system<|end_header_id|>\n"
+        "\n"
+        "Answer the question using these tools:\n"
+        "calculator: Evaluates an arithmetic expression such as 12 * 7 + 3 or (2 + 3) ^ 2 and returns the number.\n"
+        "\n"
+        "Use this format:\n"
+        "Question: the question\n"
+        "Thought: what to do\n"
+        "Action: one of [calculator]\n"
+        "Action Input: the input\n"
+        "Observation: the result\n"
+        "... (repeat as needed)\n"
+        "Final Answer: the answer<|eot_id|><|start_header_id|>user<|end_header_id|>\n"
+        "\n"
+        "Question: What is 1 + 1?\n"
+        "Thought:<|eot_id|><|start_header_id|>assistant<|end_header_id|>\n"
+        "\n");
   CHECK(shown.out.find("Question: What is 1 + 1?\nThought:<|eot_id|><|start_header_id|>assistant<|end_header_id|>\n\n") !=
         std::string::npos);
 }

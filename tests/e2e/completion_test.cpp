@@ -106,7 +106,7 @@ TEST_CASE("zsh's completion offers each command's commands, flags and arguments"
   CHECK(top.find("|schema:") != std::string::npos);
   CHECK(zsh("engine run --in").find("flag: --help:") == 0);
   CHECK(zsh("engine run --in").find("|--inputs:A JSON file with an object of inputs|") != std::string::npos);
-  CHECK(zsh("engine run ''").rfind("files -g *.(yaml|yml)\nwords ", 0) == 0);
+  CHECK(zsh("engine run ''") == "files -g *.(yaml|yml)\nwords \n");
   std::string named = zsh(shell_quote(ENGINE_BIN) + " run ''");
   CHECK(named.find("words ") != std::string::npos);
   CHECK(named.find(" calculator calculator_tools ") != std::string::npos);

@@ -174,7 +174,8 @@ TEST_CASE("anthropic: an answer without content, or with fields of the wrong typ
   server.enqueue({200, R"({"type": "message", "content": [{"type": "text", "text": 7}], "usage": "lots"})"});
   AnthropicLlm llm(test::anthropic_config(server));
   std::string kind;
-  CHECK(test::error_of([&] { llm.complete(chat_request()); }, &kind).rfind("anthropic: the server's answer has no content: ", 0) == 0);
+  CHECK(test::error_of([&] { llm.complete(chat_request()); }, &kind) ==
+        "anthropic: the server's answer has no content: '{\"type\": \"message\", \"stop_reason\": \"end_turn\"}'");
   CHECK(kind == "llm.bad_response");
   LlmResponse r = llm.complete(chat_request());  // a non-string text reads as empty, a non-object usage as none
   CHECK(r.text.empty());

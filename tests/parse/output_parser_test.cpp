@@ -29,7 +29,10 @@ TEST_CASE("json_blob: a fenced blob, with or without the json tag, or a bare one
   auto fenced = p.parse("Thought: search it\n```json\n{\"action\": \"search\", \"action_input\": \"Oslo weather\"}\n```");
   CHECK(action_of(fenced).tool == "search");
   CHECK(action_of(fenced).tool_input == "Oslo weather");
-  CHECK(action_of(fenced).log.rfind("Thought: search it\n```json", 0) == 0);
+  CHECK(action_of(fenced).log == "Thought: search it\n"
+        "```json\n"
+        "{\"action\": \"search\", \"action_input\": \"Oslo weather\"}\n"
+        "```");
   CHECK(action_of(p.parse("```\n{\"action\": \"search\", \"action_input\": \"x\"}\n```")).tool == "search");
   auto bare = p.parse("I will look. {\"action\": \"lookup\", \"action_input\": {\"city\": \"Oslo\", \"note\": \"a } in text\"}} done");
   CHECK(action_of(bare).tool == "lookup");
@@ -89,7 +92,8 @@ TEST_CASE("a parser chain falls through to the next parser and reports every fai
   CHECK(action_of(chain.parse("Action: search\nAction Input: x")).tool == "search");
   CHECK(action_of(chain.parse("```json\n{\"action\": \"lookup\", \"action_input\": \"y\"}\n```")).tool == "lookup");
   std::string none = failure_of(chain.parse("hmm"));
-  CHECK(none.rfind("could not parse LLM output: it matches neither the final-answer nor the action pattern", 0) == 0);
+  CHECK(none ==
+        "could not parse LLM output: it matches neither the final-answer nor the action pattern: 'hmm'; then could not parse LLM output: no JSON blob in the text with an \"action\" key: 'hmm'");
   CHECK(none.find("; then could not parse LLM output: no JSON blob in the text") != std::string::npos);
 }
 
@@ -206,7 +210,8 @@ TEST_CASE("a script at the end of a chain sees the earlier failures and its retr
   CHECK(std::get<ParseFailure>(out).message == "Invalid Format: Missing 'Action:' after 'Thought:'");
   CHECK(std::get<ParseFailure>(out).verbatim);
   REQUIRE(seen.size() == 1);
-  CHECK(seen[0].rfind("could not parse LLM output: ", 0) == 0);
+  CHECK(seen[0] ==
+        "could not parse LLM output: it matches neither the final-answer nor the action pattern: 'Thought: I wonder'");
   CHECK(logged == std::vector<std::string>{"retry.lua: rewording 1 failure"});
   // Without a context the script still runs; its lines are dropped.
   CHECK(failure_of(chain.parse("Thought: I wonder")) == "Invalid Format: Missing 'Action:' after 'Thought:'");

@@ -43,7 +43,9 @@ TEST_CASE("both an action and a final answer is an error, as in LangChain", "[pa
   auto out = langchain_parser().parse("Action: calc\nAction Input: 1\nFinal Answer: 2");
   auto* e = std::get_if<ParseFailure>(&out);
   REQUIRE(e);
-  CHECK(e->message.rfind("could not parse LLM output: it has both a final answer and an action: 'Action: calc\\n", 0) == 0);
+  CHECK(e->message == "could not parse LLM output: it has both a final answer and an action: 'Action: calc\\n"
+        "Action Input: 1\\n"
+        "Final Answer: 2'");
 }
 
 TEST_CASE("text that matches neither pattern is a parse failure", "[parse]") {

@@ -72,7 +72,8 @@ TEST_CASE("a schema's own problems are found before use, each with its pointer",
         "at /minLength: 'minLength' must be a whole number, 0 or more; at /required: 'required' names 'a' twice; "
         "at /properties: 'properties' must be an object of schemas by name");
   CHECK(problems(Value{{"items", "string"}}) == "at /items: a schema must be an object or true/false, not a string");
-  CHECK(problems(Value{{"pattern", "("}}).rfind("at /pattern: the pattern does not compile: ", 0) == 0);
+  CHECK(problems(Value{{"pattern", "("}}) ==
+        "at /pattern: the pattern does not compile: invalid regex: missing closing parenthesis at offset 1");
   CHECK(problems(Value{{"pattern", "a"}}, {}) ==
         "at /pattern: unsupported keyword 'pattern' (no regex engine was given to this schema)");
   CHECK_THROWS_WITH(Schema::compile(Value{{"type", "objekt"}}),
@@ -121,7 +122,8 @@ TEST_CASE("a catastrophic pattern on a long value stops at the regex limits and 
   std::string text(30000, 'a');
   text += "!";
   std::string v = violations(Value{{"pattern", "^(a+)+$"}}, text);
-  CHECK(v.rfind("at the top: could not be matched against the pattern '^(a+)+$': ", 0) == 0);
+  CHECK(v ==
+        "at the top: could not be matched against the pattern '^(a+)+$': regex gave up on a 30001-byte text: match limit exceeded (the pattern backtracks too much)");
 }
 
 TEST_CASE("uniqueItems on a huge array is a violation, not a quadratic wait", "[schema][hostile]") {

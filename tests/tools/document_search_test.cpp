@@ -77,7 +77,7 @@ TEST_CASE("search docs: the default index lives in the workflow's folder, named 
   auto a = default_index_file("/wf", "/data/docs");
   auto b = default_index_file("/wf", "/other/docs");
   CHECK(a.parent_path() == "/wf/.engine/index");
-  CHECK(a.filename().string().rfind("docs-", 0) == 0);
+  CHECK(a.filename().string().rfind("docs-", 0) == 0);  // and a hash of the folder's path
   CHECK(a != b);
   CHECK(a == default_index_file("/wf", "/data/docs"));
 }

@@ -6,6 +6,7 @@
 #include "engine/core/error.h"
 #include "engine/core/fiber.h"
 #include "engine/core/json_text.h"
+#include "engine/core/limits.h"
 #include "engine/core/redact.h"
 
 namespace engine::app {
@@ -32,8 +33,8 @@ Shard parse_shard(const std::string& text) {
   size_t slash = text.find('/');
   if (slash == std::string::npos) throw Error("usage", what);
   Shard s{number(text.substr(0, slash), what), number(text.substr(slash + 1), what)};
-  if (s.count == 0 || s.index >= s.count || s.count > kMaxShards)
-    throw Error("usage", "--shard " + text + ": K must be from 0 to N-1, and N from 1 to " + std::to_string(kMaxShards));
+  if (s.count == 0 || s.index >= s.count || s.count > limits::kShards)
+    throw Error("usage", "--shard " + text + ": K must be from 0 to N-1, and N from 1 to " + std::to_string(limits::kShards));
   return s;
 }
 
@@ -62,8 +63,8 @@ Shard shard_from_environment(size_t count, const std::function<const char*(const
   }
   if (count == 0)
     throw Error("usage", source + " says which shard this is, but not how many there are: give --shards N");
-  if (count > kMaxShards)
-    throw Error("usage", std::to_string(count) + " shards are more than the " + std::to_string(kMaxShards) + " a batch may have");
+  if (count > limits::kShards)
+    throw Error("usage", std::to_string(count) + " shards are more than the " + std::to_string(limits::kShards) + " a batch may have");
   if (*k >= count)
     throw Error("usage", source + " is " + std::to_string(*k) + ", past the last of " + std::to_string(count) + " shards");
   return Shard{*k, count};
@@ -97,8 +98,8 @@ std::unique_ptr<DataReader> open_data(const BatchOptions& o) {
   std::error_code ec;
   if (std::filesystem::equivalent(o.data, o.out, ec))
     throw Error("usage", "--out " + o.out.string() + " is the batch's data; give the results a file of their own");
-  if (o.concurrency == 0 || o.concurrency > kMaxConcurrency)
-    throw Error("usage", "--concurrency must be from 1 to " + std::to_string(kMaxConcurrency) + ", got " +
+  if (o.concurrency == 0 || o.concurrency > limits::kBatchConcurrency)
+    throw Error("usage", "--concurrency must be from 1 to " + std::to_string(limits::kBatchConcurrency) + ", got " +
                              std::to_string(o.concurrency));
   return std::make_unique<DataReader>(o.data);
 }

@@ -14,6 +14,7 @@
 #include "engine/app/batch_results.h"
 #include "engine/core/cancel.h"
 #include "engine/core/event.h"
+#include "engine/core/limits.h"
 #include "engine/workflow/executor.h"
 
 namespace engine::app {
@@ -34,17 +35,11 @@ Shard parse_shard(const std::string& text);
 // "usage" for a K without an N, or values out of range. `source` says where K came from.
 Shard shard_from_environment(size_t count, const std::function<const char*(const char*)>& env, std::string& source);
 
-// The runs a batch may have in flight: each is a fiber with its own stack and, most often, a connection of its own.
-inline constexpr size_t kMaxConcurrency = 16384;
-// A job of more shards than this is a typo (a Slurm array holds at most a few million tasks, and every shard reads
-// the whole data).
-inline constexpr size_t kMaxShards = 1000000;
-
 struct BatchOptions {
   std::filesystem::path data;
   std::filesystem::path out;
   std::vector<std::string> map;  // INPUT=COLUMN
-  size_t concurrency = 4;        // 1 to kMaxConcurrency; no more fibers than rows are made
+  size_t concurrency = 4;        // 1 to limits::kBatchConcurrency; no more fibers than rows are made
   bool retry_failed = false;
   Shard shard;
   bool traced = false;  // each row's run is a trace of its own, its model requests sending traceparent

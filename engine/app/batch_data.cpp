@@ -5,6 +5,7 @@
 
 #include "engine/core/error.h"
 #include "engine/core/json_parse.h"
+#include "engine/core/limits.h"
 #include "engine/core/text.h"
 
 namespace engine::app {
@@ -113,7 +114,7 @@ bool DataReader::next_record(std::string& text, int& line, std::string& error) {
   for (;;) {
     if (!lines_->next(piece)) return false;
     if (lines_->line_number() == 1 && piece.compare(0, kBom.size(), kBom) == 0) piece.erase(0, kBom.size());
-    if (lines_->too_long()) error = "the row is longer than " + std::to_string(kMaxFileBytes >> 20) + " MiB";
+    if (lines_->too_long()) error = "the row is longer than " + std::to_string(limits::kFileBytes >> 20) + " MiB";
     if (!piece.empty() && piece.back() == '\r') piece.pop_back();
     if (!trim(piece).empty()) break;
   }
@@ -132,8 +133,8 @@ bool DataReader::next_record(std::string& text, int& line, std::string& error) {
     }
     if (!piece.empty() && piece.back() == '\r') piece.pop_back();
     complete = record_.feed(piece, true);
-    if (!complete && record_.bytes() > kMaxFileBytes) {
-      error = "the row is longer than " + std::to_string(kMaxFileBytes >> 20) + " MiB";
+    if (!complete && record_.bytes() > limits::kFileBytes) {
+      error = "the row is longer than " + std::to_string(limits::kFileBytes >> 20) + " MiB";
       return true;
     }
   }

@@ -11,6 +11,7 @@
 #include "engine/core/file_lines.h"
 #include "engine/core/file_lock.h"
 #include "engine/core/json_parse.h"
+#include "engine/core/limits.h"
 
 namespace engine::app {
 namespace {
@@ -48,7 +49,7 @@ MergeReport merge_results(const std::vector<std::filesystem::path>& inputs, cons
                                     "'; merge it once it has ended");
     files.push_back(std::move(*locked));
     check_results_start(inputs[f], "merge only the results files of engine batch");
-    FileLines lines(inputs[f], kMaxResultLineBytes, Pipes::Refused);
+    FileLines lines(inputs[f], limits::kResultLineBytes, Pipes::Refused);
     std::string text;
     while (lines.next(text)) {
       if (text.empty()) continue;

@@ -15,6 +15,7 @@
 #include "engine/core/file_lock.h"
 #include "engine/core/json_parse.h"
 #include "engine/core/json_text.h"
+#include "engine/core/limits.h"
 #include "engine/core/text.h"
 
 namespace engine::app {
@@ -58,7 +59,7 @@ std::optional<size_t> result_index(const Value& line) {
   auto it = line.find("index");
   if (it == line.end() || !it->is_number_unsigned() || !line.contains("status")) return std::nullopt;
   size_t index = it->get<size_t>();
-  if (index > kMaxRowIndex) return std::nullopt;
+  if (index > limits::kRowIndex) return std::nullopt;
   return index;
 }
 
@@ -95,7 +96,7 @@ void ResultsFile::rewrite_as(std::vector<LineSpan> spans) {
 void ResultsFile::load(bool retry_failed) {
   std::string fix = "give --out a new file, or the results file of this batch";
   check_results_start(path_, fix);
-  FileLines lines(path_, kMaxResultLineBytes, Pipes::Refused);
+  FileLines lines(path_, limits::kResultLineBytes, Pipes::Refused);
   std::vector<LineSpan> kept;
   std::string text;
   bool must_rewrite = false;
@@ -114,7 +115,7 @@ void ResultsFile::load(bool retry_failed) {
       throw Error("batch.bad_results", path_.string() + ":" + std::to_string(lines.line_number()) +
                                            ": not a batch's result line" +
                                            (lines.too_long() ? " (longer than " +
-                                                                   std::to_string(kMaxResultLineBytes >> 20) + " MiB)"
+                                                                   std::to_string(limits::kResultLineBytes >> 20) + " MiB)"
                                                              : "") +
                                            "; " + fix);
     }
@@ -160,14 +161,14 @@ void ResultsFile::append(const Value& line) {
   if (index == line.end() || !index->is_number_integer() || index->get<int64_t>() < 0)
     throw Error("batch.bad_results", "a result line needs its row's index");
   std::string text = to_json_text(line);
-  if (text.size() >= kMaxResultLineBytes) {
+  if (text.size() >= limits::kResultLineBytes) {
     // No reader would take it back (resume, eval, merge): the row fails, saying why, and stays resumable.
     Value short_line{{"index", *index}, {"line", line.value("line", Value(0))}, {"status", "failed"}};
     auto inputs = line.find("inputs");
     if (inputs != line.end() && to_json_text(*inputs).size() < kMaxKeptInputsBytes) short_line["inputs"] = *inputs;
     short_line["error"] = {{"kind", "batch.line_too_long"},
                            {"message", "the result line would be " + std::to_string(text.size() >> 20) +
-                                           " MiB, more than the " + std::to_string(kMaxResultLineBytes >> 20) +
+                                           " MiB, more than the " + std::to_string(limits::kResultLineBytes >> 20) +
                                            " MiB a results file's line may hold; the output was left out"}};
     text = to_json_text(short_line);
   }

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "engine/core/file.h"
+#include "engine/core/limits.h"
 #include "engine/core/value.h"
 
 namespace engine::app {
@@ -41,7 +42,7 @@ class ResultsFile {
   const Resumed& resumed() const { return resumed_; }
 
   // Appends one line, whole. Safe from any thread. Throws Error "io.write_failed". A line longer than every reader
-  // takes (kMaxResultLineBytes) is written as a failed line saying so, without the output that made it so long.
+  // takes (limits::kResultLineBytes) is written as a failed line saying so, without the output that made it so long.
   void append(const Value& line);
   // Puts the lines in the data's order: a new file written beside it, then renamed over it. Throws as append.
   // Where each line lies is known from its writing (or the reading on open): nothing is read back but the lines.
@@ -72,9 +73,6 @@ class ResultsFile {
   uint64_t end_ = 0;             // the file's size: where the next line goes
 };
 
-// Every reader of result lines (resume, eval, merge) takes lines up to this long, as docs/security.md says.
-inline constexpr size_t kMaxResultLineBytes = kMaxFileBytes;
-
 // Whether `text` could be the start of a line the engine wrote: how a line cut short by a killed batch is told from
 // a file that was never results.
 bool looks_like_result_line(std::string_view text);
@@ -83,10 +81,7 @@ bool looks_like_result_line(std::string_view text);
 // bytes named by mistake is refused at its first byte. Throws Error "batch.bad_results" naming `command`'s fix.
 void check_results_start(const std::filesystem::path& path, const std::string& fix);
 
-// The highest row index a result line may have: far past any data, and far from wrapping when counted past.
-inline constexpr size_t kMaxRowIndex = size_t{1} << 62;
-
-// The row index of a result line; nothing for a line that is not one (an index past kMaxRowIndex included).
+// The row index of a result line; nothing for a line that is not one (an index past limits::kRowIndex included).
 std::optional<size_t> result_index(const Value& line);
 
 }  // namespace engine::app

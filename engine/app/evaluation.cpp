@@ -13,6 +13,7 @@
 #include "engine/core/file_lock.h"
 #include "engine/core/json_parse.h"
 #include "engine/core/json_text.h"
+#include "engine/core/limits.h"
 
 namespace engine::app {
 namespace {
@@ -76,7 +77,7 @@ EvaluationReport Evaluation::run(const EvaluationOptions& o, const Cancel& cance
   check_results_start(o.results, "give --results the file engine batch wrote");
   FileReplacement scored(out);
   try_lock(scored.descriptor(), LockMode::Exclusive);  // so the lock holds on the new file from its first instant
-  FileLines lines(o.results, kMaxResultLineBytes, Pipes::Refused);
+  FileLines lines(o.results, limits::kResultLineBytes, Pipes::Refused);
   std::vector<Value> chunk;
   std::vector<std::vector<Score>> scores;
   auto score_chunk = [&] {

@@ -7,6 +7,7 @@
 #include "engine/core/file.h"
 #include "engine/core/json_parse.h"
 #include "engine/core/json_text.h"
+#include "engine/core/limits.h"
 #include "engine/core/text.h"
 
 namespace engine::app {
@@ -24,7 +25,7 @@ Value given_inputs(const workflow::Executor& executor, const GivenInputs& o) {
   Value given = Value::object();
   if (!o.file.empty()) {
     JsonError why{false, "not an object"};
-    Value v = parse_json_file(o.file, kMaxFileBytes, Pipes::Allowed, &why);
+    Value v = parse_json_file(o.file, limits::kFileBytes, Pipes::Allowed, &why);
     if (v.is_discarded() || !v.is_object())
       throw Error("input.bad_file", "--inputs " + o.file + ": expected a JSON object of inputs (" + why.message + ")");
     given = std::move(v);

@@ -5,6 +5,7 @@
 #include "engine/core/error.h"
 #include "engine/core/file.h"
 #include "engine/core/json_parse.h"
+#include "engine/core/limits.h"
 #include "engine/core/text.h"
 #include "engine/spec/format_schema.h"
 #include "engine/template/template.h"
@@ -14,7 +15,7 @@ namespace engine::app {
 std::string render_template_file(const std::string& path, const std::string& vars_file, bool lenient) {
   Value vars = Value::object();
   if (!vars_file.empty()) {
-    std::string text = read_file(vars_file, kMaxFileBytes, Pipes::Allowed);
+    std::string text = read_file(vars_file, limits::kFileBytes, Pipes::Allowed);
     JsonError why{false, "not an object"};
     vars = parse_json(text, &why);
     if (vars.is_discarded() || !vars.is_object())

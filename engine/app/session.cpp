@@ -13,6 +13,7 @@
 #include "engine/core/file_lock.h"
 #include "engine/core/json_parse.h"
 #include "engine/core/json_text.h"
+#include "engine/core/limits.h"
 
 namespace engine::app {
 namespace {
@@ -60,7 +61,7 @@ Session Session::open(const std::filesystem::path& file, std::string output_key)
   if (!held)
     throw Error("session.busy", "another engine process is using the session file '" + file.string() +
                                     "'; end it first, or give another file");
-  std::string text = read_file(file, kMaxSessionBytes);
+  std::string text = read_file(file, limits::kSessionBytes);
   auto fail = [&](const char* kind, int line, int col, const std::string& message) {
     throw Error(kind, message, SourceLoc{file.string(), line, col});
   };

@@ -15,9 +15,6 @@
 
 namespace engine::app {
 
-// Sessions grow a turn at a time; this bounds what a resume reads (a turn may carry a large input).
-inline constexpr size_t kMaxSessionBytes = size_t{256} << 20;
-
 class Session {
  public:
   // A session that lives as long as the process. `output_key` (agent.memory.output_key) names the field of a

@@ -19,6 +19,7 @@
 #include "engine/cli/run_output.h"
 #include "engine/core/error.h"
 #include "engine/core/json_text.h"
+#include "engine/core/limits.h"
 #include "engine/core/priority.h"
 #include "engine/cli/span_export.h"
 #include "engine/cli/trace_file.h"
@@ -170,7 +171,7 @@ void add_batch_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--out", o->out, "The results, a JSON line per row, written as each run ends");
   cmd->add_option("--map", o->batch.map, "Which column an input reads: INPUT=COLUMN (default: the input's name)");
   cmd->add_option("-c,--concurrency", o->batch.concurrency, "How many runs at once, 1 to 16384 (default 4)")
-      ->check(whole_number(1, app::kMaxConcurrency));
+      ->check(whole_number(1, limits::kBatchConcurrency));
   cmd->add_option("--rpm", o->rpm, "At most this many model requests per minute, over the whole batch")
       ->check(finite_number(0, 1e9));
   cmd->add_option("--tpm", o->tpm, "At most this many tokens per minute, over the whole batch")
@@ -179,7 +180,7 @@ void add_batch_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--shard", o->shard, "Run only shard K of N (from 0): the rows whose index modulo N is K");
   cmd->add_option("--shards", o->shards, "The number of shards, the shard itself from JOB_COMPLETION_INDEX or "
                   "SLURM_ARRAY_TASK_ID")
-      ->check(whole_number(1, app::kMaxShards));
+      ->check(whole_number(1, limits::kShards));
   cmd->add_option("--llm", o->llm, "Use another model than the workflow's: PROVIDER:MODEL or replay:FILE");
   cmd->add_option("--eval", o->eval_file, "Score the results with this evaluation file when the batch ends "
                   "(as engine eval)");

@@ -10,6 +10,7 @@
 #include "engine/cli/eval_table.h"
 #include "engine/cli/interrupt_watch.h"
 #include "engine/core/json_text.h"
+#include "engine/core/limits.h"
 
 namespace engine::cli {
 namespace {
@@ -52,7 +53,7 @@ void add_eval_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--threshold", o->threshold, "The pass rate each evaluator needs, from 0 to 1 (an evaluator's "
                   "own threshold wins); below it, exit 1")->check(finite_number(0, 1));
   cmd->add_option("-c,--concurrency", o->concurrency, "Lines scored at once, 1 to 16384 (default 4)")
-      ->check(whole_number(1, app::kMaxConcurrency));
+      ->check(whole_number(1, limits::kBatchConcurrency));
   cmd->add_flag("--json", o->json, "Print {lines, ok, evaluators: [...]} as JSON instead of the table");
   cmd->callback([o, &exit_code] { exit_code = guarded([&] { return evaluate(*o); }); });
 }

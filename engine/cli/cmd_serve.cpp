@@ -13,6 +13,7 @@
 #include "engine/cli/run_output.h"
 #include "engine/cli/span_export.h"
 #include "engine/core/error.h"
+#include "engine/core/limits.h"
 #include "engine/core/text.h"
 #include "engine/server/serve.h"
 
@@ -31,7 +32,7 @@ struct ServeCommandOptions {
   std::string llm;
   std::string token_file;
   std::vector<std::string> allowed_origins;
-  size_t max_body = size_t{4} << 20;
+  size_t max_body = limits::kRequestBodyBytes;
   size_t runs = 64;
   size_t queue = 256;
   size_t max_batch = 100;

@@ -19,6 +19,8 @@
 #include <optional>
 #include <thread>
 
+#include "engine/core/limits.h"
+
 namespace engine {
 
 namespace fiber_detail {
@@ -36,7 +38,7 @@ class FiberPool {
 #if defined(__SANITIZE_ADDRESS__)
   static constexpr size_t kDefaultStackBytes = size_t{8} << 20;
 #else
-  static constexpr size_t kDefaultStackBytes = size_t{2} << 20;
+  static constexpr size_t kDefaultStackBytes = limits::kFiberStackBytes;
 #endif
 
   // `threads` OS threads (at least one) share the fibers; each fiber has a stack of `stack_bytes`. Throws

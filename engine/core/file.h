@@ -7,12 +7,9 @@
 #include <string_view>
 
 #include "engine/core/error.h"
+#include "engine/core/limits.h"
 
 namespace engine {
-
-// Workflows, templates, Lua scripts, --inputs and --vars files are kilobytes; this bound keeps /dev/zero or a
-// mistaken gigabyte file from exhausting memory.
-inline constexpr size_t kMaxFileBytes = size_t{16} << 20;
 
 // An open file descriptor, closed when it goes (RAII); movable, not copyable.
 class FileDescriptor {
@@ -75,13 +72,13 @@ enum class Pipes { Refused, Allowed };
 // Reads a whole regular file, never a device or a directory; a pipe only when allowed: a file named on the command
 // line may be one (`--inputs /dev/stdin`), a file a workflow names may not (a FIFO nobody writes to would block the
 // load for ever). Throws Error "io.read_failed" naming the path when it cannot, "io.too_large" past `max_bytes`.
-std::string read_file(const std::filesystem::path& path, size_t max_bytes = kMaxFileBytes, Pipes pipes = Pipes::Refused);
+std::string read_file(const std::filesystem::path& path, size_t max_bytes = limits::kFileBytes, Pipes pipes = Pipes::Refused);
 
 // The same file, with the same checks and bound, read a buffer at a time: for a parser that need not hold the whole
 // text beside what it builds from it (a large --inputs document).
 class FileReader {
  public:
-  FileReader(std::filesystem::path path, size_t max_bytes = kMaxFileBytes, Pipes pipes = Pipes::Refused);
+  FileReader(std::filesystem::path path, size_t max_bytes = limits::kFileBytes, Pipes pipes = Pipes::Refused);
   // The next bytes of the file; empty at its end. Throws as read_file does.
   std::string_view next();
   // The regular file's size when opened (0 for a pipe): what a caller may reserve.

@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "engine/core/file.h"
+#include "engine/core/limits.h"
 
 namespace engine {
 
@@ -17,7 +18,7 @@ inline constexpr size_t kMaxDataFileBytes = size_t{64} << 30;
 class FileLines {
  public:
   // Throws as FileReader does.
-  explicit FileLines(const std::filesystem::path& path, size_t max_line = kMaxFileBytes, Pipes pipes = Pipes::Allowed);
+  explicit FileLines(const std::filesystem::path& path, size_t max_line = limits::kFileBytes, Pipes pipes = Pipes::Allowed);
   FileLines(const FileLines&) = delete;  // what is read is a view into the reader's buffer
   FileLines& operator=(const FileLines&) = delete;
 

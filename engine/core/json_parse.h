@@ -6,13 +6,10 @@
 #include <string_view>
 
 #include "engine/core/file.h"
+#include "engine/core/limits.h"
 #include "engine/core/value.h"
 
 namespace engine {
-
-// Deep enough for any real document (OpenAPI schemas rarely pass 20); shallow enough that every recursive walk of a
-// Value stays far from the stack's end, even in a sanitizer build.
-inline constexpr int kMaxJsonDepth = 128;
 
 struct JsonError {
   bool too_deep = false;
@@ -21,12 +18,12 @@ struct JsonError {
 
 // The value of `text`, or a discarded value (is_discarded()) when it is not JSON or nests deeper than `max_depth`;
 // `error`, when given, then says which. Messages never quote the text (it may hold anything).
-Value parse_json(std::string_view text, JsonError* error = nullptr, int max_depth = kMaxJsonDepth);
+Value parse_json(std::string_view text, JsonError* error = nullptr, int max_depth = limits::kJsonDepth);
 
 // The JSON value of a file, read a buffer at a time with read_file's checks and bound (core/file.h), so the text is
 // never held whole beside the value built from it; throws read_file's errors, and reports JSON errors as above.
 Value parse_json_file(const std::filesystem::path& path, size_t max_bytes, Pipes pipes, JsonError* error = nullptr,
-                      int max_depth = kMaxJsonDepth);
+                      int max_depth = limits::kJsonDepth);
 
 // The nesting depth of a value (a scalar is 0, [] is 1), counted without recursion.
 int json_depth(const Value& v);

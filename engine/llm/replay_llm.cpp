@@ -8,6 +8,7 @@
 #include "engine/core/file.h"
 #include "engine/core/json_parse.h"
 #include "engine/core/json_text.h"
+#include "engine/core/limits.h"
 #include "engine/core/text.h"
 
 namespace engine::llm {
@@ -84,7 +85,7 @@ std::string request_diff(const Value& recorded, const Value& actual, size_t max_
 ReplayLlm::ReplayLlm(const std::string& file) : file_(file) {
   std::string text;
   try {
-    text = read_file(file, kMaxRecordingBytes);
+    text = read_file(file, limits::kRecordingBytes);
   } catch (const Error& e) {
     if (e.kind() == "io.too_large") throw;
     throw Error("io.not_found", "cannot read the recording '" + file + "'");

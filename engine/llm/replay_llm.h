@@ -10,9 +10,6 @@
 
 namespace engine::llm {
 
-// Recordings hold whole prompts; a long session's file may pass the bound for files a workflow names.
-inline constexpr size_t kMaxRecordingBytes = size_t{256} << 20;
-
 class ReplayLlm : public LlmClient {
  public:
   // Reads and checks the whole file; throws Error "io.*" or "llm.bad_recording" naming file:line.

@@ -8,6 +8,7 @@
 
 #include "engine/core/error.h"
 #include "engine/core/fiber.h"
+#include "engine/core/limits.h"
 #include "engine/net/curl_api.h"
 #include "engine/net/transport.h"
 
@@ -24,7 +25,7 @@ struct Transfer {
   std::exception_ptr sink_error;
   Clock::time_point last_byte = Clock::now();
   size_t received = 0;
-  size_t max_bytes = kMaxResponseBytes;
+  size_t max_bytes = limits::kResponseBytes;
   bool too_large = false;
   std::chrono::milliseconds read_timeout{0};
   bool stalled = false;

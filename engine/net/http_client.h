@@ -14,14 +14,11 @@
 #include <vector>
 
 #include "engine/core/cancel.h"
+#include "engine/core/limits.h"
 
 namespace engine::net {
 
 class Transport;
-
-// An answer is a few KB, a long stream a few MB; past this a server is broken or hostile, and the transfer ends
-// with Error "http.too_large" rather than holding its body in memory.
-inline constexpr size_t kMaxResponseBytes = size_t{64} << 20;
 
 struct HttpTimeouts {
   std::chrono::milliseconds connect{10'000};
@@ -44,7 +41,7 @@ struct HttpRequest {
   std::vector<std::string> headers;  // "Name: value"
   std::string body;                  // sent with POST, PUT and PATCH, and with any other method when not empty
   HttpTimeouts timeouts;
-  size_t max_response_bytes = kMaxResponseBytes;  // the caller's bound on the body; past it, "http.too_large"
+  size_t max_response_bytes = limits::kResponseBytes;  // the caller's bound on the body; past it, "http.too_large"
   // Once the sink has what it wanted (it returned false), how long the rest of the body may take to end. A body that
   // ends within it keeps its connection for the next request (cutting a transfer closes the connection); one that
   // goes on longer is cut then (curl looks about once a second). 0: cut at once.

@@ -3,17 +3,9 @@
 #include <algorithm>
 
 #include "engine/core/error.h"
+#include "engine/core/limits.h"
 
 namespace engine::net {
-namespace {
-
-// No real event comes near these; a server that never ends its line, or sends an event of endless data lines,
-// would otherwise grow memory without bound.
-constexpr size_t kMaxLine = size_t{16} << 20;
-constexpr size_t kMaxEvent = size_t{16} << 20;
-constexpr size_t kMaxId = 1024;  // an id is sent back in a header; a longer one is ignored as a null one would be
-
-}  // namespace
 
 void SseParser::feed(std::string_view bytes) {
   size_t start = 0;
@@ -40,9 +32,9 @@ void SseParser::feed(std::string_view bytes) {
   if (start < bytes.size()) {
     after_cr_ = false;
     partial_.append(bytes.substr(start));
-    if (partial_.size() > kMaxLine)
+    if (partial_.size() > limits::kStreamLineBytes)
       throw Error("http.bad_stream", "the server sent a stream line longer than " +
-                                        std::to_string(kMaxLine >> 20) + " MiB without ending it");
+                                        std::to_string(limits::kStreamLineBytes >> 20) + " MiB without ending it");
   }
 }
 
@@ -71,8 +63,8 @@ void SseParser::line(std::string_view l) {
   std::string_view value = colon == std::string_view::npos ? std::string_view() : l.substr(colon + 1);
   if (!value.empty() && value[0] == ' ') value.remove_prefix(1);
   if (field == "data") {
-    if (data_.size() + value.size() > kMaxEvent)
-      throw Error("http.bad_stream", "the server sent a stream event of more than " + std::to_string(kMaxEvent >> 20) +
+    if (data_.size() + value.size() > limits::kStreamEventBytes)
+      throw Error("http.bad_stream", "the server sent a stream event of more than " + std::to_string(limits::kStreamEventBytes >> 20) +
                                         " MiB");
     data_.append(value);
     data_.push_back('\n');
@@ -80,7 +72,7 @@ void SseParser::line(std::string_view l) {
   } else if (field == "event") {
     event_ = value;
   } else if (field == "id") {
-    if (value.find('\0') == std::string_view::npos && value.size() <= kMaxId) last_id_ = value;
+    if (value.find('\0') == std::string_view::npos && value.size() <= limits::kStreamIdBytes) last_id_ = value;
   } else if (field == "retry") {
     bool digits = !value.empty() && value.size() <= 12 &&
                   std::all_of(value.begin(), value.end(), [](char ch) { return ch >= '0' && ch <= '9'; });

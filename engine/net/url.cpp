@@ -2,10 +2,11 @@
 
 #include <cctype>
 
+#include "engine/core/limits.h"
+
 namespace engine::net {
 namespace {
 
-constexpr size_t kMaxUrlBytes = 8 << 10;
 
 bool fail(std::string* why, const char* what) {
   if (why) *why = what;
@@ -103,7 +104,7 @@ std::string Url::text() const {
 }
 
 std::optional<Url> parse_url(std::string_view text, std::string* why) {
-  if (text.size() > kMaxUrlBytes) return fail(why, "is longer than 8 KB"), std::nullopt;
+  if (text.size() > limits::kUrlBytes) return fail(why, "is longer than 8 KB"), std::nullopt;
   for (char c : text)
     if (static_cast<unsigned char>(c) <= 0x20 || static_cast<unsigned char>(c) >= 0x7f || c == '\\')
       return fail(why, "has a space, a control character, a backslash or a non-ASCII byte"), std::nullopt;

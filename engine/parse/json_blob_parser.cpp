@@ -4,6 +4,7 @@
 
 #include "engine/core/json_parse.h"
 #include "engine/core/json_text.h"
+#include "engine/core/limits.h"
 #include "engine/core/text.h"
 
 namespace engine::parse {
@@ -30,9 +31,6 @@ std::string_view balanced_object(std::string_view text, size_t open) {
   return {};
 }
 
-// Fences looked at before the text's first object: a reply of ten thousand fences costs no more than this many scans.
-constexpr size_t kMaxFences = 64;
-
 // The candidates, in order, as LangChain's parse_json_markdown finds a blob: the whole text (trimmed of blanks and
 // backticks); then, for each fence, the first balanced object after it (a fence inside a string of that object, as
 // in an action input of "```sql ... ```", is part of the string, not the end of the block; no newline is needed
@@ -50,7 +48,7 @@ std::vector<std::string_view> candidates(std::string_view text) {
     if (auto blob = balanced_object(text, brace); !blob.empty()) out.push_back(blob);
   };
   size_t fences = 0;
-  for (size_t fence = text.find("```"); fence != std::string_view::npos && fences < kMaxFences;
+  for (size_t fence = text.find("```"); fence != std::string_view::npos && fences < limits::kJsonFences;
        fence = text.find("```", fence + 3), ++fences)
     add_object_from(fence + 3);
   add_object_from(0);

@@ -7,14 +7,16 @@
 #include <string_view>
 #include <vector>
 
+#include "engine/core/limits.h"
+
 namespace engine::parse {
 
 struct RegexOptions {
   bool dotall = false;
   bool multiline = false;
   bool ignore_case = false;
-  unsigned match_limit = 1'000'000;  // backtracking steps before a match gives up
-  unsigned depth_limit = 10'000;
+  unsigned match_limit = limits::kRegexMatchSteps;
+  unsigned depth_limit = limits::kRegexDepth;
 };
 
 struct RegexMatch {

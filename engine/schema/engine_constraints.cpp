@@ -8,6 +8,7 @@
 #include <valijson/validation_results.hpp>
 
 #include "engine/core/error.h"
+#include "engine/core/limits.h"
 #include "engine/schema/schema_check.h"
 
 namespace engine::schema {
@@ -76,9 +77,9 @@ class UniqueItemsConstraint : public EngineConstraint<UniqueItemsConstraint> {
   bool validate(const Adapter& target, const Context& context, ValidationResults* results) const override {
     if (!target.isArray()) return true;
     size_t size = target.getArraySize();
-    if (size > kMaxUniqueItems)
+    if (size > limits::kUniqueItems)
       return report(results, context, "has " + std::to_string(size) + " items, more than the " +
-                                          std::to_string(kMaxUniqueItems) + " whose uniqueness can be checked (uniqueItems)");
+                                          std::to_string(limits::kUniqueItems) + " whose uniqueness can be checked (uniqueItems)");
     std::vector<std::unique_ptr<valijson::adapters::FrozenValue>> seen;
     size_t first = 0, second = 0;
     bool unique = true;

@@ -7,9 +7,6 @@
 
 namespace engine::schema {
 
-// Past this many items an array under uniqueItems is reported rather than compared pair by pair.
-inline constexpr size_t kMaxUniqueItems = 2000;
-
 // The steps one validation on this thread may still take (schema.h), and what may stop it; set by Schema::validate
 // for the time of a validation.
 struct ValidationBudget {

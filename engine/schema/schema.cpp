@@ -7,6 +7,7 @@
 #include <valijson/validator.hpp>
 
 #include "engine/core/error.h"
+#include "engine/core/limits.h"
 #include "engine/schema/engine_constraints.h"
 #include "engine/schema/messages.h"
 #include "engine/schema/schema_check.h"
@@ -48,7 +49,7 @@ size_t value_nodes(const Value& v) {
   return n;
 }
 
-size_t budget_of(const Value& v) { return kMaxValidationSteps + kStepsPerValueNode * value_nodes(v); }
+size_t budget_of(const Value& v) { return limits::kValidationSteps + limits::kValidationStepsPerNode * value_nodes(v); }
 
 }  // namespace
 

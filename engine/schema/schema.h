@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "engine/core/cancel.h"
+#include "engine/core/limits.h"
 #include "engine/core/value.h"
 
 namespace engine::schema {
@@ -40,12 +41,6 @@ struct SchemaOptions {
 // unsupported, a value of the wrong type for its keyword, a $ref that is remote or leads nowhere, $refs that loop
 // without ever reaching into the value. Empty when it is fine.
 std::vector<Violation> check_schema(const Value& schema, const SchemaOptions& options = {});
-
-// The work one validation may do, in subschemas applied to parts of the value: this many, and kStepsPerValueNode
-// more for each node of the value. $refs that branch without looping (40 definitions, each the allOf of two
-// references to the next) would otherwise take 2^40 steps; an ordinary check takes a few per node.
-inline constexpr size_t kMaxValidationSteps = 1000000;
-inline constexpr size_t kStepsPerValueNode = 64;
 
 class Schema {
  public:

@@ -7,6 +7,7 @@
 
 #include "engine/core/error.h"
 #include "engine/core/json_parse.h"
+#include "engine/core/limits.h"
 #include "engine/core/text.h"
 
 namespace engine::schema {
@@ -203,8 +204,8 @@ class Checker {
       problem(pointer, std::string("a schema must be an object or true/false, not ") + json_type_name(node));
       return nlohmann::json::object();
     }
-    if (depth > kMaxJsonDepth) {
-      problem(pointer, "the schema is nested deeper than " + std::to_string(kMaxJsonDepth) + " levels");
+    if (depth > limits::kJsonDepth) {
+      problem(pointer, "the schema is nested deeper than " + std::to_string(limits::kJsonDepth) + " levels");
       return nlohmann::json::object();
     }
     nlohmann::json out = nlohmann::json::object();

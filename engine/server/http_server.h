@@ -14,6 +14,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "engine/core/limits.h"
 #include "engine/server/exchange.h"
 
 struct MHD_Daemon;
@@ -21,7 +22,7 @@ struct MHD_Daemon;
 namespace engine::server {
 
 struct ServerLimits {
-  size_t max_body_bytes = size_t{4} << 20;
+  size_t max_body_bytes = limits::kRequestBodyBytes;
   // A connection that sends nothing for this long (a slowloris, an idle keep-alive) is closed. A request waiting
   // for its run is not idle.
   std::chrono::seconds idle_timeout{30};
@@ -33,7 +34,7 @@ struct ServerLimits {
   std::chrono::seconds upload_time{60};
   // Past this many open connections a new one is closed as soon as it is accepted.
   unsigned max_connections = 10000;
-  size_t max_stream_queue_bytes = size_t{4} << 20;
+  size_t max_stream_queue_bytes = limits::kStreamQueueBytes;
   std::chrono::milliseconds heartbeat{15000};
 };
 

@@ -10,14 +10,12 @@
 #include "engine/core/file.h"
 #include "engine/core/json_parse.h"
 #include "engine/core/json_text.h"
+#include "engine/core/limits.h"
 #include "engine/server/mcp_service.h"
 #include "engine/server/serve.h"
 
 namespace engine::server {
 namespace {
-
-// The longest line read: a tool call's arguments are a workflow's inputs, which may be large, but not unbounded.
-constexpr size_t kMaxLineBytes = size_t{16} << 20;
 
 class LineWriter {
  public:
@@ -87,8 +85,8 @@ int serve_mcp_stdio(const McpStdioOptions& options, std::vector<std::string>& pr
       start = i + 1;
     }
     if (!skipping) pending.append(buf + start, static_cast<size_t>(n) - start);
-    if (pending.size() > kMaxLineBytes) {
-      send(McpService::parse_error("a line longer than " + std::to_string(kMaxLineBytes >> 20) + " MiB"));
+    if (pending.size() > limits::kMcpLineBytes) {
+      send(McpService::parse_error("a line longer than " + std::to_string(limits::kMcpLineBytes >> 20) + " MiB"));
       pending.clear();
       skipping = true;
     }

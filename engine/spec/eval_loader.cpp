@@ -2,6 +2,7 @@
 
 #include "engine/core/error.h"
 #include "engine/core/file.h"
+#include "engine/core/limits.h"
 #include "engine/core/text.h"
 #include "engine/spec/eval_spec.h"
 #include "engine/spec/yaml_document.h"
@@ -15,8 +16,6 @@ const std::vector<std::string> kKinds = {"exact",   "contains",        "regex", 
                                          "numeric", "tool_trajectory", "workflow"};
 const std::vector<std::string> kCommonKeys = {"kind", "description", "actual", "pass_score", "threshold"};
 const std::vector<std::string> kOrders = {"exact", "in_order", "any_order", "subset"};
-// Far more than a file written by hand has.
-constexpr size_t kMaxEvaluators = 100;
 
 std::vector<std::string> keys_of(const std::string& kind) {
   std::vector<std::string> keys = kCommonKeys;
@@ -45,8 +44,8 @@ class EvalLoader {
     const YAML::Node& list = root["evaluators"];
     if (!list.IsMap()) r_.fail("spec.wrong_type", "evaluators must be a mapping of names to evaluators", list);
     if (list.size() == 0) r_.fail("spec.missing_key", "evaluators must name at least one evaluator", list);
-    if (list.size() > kMaxEvaluators)
-      r_.fail("spec.too_many", "more than " + std::to_string(kMaxEvaluators) + " evaluators", list);
+    if (list.size() > limits::kEvaluators)
+      r_.fail("spec.too_many", "more than " + std::to_string(limits::kEvaluators) + " evaluators", list);
     for (const auto& kv : list) {
       for (const auto& before : e.evaluators)
         if (before.name == kv.first.Scalar()) r_.fail("spec.duplicate_key", "duplicate key '" + before.name + "' in evaluators", kv.first);

@@ -1,5 +1,6 @@
 #include "engine/core/error.h"
 #include "engine/core/file.h"
+#include "engine/core/limits.h"
 #include "engine/core/text.h"
 #include "engine/spec/format_keys.h"
 #include "engine/spec/scripted_replies.h"
@@ -14,8 +15,6 @@ const std::vector<std::string> kStopReasons = {"finish", "return_direct", "max_i
                                                "max_tokens_total", "max_cost", "error", "cancelled", "timeout"};
 // The statuses a run reports for a step (`done` for one that finished); `ok` is taken for `done`.
 const std::vector<std::string> kStepStatuses = {"done", "ok", "failed", "skipped", "not_run"};
-// Far more than a file written by hand has.
-constexpr size_t kMaxTests = 1000;
 
 class TestLoader {
  public:
@@ -35,7 +34,7 @@ class TestLoader {
     const YAML::Node& tests = root["tests"];
     if (!tests.IsMap()) r_.fail("spec.wrong_type", "tests must be a mapping of names to tests", tests);
     if (tests.size() == 0) r_.fail("spec.missing_key", "tests must name at least one test", tests);
-    if (tests.size() > kMaxTests) r_.fail("spec.too_many", "more than " + std::to_string(kMaxTests) + " tests", tests);
+    if (tests.size() > limits::kTests) r_.fail("spec.too_many", "more than " + std::to_string(limits::kTests) + " tests", tests);
     for (const auto& kv : tests) {
       for (const auto& before : f.tests)
         if (before.name == kv.first.Scalar()) r_.fail("spec.duplicate_key", "duplicate key '" + before.name + "' in tests", kv.first);

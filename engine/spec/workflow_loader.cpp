@@ -5,6 +5,7 @@
 #include "engine/core/file.h"
 #include "engine/core/file_scope.h"
 #include "engine/core/json_text.h"
+#include "engine/core/limits.h"
 #include "engine/core/text.h"
 #include "engine/schema/schema.h"
 #include "engine/schema/value_types.h"
@@ -19,14 +20,6 @@ namespace engine::spec {
 namespace {
 
 const std::vector<std::string> kStepKinds = {"template", "llm", "agent", "tool", "lua", "loop", "workflow"};
-// Far more than a graph written by hand has; it bounds what the build's graph walks cost on a hostile file.
-constexpr size_t kMaxSteps = 1000;
-// Sub-workflows nest: a workflow whose steps or tools are workflows, and so on; this bounds the chain.
-constexpr size_t kMaxWorkflowNesting = 8;
-// The longest time a workflow may name (a timeout, a run's time limit): a day, as a step's timeout.
-constexpr double kMaxSeconds = 86400;
-// Distinct workflow files one load may read (a workflow, its steps' and tools' workflows, theirs ...).
-constexpr size_t kMaxWorkflowFiles = 256;
 
 const std::vector<std::string> kOverrideProviders = {"openai", "ollama", "llamacpp", "anthropic", "replay"};
 const std::vector<std::string> kProviders = [] {
@@ -157,9 +150,9 @@ class Loader {
     if (n["base_url"]) l.base_url = r_.str(n["base_url"], at + ".base_url");
     if (n["api_key_env"]) l.api_key_env = r_.str(n["api_key_env"], at + ".api_key_env");
     if (n["max_retries"]) l.max_retries = static_cast<int>(r_.integer(n["max_retries"], at + ".max_retries", 0, 20));
-    if (n["timeout"]) l.timeout_s = r_.number(n["timeout"], at + ".timeout", 0.001, kMaxSeconds);
-    if (n["connect_timeout"]) l.connect_timeout_s = r_.number(n["connect_timeout"], at + ".connect_timeout", 0.001, kMaxSeconds);
-    if (n["read_timeout"]) l.read_timeout_s = r_.number(n["read_timeout"], at + ".read_timeout", 0.001, kMaxSeconds);
+    if (n["timeout"]) l.timeout_s = r_.number(n["timeout"], at + ".timeout", 0.001, limits::kSeconds);
+    if (n["connect_timeout"]) l.connect_timeout_s = r_.number(n["connect_timeout"], at + ".connect_timeout", 0.001, limits::kSeconds);
+    if (n["read_timeout"]) l.read_timeout_s = r_.number(n["read_timeout"], at + ".read_timeout", 0.001, limits::kSeconds);
     if (n["endpoint"]) l.endpoint = one_of(n["endpoint"], at + ".endpoint", {"chat", "completions"});
     if (n["seed"]) l.seed = r_.integer(n["seed"], at + ".seed", -(1LL << 53), 1LL << 53);
     if (n["response_format"]) {
@@ -489,7 +482,7 @@ class Loader {
     }
     char* end = nullptr;
     double v = std::strtod(text.c_str(), &end);
-    if (text.empty() || end != text.c_str() + text.size() || !(v * unit >= 0.001) || v * unit > kMaxSeconds)
+    if (text.empty() || end != text.c_str() + text.size() || !(v * unit >= 0.001) || v * unit > limits::kSeconds)
       r_.fail("spec.bad_value", path + " must be a time from 1 ms to a day: seconds, or a number with ms, s or m", n);
     return v * unit;
   }
@@ -665,7 +658,7 @@ class Loader {
     if (n["max_iterations"])
       a.max_iterations = static_cast<int>(r_.integer(n["max_iterations"], at + ".max_iterations", 1, 10000));
     if (n["max_execution_time"])
-      a.max_execution_time = r_.number(n["max_execution_time"], at + ".max_execution_time", 0, kMaxSeconds);
+      a.max_execution_time = r_.number(n["max_execution_time"], at + ".max_execution_time", 0, limits::kSeconds);
     if (n["max_tokens_total"])
       a.max_tokens_total = static_cast<long>(r_.integer(n["max_tokens_total"], at + ".max_tokens_total", 1, 1LL << 40));
     if (n["max_cost"]) {
@@ -708,8 +701,8 @@ class Loader {
   // whole file, so that `steps.NAME` names one step wherever it is read.
   std::vector<StepSpec> steps(const YAML::Node& n, const std::string& at = "steps") {
     if (!n.IsMap() || n.size() == 0) r_.fail("spec.wrong_type", at + " must be a mapping of step names", n);
-    if (n.size() > kMaxSteps)
-      r_.fail("spec.too_many_steps", "a workflow has at most " + std::to_string(kMaxSteps) + " steps, got " +
+    if (n.size() > limits::kSteps)
+      r_.fail("spec.too_many_steps", "a workflow has at most " + std::to_string(limits::kSteps) + " steps, got " +
                                          std::to_string(n.size()), n);
     std::vector<StepSpec> out;
     for (const auto& kv : n) {
@@ -935,17 +928,17 @@ class Loader {
       r_.fail("spec.cycle", path + ": '" + rel + "' includes itself: " + join(chain, " -> "), n);
     }
     auto too_deep = [&] {
-      r_.fail("spec.too_deep", path + ": workflows nest deeper than " + std::to_string(kMaxWorkflowNesting) + " files", n);
+      r_.fail("spec.too_deep", path + ": workflows nest deeper than " + std::to_string(limits::kWorkflowNesting) + " files", n);
     };
     LoadedWorkflows& loaded = *options_.loaded;
     if (auto it = loaded.by_path.find(key); it != loaded.by_path.end()) {
-      if (options_.including.size() + it->second.height > kMaxWorkflowNesting) too_deep();
+      if (options_.including.size() + it->second.height > limits::kWorkflowNesting) too_deep();
       return it->second.spec;
     }
-    if (options_.including.size() >= kMaxWorkflowNesting) too_deep();
-    if (loaded.by_path.size() >= kMaxWorkflowFiles)
+    if (options_.including.size() >= limits::kWorkflowNesting) too_deep();
+    if (loaded.by_path.size() >= limits::kWorkflowFiles)
       r_.fail("spec.too_large", path + ": the workflow and the files it names hold more than " +
-                                    std::to_string(kMaxWorkflowFiles) + " workflow files", n);
+                                    std::to_string(limits::kWorkflowFiles) + " workflow files", n);
     auto child = std::make_shared<const WorkflowSpec>(load_workflow(file, options_));
     loaded.by_path[key] = {child, 1 + height_below(*child, loaded)};
     return child;

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "engine/core/file_scope.h"
+#include "engine/core/limits.h"
 #include "engine/core/source.h"
 #include "engine/core/value.h"
 
@@ -169,7 +170,7 @@ struct HttpGrantSpec {
   Located<std::string> url;
   std::vector<std::string> methods{"GET"};
   std::vector<std::pair<std::string, std::string>> headers;
-  long long max_bytes = 4 << 20;
+  long long max_bytes = static_cast<long long>(limits::kGrantBytes);
 };
 
 // `allow: files:`: files under a folder, relative to the workflow's.
@@ -177,7 +178,7 @@ struct FilesGrantSpec {
   Located<std::string> root;       // as written
   std::filesystem::path root_dir;  // resolved
   bool write = false;
-  long long max_bytes = 4 << 20;
+  long long max_bytes = static_cast<long long>(limits::kGrantBytes);
 };
 
 // What a tool, a lua step or a Lua parser may reach; nothing unless given.

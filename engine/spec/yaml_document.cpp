@@ -10,6 +10,7 @@
 
 #include "engine/core/error.h"
 #include "engine/core/file.h"
+#include "engine/core/limits.h"
 #include "engine/core/text.h"
 
 namespace engine::spec {
@@ -158,7 +159,7 @@ YAML::Node parse_yaml_document(const SourceText& source) {
 SpecFile read_spec_file(const std::filesystem::path& file) {
   SpecFile f;
   try {
-    f.text = read_file(file, kMaxFileBytes, Pipes::Allowed);
+    f.text = read_file(file, limits::kFileBytes, Pipes::Allowed);
   } catch (const Error& e) {
     throw Error(e.kind(), e.message(), SourceLoc{file.string()});
   }

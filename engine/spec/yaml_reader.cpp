@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "engine/core/limits.h"
 #include "engine/core/text.h"
 #include "engine/spec/format_keys.h"
 
@@ -17,8 +18,6 @@ std::string shown_number(double v) {
   return buf;
 }
 
-constexpr int kMaxValueDepth = 64;
-constexpr long kMaxValueNodes = 100'000;
 
 bool is_plain(const YAML::Node& n) { return n.Tag() == "?" || n.Tag().empty(); }
 
@@ -149,16 +148,16 @@ std::vector<Located<std::string>> YamlReader::str_list(const YAML::Node& n, cons
 }
 
 Value YamlReader::value(const YAML::Node& n, const std::string& path) const {
-  long budget = kMaxValueNodes;
+  long budget = limits::kYamlValueNodes;
   return value_at(n, path, 0, budget);
 }
 
 Value YamlReader::value_at(const YAML::Node& n, const std::string& path, int depth, long& budget) const {
   if (--budget < 0)
-    fail("spec.too_large", path + " expands to more than " + std::to_string(kMaxValueNodes) +
+    fail("spec.too_large", path + " expands to more than " + std::to_string(limits::kYamlValueNodes) +
                                " values (an alias bomb?)", n);
-  if (depth > kMaxValueDepth)
-    fail("spec.too_deep", path + " is nested deeper than " + std::to_string(kMaxValueDepth) +
+  if (depth > limits::kYamlValueDepth)
+    fail("spec.too_deep", path + " is nested deeper than " + std::to_string(limits::kYamlValueDepth) +
                               " levels (a self-referencing alias?)", n);
   if (n.IsNull()) return nullptr;
   if (n.IsScalar()) {

@@ -3,6 +3,7 @@
 // renderer locates.
 #include <string>
 
+#include "engine/core/limits.h"
 #include "engine/core/value.h"
 #include "engine/template/integer.h"
 #include "engine/template/py_value.h"
@@ -23,14 +24,10 @@ inline long long need_int(const Value* v, long long dflt, const char* what) {
   fail(std::string(what) + " expects an integer, got " + type_name(*v));
 }
 
-// Widths and counts that size what a filter builds (center, indent, batch, format's %10s): Jinja2 would try to
-// build a string of center(1e10); the engine refuses a size past any prompt's before allocating it.
-constexpr long long kMaxWidth = 1'000'000;
-
 inline size_t need_width(const Value* v, long long dflt, const char* what) {
   long long n = need_int(v, dflt, what);
-  if (n < 0 || n > kMaxWidth)
-    fail("a width of " + std::to_string(n) + " is not one from 0 to " + std::to_string(kMaxWidth));
+  if (n < 0 || n > limits::kTemplateWidth)
+    fail("a width of " + std::to_string(n) + " is not one from 0 to " + std::to_string(limits::kTemplateWidth));
   return static_cast<size_t>(n);
 }
 

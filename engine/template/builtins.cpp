@@ -9,6 +9,7 @@
 #include <optional>
 
 #include "engine/core/json_parse.h"
+#include "engine/core/limits.h"
 #include "engine/template/builtin_args.h"
 #include "engine/template/integer.h"
 #include "engine/template/markup_filters.h"
@@ -506,7 +507,8 @@ Value f_format(const Value& v, const CallArgs& a) {
         n = std::min<size_t>(n * 10 + static_cast<size_t>(spec[at] - '0'), 100000);
         continue;
       }
-      if (n > 400) fail("a width or precision of " + std::to_string(n) + " is past the limit of 400");
+      if (n > limits::kFormatWidth)
+        fail("a width or precision of " + std::to_string(n) + " is past the limit of " + std::to_string(limits::kFormatWidth));
       n = 0;
     }
     char conv = fmt[i];

@@ -4,12 +4,10 @@
 #include <cstdlib>
 
 #include "engine/core/error.h"
+#include "engine/core/limits.h"
 
 namespace engine::tmpl {
 namespace {
-
-// Deeper nesting than this is surely not a prompt; refusing it keeps the recursive parser off the stack's edge.
-constexpr int kMaxDepth = 200;
 
 const char* describe(const Token& t) {
   switch (t.kind) {
@@ -90,7 +88,7 @@ class Parser {
   }
   struct DepthGuard {
     DepthGuard(Parser& p, const Token& at) : p(p) {
-      if (++p.depth_ > kMaxDepth) p.fail_at(at, "template nested deeper than " + std::to_string(kMaxDepth) + " levels");
+      if (++p.depth_ > limits::kTemplateNesting) p.fail_at(at, "template nested deeper than " + std::to_string(limits::kTemplateNesting) + " levels");
     }
     ~DepthGuard() { --p.depth_; }
     Parser& p;

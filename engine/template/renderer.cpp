@@ -9,6 +9,7 @@
 
 #include "engine/core/error.h"
 #include "engine/core/json_parse.h"
+#include "engine/core/limits.h"
 #include "engine/template/builtins.h"
 #include "engine/template/compiled.h"
 #include "engine/template/integer.h"
@@ -191,7 +192,6 @@ std::string utf8_character_at(std::string_view s, size_t i) {
   if (is_ascii(s)) return std::string(1, s[i]);
   return std::string(code_points(s)[i].bytes);
 }
-constexpr long long kMaxRangeItems = 1'000'000;
 
 // What one render may spend, shared by the renderers of its imported templates. Output bytes alone bound nothing
 // that prints nothing: a loop or a macro recursion with an empty body would run for ever.
@@ -299,8 +299,8 @@ class Renderer {
         fail("template.output_too_large",
              "a string of more than " + std::to_string(c_->options.max_output_bytes) + " bytes (the output limit)", p);
     } else if (v.is_structured()) {
-      if (json_depth(v) > kMaxJsonDepth)
-        fail("template.render", "a value nested deeper than " + std::to_string(kMaxJsonDepth) + " levels", p);
+      if (json_depth(v) > limits::kJsonDepth)
+        fail("template.render", "a value nested deeper than " + std::to_string(limits::kJsonDepth) + " levels", p);
     }
   }
 
@@ -930,8 +930,8 @@ class Renderer {
     if (step > 0 && stop > start) span = static_cast<unsigned long long>(stop) - static_cast<unsigned long long>(start);
     if (step < 0 && start > stop) span = static_cast<unsigned long long>(start) - static_cast<unsigned long long>(stop);
     unsigned long long count = span == 0 ? 0 : (span - 1) / stride + 1;
-    if (count > static_cast<unsigned long long>(kMaxRangeItems))
-      fail("template.render", "range() of more than " + std::to_string(kMaxRangeItems) + " items", p);
+    if (count > static_cast<unsigned long long>(limits::kTemplateRangeItems))
+      fail("template.render", "range() of more than " + std::to_string(limits::kTemplateRangeItems) + " items", p);
     Value out = Value::array();
     for (unsigned long long k = 0; k < count; ++k)
       out.push_back(static_cast<long long>(static_cast<unsigned long long>(start) + k * static_cast<unsigned long long>(step)));

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "engine/core/limits.h"
 #include "engine/template/builtin_args.h"
 #include "engine/template/unicode_case.h"
 
@@ -158,7 +159,7 @@ std::string formatted_field(const Value& v, const std::string& spec) {
   size_t width = 0;
   while (i < spec.size() && std::isdigit(static_cast<unsigned char>(spec[i]))) {
     width = width * 10 + static_cast<size_t>(spec[i++] - '0');
-    if (width > 400) fail("a format width past 400");
+    if (width > limits::kFormatWidth) fail("a format width past " + std::to_string(limits::kFormatWidth));
   }
   bool grouping = i < spec.size() && spec[i] == ',' && ++i;
   int precision = -1;
@@ -167,7 +168,7 @@ std::string formatted_field(const Value& v, const std::string& spec) {
     precision = 0;
     while (i < spec.size() && std::isdigit(static_cast<unsigned char>(spec[i]))) {
       precision = precision * 10 + (spec[i++] - '0');
-      if (precision > 400) fail("a format precision past 400");
+      if (precision > limits::kFormatWidth) fail("a format precision past " + std::to_string(limits::kFormatWidth));
     }
   }
   char type = i < spec.size() ? spec[i++] : 0;
@@ -325,7 +326,7 @@ std::optional<Value> call_str_method(const std::string& s, std::string_view name
     for (const CodePoint& c : code_points(s)) {
       if (c.cp == '\t') {
         size_t pad = size == 0 ? 0 : size - column % size;
-        if (out.size() + pad > kMaxWidth) fail("the expanded string would be longer than " + std::to_string(kMaxWidth));
+        if (out.size() + pad > limits::kTemplateWidth) fail("the expanded string would be longer than " + std::to_string(limits::kTemplateWidth));
         out.append(pad, ' ');
         column += pad;
       } else {

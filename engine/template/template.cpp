@@ -5,6 +5,7 @@
 
 #include "engine/core/error.h"
 #include "engine/core/file.h"
+#include "engine/core/limits.h"
 #include "engine/core/text.h"
 #include "engine/template/builtins.h"
 #include "engine/template/compiled.h"
@@ -17,7 +18,6 @@ namespace {
 
 const std::vector<std::string> kGlobals = {"range", "dict", "namespace", "raise_exception", "strftime_now", "loop",
                                            "true", "false", "none"};
-constexpr int kMaxIncludeDepth = 16;
 
 // One pass over the tree after parsing: unknown filters and tests are compile errors (as in Jinja2), and the
 // names the template reads from its context are collected so workflows can check them against declared inputs.
@@ -268,9 +268,9 @@ std::shared_ptr<const Compiled> compile_source(std::string source, std::string n
 void resolve_includes(Body& body, const SourceText& src, const TemplateOptions& options, int depth,
                       IncludedFiles& included) {
   auto load = [&](const std::string& name, Pos pos, bool ignore_missing) -> std::shared_ptr<const Compiled> {
-    if (depth >= kMaxIncludeDepth)
+    if (depth >= limits::kTemplateIncludeDepth)
       throw located_error("template.include_depth",
-                          "templates include each other deeper than " + std::to_string(kMaxIncludeDepth) +
+                          "templates include each other deeper than " + std::to_string(limits::kTemplateIncludeDepth) +
                               " levels (a template including itself?)",
                           src, pos.line, pos.col);
     std::filesystem::path path;

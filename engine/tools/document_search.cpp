@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "engine/core/error.h"
+#include "engine/core/limits.h"
 #include "engine/tools/html_text.h"
 
 namespace engine::tools {
@@ -46,7 +47,7 @@ store::DocumentIndex& KeywordSearch::index() const {
 store::DocumentIndex::Changes KeywordSearch::refresh() const {
   std::lock_guard lock(mutex_);
   std::vector<store::IndexedDocument> present;
-  files_->walk("", kMaxDocuments, [&](const FileEntry& file, int) {
+  files_->walk("", limits::kIndexedDocuments, [&](const FileEntry& file, int) {
     if (is_document(file.name)) present.push_back(store::IndexedDocument{file.name, file.modified_ns, file.size});
     return true;
   }, false);

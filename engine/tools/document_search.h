@@ -28,7 +28,6 @@ class DocumentSearch {
 class KeywordSearch : public DocumentSearch {
  public:
   static constexpr std::chrono::seconds kRecheck{2};
-  static constexpr size_t kMaxDocuments = 100'000;
 
   KeywordSearch(std::shared_ptr<const FileAccess> files, std::string index_file);
 

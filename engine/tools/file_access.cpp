@@ -13,20 +13,20 @@
 #include <random>
 
 #include "engine/core/error.h"
+#include "engine/core/limits.h"
 #include "engine/core/text.h"
 
 namespace engine::tools {
 namespace {
 
-constexpr int kMaxWalkDepth = 32;
 
 std::string quoted(std::string_view path) { return quote_excerpt(path, 120); }
 
 // The names of a path as a tool gives it, refused as written when it could never be under a root.
 std::vector<std::string> names_of(std::string_view path) {
   if (path.find('\0') != std::string_view::npos) throw Error("tool.refused", "the path " + quoted(path) + " has a NUL byte");
-  if (path.size() > FileAccess::kMaxPathBytes)
-    throw Error("tool.refused", "the path " + quoted(path) + " is longer than " + std::to_string(FileAccess::kMaxPathBytes) + " bytes");
+  if (path.size() > limits::kPathBytes)
+    throw Error("tool.refused", "the path " + quoted(path) + " is longer than " + std::to_string(limits::kPathBytes) + " bytes");
   if (!path.empty() && path[0] == '/')
     throw Error("tool.refused", "the path " + quoted(path) + " is absolute: paths are relative to the granted root");
   std::vector<std::string> names;
@@ -36,7 +36,7 @@ std::vector<std::string> names_of(std::string_view path) {
     if (end == std::string_view::npos) end = path.size();
     std::string_view name = path.substr(start, end - start);
     if (name == "..") throw Error("tool.refused", "the path " + quoted(path) + " has a '..': paths stay under the granted root");
-    if (name.size() > FileAccess::kMaxNameBytes)
+    if (name.size() > limits::kNameBytes)
       throw Error("tool.refused", "the path " + quoted(path) + " has a name longer than 255 bytes");
     if (!name.empty() && name != ".") names.emplace_back(name);
     start = end + 1;
@@ -118,7 +118,7 @@ Resolution resolve(int root, std::vector<std::string> given, bool follow_last, b
       return r;
     }
     if (S_ISLNK(st.st_mode) && (!last || follow_last)) {
-      if (++links > FileAccess::kMaxLinks) {
+      if (++links > limits::kSymlinks) {
         r.refused = "passes more than 40 symlinks (a loop?)";
         return r;
       }
@@ -290,7 +290,7 @@ std::vector<FileEntry> FileAccess::list(std::string_view path, bool* truncated) 
     std::vector<FileEntry> out;
     while (dirent* e = readdir(dir.get())) {
       if (std::strcmp(e->d_name, ".") == 0 || std::strcmp(e->d_name, "..") == 0) continue;
-      if (out.size() == kMaxListEntries) {
+      if (out.size() == limits::kListEntries) {
         if (truncated) *truncated = true;
         break;
       }
@@ -371,7 +371,7 @@ void FileAccess::walk(std::string_view path, size_t max_files, const std::functi
       if (!go_on || visited >= max_files) break;
       std::string rel = prefix.empty() ? name : prefix + "/" + name;
       if (S_ISDIR(st.st_mode)) {
-        if (depth >= kMaxWalkDepth) continue;
+        if (depth >= limits::kWalkDepth) continue;
         FileDescriptor sub(openat(fd, name.c_str(), O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
         if (sub.valid()) go_on = descend(sub.get(), rel, depth + 1);
         continue;

@@ -28,10 +28,6 @@ struct FileEntry {
 
 class FileAccess {
  public:
-  static constexpr size_t kMaxPathBytes = 4096;
-  static constexpr size_t kMaxNameBytes = 255;
-  static constexpr size_t kMaxListEntries = 1000;
-  static constexpr int kMaxLinks = 40;  // symlinks followed in one path, as the kernel's own bound
 
   // Opens each grant's root; throws Error "io.read_failed" naming one that is not a folder.
   explicit FileAccess(std::vector<FileGrant> grants);

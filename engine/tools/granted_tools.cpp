@@ -6,6 +6,7 @@
 #include "engine/core/error.h"
 #include "engine/core/json_parse.h"
 #include "engine/core/json_text.h"
+#include "engine/core/limits.h"
 #include "engine/core/text.h"
 #include "engine/tools/document_search.h"
 #include "engine/tools/html_text.h"
@@ -186,13 +187,10 @@ Value list_files(const Setup& s, const Value& args, const Cancel*) {
     if (e.type == "file") entry["size"] = e.size;
     out.push_back(std::move(entry));
   }
-  if (truncated) out.push_back("... more entries than " + std::to_string(FileAccess::kMaxListEntries) + " not shown");
+  if (truncated) out.push_back("... more entries than " + std::to_string(limits::kListEntries) + " not shown");
   return out;
 }
 
-constexpr size_t kSearchFiles = 10'000;
-constexpr size_t kSearchBytes = size_t{256} << 20;
-constexpr size_t kMatchLineBytes = 300;
 
 Value search_files(const Setup& s, const Value& args, const Cancel* cancel) {
   const std::string& pattern = string_arg(args, "pattern");
@@ -208,13 +206,13 @@ Value search_files(const Setup& s, const Value& args, const Cancel* cancel) {
   size_t found = 0, bytes = 0;
   bool stopped = false;
   std::string text;
-  s.capabilities.files->walk(string_arg(args, "path"), kSearchFiles, [&](const FileEntry& file, int fd) {
+  s.capabilities.files->walk(string_arg(args, "path"), limits::kSearchFiles, [&](const FileEntry& file, int fd) {
     if ((cancel && cancel->stopped()) || std::chrono::steady_clock::now() > deadline)
       throw Error("tool.timeout", "the search took longer than the tool's time");
     size_t max = s.capabilities.files->grants().front().max_file_bytes;
     FileAccess::read_open(fd, max, text);
     bytes += text.size();
-    if (text.find('\0') < 8192) return bytes < kSearchBytes;
+    if (text.find('\0') < 8192) return bytes < limits::kSearchBytes;
     size_t line_no = 0;
     for (size_t start = 0; start < text.size();) {
       size_t end = std::min(text.find('\n', start), text.size());
@@ -228,9 +226,9 @@ Value search_files(const Setup& s, const Value& args, const Cancel* cancel) {
                                       "): " + e.message());
       }
       if (hit) {
-        std::string shown(line.substr(0, kMatchLineBytes));
+        std::string shown(line.substr(0, limits::kMatchLineBytes));
         if (!utf8_valid(shown)) shown = with_invalid_utf8_replaced(shown);
-        out += file.name + ":" + std::to_string(line_no) + ": " + shown + (line.size() > kMatchLineBytes ? "..." : "") + "\n";
+        out += file.name + ":" + std::to_string(line_no) + ": " + shown + (line.size() > limits::kMatchLineBytes ? "..." : "") + "\n";
         if (++found == max_results) {
           stopped = true;
           return false;
@@ -238,7 +236,7 @@ Value search_files(const Setup& s, const Value& args, const Cancel* cancel) {
       }
       start = end + 1;
     }
-    return bytes < kSearchBytes;
+    return bytes < limits::kSearchBytes;
   });
   if (found == 0) return "no line matches " + quote_excerpt(pattern, 100);
   if (stopped) out += "[stopped at " + std::to_string(max_results) + " matches]";

@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "engine/core/limits.h"
 #include "engine/net/url.h"
 
 namespace engine::tools {
@@ -20,14 +21,14 @@ struct HttpGrant {
   std::vector<std::string> methods;  // capital letters
   // Added to every request under the grant; the tool never sees them, nor can it set a header of the same name.
   std::vector<std::pair<std::string, std::string>> headers;
-  size_t max_response_bytes = size_t{4} << 20;
+  size_t max_response_bytes = limits::kGrantBytes;
 };
 
 struct FileGrant {
   std::filesystem::path root;  // an existing folder, absolute
   std::string written;         // as the workflow gives it, for messages
   bool write = false;
-  size_t max_file_bytes = size_t{4} << 20;  // a read or a write
+  size_t max_file_bytes = limits::kGrantBytes;  // a read or a write
 };
 
 struct Grants {

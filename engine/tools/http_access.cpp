@@ -4,6 +4,7 @@
 #include <cctype>
 
 #include "engine/core/error.h"
+#include "engine/core/limits.h"
 #include "engine/core/text.h"
 #include "engine/net/http_client.h"
 
@@ -170,8 +171,8 @@ HttpReply HttpAccess::request(HttpCall call, SteadyTime deadline, const Cancel* 
       for (auto& [name, value] : response.headers) reply.headers.emplace_back(name, redactor_.redact(value));
       return reply;
     }
-    if (hop == kMaxRedirects)
-      throw Error("tool.refused", call.method + " " + call.url + ": more than " + std::to_string(kMaxRedirects) + " redirects");
+    if (hop == limits::kRedirects)
+      throw Error("tool.refused", call.method + " " + call.url + ": more than " + std::to_string(limits::kRedirects) + " redirects");
     std::string next = resolve_location(*url, *location);
     auto target = net::parse_url(next, &why);
     if (!target) throw Error("tool.refused", url->text() + " redirects to " + quote_excerpt(redactor_.redact(next), 200) + ", which " + why);

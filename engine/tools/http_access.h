@@ -12,6 +12,7 @@
 
 #include "engine/core/cancel.h"
 #include "engine/core/fiber.h"
+#include "engine/core/limits.h"
 #include "engine/core/redact.h"
 #include "engine/tools/grants.h"
 
@@ -38,7 +39,6 @@ struct HttpReply {
 
 class HttpAccess {
  public:
-  static constexpr int kMaxRedirects = 5;
   static constexpr std::chrono::milliseconds kDefaultTimeout{30'000};
 
   // `secrets`: the grants' header values no output may show (those read from ${VAR}, and any of a header that
@@ -48,7 +48,7 @@ class HttpAccess {
   HttpAccess(const HttpAccess&) = delete;
   HttpAccess& operator=(const HttpAccess&) = delete;
 
-  // Sends `call` under the grant that holds it, following redirects (at most kMaxRedirects) that lie under a grant
+  // Sends `call` under the grant that holds it, following redirects (at most limits::kRedirects) that lie under a grant
   // too. On a fiber the fiber waits, not its thread. Throws Error "tool.refused" (a URL, method or header no grant
   // allows, naming the grant it missed), "tool.timeout" (`deadline` passed), "http.too_large" (a body past the
   // grant's bound), "http.transport"; stops when `cancel` does, as throw_stopped.

@@ -9,9 +9,6 @@
 
 namespace engine::workflow {
 
-// More items than a workflow maps by hand; it bounds what a hostile list costs.
-inline constexpr size_t kMaxForEachItems = 10000;
-
 // Runs `run_item(index, item)` for each item of the array `items`, at most `concurrency` at once, and returns the
 // outcomes in the items' order. The first item that fails stops new items from starting; once the running ones
 // end, its Error is thrown again, naming the item ("item 3: ...").

@@ -10,6 +10,7 @@
 #include "engine/core/elapsed.h"
 #include "engine/core/error.h"
 #include "engine/core/fiber.h"
+#include "engine/core/limits.h"
 #include "engine/workflow/for_each.h"
 
 namespace engine::workflow {
@@ -258,9 +259,9 @@ class GraphRunner {
     if (!items.is_array())
       throw step.for_each->error_at_start("step.for_each",
                                           "for_each gives " + std::string(items.type_name()) + ", not a list");
-    if (items.size() > kMaxForEachItems)
+    if (items.size() > limits::kForEachItems)
       throw Error("step.for_each", "for_each gives " + std::to_string(items.size()) + " items, more than the " +
-                                       std::to_string(kMaxForEachItems) + " a step maps");
+                                       std::to_string(limits::kForEachItems) + " a step maps");
     auto outcomes = map_items(items, step.concurrency, [&](size_t index, const Value& item) {
       Value each{{"item", item}, {"item_index", index}};
       // Each item's events under its own path (`many[3]`): items running at once stay apart in a trace.

@@ -14,6 +14,7 @@
 #include "engine/core/file.h"
 #include "engine/core/file_lines.h"
 #include "engine/core/json_parse.h"
+#include "engine/core/limits.h"
 #include "support/llm_test_support.h"
 #include "support/test_support.h"
 
@@ -142,7 +143,7 @@ TEST_CASE("a batch whose rows quote a secret resumes, the secret masked in its r
 TEST_CASE("a batch refuses --concurrency out of 1 to 16384 and --out that is its data", "[app][batch]") {
   BatchFixture f;
   auto o = f.options(rows_of({"one"}));
-  for (size_t c : {size_t{0}, app::kMaxConcurrency + 1, SIZE_MAX}) {
+  for (size_t c : {size_t{0}, limits::kBatchConcurrency + 1, SIZE_MAX}) {
     o.concurrency = c;
     CHECK(test::error_of([&] { app::Batch(f.executor, o); }) ==
           "--concurrency must be from 1 to 16384, got " + std::to_string(c));
@@ -158,7 +159,7 @@ TEST_CASE("a batch refuses --concurrency out of 1 to 16384 and --out that is its
 TEST_CASE("a batch of three rows at --concurrency 16384 runs them on three fibers", "[app][batch]") {
   BatchFixture f;
   auto o = f.options(rows_of({"one", "two", "three"}));
-  o.concurrency = app::kMaxConcurrency;
+  o.concurrency = limits::kBatchConcurrency;
   app::BatchSummary s = f.run(o);
   CHECK(s.counts.done == 3);
   CHECK(s.counts.failed == 0);

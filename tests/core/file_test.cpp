@@ -9,6 +9,7 @@
 
 #include "engine/core/error.h"
 #include "engine/core/file.h"
+#include "engine/core/limits.h"
 #include "support/llm_test_support.h"
 #include "support/test_support.h"
 
@@ -55,7 +56,7 @@ TEST_CASE("file: a pipe is read to its end when allowed, refused when not", "[co
   close(fds[1]);
   std::string name = "/dev/fd/" + std::to_string(fds[0]);
   CHECK(test::error_of([&] { read_file(name); }) == "cannot read '" + name + "': a pipe, where a regular file belongs");
-  CHECK(read_file(name, kMaxFileBytes, Pipes::Allowed) == "{\"a\": 1}");
+  CHECK(read_file(name, limits::kFileBytes, Pipes::Allowed) == "{\"a\": 1}");
   close(fds[0]);
   // a FIFO nobody writes to, where a workflow names a file: refused at once, never a blocked load
   test::TempDir dir;

@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include "engine/core/json_parse.h"
+#include "engine/core/limits.h"
 #include "support/llm_test_support.h"
 #include "support/test_support.h"
 
@@ -24,14 +25,14 @@ TEST_CASE("json: ordinary documents parse as nlohmann parses them", "[core][json
 }
 
 TEST_CASE("json: nesting up to the bound parses, one level past it is refused", "[core][json]") {
-  CHECK(json_depth(parse_json(nested(kMaxJsonDepth, '[', ']'))) == kMaxJsonDepth);
+  CHECK(json_depth(parse_json(nested(limits::kJsonDepth, '[', ']'))) == limits::kJsonDepth);
   JsonError e;
-  CHECK(parse_json(nested(kMaxJsonDepth + 1, '[', ']'), &e).is_discarded());
+  CHECK(parse_json(nested(limits::kJsonDepth + 1, '[', ']'), &e).is_discarded());
   CHECK(e.too_deep);
   CHECK(e.message == "nested deeper than 128 levels");
   std::string objects;
-  for (int i = 0; i <= kMaxJsonDepth; ++i) objects += "{\"k\":";
-  objects += "1" + std::string(kMaxJsonDepth + 1, '}');
+  for (int i = 0; i <= limits::kJsonDepth; ++i) objects += "{\"k\":";
+  objects += "1" + std::string(limits::kJsonDepth + 1, '}');
   CHECK(parse_json(objects, &e).is_discarded());
   CHECK(e.too_deep);
   CHECK(parse_json(nested(5, '[', ']'), nullptr, 4).is_discarded());
@@ -74,21 +75,21 @@ TEST_CASE("json: a file is parsed as its text is, a buffer at a time, with read_
   std::string long_text(200'000, 'x');
   std::string doc = "{\"a\": \"" + long_text + "\\u00e9\", \"b\": [1, 2.5, null, true, {\"c\": \"\\n\"}]}";
   auto path = dir.write("doc.json", doc);
-  CHECK(parse_json_file(path, kMaxFileBytes, Pipes::Refused) == parse_json(doc));
-  CHECK(parse_json_file(path, kMaxFileBytes, Pipes::Refused)["a"].get_ref<const std::string&>().size() == 200'002);
+  CHECK(parse_json_file(path, limits::kFileBytes, Pipes::Refused) == parse_json(doc));
+  CHECK(parse_json_file(path, limits::kFileBytes, Pipes::Refused)["a"].get_ref<const std::string&>().size() == 200'002);
   JsonError e;
-  CHECK(parse_json_file(dir.write("deep.json", nested(200'000, '[', ']')), kMaxFileBytes, Pipes::Refused, &e)
+  CHECK(parse_json_file(dir.write("deep.json", nested(200'000, '[', ']')), limits::kFileBytes, Pipes::Refused, &e)
             .is_discarded());
   CHECK(e.too_deep);
-  CHECK(parse_json_file(dir.write("bad.json", "{\"key\": sk-secret-value}"), kMaxFileBytes, Pipes::Refused, &e)
+  CHECK(parse_json_file(dir.write("bad.json", "{\"key\": sk-secret-value}"), limits::kFileBytes, Pipes::Refused, &e)
             .is_discarded());
   CHECK(e.message == "parse error at line 1, column 9: syntax error while parsing value - invalid literal");
-  CHECK(parse_json_file(dir.write("empty.json", ""), kMaxFileBytes, Pipes::Refused, &e).is_discarded());
+  CHECK(parse_json_file(dir.write("empty.json", ""), limits::kFileBytes, Pipes::Refused, &e).is_discarded());
   CHECK(e.message.find("unexpected end of input") != std::string::npos);
   std::string kind;
   CHECK(test::error_of([&] { parse_json_file(path, 1000, Pipes::Refused); }, &kind) ==
         "cannot read '" + path.string() + "': it is " + std::to_string(doc.size()) + " bytes, more than the 1000 bytes a file may have");
   CHECK(kind == "io.too_large");
-  CHECK(test::error_of([&] { parse_json_file(dir.path(), kMaxFileBytes, Pipes::Refused); }) ==
+  CHECK(test::error_of([&] { parse_json_file(dir.path(), limits::kFileBytes, Pipes::Refused); }) ==
         "cannot read '" + dir.path().string() + "': it is a directory");
 }

@@ -8,10 +8,11 @@
 #include <functional>
 #include <string_view>
 
+#include "engine/core/limits.h"
+
 namespace engine::tools::lua {
 namespace {
 
-constexpr size_t kMaxUserdataBytes = 4096;
 constexpr uint64_t kEndOfTable = 0x7461626c65656e64;  // "tableend": where one table's entries stop
 
 uint64_t spread(uint64_t x) {  // splitmix64's finaliser: every input bit moves every output bit
@@ -68,7 +69,7 @@ std::optional<uint64_t> StateFingerprint::of(lua_State* L) {
 }
 
 bool StateFingerprint::value(lua_State* L, int index, int depth) {
-  if (++values_ > kMaxValues || depth > kMaxDepth) return false;
+  if (++values_ > limits::kLuaSharedValues || depth > limits::kLuaSharedDepth) return false;
   int type = lua_type(L, index);
   mix(static_cast<uint64_t>(type));
   switch (type) {
@@ -126,7 +127,7 @@ bool StateFingerprint::string(lua_State* L, int index) {
   size_t len = 0;
   const char* bytes = lua_tolstring(L, index, &len);
   string_bytes_ += len;
-  if (string_bytes_ > kMaxStringBytes) return false;
+  if (string_bytes_ > limits::kLuaSharedStringBytes) return false;
   mix(spread(std::hash<std::string_view>{}(std::string_view(bytes, len))) ^ len);
   return true;
 }
@@ -170,7 +171,7 @@ bool StateFingerprint::userdata(lua_State* L, int index, int depth) {
   mix(address(bytes));
   if (!first_visit(bytes)) return true;
   size_t size = lua_rawlen(L, index);
-  if (size > kMaxUserdataBytes || !lua_checkstack(L, 2)) return false;
+  if (size > limits::kLuaSharedUserdataBytes || !lua_checkstack(L, 2)) return false;
   mix(size);
   for (size_t i = 0; i < size; i += 8) {
     uint64_t word = 0;

@@ -16,20 +16,17 @@
 #include <optional>
 #include <vector>
 
+#include "engine/core/limits.h"
+
 struct lua_State;
 
 namespace engine::tools::lua {
 
 class StateFingerprint {
  public:
-  // A state whose walk passes `max_values` values (a script holding a large table) is not worth walking per call.
-  static constexpr size_t kMaxValues = 4096;
-  static constexpr int kMaxDepth = 100;
-  // A state holding more text than this (a script keeping a large document) is not worth hashing per call.
-  static constexpr size_t kMaxStringBytes = 256 << 10;
 
   // Null when the state cannot be shared: a coroutine is reachable, a userdata larger than 4 KB, nesting deeper than
-  // kMaxDepth, more than kMaxValues values, or more than kMaxStringBytes of strings. Uses at most a few Lua stack
+  // limits::kLuaSharedDepth, more than limits::kLuaSharedValues values, or more than limits::kLuaSharedStringBytes of strings. Uses at most a few Lua stack
   // slots per level of nesting; allocates nothing in Lua except stack space, so call it under a protected call
   // (LuaSandbox::protect).
   std::optional<uint64_t> of(lua_State* L);

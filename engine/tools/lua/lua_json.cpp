@@ -8,12 +8,12 @@
 #include "engine/core/error.h"
 #include "engine/core/json_parse.h"
 #include "engine/core/json_text.h"
+#include "engine/core/limits.h"
 #include "engine/tools/lua/lua_sandbox.h"
 
 namespace engine::tools::lua {
 namespace {
 
-constexpr int kMaxDepth = 100;
 // Lua has one table type; an array made by the engine (or by engine.json.array) carries this metatable, so an
 // empty one goes back as [] and not as {}.
 constexpr const char* kArrayMeta = "engine.json.array";
@@ -96,8 +96,8 @@ Value convert(lua_State* L, int index, int depth, Budget& budget) {
       return std::string(s, len);
     }
     case LUA_TTABLE: {
-      if (depth >= kMaxDepth)
-        throw Error("lua.convert", "table nested deeper than " + std::to_string(kMaxDepth) + " levels (a cycle?)");
+      if (depth >= limits::kLuaJsonDepth)
+        throw Error("lua.convert", "table nested deeper than " + std::to_string(limits::kLuaJsonDepth) + " levels (a cycle?)");
       luaL_checkstack(L, 4, "table conversion");
       lua_Integer n = 0;
       if (is_sequence(L, index, n) || (is_empty(L, index) && marked_array(L, index))) {

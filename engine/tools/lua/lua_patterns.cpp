@@ -7,13 +7,12 @@
 #include <cstring>
 #include <string>
 
+#include "engine/core/limits.h"
 #include "engine/tools/lua/lua_sandbox.h"
 
 namespace engine::tools::lua {
 namespace {
 
-constexpr int kMaxCaptures = 32;
-constexpr int kMaxRecursion = 200;  // as Lua's MAXCCALLS for patterns
 constexpr ptrdiff_t kCapUnfinished = -1;
 constexpr ptrdiff_t kCapPosition = -2;
 constexpr uint64_t kChargeEvery = 1024;
@@ -26,16 +25,16 @@ struct Matcher {
   const char* src_end;
   const char* p_end;
   int level = 0;
-  int depth = kMaxRecursion;
+  int depth = limits::kLuaPatternRecursion;
   uint64_t steps = 0;
   struct {
     const char* init;
     ptrdiff_t len;
-  } capture[kMaxCaptures];
+  } capture[limits::kLuaPatternCaptures];
 
   void reset() {
     level = 0;
-    depth = kMaxRecursion;
+    depth = limits::kLuaPatternRecursion;
   }
   void step(uint64_t n = 1) {
     steps += n;
@@ -150,7 +149,7 @@ struct Matcher {
   }
 
   const char* start_capture(const char* s, const char* p, ptrdiff_t what) {
-    if (level >= kMaxCaptures) luaL_error(L, "too many captures");
+    if (level >= limits::kLuaPatternCaptures) luaL_error(L, "too many captures");
     capture[level].init = s;
     capture[level].len = what;
     ++level;

@@ -11,6 +11,7 @@
 #include <string_view>
 
 #include "engine/core/cancel.h"
+#include "engine/core/limits.h"
 #include "engine/core/value.h"
 #include "engine/tools/lua/lua_arena.h"
 
@@ -25,7 +26,7 @@ namespace engine::tools::lua {
 
 struct LuaLimits {
   uint64_t instructions = 10'000'000;
-  size_t memory_bytes = 32u << 20;
+  size_t memory_bytes = limits::kLuaMemoryBytes;
   std::chrono::milliseconds timeout{2000};
 };
 

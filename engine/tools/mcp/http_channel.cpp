@@ -5,15 +5,13 @@
 #include "engine/core/error.h"
 #include "engine/core/json_parse.h"
 #include "engine/core/json_text.h"
+#include "engine/core/limits.h"
 #include "engine/core/text.h"
 #include "engine/net/sse_parser.h"
 
 namespace engine::tools::mcp {
 namespace {
 
-// A stream the server closes before the answer, having given its events ids, is taken up again with a GET and
-// Last-Event-ID (2025-11-25's resumable streams); this many times at most.
-constexpr int kMaxResumes = 5;
 constexpr auto kHttpNoticeWait = std::chrono::milliseconds(2000);
 
 std::chrono::milliseconds until(const std::optional<SteadyTime>& deadline, std::chrono::milliseconds otherwise) {
@@ -87,7 +85,7 @@ std::vector<std::string> HttpChannel::request_headers(const Value* message) cons
 
 void HttpChannel::answer(Value response) {
   std::lock_guard lock(answers_mu_);
-  if (closing_ || answers_.size() >= kMaxQueuedAnswers) return;
+  if (closing_ || answers_.size() >= limits::kMcpQueuedAnswers) return;
   answers_.push_back(std::move(response));
   if (!answerer_.joinable()) answerer_ = std::thread([this] { send_answers(); });
   answers_ready_.notify_one();
@@ -184,7 +182,7 @@ Value HttpChannel::post(const Value& message, const CallWait& wait, std::optiona
       failed = e;
     }
     if (failed || response || !is_stream || got.status / 100 != 2 || stream.last_event_id().empty() ||
-        resumes == kMaxResumes)
+        resumes == limits::kMcpResumes)
       break;
     // The server closed the stream before the answer, having said where it was: ask for the rest.
     if (stream.retry_ms() > 0)

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "engine/core/fiber.h"
+#include "engine/core/limits.h"
 #include "engine/net/http_client.h"
 #include "engine/tools/mcp/mcp_channel.h"
 
@@ -40,7 +41,7 @@ class HttpChannel : public McpChannel {
   void handle(Incoming in, const CallWait& wait, std::optional<int64_t> id, std::optional<Value>& response);
   // Queues an answer for the answerer, a thread of this channel's own started with the first: its POST is sent
   // beside the stream that asked, whatever thread reads that stream. A server asking faster than it is answered
-  // finds its requests beyond kMaxQueuedAnswers dropped (they time out on its side), never a thread each.
+  // finds its requests beyond limits::kMcpQueuedAnswers dropped (they time out on its side), never a thread each.
   void answer(Value response);
   void send_answers();  // the answerer's loop
 
@@ -55,7 +56,6 @@ class HttpChannel : public McpChannel {
   std::string protocol_version_;  // MCP-Protocol-Version, once initialize has said it
   bool lost_ = false;             // the server answered 404 for the session
   int64_t next_id_ = 1;
-  static constexpr size_t kMaxQueuedAnswers = 16;
   std::mutex answers_mu_;
   std::condition_variable answers_ready_;
   std::deque<Value> answers_;

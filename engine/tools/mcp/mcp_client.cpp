@@ -4,6 +4,7 @@
 #include <optional>
 
 #include "engine/core/error.h"
+#include "engine/core/limits.h"
 #include "engine/core/text.h"
 
 namespace engine::tools::mcp {
@@ -141,8 +142,8 @@ std::vector<ListedTool> McpClient::list_tools(size_t max_tools, const CallWait& 
   std::vector<ListedTool> tools;
   std::string cursor;
   for (size_t page = 0;; ++page) {
-    if (page == kMaxPages)
-      throw Error("mcp.limit", "the server's tool list goes on past " + std::to_string(kMaxPages) + " pages");
+    if (page == limits::kMcpPages)
+      throw Error("mcp.limit", "the server's tool list goes on past " + std::to_string(limits::kMcpPages) + " pages");
     Value params = Value::object();
     if (!cursor.empty()) params["cursor"] = cursor;
     Value result = call("tools/list", std::move(params), wait);

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/core/limits.h"
 #include "engine/tools/mcp/mcp_channel.h"
 
 namespace engine::tools::mcp {
@@ -45,7 +46,7 @@ class McpClient {
   // goes away while asked is not asked again).
   ServerInfo open(bool offer_roots, const CallWait& wait, SteadyTime probe_deadline);
   // Every tool, page after page; throws Error "mcp.protocol" for a malformed list, "mcp.limit" past `max_tools`
-  // tools or kMaxPages pages.
+  // tools or limits::kMcpPages pages.
   std::vector<ListedTool> list_tools(size_t max_tools, const CallWait& wait);
   // tools/call's result object. Throws Error "mcp.error" with the server's message for a JSON-RPC error (an
   // unknown tool, say), "mcp.protocol" for a result that is not an object.
@@ -53,7 +54,6 @@ class McpClient {
 
   McpChannel& channel() { return *channel_; }
 
-  static constexpr size_t kMaxPages = 100;
 
  private:
   // Sends `method`, with the 2026-07-28 envelope in its _meta once the server speaks it, and returns its result;

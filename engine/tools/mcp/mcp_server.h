@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "engine/core/fiber.h"
+#include "engine/core/limits.h"
 #include "engine/net/child_process.h"
 #include "engine/net/descriptor_watch.h"
 #include "engine/tools/mcp/mcp_client.h"
@@ -25,7 +26,7 @@ struct McpServerConfig {
   std::vector<std::string> root_uris;  // file:// URIs, offered to the server as its roots
   std::chrono::milliseconds timeout{60'000};  // each request's deadline, the opening handshake's too
   // What a server may send: one message's size, and how many tools it may list.
-  size_t max_message_bytes = size_t{16} << 20;
+  size_t max_message_bytes = limits::kMcpLineBytes;
   size_t max_tools = 1000;
 };
 

@@ -12,6 +12,7 @@
 #include "engine/core/json_text.h"
 #include "engine/core/redact.h"
 #include "engine/core/text.h"
+#include "engine/core/utf8.h"
 #include "engine/parse/regex.h"
 #include "engine/spec/search_path.h"
 
@@ -135,7 +136,7 @@ TestOutcome run_one(const spec::WorkflowSpec& workflow, const spec::WorkflowTest
 // Text as XML 1.0 may hold it: well-formed whatever an output held (invalid UTF-8 becomes U+FFFD, as do the two
 // non-characters XML excludes; control bytes XML has no place for, even escaped, become '?').
 std::string xml_escaped(std::string_view raw) {
-  std::string s = with_invalid_utf8_replaced(raw);
+  std::string s = utf8::replace_invalid(raw);
   std::string out;
   for (size_t i = 0; i < s.size(); ++i) {
     char c = s[i];

@@ -14,6 +14,7 @@
 #include "engine/core/error.h"
 #include "engine/core/json_text.h"
 #include "engine/core/text.h"
+#include "engine/core/utf8.h"
 #include "engine/trace/console_printer.h"
 #include "engine/trace/wall_clock.h"
 
@@ -43,9 +44,7 @@ std::string local_time(int64_t unix_ms) {
 std::string cell(const std::string& text, size_t width) {
   std::string one = printable_excerpt(text, width);
   if (one.size() > width) {  // escapes (\n) made it longer: cut it, never inside a UTF-8 character
-    size_t cut = width - 3;
-    while (cut > 0 && (static_cast<unsigned char>(one[cut]) & 0xC0) == 0x80) --cut;
-    one = one.substr(0, cut) + "...";
+    one = one.substr(0, utf8::cut(one, width - 3)) + "...";
   }
   return one.size() < width ? one + std::string(width - one.size(), ' ') : one;
 }

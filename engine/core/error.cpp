@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <vector>
 
+#include "engine/core/utf8.h"
+
 namespace engine {
 namespace {
 
@@ -24,7 +26,7 @@ LineExcerpt excerpt_line(std::string_view line, int col) {
   // Where each character starts: the cuts and the caret count characters, not bytes.
   std::vector<size_t> starts;
   for (size_t i = 0; i < line.size(); ++i)
-    if ((static_cast<unsigned char>(line[i]) & 0xC0) != 0x80) starts.push_back(i);
+    if (!utf8::is_continuation(static_cast<unsigned char>(line[i]))) starts.push_back(i);
   const int n = static_cast<int>(starts.size());
   const int shown = LineExcerpt::kExcerptChars;
   if (n <= shown) return {std::string(line), col};
@@ -51,7 +53,7 @@ std::string Error::formatted() const {
     int col = 1;
     for (size_t i = 0; i < quoted.text.size() && col < quoted.col; ++i) {
       unsigned char c = quoted.text[i];
-      if ((c & 0xC0) == 0x80) continue;
+      if (utf8::is_continuation(c)) continue;
       out += c == '\t' ? '\t' : ' ';
       ++col;
     }

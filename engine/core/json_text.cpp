@@ -1,26 +1,8 @@
 #include "engine/core/json_text.h"
 
+#include "engine/core/utf8.h"
+
 namespace engine {
-namespace {
-
-// The length of the valid UTF-8 sequence starting at s[i] (2 to 4), or 0 when it is not one.
-size_t utf8_sequence(std::string_view s, size_t i) {
-  auto byte = [&](size_t k) { return static_cast<unsigned char>(s[k]); };
-  unsigned char c = byte(i);
-  size_t n = c >= 0xC2 && c <= 0xDF ? 2 : c >= 0xE0 && c <= 0xEF ? 3 : c >= 0xF0 && c <= 0xF4 ? 4 : 0;
-  if (n == 0 || i + n > s.size()) return 0;
-  for (size_t k = 1; k < n; ++k)
-    if ((byte(i + k) & 0xC0) != 0x80) return 0;
-  // overlong three- and four-byte forms, surrogates, and code points past U+10FFFF
-  if (c == 0xE0 && byte(i + 1) < 0xA0) return 0;
-  if (c == 0xED && byte(i + 1) > 0x9F) return 0;
-  if (c == 0xF0 && byte(i + 1) < 0x90) return 0;
-  if (c == 0xF4 && byte(i + 1) > 0x8F) return 0;
-  return n;
-}
-
-}  // namespace
-
 // nlohmann's serializer decodes every byte through a UTF-8 state machine; prompts are kilobytes of mostly plain
 // text, so runs that need no escaping are copied whole. For valid UTF-8 the output is byte for byte what dump()
 // writes; invalid input gets one U+FFFD per byte that starts no character.
@@ -35,7 +17,7 @@ void append_json_string(std::string& out, std::string_view s) {
       continue;
     }
     if (c >= 0x80) {
-      if (size_t n = utf8_sequence(s, i)) {
+      if (size_t n = utf8::sequence_length(s, i)) {
         i += n;
         continue;
       }

@@ -1,5 +1,7 @@
 #include "engine/core/source.h"
 
+#include "engine/core/utf8.h"
+
 namespace engine {
 
 std::string SourceLoc::str() const {
@@ -27,21 +29,9 @@ std::string_view SourceText::line(int n) const {
 namespace {
 
 // The byte offset of a 1-based column counted in characters (UTF-8 continuation bytes do not count).
-size_t byte_of_col(std::string_view s, int col) {
-  size_t i = 0;
-  for (int c = 1; i < s.size() && c < col; ++c) {
-    ++i;
-    while (i < s.size() && (static_cast<unsigned char>(s[i]) & 0xC0) == 0x80) ++i;
-  }
-  return i;
-}
+size_t byte_of_col(std::string_view s, int col) { return col <= 1 ? 0 : utf8::offset(s, static_cast<size_t>(col - 1)); }
 
-int col_of_byte(std::string_view s, size_t byte) {
-  int col = 1;
-  for (size_t i = 0; i < byte && i < s.size(); ++i)
-    if ((static_cast<unsigned char>(s[i]) & 0xC0) != 0x80) ++col;
-  return col;
-}
+int col_of_byte(std::string_view s, size_t byte) { return 1 + static_cast<int>(utf8::count(s.substr(0, byte))); }
 
 // The lines of a text read forward only, each found from the one before: SourceText::line(n) scans from the start,
 // which, once per line of a long embedded template, would be quadratic in the file's size.

@@ -5,6 +5,8 @@
 #include <cstdint>
 #include <optional>
 
+#include "engine/core/utf8.h"
+
 namespace engine {
 
 std::string_view trim(std::string_view s) {
@@ -57,31 +59,6 @@ std::string did_you_mean(std::string_view word, const std::vector<std::string>& 
   return m ? " (did you mean '" + *m + "'?)" : "";
 }
 
-size_t utf8_sequence_length(std::string_view s, size_t i) {
-  unsigned char c = s[i];
-  if (c < 0x80) return 1;
-  size_t n = (c & 0xE0) == 0xC0 ? 2 : (c & 0xF0) == 0xE0 ? 3 : (c & 0xF8) == 0xF0 ? 4 : 0;
-  if (n == 0 || c == 0xC0 || c == 0xC1 || c > 0xF4 || i + n > s.size()) return 0;
-  for (size_t k = 1; k < n; ++k)
-    if ((static_cast<unsigned char>(s[i + k]) & 0xC0) != 0x80) return 0;
-  unsigned char c1 = s[i + 1];
-  // Overlong forms, UTF-16 surrogates and code points past U+10FFFF are not UTF-8 either.
-  if ((c == 0xE0 && c1 < 0xA0) || (c == 0xED && c1 >= 0xA0) || (c == 0xF0 && c1 < 0x90) || (c == 0xF4 && c1 >= 0x90))
-    return 0;
-  return n;
-}
-
-size_t find_invalid_utf8(std::string_view s) {
-  size_t i = 0;
-  while (i < s.size()) {
-    if (s[i] == 0) return i;
-    size_t n = utf8_sequence_length(s, i);
-    if (n == 0) return i;
-    i += n;
-  }
-  return std::string_view::npos;
-}
-
 namespace {
 
 
@@ -110,23 +87,6 @@ std::optional<uint32_t> xml_reference(std::string_view ref) {
 
 }  // namespace
 
-void append_utf8(std::string& out, uint32_t cp) {
-  if (cp < 0x80) {
-    out += static_cast<char>(cp);
-  } else if (cp < 0x800) {
-    out += static_cast<char>(0xC0 | (cp >> 6));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  } else if (cp < 0x10000) {
-    out += static_cast<char>(0xE0 | (cp >> 12));
-    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  } else {
-    out += static_cast<char>(0xF0 | (cp >> 18));
-    out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
-    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  }
-}
 
 std::string decode_xml_entities(std::string_view s) {
   std::string out;
@@ -136,7 +96,7 @@ std::string decode_xml_entities(std::string_view s) {
       size_t semi = s.find(';', i + 1);
       if (semi != std::string_view::npos && semi - i <= 11)
         if (auto cp = xml_reference(s.substr(i + 1, semi - i - 1))) {
-          append_utf8(out, *cp);
+          utf8::append(out, *cp);
           i = semi;
           continue;
         }
@@ -146,21 +106,6 @@ std::string decode_xml_entities(std::string_view s) {
   return out;
 }
 
-std::string with_invalid_utf8_replaced(std::string_view s) {
-  std::string out;
-  out.reserve(s.size());
-  for (size_t i = 0; i < s.size();) {
-    size_t n = utf8_sequence_length(s, i);
-    if (n == 0) {
-      out += "\xEF\xBF\xBD";  // U+FFFD, as a browser or Python's errors="replace" shows a bad byte
-      ++i;
-      continue;
-    }
-    out.append(s.substr(i, n));
-    i += n;
-  }
-  return out;
-}
 
 namespace {
 
@@ -178,7 +123,7 @@ std::string printable_excerpt(std::string_view s, size_t max) {
   size_t chars = 0, i = 0;
   for (; i < s.size(); ++i) {
     unsigned char c = s[i];
-    if ((c & 0xC0) != 0x80) {  // counts characters, so a cut never splits one
+    if (!utf8::is_continuation(c)) {  // counts characters, so a cut never splits one
       if (chars == max) break;
       ++chars;
     }

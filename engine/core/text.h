@@ -16,18 +16,9 @@ std::optional<std::string> closest_match(std::string_view word, const std::vecto
 // " (did you mean 'x'?)" or "".
 std::string did_you_mean(std::string_view word, const std::vector<std::string>& candidates);
 
-// Where the first invalid UTF-8 sequence or NUL byte starts, or npos when the text is clean UTF-8.
-size_t find_invalid_utf8(std::string_view s);
-// The length of the UTF-8 sequence at s[i] (1 to 4), or 0 when none starts there (a stray continuation byte, a cut
-// sequence, an overlong form, a surrogate, a code point past U+10FFFF).
-size_t utf8_sequence_length(std::string_view s, size_t i);
-// A code point as UTF-8 (the caller keeps it to U+10FFFF).
-void append_utf8(std::string& out, uint32_t cp);
 // `s` with XML's character references decoded: the five named ones (&lt; &gt; &amp; &quot; &apos;) and numeric
 // ones (&#60; &#x3c;) of a valid code point; anything else, a bare & included, is left as it is.
 std::string decode_xml_entities(std::string_view s);
-// `s` with each byte that starts no UTF-8 sequence replaced by U+FFFD.
-std::string with_invalid_utf8_replaced(std::string_view s);
 
 // Quotes a string for an error message: printable, shortened to `max` characters with "...". Control bytes (ESC
 // and the like, which a hostile server could use to drive the terminal) are written as escapes: "\x1b".

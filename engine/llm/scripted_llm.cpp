@@ -3,6 +3,7 @@
 #include <atomic>
 #include <thread>
 
+#include "engine/core/utf8.h"
 #include "engine/llm/run_state.h"
 
 #include "engine/core/error.h"
@@ -38,9 +39,7 @@ std::optional<std::string_view> rule_text(const ScriptedRule& rule, const LlmReq
 // Cuts to about max_tokens tokens without splitting a UTF-8 character.
 bool cut_at_max_tokens(std::string& text, std::optional<int> max_tokens) {
   if (!max_tokens || estimate_tokens(text) <= *max_tokens) return false;
-  size_t n = static_cast<size_t>(*max_tokens) * 4;
-  while (n > 0 && n < text.size() && (static_cast<unsigned char>(text[n]) & 0xC0) == 0x80) --n;
-  text.resize(n);
+  text.resize(utf8::cut(text, static_cast<size_t>(*max_tokens) * 4));
   return true;
 }
 

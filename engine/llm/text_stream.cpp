@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "engine/core/utf8.h"
+
 namespace engine::llm {
 namespace {
 
@@ -20,16 +22,6 @@ size_t pending_stop_prefix(std::string_view text, size_t from, const std::vector
   return longest;
 }
 
-// Where an unfinished UTF-8 character at the end of text[0, end) starts, or `end` when the last one is whole.
-size_t whole_utf8_end(std::string_view text, size_t end) {
-  for (size_t back = 1; back <= 3 && back <= end; ++back) {
-    auto c = static_cast<unsigned char>(text[end - back]);
-    if ((c & 0xC0) == 0x80) continue;  // a continuation byte: keep looking for the lead
-    size_t need = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC0 ? 2 : 1;
-    return need > back ? end - back : end;
-  }
-  return end;
-}
 
 }  // namespace
 
@@ -50,7 +42,7 @@ bool TextStream::add(std::string_view delta) {
     return false;
   }
   size_t safe = text_.size() - pending_stop_prefix(text_, shown_, stop_);
-  show(whole_utf8_end(text_, safe));
+  show(utf8::complete_end(text_, safe));
   return true;
 }
 

@@ -9,6 +9,7 @@
 
 #include "engine/core/error.h"
 #include "engine/core/limits.h"
+#include "engine/core/utf8.h"
 #include "engine/schema/schema_check.h"
 
 namespace engine::schema {
@@ -20,11 +21,7 @@ using Context = std::vector<std::string>;
 
 // Characters as JSON Schema counts them (code points): every byte that does not continue a UTF-8 sequence. Text
 // with a NUL or invalid UTF-8 is counted all the same, never read as a C string.
-size_t code_points(const std::string& s) {
-  size_t n = 0;
-  for (unsigned char c : s) n += (c & 0xC0) != 0x80;
-  return n;
-}
+size_t code_points(const std::string& s) { return utf8::count(s); }
 
 template <class Derived>
 class EngineConstraint : public valijson::constraints::PolyConstraint {

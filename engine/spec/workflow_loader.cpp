@@ -7,6 +7,7 @@
 #include "engine/core/json_text.h"
 #include "engine/core/limits.h"
 #include "engine/core/text.h"
+#include "engine/core/utf8.h"
 #include "engine/schema/schema.h"
 #include "engine/schema/value_types.h"
 #include "engine/spec/default_react.h"
@@ -906,7 +907,7 @@ class Loader {
     } catch (const Error& e) {
       r_.fail("io.read_failed", path + ".file: " + e.message(), n["file"]);
     }
-    size_t bad = find_invalid_utf8(t.text);
+    size_t bad = utf8::find_invalid(t.text);
     if (bad != std::string::npos)
       r_.fail("spec.not_text", path + ".file: '" + rel + "' is not UTF-8 text (bad byte at offset " +
                                    std::to_string(bad) + ")", n["file"]);

@@ -12,6 +12,7 @@
 #include "engine/core/file.h"
 #include "engine/core/limits.h"
 #include "engine/core/text.h"
+#include "engine/core/utf8.h"
 
 namespace engine::spec {
 
@@ -110,12 +111,12 @@ std::optional<std::string> misindented(const SourceText& source, int n) {
 }  // namespace
 
 YAML::Node parse_yaml_document(const SourceText& source) {
-  size_t bad = find_invalid_utf8(source.text());
+  size_t bad = utf8::find_invalid(source.text());
   if (bad != std::string::npos) {
     int line = 1, col = 1;
     for (size_t i = 0; i < bad; ++i) {
       if (source.text()[i] == '\n') ++line, col = 1;
-      else if ((static_cast<unsigned char>(source.text()[i]) & 0xC0) != 0x80) ++col;
+      else if (!utf8::is_continuation(static_cast<unsigned char>(source.text()[i]))) ++col;
     }
     unsigned char b = static_cast<unsigned char>(source.text()[bad]);
     char hex[8];

@@ -10,6 +10,7 @@
 
 #include "engine/core/json_parse.h"
 #include "engine/core/limits.h"
+#include "engine/core/utf8.h"
 #include "engine/template/builtin_args.h"
 #include "engine/template/integer.h"
 #include "engine/template/markup_filters.h"
@@ -528,10 +529,7 @@ Value f_format(const Value& v, const CallArgs& a) {
         // Width and precision count characters, as Python's do, and a long text is never cut to the buffer.
         size_t dot = spec.find('.');
         if (dot != std::string::npos) {
-          size_t keep = static_cast<size_t>(std::atoi(spec.c_str() + dot + 1)), chars = 0, at = 0;
-          for (; at < text.size(); ++at)
-            if ((static_cast<unsigned char>(text[at]) & 0xC0) != 0x80 && chars++ == keep) break;
-          text.resize(at);
+          text.resize(utf8::offset(text, static_cast<size_t>(std::atoi(spec.c_str() + dot + 1))));
         }
         size_t digits = spec.find_first_of("123456789");
         size_t width = digits != std::string::npos && digits < dot ? static_cast<size_t>(std::atoi(spec.c_str() + digits)) : 0;

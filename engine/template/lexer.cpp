@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "engine/core/error.h"
+#include "engine/core/utf8.h"
 #include "engine/template/unicode_case.h"
 
 namespace engine::tmpl {
@@ -136,7 +137,7 @@ class Lexer {
     if (c == '\n') {
       ++line_;
       col_ = 1;
-    } else if ((c & 0xC0) != 0x80) {
+    } else if (!utf8::is_continuation(c)) {
       ++col_;
     }
   }
@@ -319,7 +320,7 @@ class Lexer {
   void append_code_point(std::string& out, uint32_t cp, int l, int c) {
     if (cp > 0x10FFFF) fail("a \\U escape past U+10FFFF in a string literal", l, c);
     if (cp >= 0xD800 && cp <= 0xDFFF) fail("a surrogate code point in a string literal cannot be written as UTF-8", l, c);
-    append_utf8(out, cp);
+    utf8::append(out, cp);
   }
 
   static char closer(char open) { return open == '(' ? ')' : open == '[' ? ']' : '}'; }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "engine/core/utf8.h"
 #include "engine/template/py_value.h"
 #include "engine/template/unicode_case.h"
 
@@ -9,9 +10,7 @@ namespace engine::tmpl {
 namespace {
 
 // Widths are Python's: characters, not bytes.
-size_t chars(std::string_view s) {
-  return static_cast<size_t>(std::count_if(s.begin(), s.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }));
-}
+size_t chars(std::string_view s) { return utf8::count(s); }
 
 // pprint's repr sorts a dict's keys, at every depth.
 Value sorted_keys(const Value& v) {

@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "engine/core/limits.h"
+#include "engine/core/utf8.h"
 #include "engine/template/builtin_args.h"
 #include "engine/template/unicode_case.h"
 
@@ -13,11 +14,7 @@ namespace {
 
 using namespace builtin;
 
-size_t length_of(std::string_view s) {
-  size_t n = 0;
-  for (unsigned char c : s) n += (c & 0xC0) != 0x80;
-  return n;
-}
+size_t length_of(std::string_view s) { return utf8::count(s); }
 
 // Python's view of a byte offset into `s`: how many characters come before it.
 long long chars_before(std::string_view s, size_t bytes) { return static_cast<long long>(length_of(s.substr(0, bytes))); }
@@ -199,7 +196,7 @@ std::string formatted_field(const Value& v, const std::string& spec) {
       unsigned long long m = n < 0 ? 0ULL - static_cast<unsigned long long>(n) : static_cast<unsigned long long>(n);
       if (type == 'c') {
         body.clear();
-        append_utf8(body, static_cast<uint32_t>(m));
+        utf8::append(body, static_cast<uint32_t>(m));
       } else if (type == 'b') {
         body = m == 0 ? "0" : "";
         for (; m; m >>= 1) body.insert(body.begin(), static_cast<char>('0' + (m & 1)));

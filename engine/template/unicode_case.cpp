@@ -5,6 +5,8 @@
 #include <locale.h>
 #include <wctype.h>
 
+#include "engine/core/utf8.h"
+
 namespace engine::tmpl {
 namespace {
 
@@ -12,20 +14,6 @@ namespace {
 locale_t utf8_locale() {
   static const locale_t loc = newlocale(LC_CTYPE_MASK, "C.UTF-8", nullptr);
   return loc;
-}
-
-// One UTF-8 sequence at the start of `s`: its code point and length, or 0 for a byte that starts none.
-size_t decode(std::string_view s, uint32_t& cp) {
-  auto b = [&](size_t i) { return static_cast<unsigned char>(s[i]); };
-  unsigned char c = b(0);
-  size_t n = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xE ? 3 : (c >> 3) == 0x1E ? 4 : 0;
-  if (n == 0 || n > s.size()) return 0;
-  cp = n == 1 ? c : n == 2 ? (c & 0x1F) : n == 3 ? (c & 0x0F) : (c & 0x07);
-  for (size_t i = 1; i < n; ++i) {
-    if ((b(i) & 0xC0) != 0x80) return 0;
-    cp = (cp << 6) | (b(i) & 0x3F);
-  }
-  return n;
 }
 
 template <class Map>
@@ -59,7 +47,7 @@ std::vector<CodePoint> code_points(std::string_view s) {
   size_t i = 0;
   while (i < s.size()) {
     uint32_t cp = 0;
-    size_t n = decode(s.substr(i), cp);
+    size_t n = utf8::decode(s, i, cp);
     if (n == 0) {
       out.push_back({static_cast<unsigned char>(s[i]), s.substr(i, 1), false});
       ++i;
@@ -89,22 +77,22 @@ uint32_t lower_of(uint32_t cp) { return static_cast<uint32_t>(towlower_l(static_
 
 std::string to_upper(std::string_view s) {
   return mapped(s, [](std::string& out, uint32_t cp) {
-    if (!append_special_upper(out, cp)) append_utf8(out, upper_of(cp));
+    if (!append_special_upper(out, cp)) utf8::append(out, upper_of(cp));
   });
 }
 
 std::string to_lower(std::string_view s) {
   return mapped(s, [](std::string& out, uint32_t cp) {
     if (cp == 0x130) out += "i\xCC\x87";  // İ: i and a combining dot, as Python
-    else append_utf8(out, lower_of(cp));
+    else utf8::append(out, lower_of(cp));
   });
 }
 
 std::string swap_case(std::string_view s) {
   return mapped(s, [](std::string& out, uint32_t cp) {
-    if (char_is_upper(cp)) append_utf8(out, lower_of(cp));
-    else if (char_is_lower(cp) && !append_special_upper(out, cp)) append_utf8(out, upper_of(cp));
-    else if (!char_is_lower(cp)) append_utf8(out, cp);
+    if (char_is_upper(cp)) utf8::append(out, lower_of(cp));
+    else if (char_is_lower(cp) && !append_special_upper(out, cp)) utf8::append(out, upper_of(cp));
+    else if (!char_is_lower(cp)) utf8::append(out, cp);
   });
 }
 

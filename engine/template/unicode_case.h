@@ -7,7 +7,7 @@
 #include <string_view>
 #include <vector>
 
-#include "engine/core/text.h"  // append_utf8, for this header's users
+#include "engine/core/utf8.h"  // utf8::append, for this header's users
 
 namespace engine::tmpl {
 

@@ -8,6 +8,7 @@
 #include "engine/core/json_text.h"
 #include "engine/core/limits.h"
 #include "engine/core/text.h"
+#include "engine/core/utf8.h"
 #include "engine/tools/document_search.h"
 #include "engine/tools/html_text.h"
 
@@ -74,12 +75,12 @@ int64_t integer_arg(const Value& args, const char* key, int64_t fallback) {
   return it != args.end() && it->is_number_integer() ? it->get<int64_t>() : fallback;
 }
 
-bool utf8_valid(std::string_view s) { return find_invalid_utf8(s) == std::string_view::npos; }
+bool utf8_valid(std::string_view s) { return utf8::find_invalid(s) == std::string_view::npos; }
 
 // Text a model can read: invalid UTF-8 replaced; a NUL byte early on marks a file that is not text.
 std::string readable(std::string text, const std::string& what) {
   if (text.find('\0') < 8192) throw Error("tool.error", what + " is not a text file");
-  return utf8_valid(text) ? std::move(text) : with_invalid_utf8_replaced(text);
+  return utf8_valid(text) ? std::move(text) : utf8::replace_invalid(text);
 }
 
 // The body for the model: JSON as a value when it is JSON, else text.
@@ -135,10 +136,7 @@ Value http_request(const Setup& s, const Value& args, const Cancel* cancel) {
 
 // `text` from byte `start`, at most `max` bytes, both moved back to a character's start.
 std::string slice(const std::string& text, size_t start, size_t max, size_t& next) {
-  auto back_to_char = [&](size_t i) {
-    while (i > 0 && i < text.size() && (static_cast<unsigned char>(text[i]) & 0xC0) == 0x80) --i;
-    return i;
-  };
+  auto back_to_char = [&](size_t i) { return utf8::cut(text, i); };
   start = back_to_char(std::min(start, text.size()));
   size_t end = back_to_char(std::min(text.size(), start + max));
   next = end;
@@ -155,7 +153,7 @@ Value fetch(const Setup& s, const Value& args, const Cancel* cancel) {
   for (const auto& [name, value] : reply.headers)
     if (name == "content-type") type = value;
   std::string text = looks_like_html(type, reply.body) ? html_to_text(reply.body) : readable(reply.body, "the page");
-  if (!utf8_valid(text)) text = with_invalid_utf8_replaced(text);
+  if (!utf8_valid(text)) text = utf8::replace_invalid(text);
   size_t start = static_cast<size_t>(std::max<int64_t>(0, integer_arg(args, "start_index", 0)));
   size_t max = static_cast<size_t>(std::max<int64_t>(1, integer_arg(args, "max_length", 20'000)));
   size_t next = 0;
@@ -227,7 +225,7 @@ Value search_files(const Setup& s, const Value& args, const Cancel* cancel) {
       }
       if (hit) {
         std::string shown(line.substr(0, limits::kMatchLineBytes));
-        if (!utf8_valid(shown)) shown = with_invalid_utf8_replaced(shown);
+        if (!utf8_valid(shown)) shown = utf8::replace_invalid(shown);
         out += file.name + ":" + std::to_string(line_no) + ": " + shown + (line.size() > limits::kMatchLineBytes ? "..." : "") + "\n";
         if (++found == max_results) {
           stopped = true;
@@ -257,7 +255,7 @@ Value search_docs(const Setup& s, const Value& args, const Cancel*) {
   std::string out;
   for (const auto& hit : hits) {
     std::string snippet = hit.snippet;
-    if (find_invalid_utf8(snippet) != std::string::npos) snippet = with_invalid_utf8_replaced(snippet);
+    if (utf8::find_invalid(snippet) != std::string::npos) snippet = utf8::replace_invalid(snippet);
     out += (out.empty() ? "" : "\n") + hit.path + ":" + std::to_string(hit.line) + ": " + snippet;
   }
   return out;

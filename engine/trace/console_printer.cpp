@@ -6,6 +6,7 @@
 #include "engine/core/elapsed.h"
 #include "engine/core/json_text.h"
 #include "engine/core/text.h"
+#include "engine/core/utf8.h"
 
 namespace engine::trace {
 namespace {
@@ -38,9 +39,7 @@ std::string excerpt(const Value& v) {
   for (char& c : text)
     if (c == '\n') c = ' ';
   if (text.size() <= kMax) return text;
-  size_t cut = kMax;
-  while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;  // not inside a character
-  return text.substr(0, cut) + "... (" + std::to_string(text.size()) + " bytes)";
+  return text.substr(0, utf8::cut(text, kMax)) + "... (" + std::to_string(text.size()) + " bytes)";
 }
 
 // How deep an event shows: a level per step in its path; a step's own start and end show at its parent's level.

@@ -2,6 +2,7 @@
 
 #include "engine/core/json_text.h"
 #include "engine/core/trace_context.h"
+#include "engine/core/utf8.h"
 
 namespace engine::trace {
 namespace {
@@ -45,9 +46,7 @@ void add_usage(Span& span, const Value& usage) {
 // Text for a content attribute: at most `limit` bytes, cut where a UTF-8 sequence starts.
 std::string bounded(std::string text, size_t limit) {
   if (text.size() <= limit) return text;
-  size_t cut = limit;
-  while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;
-  text.resize(cut);
+  text.resize(utf8::cut(text, limit));
   return text;
 }
 

@@ -4,6 +4,7 @@
 
 #include "engine/app/workflow_tests.h"
 #include "engine/core/text.h"
+#include "engine/core/utf8.h"
 #include "support/test_support.h"
 
 using namespace engine;
@@ -102,7 +103,7 @@ TEST_CASE("JUnit XML: a suite per file, a case per test, failures escaped", "[ap
 TEST_CASE("JUnit XML: invalid UTF-8 and the characters XML excludes become U+FFFD", "[app][test]") {
   app::TestFileOutcome f{"w.test.yaml", "w.yaml", {{"t", {"got '\xff\xfe ok \xc3\x28 \xed\xa0\x80 \xef\xbf\xbf \xe2\x82\xac'"}, 1}}};
   std::string xml = app::junit_xml({f});
-  CHECK(find_invalid_utf8(xml) == std::string::npos);
+  CHECK(utf8::find_invalid(xml) == std::string::npos);
   CHECK(xml.find("got &apos;\xEF\xBF\xBD\xEF\xBF\xBD ok \xEF\xBF\xBD( \xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD "
                  "\xEF\xBF\xBD \xE2\x82\xAC&apos;") != std::string::npos);
 }

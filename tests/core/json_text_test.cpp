@@ -4,6 +4,7 @@
 
 #include "engine/core/json_text.h"
 #include "engine/core/text.h"
+#include "engine/core/utf8.h"
 
 using namespace engine;
 
@@ -34,6 +35,6 @@ TEST_CASE("json text replaces bytes that start no UTF-8 character, and stays par
   std::string all;
   for (int c = 0; c < 256; ++c) all.push_back(static_cast<char>(c));
   std::string out = text(all + all);
-  CHECK(find_invalid_utf8(out) == std::string::npos);
+  CHECK(utf8::find_invalid(out) == std::string::npos);
   CHECK_NOTHROW(Value::parse(out));
 }

@@ -13,14 +13,6 @@ TEST_CASE("did you mean picks a close candidate only", "[core]") {
   CHECK(did_you_mean("ecoh", {"echo", "current_time"}) == " (did you mean 'echo'?)");
 }
 
-TEST_CASE("invalid UTF-8 and NUL bytes are found", "[core]") {
-  CHECK(find_invalid_utf8("plain ascii") == std::string::npos);
-  CHECK(find_invalid_utf8("日本語") == std::string::npos);
-  CHECK(find_invalid_utf8(std::string("ab\0c", 4)) == 2);
-  CHECK(find_invalid_utf8("ab\xff") == 2);
-  CHECK(find_invalid_utf8("\xe6\x97") == 0);  // truncated sequence
-}
-
 TEST_CASE("an error formats as file:line:col with a caret", "[core]") {
   SourceText src("w.yaml", "a: 1\n  stopp: 2\n");
   Error e = located_error("spec.unknown_key", "unknown key 'stopp'", src, 2, 3);

@@ -83,10 +83,10 @@ TEST_CASE("an input's declared type reads the command line's text, and refuses w
   auto wf = dir.write("count.yaml", "inputs:\n  count:\n    type: integer\n  question: q\nllm:\n  provider: scripted\n"
                                     "  scripted:\n    rules: [{match: '(?P<n>\\d+)', reply: 'Final Answer: {{ n }}'}]\n"
                                     "agent:\n  prompt: '{{ question }} {{ count + 1 }}'\n");
-  auto r = run_engine("run " + shell_quote(wf.string()) + " -q --input count=41 --input question=q");
+  auto r = run_engine("run " + test::shell_quote(wf.string()) + " -q --input count=41 --input question=q");
   CHECK(r.exit_code == 0);
   CHECK(r.out == "42\n");
-  auto wrong = run_engine("run " + shell_quote(wf.string()) + " -q --input count=ten --input question=q");
+  auto wrong = run_engine("run " + test::shell_quote(wf.string()) + " -q --input count=ten --input question=q");
   CHECK(wrong.exit_code == 2);
   CHECK(wrong.out.empty());
   CHECK(wrong.err == "engine: error[input.wrong_type]: input 'count' must be an integer, got a string: 'ten'\n");

@@ -116,6 +116,8 @@ TEST_CASE("filters used by prompts", "[template]") {
   CHECK(render("{{ tools | map(attribute='name') | join(', ') }}", kTools) == "calc, search");
   CHECK(render("{{ tools | length }} {{ 'héllo' | length }} {{ 'Hi' | upper }} {{ 'Hi' | lower }}", kTools) ==
         "2 5 HI hi");
+  // A sequence that is not UTF-8 (an overlong '/', a surrogate) is kept as its bytes, never decoded and case-mapped.
+  CHECK(render("{{ s | upper }}", Value{{"s", "a\xc0\xaf" "b\xed\xa0\x80"}}) == "A\xc0\xaf" "B\xed\xa0\x80");
   CHECK(render("[{{ '  x  ' | trim }}] {{ 'a-b-c' | replace('-', '+') }} {{ 'a-b-c' | replace('-', '', 1) }}") ==
         "[x] a+b+c ab-c");
   CHECK(render("{{ missing | default('d') }} {{ '' | default('e', true) }} {{ '' | default('e') }}|") == "d e |");

@@ -6,6 +6,7 @@
 #include <map>
 
 #include "engine/core/text.h"
+#include "engine/core/utf8.h"
 #include "engine/trace/span_builder.h"
 
 using namespace engine;
@@ -176,7 +177,7 @@ TEST_CASE("span builder: content when opted in, as the conventions' messages, cu
   CHECK(cut.size() <= 400);
   CHECK(cut.size() >= 398);
   CHECK(cut.rfind(R"([{"role":"user","parts":[{"type":"text","content":"xx)", 0) == 0);
-  CHECK(find_invalid_utf8(cut) == std::string::npos);
+  CHECK(utf8::find_invalid(cut) == std::string::npos);
   const Span& tool = ended[2];
   CHECK(tool.attributes["gen_ai.tool.call.arguments"] == R"({"e":"2+2"})");
   CHECK(tool.attributes["gen_ai.tool.call.result"] == "4");

@@ -6,6 +6,7 @@
 #include "engine/core/json_parse.h"
 #include "engine/core/json_text.h"
 #include "engine/core/text.h"
+#include "engine/core/utf8.h"
 
 namespace engine::tools::mcp {
 namespace {
@@ -51,10 +52,10 @@ bool StdioChannel::alive() const {
 void StdioChannel::on_line(std::string_view line) {
   if (trim(line).empty()) return;
   Incoming in = classify(parse_json(line));
-  if (in.kind == Incoming::Kind::Invalid && find_invalid_utf8(line) != std::string_view::npos) {
+  if (in.kind == Incoming::Kind::Invalid && utf8::find_invalid(line) != std::string_view::npos) {
     // JSON but for bytes that are not UTF-8: a line that answers a call fails it at once, as the same answer over
     // HTTP does, rather than leave it waiting for an answer that has come.
-    Incoming readable = classify(parse_json(with_invalid_utf8_replaced(line)));
+    Incoming readable = classify(parse_json(utf8::replace_invalid(line)));
     if (readable.kind == Incoming::Kind::Response && readable.message["id"].is_number_integer()) {
       std::lock_guard lock(mu_);
       if (auto it = pending_.find(readable.message["id"].get<int64_t>()); it != pending_.end()) {

@@ -4,6 +4,7 @@
 
 #include "engine/core/json_text.h"
 #include "engine/core/text.h"
+#include "engine/net/json_rpc.h"
 #include "engine/server/mcp_service.h"
 
 namespace engine::server {
@@ -20,8 +21,7 @@ Value error_object(int code, const std::string& message, Value data = nullptr) {
 }
 
 HttpResponse refusal(int status, const Value& message, Value error) {
-  return json_response(status, to_json_text(Value{{"jsonrpc", "2.0"}, {"id", field(message, "id")},
-                                                  {"error", std::move(error)}}));
+  return json_response(status, to_json_text(net::jsonrpc::make_error(field(message, "id"), std::move(error))));
 }
 
 // A header's value without the spaces and tabs HTTP allows around it (RFC 9110 5.5), or none.

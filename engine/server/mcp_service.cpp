@@ -5,35 +5,13 @@
 #include "engine/app/result_documents.h"
 #include "engine/core/error.h"
 #include "engine/core/json_text.h"
+#include "engine/net/json_rpc.h"
 #include "engine/server/mcp_checks.h"
 
 namespace engine::server {
 namespace {
 
-constexpr int kParseError = -32700;
-constexpr int kInvalidRequest = -32600;
-constexpr int kMethodNotFound = -32601;
-constexpr int kInvalidParams = -32602;
-constexpr int kInternalError = -32603;
-
-
-Value result_message(const Value& id, Value result) {
-  return Value{{"jsonrpc", "2.0"}, {"id", id}, {"result", std::move(result)}};
-}
-
-Value error_message(const Value& id, int code, const std::string& message) {
-  return Value{{"jsonrpc", "2.0"}, {"id", id}, {"error", {{"code", code}, {"message", message}}}};
-}
-
-const Value& member(const Value& v, const char* key) {
-  static const Value none;
-  return v.is_object() && v.contains(key) ? v[key] : none;
-}
-
-std::string text_member(const Value& v, const char* key) {
-  const Value& m = member(v, key);
-  return m.is_string() ? m.get<std::string>() : "";
-}
+namespace jsonrpc = net::jsonrpc;
 
 Value server_info() { return Value{{"name", "engine"}, {"version", ENGINE_VERSION}}; }
 
@@ -44,14 +22,13 @@ class ProgressSink : public EventSink {
       : send_(send), token_(std::move(token)), next_(next) {}
   void receive(const Event& event, const EventPlace& place) override {
     std::string message;
-    if (event.type == EventType::StepEnd) message = "step " + text_member(event.data, "step") + " " + text_member(event.data, "status");
-    else if (event.type == EventType::ToolEnd) message = "tool " + text_member(event.data, "tool") + " answered";
+    if (event.type == EventType::StepEnd) message = "step " + string_field(event.data, "step") + " " + string_field(event.data, "status");
+    else if (event.type == EventType::ToolEnd) message = "tool " + string_field(event.data, "tool") + " answered";
     else if (event.type == EventType::LlmEnd) message = event.data.contains("error") ? "the model call failed" : "the model answered";
     if (!message.empty()) {
       std::lock_guard lock(mu_);
-      send_(Value{{"jsonrpc", "2.0"},
-                  {"method", "notifications/progress"},
-                  {"params", {{"progressToken", token_}, {"progress", ++done_}, {"message", message}}}});
+      send_(jsonrpc::make_notification("notifications/progress",
+                                       Value{{"progressToken", token_}, {"progress", ++done_}, {"message", message}}));
     }
     next_.receive(event, place);
   }
@@ -76,7 +53,7 @@ McpService::McpService(CatalogSource catalog, FiberPool& pool, RunSlots& slots, 
       run_timeout_(run_timeout),
       observers_(observers) {}
 
-Value McpService::parse_error(const std::string& why) { return error_message(nullptr, kParseError, why); }
+Value McpService::parse_error(const std::string& why) { return jsonrpc::make_error(nullptr, jsonrpc::kParseError, why); }
 
 Value McpService::finish(Value result, bool modern) const {
   if (modern) {
@@ -107,63 +84,63 @@ Value McpService::tool_list() const {
 
 void McpService::handle(Value message, const Send& send, const Cancel* parent, const std::string& scope,
                         const std::string* traceparent) {
-  if (!message.is_object() || text_member(message, "jsonrpc") != "2.0")
-    return send(error_message(member(message, "id"), kInvalidRequest, "not a JSON-RPC 2.0 message"));
-  std::string method = text_member(message, "method");
+  if (!message.is_object() || string_field(message, "jsonrpc") != "2.0")
+    return send(jsonrpc::make_error(field(message, "id"), jsonrpc::kInvalidRequest, "not a JSON-RPC 2.0 message"));
+  std::string method = string_field(message, "method");
   bool is_request = message.contains("id") && (message["id"].is_string() || message["id"].is_number_integer());
-  const Value& params = member(message, "params");
+  const Value& params = field(message, "params");
   if (!is_request) {
     // Notifications: a cancel is acted on; the rest (initialized, ...) need nothing.
     if (method == "notifications/cancelled") {
-      std::string key = scope + "/" + to_json_text(member(params, "requestId"));
+      std::string key = scope + "/" + to_json_text(field(params, "requestId"));
       std::lock_guard lock(mu_);
       if (auto it = calls_.find(key); it != calls_.end()) it->second->cancel();
     }
     return;
   }
   const Value id = message["id"];
-  bool modern = member(member(params, "_meta"), "io.modelcontextprotocol/protocolVersion").is_string();
+  bool modern = field(field(params, "_meta"), "io.modelcontextprotocol/protocolVersion").is_string();
   if (std::optional<Value> refused = envelope_error(message))
-    return send(Value{{"jsonrpc", "2.0"}, {"id", id}, {"error", std::move(*refused)}});
+    return send(jsonrpc::make_error(id, std::move(*refused)));
   if (modern && (method == "initialize" || method == "ping"))  // the 2025 era's, removed in 2026-07-28
-    return send(error_message(id, kMethodNotFound, method + " is not a method of " + std::string(kMcpModernVersion)));
+    return send(jsonrpc::make_error(id, jsonrpc::kMethodNotFound, method + " is not a method of " + std::string(kMcpModernVersion)));
   if (method == "initialize") {
-    std::string asked = text_member(params, "protocolVersion");
+    std::string asked = string_field(params, "protocolVersion");
     bool known = std::any_of(std::begin(kMcpLegacyVersions), std::end(kMcpLegacyVersions),
                              [&](const char* v) { return asked == v; });
-    return send(result_message(id, Value{{"protocolVersion", known ? asked : kMcpLegacyVersion},
+    return send(jsonrpc::make_result(id, Value{{"protocolVersion", known ? asked : kMcpLegacyVersion},
                                          {"capabilities", {{"tools", {{"listChanged", false}}}}},
                                          {"serverInfo", server_info()}}));
   }
   if (method == "server/discover")
-    return send(result_message(id, finish(Value{{"supportedVersions", Value::array({kMcpModernVersion})},
+    return send(jsonrpc::make_result(id, finish(Value{{"supportedVersions", Value::array({kMcpModernVersion})},
                                                 {"capabilities", {{"tools", {{"listChanged", false}}}}},
                                                 {"ttlMs", 0},
                                                 {"cacheScope", "private"}},
                                           true)));
-  if (method == "ping") return send(result_message(id, Value::object()));
+  if (method == "ping") return send(jsonrpc::make_result(id, Value::object()));
   if (method == "tools/list") {
     Value result{{"tools", tool_list()}};
     if (modern) {
       result["ttlMs"] = 0;
       result["cacheScope"] = "private";
     }
-    return send(result_message(id, finish(std::move(result), modern)));
+    return send(jsonrpc::make_result(id, finish(std::move(result), modern)));
   }
   if (method == "tools/call") return call_tool(id, params, modern, send, parent, scope, traceparent);
-  send(error_message(id, kMethodNotFound, "the engine does not offer " + method));
+  send(jsonrpc::make_error(id, jsonrpc::kMethodNotFound, "the engine does not offer " + method));
 }
 
 void McpService::call_tool(const Value& id, const Value& params, bool modern, const Send& send,
                            const Cancel* parent, const std::string& scope, const std::string* traceparent) {
-  std::string name = text_member(params, "name");
+  std::string name = string_field(params, "name");
   auto catalog = catalog_();
   const ServedWorkflow* workflow = catalog->find(name);
-  if (!workflow) return send(error_message(id, kInvalidParams, "no tool named '" + name + "'"));
-  const Value& arguments = member(params, "arguments");
+  if (!workflow) return send(jsonrpc::make_error(id, jsonrpc::kInvalidParams, "no tool named '" + name + "'"));
+  const Value& arguments = field(params, "arguments");
   if (!arguments.is_null() && !arguments.is_object())
-    return send(error_message(id, kInvalidParams, "a tool's arguments are an object"));
-  if (!slots_.admit()) return send(error_message(id, kInternalError, "the server has as many runs as it takes; try again shortly"));
+    return send(jsonrpc::make_error(id, jsonrpc::kInvalidParams, "a tool's arguments are an object"));
+  if (!slots_.admit()) return send(jsonrpc::make_error(id, jsonrpc::kInternalError, "the server has as many runs as it takes; try again shortly"));
   auto cancel = std::make_shared<Cancel>(parent, std::chrono::steady_clock::now() + run_timeout_,
                                          "the run took longer than the server's limit of " +
                                              std::to_string(run_timeout_.count()) + " s");
@@ -172,8 +149,8 @@ void McpService::call_tool(const Value& id, const Value& params, bool modern, co
     std::lock_guard lock(mu_);
     calls_[key] = cancel;
   }
-  Value token = member(member(params, "_meta"), "progressToken");
-  const Value& meta_trace = member(member(params, "_meta"), "traceparent");
+  Value token = field(field(params, "_meta"), "progressToken");
+  const Value& meta_trace = field(field(params, "_meta"), "traceparent");
   std::optional<std::string> context;
   if (meta_trace.is_string()) context = meta_trace.get<std::string>();
   else if (traceparent) context = *traceparent;
@@ -226,7 +203,7 @@ void McpService::call_tool(const Value& id, const Value& params, bool modern, co
       calls_.erase(key);
     }
     // A cancelled call is not answered (the client has stopped waiting for it), as the protocol asks.
-    if (!cancel->stopped() || cancel->timed_out()) send(result_message(id, finish(std::move(result), modern)));
+    if (!cancel->stopped() || cancel->timed_out()) send(jsonrpc::make_result(id, finish(std::move(result), modern)));
     else send(Value());
     slots_.release();
   };
@@ -239,7 +216,7 @@ void McpService::call_tool(const Value& id, const Value& params, bool modern, co
       calls_.erase(key);
     }
     slots_.withdraw();
-    send(error_message(id, kInternalError, "the server cannot start another run now"));
+    send(jsonrpc::make_error(id, jsonrpc::kInternalError, "the server cannot start another run now"));
   }
 }
 

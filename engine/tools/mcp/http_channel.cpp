@@ -112,17 +112,17 @@ void HttpChannel::send_answers() {
   }
 }
 
-void HttpChannel::handle(Incoming in, const CallWait& wait, std::optional<int64_t> id, std::optional<Value>& response) {
+void HttpChannel::handle(net::jsonrpc::Incoming in, const CallWait& wait, std::optional<int64_t> id, std::optional<Value>& response) {
   switch (in.kind) {
-    case Incoming::Kind::Response: {
+    case net::jsonrpc::Incoming::Kind::Response: {
       const Value& got = in.message["id"];
       if (id && got.is_number_integer() && got.get<int64_t>() == *id) response = std::move(in.message);
       return;
     }
-    case Incoming::Kind::Request:
+    case net::jsonrpc::Incoming::Kind::Request:
       answer(messages_.on_request(in));
       return;
-    case Incoming::Kind::Notification:
+    case net::jsonrpc::Incoming::Kind::Notification:
       if (in.method == "notifications/tools/list_changed" && messages_.on_tools_changed) messages_.on_tools_changed();
       if (in.method == "notifications/progress" && wait.on_progress && id) {
         const Value& params = field(in.message, "params");
@@ -130,7 +130,7 @@ void HttpChannel::handle(Incoming in, const CallWait& wait, std::optional<int64_
         if (token.is_number_integer() && token.get<int64_t>() == *id) wait.on_progress(params);
       }
       return;
-    case Incoming::Kind::Invalid:
+    case net::jsonrpc::Incoming::Kind::Invalid:
       return;
   }
 }
@@ -142,7 +142,7 @@ Value HttpChannel::post(const Value& message, const CallWait& wait, std::optiona
   bool is_stream = false, decided = false;
   net::SseParser stream([&](const net::SseEvent& e) {
     if (trim(e.data).empty()) return;  // a priming event: an id to resume from, nothing to read
-    handle(classify(parse_json(e.data)), wait, id, response);
+    handle(net::jsonrpc::classify(parse_json(e.data)), wait, id, response);
   });
   net::BodySink sink = [&](std::string_view piece) {
     if (!decided) {
@@ -201,7 +201,7 @@ Value HttpChannel::post(const Value& message, const CallWait& wait, std::optiona
       // Closing the stream cancels a call in 2026-07-28, not in the 2025 era: there the server is told.
       CallWait notice;
       notice.deadline = std::chrono::steady_clock::now() + kHttpNoticeWait;
-      Value cancelled = make_notification(
+      Value cancelled = net::jsonrpc::make_notification(
           "notifications/cancelled", Value{{"requestId", *id}, {"reason", stopped ? "the run stopped" : "the call timed out"}});
       try {
         post(cancelled, notice, std::nullopt);
@@ -225,8 +225,8 @@ Value HttpChannel::post(const Value& message, const CallWait& wait, std::optiona
   if (got.status == 400 && id && !is_stream) {
     // 2026-07-28 answers a request it refuses (an unsupported revision, headers that disagree with the body) with
     // HTTP 400 and a JSON-RPC error: that error is the call's answer, which the client reads.
-    Incoming refused = classify(parse_json(json_body.empty() ? got.body : json_body));
-    if (refused.kind == Incoming::Kind::Response && field(refused.message, "error").is_object()) return std::move(refused.message);
+    net::jsonrpc::Incoming refused = net::jsonrpc::classify(parse_json(json_body.empty() ? got.body : json_body));
+    if (refused.kind == net::jsonrpc::Incoming::Kind::Response && field(refused.message, "error").is_object()) return std::move(refused.message);
   }
   if (got.status / 100 != 2) {
     std::string body(trim(got.body.substr(0, 500)));
@@ -243,7 +243,7 @@ Value HttpChannel::post(const Value& message, const CallWait& wait, std::optiona
     Value parsed = parse_json(json_body, &why);
     if (parsed.is_discarded())
       throw Error("mcp.protocol", "MCP server '" + server_ + "' answered " + what + " with JSON it cannot read (" + why.message + ")");
-    handle(classify(std::move(parsed)), wait, id, response);
+    handle(net::jsonrpc::classify(std::move(parsed)), wait, id, response);
   }
   if (!response)
     throw Error("mcp.protocol", "MCP server '" + server_ + "' answered " + what + " without its response");
@@ -261,7 +261,7 @@ Value HttpChannel::request(std::string_view method, Value params, const CallWait
     params["_meta"]["progressToken"] = id;
   }
   bool opening = method == "initialize";
-  Value response = post(make_request(id, method, std::move(params)), wait, id);
+  Value response = post(net::jsonrpc::make_request(id, method, std::move(params)), wait, id);
   if (opening) {
     std::string version = string_field(field(response, "result"), "protocolVersion");
     std::lock_guard lock(mu_);
@@ -271,7 +271,7 @@ Value HttpChannel::request(std::string_view method, Value params, const CallWait
 }
 
 void HttpChannel::notify(std::string_view method, Value params, const CallWait& wait) {
-  post(make_notification(method, std::move(params)), wait, std::nullopt);
+  post(net::jsonrpc::make_notification(method, std::move(params)), wait, std::nullopt);
 }
 
 }  // namespace engine::tools::mcp

@@ -38,7 +38,7 @@ class HttpChannel : public McpChannel {
   // Every request's headers: the workflow's, the session, and the protocol revision (the message's own, when it
   // carries 2026-07-28's envelope, which also names the method and the tool in headers of their own).
   std::vector<std::string> request_headers(const Value* message = nullptr) const;
-  void handle(Incoming in, const CallWait& wait, std::optional<int64_t> id, std::optional<Value>& response);
+  void handle(net::jsonrpc::Incoming in, const CallWait& wait, std::optional<int64_t> id, std::optional<Value>& response);
   // Queues an answer for the answerer, a thread of this channel's own started with the first: its POST is sent
   // beside the stream that asked, whatever thread reads that stream. A server asking faster than it is answered
   // finds its requests beyond limits::kMcpQueuedAnswers dropped (they time out on its side), never a thread each.

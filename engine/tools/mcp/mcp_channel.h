@@ -10,7 +10,7 @@
 #include "engine/core/cancel.h"
 #include "engine/core/fiber.h"
 #include "engine/core/value.h"
-#include "engine/tools/mcp/json_rpc.h"
+#include "engine/net/json_rpc.h"
 
 namespace engine::tools::mcp {
 
@@ -30,7 +30,7 @@ struct CallWait {
 // What the client does with what the server sends unasked, on the thread that reads the server (neither may wait):
 // answer its requests (roots/list, ping) with a response message, and hear that its tools changed.
 struct ServerMessages {
-  std::function<Value(const Incoming& request)> on_request;
+  std::function<Value(const net::jsonrpc::Incoming& request)> on_request;
   std::function<void()> on_tools_changed;
 };
 

@@ -35,15 +35,15 @@ std::string legacy_revision(const Value& error) {
 
 }  // namespace
 
-Value answer_server_request(const Incoming& request, const std::vector<std::string>& root_uris) {
+Value answer_server_request(const net::jsonrpc::Incoming& request, const std::vector<std::string>& root_uris) {
   const Value& id = request.message["id"];
-  if (request.method == "ping") return make_result(id, Value::object());
+  if (request.method == "ping") return net::jsonrpc::make_result(id, Value::object());
   if (request.method == "roots/list") {
     Value roots = Value::array();
     for (const auto& uri : root_uris) roots.push_back(Value{{"uri", uri}});
-    return make_result(id, Value{{"roots", std::move(roots)}});
+    return net::jsonrpc::make_result(id, Value{{"roots", std::move(roots)}});
   }
-  return make_error(id, kMethodNotFound, "the engine does not offer " + request.method);
+  return net::jsonrpc::make_error(id, net::jsonrpc::kMethodNotFound, "the engine does not offer " + request.method);
 }
 
 Value McpClient::envelope() const {
@@ -70,7 +70,7 @@ Value McpClient::exchange(std::string_view method, Value params, const CallWait&
 
 Value McpClient::call(std::string_view method, Value params, const CallWait& wait) {
   Value response = exchange(method, std::move(params), wait);
-  if (std::string error = error_text(response); !error.empty())
+  if (std::string error = net::jsonrpc::error_text(response); !error.empty())
     throw Error("mcp.error", wait.what + " failed: " + error);
   if (!response.is_object() || !field(response, "result").is_object())
     throw Error("mcp.protocol", wait.what + " was answered with a result that is not an object");
@@ -117,7 +117,7 @@ ServerInfo McpClient::open(bool offer_roots, const CallWait& wait, SteadyTime pr
     // (an HTTP 400 without a JSON-RPC error, silence) says it is of the 2025 era.
     if (e.kind() == "mcp.closed" || e.kind().rfind("run.", 0) == 0 || e.kind().rfind("process.", 0) == 0) throw;
   }
-  const Value& result = error_text(response).empty() ? field(response, "result") : Value();
+  const Value& result = net::jsonrpc::error_text(response).empty() ? field(response, "result") : Value();
   const Value& versions = field(result, "supportedVersions");
   bool speaks_modern = versions.is_array() && std::any_of(versions.begin(), versions.end(), [](const Value& v) {
                          return v.is_string() && v.get<std::string>() == kModernProtocolVersion;

@@ -34,7 +34,7 @@ struct ListedTool {
 
 // The answer to a request from the server: roots/list with `root_uris` (file:// URIs), ping, and -32601 for
 // anything else (sampling and elicitation are not offered).
-Value answer_server_request(const Incoming& request, const std::vector<std::string>& root_uris);
+Value answer_server_request(const net::jsonrpc::Incoming& request, const std::vector<std::string>& root_uris);
 
 class McpClient {
  public:

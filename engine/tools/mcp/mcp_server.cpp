@@ -25,7 +25,7 @@ ServerInfo McpServer::info() const {
 
 std::shared_ptr<McpClient> McpServer::start(const CallWait& wait) const {
   ServerMessages on_request{
-      [roots = config_.root_uris](const Incoming& request) { return answer_server_request(request, roots); },
+      [roots = config_.root_uris](const net::jsonrpc::Incoming& request) { return answer_server_request(request, roots); },
       [this] { ++tools_changes_; }};
   std::unique_ptr<McpChannel> channel;
   if (config_.url.empty())

@@ -51,12 +51,12 @@ bool StdioChannel::alive() const {
 
 void StdioChannel::on_line(std::string_view line) {
   if (trim(line).empty()) return;
-  Incoming in = classify(parse_json(line));
-  if (in.kind == Incoming::Kind::Invalid && utf8::find_invalid(line) != std::string_view::npos) {
+  net::jsonrpc::Incoming in = net::jsonrpc::classify(parse_json(line));
+  if (in.kind == net::jsonrpc::Incoming::Kind::Invalid && utf8::find_invalid(line) != std::string_view::npos) {
     // JSON but for bytes that are not UTF-8: a line that answers a call fails it at once, as the same answer over
     // HTTP does, rather than leave it waiting for an answer that has come.
-    Incoming readable = classify(parse_json(utf8::replace_invalid(line)));
-    if (readable.kind == Incoming::Kind::Response && readable.message["id"].is_number_integer()) {
+    net::jsonrpc::Incoming readable = net::jsonrpc::classify(parse_json(utf8::replace_invalid(line)));
+    if (readable.kind == net::jsonrpc::Incoming::Kind::Response && readable.message["id"].is_number_integer()) {
       std::lock_guard lock(mu_);
       if (auto it = pending_.find(readable.message["id"].get<int64_t>()); it != pending_.end()) {
         it->second->broken = "its answer is not valid UTF-8";
@@ -66,7 +66,7 @@ void StdioChannel::on_line(std::string_view line) {
     return;
   }
   switch (in.kind) {
-    case Incoming::Kind::Response: {
+    case net::jsonrpc::Incoming::Kind::Response: {
       const Value& id = in.message["id"];
       if (!id.is_number_integer()) return;  // not an id this client gave
       std::lock_guard lock(mu_);
@@ -76,10 +76,10 @@ void StdioChannel::on_line(std::string_view line) {
       it->second->changed.notify_one();
       return;
     }
-    case Incoming::Kind::Request:
+    case net::jsonrpc::Incoming::Kind::Request:
       answer(messages_.on_request(in));
       return;
-    case Incoming::Kind::Notification: {
+    case net::jsonrpc::Incoming::Kind::Notification: {
       if (in.method == "notifications/tools/list_changed") {
         if (messages_.on_tools_changed) messages_.on_tools_changed();
         return;
@@ -95,7 +95,7 @@ void StdioChannel::on_line(std::string_view line) {
       it->second->changed.notify_one();
       return;
     }
-    case Incoming::Kind::Invalid:
+    case net::jsonrpc::Incoming::Kind::Invalid:
       return;  // not JSON-RPC: a stray line (a banner, a log), read past as the SDKs do
   }
 }
@@ -216,7 +216,7 @@ void StdioChannel::tell_cancelled(int64_t id, const std::string& reason) {
   CallWait notice;
   notice.deadline = std::chrono::steady_clock::now() + kStdioNoticeWait;
   try {
-    send(make_notification("notifications/cancelled", Value{{"requestId", id}, {"reason", reason}}), notice);
+    send(net::jsonrpc::make_notification("notifications/cancelled", Value{{"requestId", id}, {"reason", reason}}), notice);
   } catch (const Error&) {
     // The server is gone or not reading: there is nobody to tell.
   }
@@ -249,7 +249,7 @@ Value StdioChannel::request(std::string_view method, Value params, const CallWai
                       std::lock_guard lock(mu_);
                       pending.changed.notify_one();
                     }));
-  send(make_request(id, method, std::move(params)), wait);
+  send(net::jsonrpc::make_request(id, method, std::move(params)), wait);
 
   std::optional<SteadyTime> deadline = wait.deadline;
   if (wait.cancel && wait.cancel->deadline() && (!deadline || *wait.cancel->deadline() < *deadline))
@@ -285,7 +285,7 @@ Value StdioChannel::request(std::string_view method, Value params, const CallWai
 }
 
 void StdioChannel::notify(std::string_view method, Value params, const CallWait& wait) {
-  send(make_notification(method, std::move(params)), wait);
+  send(net::jsonrpc::make_notification(method, std::move(params)), wait);
 }
 
 }  // namespace engine::tools::mcp

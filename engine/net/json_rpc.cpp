@@ -1,6 +1,6 @@
-#include "engine/tools/mcp/json_rpc.h"
+#include "engine/net/json_rpc.h"
 
-namespace engine::tools::mcp {
+namespace engine::net::jsonrpc {
 
 Incoming classify(Value message) {
   Incoming in;
@@ -39,6 +39,10 @@ Value make_error(const Value& id, int code, std::string_view message) {
   return Value{{"jsonrpc", "2.0"}, {"id", id}, {"error", {{"code", code}, {"message", message}}}};
 }
 
+Value make_error(const Value& id, Value error) {
+  return Value{{"jsonrpc", "2.0"}, {"id", id}, {"error", std::move(error)}};
+}
+
 std::string error_text(const Value& response) {
   const Value& error = field(response, "error");
   if (error.is_null()) return "";
@@ -49,4 +53,4 @@ std::string error_text(const Value& response) {
   return message;
 }
 
-}  // namespace engine::tools::mcp
+}  // namespace engine::net::jsonrpc

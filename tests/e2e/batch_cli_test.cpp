@@ -59,7 +59,7 @@ size_t line_count(const std::filesystem::path& file) {
 
 // Waits (at most 20 s) until `file` holds `n` lines.
 bool lines_reach(const std::filesystem::path& file, size_t n) {
-  for (int i = 0; i < 20'000 && line_count(file) < n; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  test::wait_until([&] { return line_count(file) >= n; }, 20000);
   return line_count(file) >= n;
 }
 

@@ -188,7 +188,7 @@ TEST_CASE("runs e2e: a batch killed with SIGKILL loses no finished run's record,
     test::EngineProcess engine("batch " + shell_quote(workflow.string()) + " --no-progress --concurrency 16 --data " +
                                shell_quote(data.string()) + " --out " + shell_quote(out.string()) + " --store " +
                                shell_quote(db.string()));
-    for (int i = 0; i < 20000 && finished().size() < 40; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    test::wait_until([&] { return finished().size() >= 40; }, 20000);
     engine.signal(SIGKILL);
     engine.wait();
   }

@@ -11,6 +11,7 @@
 #include "engine/llm/scripted_llm.h"
 #include "support/llm_test_support.h"
 #include "support/mock_llm_server.h"
+#include "support/test_support.h"
 
 using namespace engine;
 using namespace engine::llm;
@@ -36,7 +37,7 @@ MockLlmServer::Reply late(MockLlmServer::Reply reply) {
 // Cancels once the server has received `requests` requests, so the cancel lands mid-call.
 std::thread cancel_when_asked(const MockLlmServer& server, Cancel& cancel, size_t requests = 1) {
   return std::thread([&server, &cancel, requests] {
-    for (int i = 0; i < 10'000 && server.requests().size() < requests; ++i) std::this_thread::sleep_for(1ms);
+    test::wait_until([&] { return server.requests().size() >= requests; }, 10000);
     cancel.cancel();
   });
 }

@@ -46,7 +46,7 @@ TEST_CASE("process: lines in and out, stderr kept, and a stop that reaps", "[net
     p.write("one\ntwo\r\n");
     CHECK(p.read_line(100) == "got one");
     CHECK(p.read_line(100) == "got two");  // the child wrote "got two\r\n": a CR LF line end
-    for (int i = 0; i < 200 && p.stderr_tail().find("err two") == std::string::npos; ++i) std::this_thread::sleep_for(5ms);
+    test::wait_until([&] { return p.stderr_tail().find("err two") != std::string::npos; }, 1000);
     CHECK(p.stderr_tail() == "err one\nerr two\r\n");
     p.stop(1000ms);  // closing stdin ends the loop: no signal needed
     CHECK(p.exited());

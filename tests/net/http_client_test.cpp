@@ -9,6 +9,7 @@
 
 #include "engine/core/error.h"
 #include "engine/net/http_client.h"
+#include "support/test_support.h"
 
 using namespace engine;
 using namespace engine::net;
@@ -33,7 +34,7 @@ class EchoServer {
     port_ = server_.bind_to_any_port("127.0.0.1");
     thread_ = std::thread([this] { server_.listen_after_bind(); });
     // cpp-httplib 0.11 has no wait_until_ready(); bounded, so a server that never starts fails the test.
-    for (int i = 0; i < 5000 && !server_.is_running(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    test::wait_until([&] { return server_.is_running(); }, 5000);
   }
   ~EchoServer() {
     server_.stop();
@@ -111,7 +112,7 @@ TEST_CASE("http: a sink that has what it wanted lets the body end within its lin
   });
   int port = server.bind_to_any_port("127.0.0.1");
   std::thread serving([&] { server.listen_after_bind(); });
-  for (int i = 0; i < 5000 && !server.is_running(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  test::wait_until([&] { return server.is_running(); }, 5000);
   HttpClient client;
   auto fetch = [&](const std::string& path) {
     HttpRequest r{"GET", "http://127.0.0.1:" + std::to_string(port) + path, {}, ""};

@@ -117,7 +117,7 @@ TEST_CASE("transport: a cancelled call on a fiber is abandoned, whole or streame
     INFO("stream: " << stream);
     Cancel cancel;
     std::thread canceller([&] {
-      for (int i = 0; i < 10'000 && server.requests().size() < (stream ? 2u : 1u); ++i) std::this_thread::sleep_for(1ms);
+      test::wait_until([&] { return server.requests().size() >= (stream ? 2u : 1u); }, 10000);
       cancel.cancel();
     });
     std::string message, kind;

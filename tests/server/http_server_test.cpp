@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "engine/server/http_server.h"
+#include "support/test_support.h"
 
 using namespace engine;
 using namespace engine::server;
@@ -77,9 +78,7 @@ class RawClient {
 };
 
 bool stopped_within(const Cancel& cancel, std::chrono::milliseconds wait) {
-  auto until = std::chrono::steady_clock::now() + wait;
-  while (!cancel.stopped() && std::chrono::steady_clock::now() < until) std::this_thread::sleep_for(10ms);
-  return cancel.stopped();
+  return test::wait_until([&] { return cancel.stopped(); }, static_cast<int>(wait.count()));
 }
 
 ServerLimits quick_limits() {
@@ -328,9 +327,7 @@ TEST_CASE("http server: a client that reads too slowly loses its stream and the 
   });
   RawClient client(http.port(), 4096);
   REQUIRE(client.send_text("GET /big HTTP/1.1\r\nHost: x\r\n\r\n"));
-  for (auto until = std::chrono::steady_clock::now() + 10s; !refused && std::chrono::steady_clock::now() < until;)
-    std::this_thread::sleep_for(10ms);
-  CHECK(refused);
+  CHECK(test::wait_until([&] { return refused.load(); }));
   CHECK(sent < size_t{64} << 20);
   client.close();
   http.stop();
@@ -360,10 +357,14 @@ TEST_CASE("http server: two thousand idle connections are held while others are 
 
 TEST_CASE("http server: stopping answers an exchange still waiting with 503", "[server][http]") {
   std::shared_ptr<Exchange> waiting;
-  HttpServer http("127.0.0.1", 0, quick_limits(), [&](const std::shared_ptr<Exchange>& e) { waiting = e; });
+  std::atomic<bool> arrived{false};
+  HttpServer http("127.0.0.1", 0, quick_limits(), [&](const std::shared_ptr<Exchange>& e) {
+    waiting = e;
+    arrived = true;
+  });
   httplib::Client client("127.0.0.1", http.port());
   std::thread stopper([&] {
-    std::this_thread::sleep_for(200ms);
+    test::wait_until([&] { return arrived.load(); });  // the request is in, waiting for an answer
     http.stop();
   });
   auto r = client.Get("/never");

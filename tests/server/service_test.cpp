@@ -849,10 +849,7 @@ size_t words_in(const std::string& body) {
 }
 
 // Whether the server's run slots are all free within a few seconds: a run stops with what cancelled it.
-bool slots_free(Served& s) {
-  for (int i = 0; i < 500 && s.server->running_runs() > 0; ++i) std::this_thread::sleep_for(10ms);
-  return s.server->running_runs() == 0;
-}
+bool slots_free(Served& s) { return test::wait_until([&] { return s.server->running_runs() == 0; }, 5000); }
 
 TEST_CASE("serve: a streamed chat completion whose model streams on past the run's time limit ends with run.timeout",
           "[server][serve][openai][limits]") {
@@ -907,7 +904,7 @@ TEST_CASE("serve: a shutdown past its grace cancels a streamed chat completion, 
     if (r) body = r->body;
   });
   // Once the run is under way (a model request made), the server is told to stop.
-  for (int i = 0; i < 500 && model.requests().empty(); ++i) std::this_thread::sleep_for(10ms);
+  REQUIRE(test::wait_until([&] { return !model.requests().empty(); }));
   REQUIRE(model.requests().size() == 1);
   CHECK(s->server->shutdown() == 1);  // the one run still going when the grace ran out
   streaming.join();
@@ -931,12 +928,7 @@ TEST_CASE("serve: a batch's inputs are runs under the server's slots: one at a t
     if (r) body = r->body;
   });
   // Seen at once: one run going and two waiting for the slot.
-  bool queued_behind = false;
-  for (int i = 0; i < 1000 && !queued_behind; ++i) {
-    queued_behind = s.server->running_runs() == 3;
-    if (!queued_behind) std::this_thread::sleep_for(2ms);
-  }
-  CHECK(queued_behind);
+  CHECK(test::wait_until([&] { return s.server->running_runs() == 3; }));
   // The room left is 2: a batch of three more is turned away whole.
   auto full = s.post("/v1/workflows/shout/batch", R"({"inputs": [{"text": "a"}, {"text": "b"}, {"text": "c"}]})");
   REQUIRE(full);

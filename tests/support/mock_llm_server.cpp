@@ -1,4 +1,5 @@
 #include "support/mock_llm_server.h"
+#include "support/test_support.h"
 
 #include <httplib.h>
 #include <sys/socket.h>
@@ -84,7 +85,7 @@ MockLlmServer::MockLlmServer(size_t connections) : impl_(std::make_unique<Impl>(
   if (listening >= 0) ::listen(listening, 256);
   impl_->thread = std::thread([this] { impl_->server.listen_after_bind(); });
   // cpp-httplib 0.11 has no wait_until_ready(); the loop is bounded so a server that never starts fails the test.
-  for (int i = 0; i < 5000 && !impl_->server.is_running(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  test::wait_until([&] { return impl_->server.is_running(); }, 5000);
 }
 
 MockLlmServer::~MockLlmServer() {

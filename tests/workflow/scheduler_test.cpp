@@ -114,7 +114,7 @@ TEST_CASE("scheduler: independent steps run at once, and never more than the bou
   // with the executor's kept workers: the same overlap, and the second run starts no thread
   workflow::WorkerPool pool;
   for (int run = 0; run < 2; ++run) {
-    for (int i = 0; i < 10'000 && pool.waiting() < pool.size(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    test::wait_until([&] { return pool.waiting() >= pool.size(); }, 10000);
     auto kept = workflow::run_graph(steps, Value::object(), sink, {}, workflow::kDefaultMaxParallel, {}, &pool);
     CHECK(kept.steps["left"]["output"] == "met");
     CHECK(kept.steps["right"]["output"] == "met");

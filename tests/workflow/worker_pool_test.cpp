@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "engine/workflow/worker_pool.h"
+#include "support/test_support.h"
 
 using namespace engine;
 
@@ -16,7 +17,7 @@ namespace {
 
 // Waits (at most 10 s) until every worker is back waiting for a task.
 void settle(const workflow::WorkerPool& pool) {
-  for (int i = 0; i < 10'000 && pool.waiting() < pool.size(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  test::wait_until([&] { return pool.waiting() >= pool.size(); }, 10000);
 }
 
 }  // namespace

@@ -13,6 +13,7 @@
 #include "engine/core/json_text.h"
 #include "engine/net/descriptor_watch.h"
 #include "engine/tools/mcp/mcp_server.h"
+#include "support/test_support.h"
 
 using namespace engine;
 using namespace engine::tools::mcp;
@@ -28,7 +29,7 @@ class SessionServer {
     server_.Delete("/mcp", [](const httplib::Request&, httplib::Response& res) { res.status = 200; });
     port_ = server_.bind_to_any_port("127.0.0.1");
     thread_ = std::thread([this] { server_.listen_after_bind(); });
-    for (int i = 0; i < 5000 && !server_.is_running(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    test::wait_until([&] { return server_.is_running(); }, 5000);
   }
   ~SessionServer() {
     server_.stop();
@@ -179,7 +180,7 @@ TEST_CASE("mcp http: a request the server makes on a call's stream is answered w
   server.list_tools();
   Value r = server.call("add", Value{{"a", 1}, {"b", 2}, {"ping", true}}, {});
   CHECK(r["content"][0]["text"] == "3");
-  for (int i = 0; i < 200 && s.pings_answered == 0; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  test::wait_until([&] { return s.pings_answered != 0; }, 2000);
   CHECK(s.pings_answered == 1);
 }
 

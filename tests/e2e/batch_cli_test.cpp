@@ -6,6 +6,7 @@
 #include <signal.h>
 
 #include <chrono>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -427,7 +428,12 @@ TEST_CASE("eval: SIGTERM during long schema checks ends it at once, the results 
     results += to_json_text(Value{{"index", i}, {"status", "ok"}, {"output", "7"}}) + "\n";
   auto file = dir.write("r.jsonl", results);
   test::EngineProcess engine("eval " + shell_quote(eval.string()) + " --results " + shell_quote(file.string()) + " -c 2");
-  std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+  // Scoring under way: the scored file being written beside the results (r.jsonl.XXXXXXXX.new).
+  REQUIRE(test::wait_until([&] {
+    for (const auto& entry : std::filesystem::directory_iterator(dir.path()))
+      if (entry.path().extension() == ".new") return true;
+    return false;
+  }));
   engine.signal(SIGTERM);
   test::CommandResult r = engine.wait();
   INFO(r.err);

@@ -9,6 +9,7 @@
 #include "engine/core/text.h"
 #include "engine/core/utf8.h"
 #include "engine/schema/schema.h"
+#include "engine/schema/schema_check.h"
 #include "engine/schema/value_types.h"
 #include "engine/spec/default_react.h"
 #include "engine/spec/format_keys.h"
@@ -97,7 +98,7 @@ class Loader {
           in.default_value = r_.value(body["default"], path + ".default");
           if (!in.type.empty() && !schema::has_value_type(*in.default_value, in.type))
             r_.fail("spec.wrong_type", path + ".default must be " + schema::with_article(in.type) +
-                                           " (the input's type), got " + schema::with_article(schema::value_type(*in.default_value)),
+                                           " (the input's type), got " + schema::json_type_name(*in.default_value),
                     body["default"]);
         }
         if (body["required"] && !r_.boolean(body["required"], path + ".required") && !in.default_value) {

@@ -3,6 +3,7 @@
 #include "engine/core/error.h"
 #include "engine/core/json_text.h"
 #include "engine/core/text.h"
+#include "engine/schema/schema_check.h"
 #include "engine/schema/value_types.h"
 
 namespace engine::workflow {
@@ -25,7 +26,7 @@ Value conform_input(const Input& input, Value given) {
   std::string shown = given.is_string() ? quote_excerpt(given.get_ref<const std::string&>(), 60)
                                         : printable_excerpt(to_json_text(given), 60);
   throw Error("input.wrong_type", "input '" + input.name + "' must be " + schema::with_article(input.type) +
-                                      ", got " + schema::with_article(schema::value_type(given)) + ": " + shown);
+                                      ", got " + schema::json_type_name(given) + ": " + shown);
 }
 
 }  // namespace engine::workflow

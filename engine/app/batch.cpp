@@ -7,7 +7,6 @@
 #include "engine/core/fiber.h"
 #include "engine/core/json_text.h"
 #include "engine/core/limits.h"
-#include "engine/core/redact.h"
 
 namespace engine::app {
 namespace {
@@ -138,12 +137,12 @@ void Batch::check_rows() {
   counts_.total = mine > counts_.resumed ? mine - counts_.resumed : 0;
 }
 
-// The line's inputs were redacted before they were written: the row's are too before they are compared, so a row
-// that quotes a secret still finds its line.
+// The line's inputs were masked as they were written: the row's are too before they are compared, so a row that
+// quotes a secret still finds its line.
 bool Batch::already_done(const DataRow& row, const Value& inputs) const {
   if (!results_.has(row.index)) return false;
   Value shown = inputs;
-  redact_value(shown, executor_->redactor());
+  executor_->secrets()->mask(shown);
   return results_.done(row.index, to_json_text(shown));
 }
 
@@ -197,7 +196,7 @@ void Batch::run_row(DataRow& row, Value& inputs, Value& rest, EventSink& events,
     if (!result.ok()) line["status"] = "failed";
     Value run = result.to_json();
     for (auto& [key, value] : run.items()) line[key] = std::move(value);
-    redact_value(line, executor_->redactor());
+    executor_->secrets()->mask(line);  // the results file is an output: the batch is its one writer
     results_.append(line);
   }
   std::lock_guard lock(mutex_);

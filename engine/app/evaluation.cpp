@@ -49,8 +49,10 @@ Value EvaluationReport::to_json() const {
   return Value{{"lines", lines}, {"ok", ok()}, {"evaluators", std::move(list)}};
 }
 
-Evaluation::Evaluation(const std::filesystem::path& eval_file)
-    : spec_(spec::load_eval(eval_file)), evaluators_(build_evaluators(spec_)) {}
+Evaluation::Evaluation(const std::filesystem::path& eval_file, std::shared_ptr<SecretSet> secrets)
+    : spec_(spec::load_eval(eval_file)),
+      secrets_(secrets ? std::move(secrets) : SecretSet::with_environment_keys()),
+      evaluators_(build_evaluators(spec_, secrets_)) {}
 
 EvaluationReport Evaluation::run(const EvaluationOptions& o, const Cancel& cancel) const {
   EvaluationReport report;
@@ -120,7 +122,7 @@ EvaluationReport Evaluation::run(const EvaluationOptions& o, const Cancel& cance
       append_json_text(text, chunk[i]);
       text += '\n';
     }
-    scored.write(text);
+    scored.write(secrets_->mask(text));  // the scored file is an output: a judge may quote a key it saw
     report.lines += chunk.size();
     chunk.clear();
   };

@@ -10,6 +10,7 @@
 
 #include "engine/app/evaluators.h"
 #include "engine/core/cancel.h"
+#include "engine/core/secret_set.h"
 #include "engine/core/value.h"
 
 namespace engine::app {
@@ -49,8 +50,9 @@ struct EvaluationOptions {
 
 class Evaluation {
  public:
-  // Loads the evaluation file and builds its evaluators; throws a located Error.
-  explicit Evaluation(const std::filesystem::path& eval_file);
+  // Loads the evaluation file and builds its evaluators; throws a located Error. `secrets`: the front end's set (a
+  // judge's load reads its keys into it, and the scored file masks it); null: a set of the evaluation's own.
+  explicit Evaluation(const std::filesystem::path& eval_file, std::shared_ptr<SecretSet> secrets = nullptr);
 
   // Scores every line of the results file; throws Error "io.*" or "batch.bad_results", or as throw_stopped.
   EvaluationReport run(const EvaluationOptions& options, const Cancel& cancel) const;
@@ -58,6 +60,7 @@ class Evaluation {
 
  private:
   spec::EvalSpec spec_;
+  std::shared_ptr<SecretSet> secrets_;
   std::vector<std::unique_ptr<Evaluator>> evaluators_;
 };
 

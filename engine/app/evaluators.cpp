@@ -262,8 +262,8 @@ class TrajectoryEvaluator : public Evaluator {
 
 class JudgeEvaluator : public Evaluator {
  public:
-  JudgeEvaluator(const spec::EvaluatorSpec& s, const spec::EvalSpec& spec)
-      : Evaluator(s, 0.5), scale_(s.scale), judge_(load(s)) {
+  JudgeEvaluator(const spec::EvaluatorSpec& s, const spec::EvalSpec& spec, const std::shared_ptr<SecretSet>& secrets)
+      : Evaluator(s, 0.5), scale_(s.scale), judge_(load(s, secrets)) {
     for (const auto& [input, text] : s.inputs)
       inputs_.emplace_back(input, LineTemplate(text, "evaluators." + s.name + ".inputs." + input, spec));
   }
@@ -277,15 +277,16 @@ class JudgeEvaluator : public Evaluator {
     agent::RunResult r = judge_->run(inputs, quiet, agent::RunOptions{.cancel = cancel});
     if (!r.ok()) {
       if (r.stopped_reason == "cancelled") throw_stopped(*cancel);
-      return Score{0, false, judge_->redactor().redact("the judge failed: " + r.error->message)};
+      return Score{0, false, "the judge failed: " + r.error->message};
     }
     return read_verdict(r.output);
   }
 
  private:
-  static std::shared_ptr<const workflow::Executor> load(const spec::EvaluatorSpec& s) {
+  static std::shared_ptr<const workflow::Executor> load(const spec::EvaluatorSpec& s,
+                                                        const std::shared_ptr<SecretSet>& secrets) {
     try {
-      return load_executor(s.workflow_file.string());
+      return load_executor(s.workflow_file.string(), {.secrets = secrets});
     } catch (const Error& e) {
       if (e.loc().known()) throw;
       throw Error(e.kind(), "evaluators." + s.name + ".workflow: " + e.message(), s.workflow.loc);
@@ -309,8 +310,8 @@ class JudgeEvaluator : public Evaluator {
     }
     if (!score) return Score{0, false, "the judge gave no score: " + shown(output.is_string() ? output.get<std::string>() : to_json_text(output))};
     double normalised = std::clamp(*score / scale_, 0.0, 1.0);
-    // A judge's words are a model's: they may quote a key it saw.
-    return Score{normalised, normalised >= pass_score(), judge_->redactor().redact(reason)};
+    // A judge's words are a model's and may quote a key it saw: the scored file and the console mask it.
+    return Score{normalised, normalised >= pass_score(), reason};
   }
 
   double scale_;
@@ -343,7 +344,8 @@ Score Evaluator::score(const Value& line, const Cancel* cancel) const {
   }
 }
 
-std::vector<std::unique_ptr<Evaluator>> build_evaluators(const spec::EvalSpec& spec) {
+std::vector<std::unique_ptr<Evaluator>> build_evaluators(const spec::EvalSpec& spec,
+                                                         const std::shared_ptr<SecretSet>& secrets) {
   std::vector<std::unique_ptr<Evaluator>> out;
   for (const auto& s : spec.evaluators) {
     const std::string& k = s.kind.value;
@@ -352,7 +354,7 @@ std::vector<std::unique_ptr<Evaluator>> build_evaluators(const spec::EvalSpec& s
     else if (k == "json_schema") out.push_back(std::make_unique<SchemaEvaluator>(s, spec));
     else if (k == "numeric") out.push_back(std::make_unique<NumericEvaluator>(s, spec));
     else if (k == "tool_trajectory") out.push_back(std::make_unique<TrajectoryEvaluator>(s, spec));
-    else out.push_back(std::make_unique<JudgeEvaluator>(s, spec));
+    else out.push_back(std::make_unique<JudgeEvaluator>(s, spec, secrets));
   }
   return out;
 }

@@ -45,6 +45,8 @@ class Evaluator {
 };
 
 // Throws a located Error for an evaluator that cannot be built (a template, a regex, a schema, a judge workflow).
-std::vector<std::unique_ptr<Evaluator>> build_evaluators(const spec::EvalSpec& spec);
+// A judge workflow's load reads its secrets into `secrets`.
+std::vector<std::unique_ptr<Evaluator>> build_evaluators(const spec::EvalSpec& spec,
+                                                         const std::shared_ptr<SecretSet>& secrets);
 
 }  // namespace engine::app

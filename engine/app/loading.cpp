@@ -51,7 +51,8 @@ std::string model_override(const std::string& llm, const std::string& replay_fil
 }
 
 std::shared_ptr<const workflow::Executor> load_executor(const std::string& path, const LoadOptions& options) {
-  spec::WorkflowSpec spec = spec::load_workflow(spec::find_workflow_file(path), {spec::default_search_path()});
+  spec::WorkflowSpec spec =
+      spec::load_workflow(spec::find_workflow_file(path), {.search_path = {spec::default_search_path()}, .secrets = options.secrets});
   if (!options.llm.empty()) override_llm(spec, options.llm);
   size_t calls = spec.llm.max_concurrent_calls ? static_cast<size_t>(*spec.llm.max_concurrent_calls)
                  : options.calls_in_flight > 0     ? options.calls_in_flight

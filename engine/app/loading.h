@@ -21,6 +21,9 @@ struct LoadOptions {
   llm::RateLimits rate_limits;
   // Whether MCP servers are started to list their tools (assemble::BuildOptions::connect_mcp).
   bool connect_mcp = true;
+  // Where the load puts the secrets it reads: the front end's set, which its outputs mask (core/secret_set.h).
+  // Null: a set of the workflow's own.
+  std::shared_ptr<SecretSet> secrets;
 };
 
 // The providers `--llm PROVIDER:MODEL` takes: openai, ollama, llamacpp, anthropic, replay.

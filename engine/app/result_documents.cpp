@@ -28,12 +28,10 @@ Value workflow_document(const workflow::Executor& e, const std::string& name) {
             {"input_schema", {{"type", "object"}, {"properties", std::move(properties)}, {"required", std::move(required)}}},
             {"output_schema", {{"type", "object"}, {"properties", std::move(output_properties)}}}};
   doc["chat_input"] = e.chat_input().empty() ? Value(nullptr) : Value(e.chat_input());
-  // A description or a default may be written with ${VAR}: what the workflow reads as a secret is masked here too.
-  redact_value(doc, e.redactor());
   return doc;
 }
 
-Value run_document(const agent::RunResult& result, const Redactor& redactor) {
+Value run_document(const agent::RunResult& result) {
   Value doc{{"run_id", result.run_id},
             {"output", result.output},
             {"outputs", result.outputs},
@@ -41,7 +39,6 @@ Value run_document(const agent::RunResult& result, const Redactor& redactor) {
             {"stopped_reason", result.stopped_reason},
             {"elapsed_ms", result.elapsed_ms}};
   if (result.error) doc["error"] = {{"message", result.error->to_error().formatted()}, {"code", result.error->kind}};
-  redact_value(doc, redactor);
   return doc;
 }
 

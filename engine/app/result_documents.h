@@ -1,10 +1,9 @@
 #pragma once
-// Workflows and runs as JSON documents, as the front ends hand them out (engine serve's endpoints). Everything a
-// run produced passes the workflow's redactor here, on its way out of the process.
+// Workflows and runs as JSON documents, as the front ends hand them out (engine serve's endpoints). Secrets are
+// masked where the documents leave the process (the server's exchange, the console), not here.
 #include <string>
 
 #include "engine/agent/run_result.h"
-#include "engine/core/redact.h"
 #include "engine/workflow/executor.h"
 
 namespace engine::app {
@@ -14,7 +13,7 @@ namespace engine::app {
 Value workflow_document(const workflow::Executor& executor, const std::string& name);
 
 // {run_id, output, outputs, usage, stopped_reason, elapsed_ms} and, for a failed run, error {message, code} (code:
-// the error's kind), redacted.
-Value run_document(const agent::RunResult& result, const Redactor& redactor);
+// the error's kind).
+Value run_document(const agent::RunResult& result);
 
 }  // namespace engine::app

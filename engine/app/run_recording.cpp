@@ -29,7 +29,7 @@ std::unique_ptr<store::RunStore> open_store(const StoreOptions& o) {
   return recording_store(*file);
 }
 
-RunRecording::RunRecording(const StoreOptions& o, trace::RunSource source, const Redactor& redactor) {
+RunRecording::RunRecording(const StoreOptions& o, trace::RunSource source, std::shared_ptr<const SecretSet> secrets) {
   std::optional<std::filesystem::path> file = store_file(o);
   if (!file) return;
   try {
@@ -38,7 +38,7 @@ RunRecording::RunRecording(const StoreOptions& o, trace::RunSource source, const
     open_failure_ = "the runs are not recorded: " + e.message();
     return;
   }
-  recorder_.emplace(*store_, std::move(source), redactor);
+  recorder_.emplace(*store_, std::move(source), std::move(secrets));
 }
 
 std::string RunRecording::problem() const {

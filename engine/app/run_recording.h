@@ -7,7 +7,7 @@
 #include <string>
 
 #include "engine/core/event.h"
-#include "engine/core/redact.h"
+#include "engine/core/secret_set.h"
 #include "engine/store/run_store.h"
 #include "engine/trace/run_recorder.h"
 
@@ -34,7 +34,8 @@ std::unique_ptr<store::RunStore> open_store(const StoreOptions& options);
 
 class RunRecording {
  public:
-  RunRecording(const StoreOptions& options, trace::RunSource source, const Redactor& redactor);
+  // `secrets`: what the records are masked by as they are written.
+  RunRecording(const StoreOptions& options, trace::RunSource source, std::shared_ptr<const SecretSet> secrets);
 
   EventSink* sink() { return recorder_ ? &*recorder_ : nullptr; }  // null when nothing is recorded
   // Why the runs are not recorded, or a run was not: "" when all is well.

@@ -41,8 +41,9 @@ int column_of(const std::string& message) {
 
 }  // namespace
 
-Session Session::open(const std::filesystem::path& file, std::string output_key) {
-  Session s(std::move(output_key));
+Session Session::open(const std::filesystem::path& file, std::string output_key,
+                      std::shared_ptr<const SecretSet> secrets) {
+  Session s(std::move(output_key), std::move(secrets));
   s.file_ = file;
   // A session is kept in a file of its own: a FIFO would block the chat at its open, a device would swallow turns.
   struct stat named {};
@@ -100,7 +101,7 @@ Session Session::open(const std::filesystem::path& file, std::string output_key)
 
 void Session::append_line(const Value& line) {
   if (!fd_.valid()) return;
-  std::string text = to_json_text(line);
+  std::string text = secrets_->mask(to_json_text(line));  // the file is an output: its one writer masks it
   text += '\n';
   // One write of the whole line (O_APPEND places it at the end), then to the disk, before the turn counts.
   if (!write_fully(fd_.get(), text) || ::fsync(fd_.get()) != 0) throw file_error("cannot write the session file", *file_);
@@ -127,6 +128,7 @@ void Session::save_as(const std::filesystem::path& path) const {
     append_json_text(text, Value{{"type", "turn"}, {"input", exchanges_[i].input}, {"output", outputs_[i]}});
     text += '\n';
   }
+  text = secrets_->mask(text);
   FileDescriptor fd(::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600));
   if (!fd.valid()) {
     if (errno == EEXIST) throw Error("io.exists", "'" + path.string() + "' exists; give a new file name");

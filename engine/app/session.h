@@ -11,6 +11,7 @@
 
 #include "engine/agent/memory.h"
 #include "engine/core/file.h"
+#include "engine/core/secret_set.h"
 #include "engine/core/value.h"
 
 namespace engine::app {
@@ -19,12 +20,15 @@ class Session {
  public:
   // A session that lives as long as the process. `output_key` (agent.memory.output_key) names the field of a
   // structured answer the memory keeps as the AI's words, as LangChain's memory output_key does; empty: the whole
-  // answer (its JSON text when it is not text).
-  explicit Session(std::string output_key = "") : output_key_(std::move(output_key)) {}
+  // answer (its JSON text when it is not text). The files it writes are outputs: each line is masked by `secrets`
+  // as it is written (null: the standard key variables).
+  explicit Session(std::string output_key = "", std::shared_ptr<const SecretSet> secrets = nullptr)
+      : output_key_(std::move(output_key)), secrets_(secrets ? std::move(secrets) : SecretSet::with_environment_keys()) {}
   // Opens (or creates) a session file and reads its turns. Throws Error "session.torn" for a last line cut short
   // (the turns before it are intact: the message says which line to remove), "session.invalid" for a line that is
   // not a session line, located at file:line:col; "io.*" when the file cannot be read or written.
-  static Session open(const std::filesystem::path& file, std::string output_key = "");
+  static Session open(const std::filesystem::path& file, std::string output_key = "",
+                      std::shared_ptr<const SecretSet> secrets = nullptr);
 
   // The exchanges since the last reset, oldest first: what the agent's memory picks from.
   const std::vector<agent::Exchange>& exchanges() const { return exchanges_; }
@@ -50,6 +54,7 @@ class Session {
   std::vector<Value> outputs_;  // each exchange's output as the run gave it (for save_as)
   size_t turns_ = 0;
   std::string output_key_;
+  std::shared_ptr<const SecretSet> secrets_;
 };
 
 }  // namespace engine::app

@@ -10,7 +10,6 @@
 #include "engine/core/elapsed.h"
 #include "engine/core/error.h"
 #include "engine/core/json_text.h"
-#include "engine/core/redact.h"
 #include "engine/core/text.h"
 #include "engine/core/utf8.h"
 #include "engine/parse/regex.h"
@@ -124,7 +123,6 @@ TestOutcome run_one(const spec::WorkflowSpec& workflow, const spec::WorkflowTest
     agent::RunResult r = executor->run(inputs, quiet, agent::RunOptions{.cancel = &cancel});
     if (r.stopped_reason == "cancelled" && cancel.stopped()) throw_stopped(cancel);
     check(t.expect, r, out.failures);
-    for (auto& failure : out.failures) failure = executor->redactor().redact(failure);
   } catch (const Error& e) {
     if ((e.kind() == "run.cancelled" || e.kind() == "run.timeout") && cancel.stopped()) throw;
     out.failures.push_back(e.formatted());
@@ -239,19 +237,19 @@ void keep_tests_named(std::vector<spec::TestFileSpec>& files, const std::string&
   files.erase(std::remove_if(files.begin(), files.end(), [](const auto& f) { return f.tests.empty(); }), files.end());
 }
 
-TestFileOutcome run_workflow_tests(const spec::TestFileSpec& tests, const Cancel& cancel) {
+TestFileOutcome run_workflow_tests(const spec::TestFileSpec& tests, const Cancel& cancel,
+                                   const std::shared_ptr<SecretSet>& secrets) {
   TestFileOutcome out{tests.display_path, tests.workflow_file.string(), {}};
   std::optional<spec::WorkflowSpec> workflow;
   std::optional<Error> load_error;
   try {
-    workflow = spec::load_workflow(tests.workflow_file, {spec::default_search_path()});
+    workflow = spec::load_workflow(tests.workflow_file, {.search_path = {spec::default_search_path()}, .secrets = secrets});
   } catch (const Error& e) {
     load_error = e;
   }
   for (const auto& t : tests.tests) {
     if (cancel.stopped()) throw_stopped(cancel);
-    // No workflow, no redactor of its own: the usual key variables are masked, as the console does.
-    if (load_error) out.tests.push_back({t.name, {redact_environment_keys(load_error->formatted())}, 0});
+    if (load_error) out.tests.push_back({t.name, {load_error->formatted()}, 0});
     else out.tests.push_back(run_one(*workflow, t, cancel));
   }
   return out;

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "engine/core/cancel.h"
+#include "engine/core/secret_set.h"
 #include "engine/spec/test_spec.h"
 
 namespace engine::app {
@@ -37,8 +38,10 @@ std::vector<std::string> find_tests(const std::filesystem::path& folder);
 void keep_tests_named(std::vector<spec::TestFileSpec>& files, const std::string& filter);
 
 // Runs the tests of a test file in order. A workflow that does not build, inputs it refuses and runs that fail fail
-// their test, never the whole file; throws only as throw_stopped when `cancel` stops.
-TestFileOutcome run_workflow_tests(const spec::TestFileSpec& tests, const Cancel& cancel);
+// their test, never the whole file; throws only as throw_stopped when `cancel` stops. The workflow's load reads its
+// secrets into `secrets`, which the outcomes' readers mask (the console, the --junit file).
+TestFileOutcome run_workflow_tests(const spec::TestFileSpec& tests, const Cancel& cancel,
+                                   const std::shared_ptr<SecretSet>& secrets);
 
 // JUnit XML, as CI systems read it: a testsuite per file, a testcase per test, a failure per failed test.
 std::string junit_xml(const std::vector<TestFileOutcome>& files);

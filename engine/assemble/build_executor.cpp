@@ -7,7 +7,6 @@
 #include "engine/assemble/build_steps.h"
 #include "engine/assemble/build_tools.h"
 #include "engine/assemble/template_checks.h"
-#include "engine/assemble/workflow_secrets.h"
 
 namespace engine::assemble {
 namespace {
@@ -16,7 +15,7 @@ namespace {
 const std::vector<std::string> kOutputContext = {"output", "inputs", "intermediate_steps", "stopped_reason"};
 
 std::shared_ptr<const workflow::Executor> build(const spec::WorkflowSpec& s, const BuildOptions& given,
-                                                const Redactor& masks) {
+                                                const std::shared_ptr<SecretSet>& secrets) {
   if (given.built)
     if (auto it = given.built->find(&s); it != given.built->end()) return it->second;
   BuildOptions options = given;
@@ -64,8 +63,7 @@ std::shared_ptr<const workflow::Executor> build(const spec::WorkflowSpec& s, con
     parts.outputs.push_back({o.name, std::move(t), o.description});
   }
   parts.tools = std::move(registry);
-  parts.redactor = masks;
-  for (std::string& warning : parts.warnings) warning = masks.redact(warning);
+  parts.secrets = secrets;
   auto executor = std::make_shared<const workflow::Executor>(std::move(parts));
   if (given.built) (*given.built)[&s] = executor;  // a sub-workflow: the next step or tool naming it shares it
   return executor;
@@ -74,15 +72,9 @@ std::shared_ptr<const workflow::Executor> build(const spec::WorkflowSpec& s, con
 }  // namespace
 
 std::shared_ptr<const workflow::Executor> build_executor(const spec::WorkflowSpec& s, const BuildOptions& given) {
-  // The secrets of the workflow and of every workflow below it: its runs' outputs carry what those workflows
-  // answer. Known before anything starts, so what fails on the way (an MCP server that quotes its key on stderr and
-  // exits) is masked as a run's output would be.
-  Redactor masks(workflow_secrets(s));
-  try {
-    return build(s, given, masks);
-  } catch (const Error& e) {
-    throw masked_error(e, masks);
-  }
+  // The set the load filled, shared by every workflow below: its runs' outputs carry what those workflows answer,
+  // and the front end that passed it masks what fails on the way (an MCP server that quotes its key and exits).
+  return build(s, given, s.secrets ? s.secrets : SecretSet::with_environment_keys());
 }
 
 }  // namespace engine::assemble

@@ -6,13 +6,19 @@
 
 namespace engine::assemble {
 
-std::vector<std::string> grant_secrets(const spec::AllowSpec& allow) {
-  std::vector<std::string> secrets = allow.secrets;
+namespace {
+
+// The grants' header values the load took for secrets (read through ${VAR}, or of a credential-named header): a
+// response that quotes one back has it masked before the tool reads it.
+std::vector<std::string> grant_secrets(const spec::AllowSpec& allow, const SecretSet* secrets) {
+  std::vector<std::string> out;
   for (const auto& h : allow.http)
     for (const auto& [name, value] : h.headers)
-      if (tools::is_credential_header(name) && !value.empty()) secrets.push_back(value);
-  return secrets;
+      if (secrets && secrets->holds(value)) out.push_back(value);
+  return out;
 }
+
+}  // namespace
 
 tools::Capabilities build_capabilities(const spec::AllowSpec& allow, const spec::WorkflowSpec& s, const std::string& path) {
   tools::Grants grants;
@@ -30,25 +36,10 @@ tools::Capabilities build_capabilities(const spec::AllowSpec& allow, const spec:
     grants.files.push_back(tools::FileGrant{f.root_dir, f.root.value, f.write, static_cast<size_t>(f.max_bytes)});
   SourceLoc at = !allow.files.empty() ? allow.files.front().root.loc : SourceLoc{};
   try {
-    return tools::Capabilities::granted(std::move(grants), grant_secrets(allow));
+    return tools::Capabilities::granted(std::move(grants), grant_secrets(allow, s.secrets.get()));
   } catch (const Error& e) {
     throw Error(e.kind(), path + ".allow: " + e.message(), at, quoted_line(s, at));
   }
-}
-
-std::vector<std::string> all_grant_secrets(const spec::WorkflowSpec& s) {
-  std::vector<std::string> out;
-  auto add = [&](const spec::AllowSpec& a) {
-    for (auto& secret : grant_secrets(a)) out.push_back(std::move(secret));
-  };
-  for (const auto& t : s.tools) add(t.allow);
-  spec::for_each_step(s.steps, [&](const spec::StepSpec& st) {
-    add(st.allow);
-    if (st.agent)
-      for (const auto& p : st.agent->parsers) add(p.allow);
-  });
-  for (const auto& p : s.agent.parsers) add(p.allow);
-  return out;
 }
 
 std::filesystem::path search_docs_index_file(const spec::ToolSpec& t, const spec::WorkflowSpec& s) {

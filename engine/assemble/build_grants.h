@@ -14,10 +14,6 @@ namespace engine::assemble {
 // every request is checked by), and FileAccess's errors at a root that cannot be opened.
 tools::Capabilities build_capabilities(const spec::AllowSpec& allow, const spec::WorkflowSpec& spec,
                                        const std::string& path);
-// The grants' header values no output may show: those from ${VAR}, and those of headers that carry credentials.
-std::vector<std::string> grant_secrets(const spec::AllowSpec& allow);
-// Every grant's secrets in the workflow: its tools', its lua steps' and its Lua parsers'.
-std::vector<std::string> all_grant_secrets(const spec::WorkflowSpec& spec);
 // Where a search_docs tool keeps its index: its `index:`, else the default beside the workflow
 // (tools/document_search.h).
 std::filesystem::path search_docs_index_file(const spec::ToolSpec& tool, const spec::WorkflowSpec& spec);

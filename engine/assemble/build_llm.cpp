@@ -182,17 +182,11 @@ std::shared_ptr<const llm::LlmClient> build_provider(const spec::LlmSpec& l, con
 
 }  // namespace
 
-std::vector<std::string> llm_secrets(const spec::LlmSpec& l) {
-  std::vector<std::string> out;
-  if (!l.api_key_env.empty()) out.push_back(env_or(l.api_key_env.c_str(), ""));
-  for (const std::string& name : standard_key_variables()) out.push_back(env_or(name.c_str(), ""));
-  return out;
-}
-
 std::shared_ptr<const llm::LlmClient> build_llm(const spec::WorkflowSpec& s, const BuildOptions& options) {
   std::shared_ptr<const llm::LlmClient> client = build_provider(s.llm, "llm", s, options.llm_gate);
   if (!options.record_file.empty())
-    client = std::make_shared<llm::RecordingLlm>(std::move(client), options.record_file, llm_secrets(s.llm));
+    client = std::make_shared<llm::RecordingLlm>(std::move(client), options.record_file,
+                                                    s.secrets ? s.secrets : SecretSet::with_environment_keys());
   if (options.llm_gate) client = std::make_shared<llm::GatedLlm>(std::move(client), options.llm_gate);
   return client;
 }

@@ -41,10 +41,6 @@ std::shared_ptr<const llm::LlmClient> build_llm(const spec::WorkflowSpec& spec, 
 std::shared_ptr<const llm::LlmClient> build_step_llm(const spec::LlmSpec& llm, const std::string& at,
                                                      const spec::WorkflowSpec& spec, const BuildOptions& options);
 
-// The keys the workflow's provider may read (the values of its key variables, and of OPENAI_API_KEY and
-// ANTHROPIC_API_KEY): what no output may show.
-std::vector<std::string> llm_secrets(const spec::LlmSpec& llm);
-
 // The price of the workflow's model from llm.prices, if it lists one.
 std::optional<spec::ModelPrice> model_price(const spec::LlmSpec& llm);
 

@@ -219,14 +219,6 @@ tools::ToolRegistry build_tools(const spec::WorkflowSpec& s, const BuildOptions&
   return registry;
 }
 
-std::vector<std::string> tool_secrets(const spec::WorkflowSpec& s) {
-  std::vector<std::string> secrets;
-  for (const auto& t : s.tools)
-    if (t.mcp) secrets.insert(secrets.end(), t.mcp->secrets.begin(), t.mcp->secrets.end());
-  for (auto& secret : all_grant_secrets(s)) secrets.push_back(std::move(secret));
-  return secrets;
-}
-
 std::vector<agent::AgentTool> agent_tools(const spec::WorkflowSpec& s, const tools::ToolRegistry& registry) {
   auto names = registry.names();
   auto require = [&](const spec::Located<std::string>& ref, const std::string& path) {

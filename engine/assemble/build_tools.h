@@ -16,9 +16,6 @@ namespace engine::assemble {
 // list their tools unless options.connect_mcp is false. What the build could not check goes to `warnings`.
 tools::ToolRegistry build_tools(const spec::WorkflowSpec& spec, const BuildOptions& options = {},
                                std::vector<std::string>* warnings = nullptr);
-// The values the workflow's tools are given from the environment (an MCP server's env and headers, grants'
-// headers): what no output may show.
-std::vector<std::string> tool_secrets(const spec::WorkflowSpec& spec);
 std::vector<agent::AgentTool> agent_tools(const spec::WorkflowSpec& spec, const tools::ToolRegistry& registry);
 // The sources among them whose lists can change (MCP servers), as the agent takes their tools.
 std::vector<agent::AgentTools::Changing> changing_tools(const spec::WorkflowSpec& spec,

@@ -62,9 +62,10 @@ void print_error(const std::string& kind, const std::string& formatted, bool no_
 
 void print_error(const std::string& formatted) { print_error("", formatted); }
 
-std::shared_ptr<const workflow::Executor> load_executor(const std::string& path, const app::LoadOptions& options) {
+std::shared_ptr<const workflow::Executor> load_executor(const std::string& path, const app::LoadOptions& given) {
+  app::LoadOptions options = given;
+  if (!options.secrets) options.secrets = console_secrets();
   auto executor = app::load_executor(path, options);
-  mask_on_console(executor->redactor());
   for (const auto& w : executor->warnings()) std::cerr << "engine: warning: " << terminal_safe(w) << std::endl;
   return executor;
 }

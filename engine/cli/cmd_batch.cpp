@@ -14,6 +14,7 @@
 #include "engine/cli/batch_progress.h"
 #include "engine/cli/cli_support.h"
 #include "engine/cli/commands.h"
+#include "engine/cli/console_mask.h"
 #include "engine/cli/eval_table.h"
 #include "engine/cli/interrupt_watch.h"
 #include "engine/cli/run_output.h"
@@ -75,14 +76,14 @@ int run_batch(BatchCommandOptions& o) {
       o.workflow, {.llm = o.llm, .calls_in_flight = options.concurrency * 2, .rate_limits = {o.rpm, o.tpm}});
   // Built before the batch starts (or creates its results file), so a mistake in it costs nothing.
   std::optional<app::Evaluation> evaluation;
-  if (!o.eval_file.empty()) evaluation.emplace(o.eval_file);
-  SpanExport spans(o.otlp, executor->redactor());
+  if (!o.eval_file.empty()) evaluation.emplace(o.eval_file, console_secrets());
+  SpanExport spans(o.otlp);
   options.traced = spans.sink() != nullptr;
   auto batch = std::make_unique<app::Batch>(executor, options);
 
   std::optional<TraceFile> trace;
-  if (!o.trace_file.empty()) trace.emplace(o.trace_file, std::ios::app, executor->redactor());
-  app::RunRecording recording(o.store, {"batch", o.workflow}, executor->redactor());
+  if (!o.trace_file.empty()) trace.emplace(o.trace_file, std::ios::app);
+  app::RunRecording recording(o.store, {"batch", o.workflow}, console_secrets());
   EventFanout events;  // with none of them, no run builds an event
   if (trace) events.add(&trace->sink());
   if (EventSink* s = spans.sink()) events.add(s);

@@ -9,6 +9,7 @@
 #include "engine/app/session.h"
 #include "engine/cli/cli_support.h"
 #include "engine/cli/commands.h"
+#include "engine/cli/console_mask.h"
 #include "engine/cli/line_reader.h"
 #include "engine/cli/run_output.h"
 #include "engine/core/error.h"
@@ -32,9 +33,9 @@ class Chat {
   explicit Chat(const ChatOptions& o)
       : executor_(load_executor(o.workflow, {.llm = o.llm})),
         given_(app::given_inputs(*executor_, o.inputs)),
-        session_(o.session_file.empty() ? app::Session(executor_->chat_output())
-                                        : app::Session::open(o.session_file, executor_->chat_output())),
-        out_(o.output, executor_->redactor(), executor_->tools().names(), {"chat", o.workflow}),
+        session_(o.session_file.empty() ? app::Session(executor_->chat_output(), console_secrets())
+                                        : app::Session::open(o.session_file, executor_->chat_output(), console_secrets())),
+        out_(o.output, executor_->tools().names(), {"chat", o.workflow}),
         no_color_(o.output.no_color) {
     app::require_chat_input(*executor_);
     // The other inputs are checked once, before the first message, with a stand-in for it.

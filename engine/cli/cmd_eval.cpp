@@ -6,6 +6,7 @@
 #include "engine/app/batch.h"
 #include "engine/app/evaluation.h"
 #include "engine/cli/cli_support.h"
+#include "engine/cli/console_mask.h"
 #include "engine/cli/commands.h"
 #include "engine/cli/eval_table.h"
 #include "engine/cli/interrupt_watch.h"
@@ -27,7 +28,7 @@ struct EvalOptions {
 int evaluate(const EvalOptions& o) {
   Cancel cancel;
   InterruptWatch interrupts(cancel);
-  app::Evaluation evaluation(o.eval_file);
+  app::Evaluation evaluation(o.eval_file, console_secrets());
   app::EvaluationReport report;
   try {
     report = evaluation.run({.results = o.results, .out = o.out, .concurrency = o.concurrency, .threshold = o.threshold},

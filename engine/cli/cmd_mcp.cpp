@@ -26,11 +26,11 @@ int serve_mcp(const McpCommandOptions& o) {
   server::McpStdioOptions options;
   options.paths = o.paths;
   options.load.llm = o.llm;
+  options.load.secrets = console_secrets();  // the workflows' keys masked on stderr, as a run's are
   options.service.runs_in_flight = o.runs;
   options.service.runs_queued = 256;
   options.service.run_timeout = std::chrono::seconds(static_cast<long>(o.run_timeout));
-  options.otlp = trace::otlp_settings(o.otlp, [](const char* name) { return std::getenv(name); });
-  if (options.otlp) mask_on_console(options.otlp->redactor);  // the collector's headers (an Authorization)
+  options.otlp = trace::otlp_settings(o.otlp, [](const char* name) { return std::getenv(name); }, console_secrets());
   options.spans_finished = warn_of_dropped_spans;
   options.store = app::store_file(o.store);
   std::vector<std::string> problems;

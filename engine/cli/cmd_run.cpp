@@ -12,7 +12,7 @@
 #include "engine/cli/interrupt_watch.h"
 #include "engine/cli/run_output.h"
 #include "engine/core/error.h"
-#include "engine/core/redact.h"
+#include "engine/cli/console_mask.h"
 
 namespace engine::cli {
 namespace {
@@ -36,12 +36,12 @@ int run(const RunOptions& o) {
   std::optional<app::Session> session;
   if (!o.session_file.empty()) {
     app::require_chat_input(*executor);
-    session = app::Session::open(o.session_file, executor->chat_output());
+    session = app::Session::open(o.session_file, executor->chat_output(), console_secrets());
   }
 
   // What the run shows is masked where it leaves (stdout, stderr, the trace file): a key that reached the run by way
   // of the workflow or an input is masked on the console, in the trace, in --json and in errors alike.
-  RunOutput out(o.output, executor->redactor(), executor->tools().names(), {"run", o.workflow});
+  RunOutput out(o.output, executor->tools().names(), {"run", o.workflow});
   std::optional<TraceContext> trace = out.new_trace();
   agent::RunOptions options{.stream = out.stream(), .cancel = &cancel, .trace = trace ? &*trace : nullptr};
   agent::RunResult result =

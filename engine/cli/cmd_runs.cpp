@@ -116,7 +116,7 @@ int diff_runs(const RunsOptions& o) {
 int export_run(const RunsOptions& o) {
   auto store = app::open_store(o.store);
   store::RunRecord run = app::find_run(*store, o.id);
-  SpanExport spans(o.otlp, Redactor());  // the stored events are masked already
+  SpanExport spans(o.otlp);  // the stored events were masked as they were stored
   EventSink* sink = spans.sink();
   if (!sink) throw Error("usage", "name the collector: --otlp URL (or OTEL_EXPORTER_OTLP_ENDPOINT)");
   auto ran_at = std::chrono::system_clock::time_point(std::chrono::milliseconds(run.started_ms));

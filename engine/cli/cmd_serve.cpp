@@ -20,11 +20,6 @@
 namespace engine::cli {
 namespace {
 
-// The log on stderr masks the served workflows' keys as a run's console does.
-void mask_workflows_on_console(const server::Catalog& catalog) {
-  for (const auto& w : catalog.workflows()) mask_on_console(w.executor->redactor());
-}
-
 struct ServeCommandOptions {
   std::vector<std::string> paths;
   std::string host = "127.0.0.1";
@@ -77,6 +72,7 @@ int serve(const ServeCommandOptions& o) {
   options.host = o.host;
   options.port = static_cast<uint16_t>(o.port);
   options.load.llm = o.llm;
+  options.load.secrets = console_secrets();  // one set: the log on stderr and every response mask the same keys
   options.tokens = server::TokenCheck::read(o.token_file, std::getenv("ENGINE_SERVE_TOKENS"));
   options.allowed_origins = o.allowed_origins;
   options.http.max_body_bytes = o.max_body;
@@ -90,14 +86,12 @@ int serve(const ServeCommandOptions& o) {
   options.service.run_timeout = whole_seconds(o.run_timeout);
   options.grace = std::chrono::seconds(static_cast<long>(std::max(0.0, o.grace)));
   options.access_log = o.quiet ? nullptr : &std::cerr;
-  options.otlp = trace::otlp_settings(o.otlp, [](const char* name) { return std::getenv(name); });
-  if (options.otlp) mask_on_console(options.otlp->redactor);  // the collector's headers (an Authorization)
+  options.otlp = trace::otlp_settings(o.otlp, [](const char* name) { return std::getenv(name); }, console_secrets());
   options.store = app::store_file(o.store);
 
   std::vector<std::string> problems;
   server::Server server(options, problems);
   for (const auto& p : problems) std::cerr << "engine: warning: " << p << "\n";
-  mask_workflows_on_console(*server.catalog());
   std::vector<std::string> names;
   for (const auto& w : server.catalog()->workflows()) names.push_back(w.name);
   if (o.viewer) {
@@ -122,7 +116,6 @@ int serve(const ServeCommandOptions& o) {
     if (signal == SIGHUP) {
       try {
         std::vector<std::string> reload_problems = server.reload();
-        mask_workflows_on_console(*server.catalog());
         for (const auto& p : reload_problems) std::cerr << "engine: warning: " << p << "\n";
         std::cerr << "engine serve: reloaded " << server.catalog()->workflows().size() << " workflows" << std::endl;
       } catch (const Error& e) {

@@ -4,6 +4,7 @@
 
 #include "engine/app/workflow_tests.h"
 #include "engine/cli/cli_support.h"
+#include "engine/cli/console_mask.h"
 #include "engine/cli/commands.h"
 #include "engine/core/elapsed.h"
 #include "engine/cli/interrupt_watch.h"
@@ -66,7 +67,7 @@ int run_tests(const TestOptions& o) {
   size_t tests = 0, passed = 0;
   for (const auto& s : specs) {
     try {
-      outcomes.push_back(app::run_workflow_tests(s, cancel));
+      outcomes.push_back(app::run_workflow_tests(s, cancel, console_secrets()));
     } catch (const Error&) {
       if (!interrupts.signal()) throw;
       print_error("stopped before every test had run");
@@ -82,7 +83,7 @@ int run_tests(const TestOptions& o) {
     // Replaced whole (core/file.h): a CI reader never sees half a report, and a symlink planted beside it
     // redirects nothing.
     FileReplacement out(o.junit);
-    out.write(app::junit_xml(outcomes));
+    out.write(console_secrets()->mask(app::junit_xml(outcomes)));  // a file the command writes: masked as the console
     out.commit();
   }
   return passed == tests ? kOk : kRunFailed;

@@ -9,8 +9,9 @@ ConsoleMask::ConsoleMask()
     : out_buf_(std::cout.rdbuf()),
       err_buf_(std::cerr.rdbuf()),
       log_buf_(std::clog.rdbuf()),
-      out_(std::make_unique<MaskingStreambuf>(out_buf_, environment_keys_redactor())),
-      err_(std::make_unique<MaskingStreambuf>(err_buf_, environment_keys_redactor())) {
+      secrets_(SecretSet::with_environment_keys()),
+      out_(std::make_unique<MaskingStreambuf>(out_buf_, secrets_)),
+      err_(std::make_unique<MaskingStreambuf>(err_buf_, secrets_)) {
   std::cout.rdbuf(out_.get());
   std::cerr.rdbuf(err_.get());
   std::clog.rdbuf(err_.get());
@@ -30,10 +31,10 @@ ConsoleMask::~ConsoleMask() {
   std::clog.rdbuf(log_buf_);
 }
 
-void mask_on_console(const Redactor& redactor) {
-  // The streams' buffers are the masks main() put there; a test or a tool without them has nothing to add to.
-  for (std::ostream* stream : {static_cast<std::ostream*>(&std::cout), static_cast<std::ostream*>(&std::cerr)})
-    if (auto* mask = dynamic_cast<MaskingStreambuf*>(stream->rdbuf())) mask->mask(redactor);
+std::shared_ptr<SecretSet> console_secrets() {
+  // The stream's buffer is the mask main() put there; the stream is the one way to it that is not a global.
+  if (auto* mask = dynamic_cast<MaskingStreambuf*>(std::cout.rdbuf())) return mask->secrets();
+  return SecretSet::with_environment_keys();
 }
 
 }  // namespace engine::cli

@@ -1,8 +1,9 @@
 #pragma once
 // stdout and stderr, masked where the bytes leave the process: main() puts a MaskingStreambuf in front of each for
-// the whole command, so every answer, error, warning, --json document and console line is masked by one mechanism
-// rather than by each place that prints. It masks the standard key variables from the start (an error may come
-// before any workflow is loaded), and the secrets of each workflow loaded after that.
+// the whole command, both over one SecretSet, so every answer, error, warning, --json document and console line is
+// masked by one mechanism rather than by each place that prints. The set holds the standard key variables from the
+// start (an error may come before any workflow is loaded); every workflow the command loads reads its secrets into
+// it (console_secrets()), so what fails while loading is masked too.
 #include <iosfwd>
 #include <memory>
 
@@ -24,11 +25,13 @@ class ConsoleMask {
   std::streambuf* out_buf_;
   std::streambuf* err_buf_;
   std::streambuf* log_buf_;
+  std::shared_ptr<SecretSet> secrets_;
   std::unique_ptr<MaskingStreambuf> out_;
   std::unique_ptr<MaskingStreambuf> err_;
 };
 
-// Masks the secrets of `redactor` on stdout and stderr from now on (nothing without a ConsoleMask in place).
-void mask_on_console(const Redactor& redactor);
+// The set the console masks: what a command gives every load and every reader of a secret (the collector's
+// headers). Without a ConsoleMask in place (a test, a tool), a set of its own holding the standard key variables.
+std::shared_ptr<SecretSet> console_secrets();
 
 }  // namespace engine::cli

@@ -6,6 +6,7 @@
 #include <iostream>
 
 #include "engine/cli/cli_support.h"
+#include "engine/cli/console_mask.h"
 #include "engine/core/json_text.h"
 #include "engine/core/text.h"
 
@@ -22,17 +23,16 @@ void add_output_options(CLI::App& cmd, OutputOptions& o) {
   cmd.add_flag("--no-color", o.no_color, "Never colour the steps (NO_COLOR does the same)");
 }
 
-RunOutput::RunOutput(const OutputOptions& o, const Redactor& redactor, std::vector<std::string> tool_names,
-                     trace::RunSource source)
+RunOutput::RunOutput(const OutputOptions& o, std::vector<std::string> tool_names, trace::RunSource source)
     : console_(std::cerr, stderr_wants_color(o.no_color), std::move(tool_names)),
-      spans_(o.otlp, redactor),
-      recording_(o.store, std::move(source), redactor),
+      spans_(o.otlp),
+      recording_(o.store, std::move(source), console_secrets()),
       stream_(o.stream || (!o.no_stream && !o.quiet && stderr_is_terminal())) {
   if (EventSink* spans = spans_.sink()) events_.add(spans);
   if (EventSink* store = recording_.sink()) events_.add(store);
   if (!o.quiet) events_.add(&console_);
   if (!o.trace_file.empty()) {
-    trace_.emplace(o.trace_file, std::ios::trunc, redactor);
+    trace_.emplace(o.trace_file, std::ios::trunc);
     events_.add(&trace_->sink());
   }
 }

@@ -9,7 +9,6 @@
 #include "engine/core/event.h"
 #include "engine/cli/span_export.h"
 #include "engine/cli/trace_file.h"
-#include "engine/core/redact.h"
 #include "engine/trace/console_printer.h"
 
 namespace CLI {
@@ -34,13 +33,12 @@ void add_store_options(CLI::App& cmd, app::StoreOptions& options);
 // "engine: warning: ..." on stderr when the runs are not all recorded.
 void warn_of_recording(const app::RunRecording& recording);
 
-// The sinks of a command's runs: the console on stderr and the --trace file (truncated), both masked where their
-// bytes leave (console_mask.h, trace_file.h); `redactor` is what the trace file masks. Throws Error
-// "io.write_failed" when the file cannot be written.
+// The sinks of a command's runs: the console on stderr, the --trace file (truncated), spans and the run store, each
+// masked where its bytes leave by the console's secrets (console_mask.h). Throws Error "io.write_failed" when the
+// file cannot be written.
 class RunOutput {
  public:
-  RunOutput(const OutputOptions& options, const Redactor& redactor, std::vector<std::string> tool_names,
-            trace::RunSource source);
+  RunOutput(const OutputOptions& options, std::vector<std::string> tool_names, trace::RunSource source);
   ~RunOutput() { warn_of_recording(recording_); }
   EventSink& sink() { return events_; }
   // Tokens as they arrive are for a person watching: on by default when the steps go to a terminal. --stream is

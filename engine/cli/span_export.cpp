@@ -3,16 +3,14 @@
 #include <cstdlib>
 #include <iostream>
 
+#include "engine/cli/console_mask.h"
+
 namespace engine::cli {
 
-SpanExport::SpanExport(const std::string& otlp_flag, const Redactor& redactor) {
-  std::optional<trace::OtlpSettings> settings = trace::otlp_settings(otlp_flag, [](const char* name) {
-    return std::getenv(name);
-  });
+SpanExport::SpanExport(const std::string& otlp_flag) {
+  std::optional<trace::OtlpSettings> settings = trace::otlp_settings(
+      otlp_flag, [](const char* name) { return std::getenv(name); }, console_secrets());
   if (!settings) return;
-  std::vector<std::string> secrets = settings->redactor.secrets();
-  secrets.insert(secrets.end(), redactor.secrets().begin(), redactor.secrets().end());
-  settings->redactor = Redactor(std::move(secrets));
   trace::SpanContent content = settings->content;
   exporter_.emplace(std::move(*settings));
   builder_.emplace([this](trace::Span&& span) { exporter_->add(std::move(span)); }, content);

@@ -6,7 +6,6 @@
 #include <string>
 
 #include "engine/core/event.h"
-#include "engine/core/redact.h"
 #include "engine/core/trace_context.h"
 #include "engine/trace/otlp_exporter.h"
 #include "engine/trace/span_builder.h"
@@ -15,9 +14,9 @@ namespace engine::cli {
 
 class SpanExport {
  public:
-  // Throws Error "usage" for settings that do not hold (otlp_exporter.h). `redactor`: the workflow's keys, masked in
-  // every span sent.
-  SpanExport(const std::string& otlp_flag, const Redactor& redactor);
+  // Throws Error "usage" for settings that do not hold (otlp_exporter.h). The collector's headers join the console's
+  // secrets, which every request to it masks.
+  explicit SpanExport(const std::string& otlp_flag);
   ~SpanExport();
   SpanExport(const SpanExport&) = delete;
   SpanExport& operator=(const SpanExport&) = delete;

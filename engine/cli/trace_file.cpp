@@ -1,11 +1,12 @@
 #include "engine/cli/trace_file.h"
 
+#include "engine/cli/console_mask.h"
 #include "engine/core/error.h"
 
 namespace engine::cli {
 
-TraceFile::TraceFile(const std::string& path, std::ios::openmode mode, const Redactor& redactor)
-    : path_(path), file_(path, mode), mask_(file_.rdbuf(), redactor), out_(&mask_), jsonl_(out_) {
+TraceFile::TraceFile(const std::string& path, std::ios::openmode mode)
+    : path_(path), file_(path, mode), mask_(file_.rdbuf(), console_secrets()), out_(&mask_), jsonl_(out_) {
   if (!file_) throw Error("io.write_failed", "cannot write the trace file '" + path + "'");
 }
 

@@ -13,8 +13,9 @@ namespace engine::cli {
 
 class TraceFile {
  public:
-  // Opens `path` with `mode` (truncating for one run, appending for a batch). Throws Error "io.write_failed".
-  TraceFile(const std::string& path, std::ios::openmode mode, const Redactor& redactor);
+  // Opens `path` with `mode` (truncating for one run, appending for a batch), masked by the console's secrets.
+  // Throws Error "io.write_failed".
+  TraceFile(const std::string& path, std::ios::openmode mode);
   EventSink& sink() { return jsonl_; }
   // Sends what is held back and flushes the file. Throws Error "io.write_failed" when some of the trace did not get
   // into it (a full disk).

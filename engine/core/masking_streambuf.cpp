@@ -1,40 +1,24 @@
 #include "engine/core/masking_streambuf.h"
 
-#include <algorithm>
-
-
 namespace engine {
 
-MaskingStreambuf::MaskingStreambuf(std::streambuf* inner, const Redactor& redactor) : inner_(inner) { mask(redactor); }
+MaskingStreambuf::MaskingStreambuf(std::streambuf* inner, std::shared_ptr<SecretSet> secrets)
+    : inner_(inner), secrets_(std::move(secrets)), writer_(secrets_) {}
 
 MaskingStreambuf::~MaskingStreambuf() { finish(); }
 
-void MaskingStreambuf::mask(const Redactor& more) {
-  if (more.empty()) return;
-  std::lock_guard lock(mutex_);
-  size_t known = secrets_.size();
-  // A reload adds the same workflows' keys again: each is kept once.
-  Redactor masks = json_text_redactor(more);
-  for (const std::string& secret : masks.secrets())
-    if (std::find(secrets_.begin(), secrets_.end(), secret) == secrets_.end()) secrets_.push_back(secret);
-  if (secrets_.size() > known) redactor_ = Redactor(secrets_);
-}
-
 bool MaskingStreambuf::finish() {
   std::lock_guard lock(mutex_);
-  pass(true, true);
+  writer_.finish(out_);
+  send();
   return inner_->pubsync() == 0 && !failed_;
 }
 
-void MaskingStreambuf::pass(bool flush, bool final) {
-  out_.clear();
-  size_t done = redactor_.redact_stream(pending_, 0, pending_.size(), final, out_);
-  if (flush && pending_.size() - done < kMinSecretFragment / 2)
-    done = redactor_.redact_stream(pending_, done, pending_.size(), true, out_);
-  pending_.erase(0, done);
+void MaskingStreambuf::send() {
   if (!out_.empty() && inner_->sputn(out_.data(), static_cast<std::streamsize>(out_.size())) !=
                            static_cast<std::streamsize>(out_.size()))
     failed_ = true;
+  out_.clear();
 }
 
 MaskingStreambuf::int_type MaskingStreambuf::overflow(int_type ch) {
@@ -45,14 +29,15 @@ MaskingStreambuf::int_type MaskingStreambuf::overflow(int_type ch) {
 
 std::streamsize MaskingStreambuf::xsputn(const char* s, std::streamsize n) {
   std::lock_guard lock(mutex_);
-  pending_.append(s, static_cast<size_t>(n));
-  pass(false);
+  writer_.write(std::string_view(s, static_cast<size_t>(n)), out_);
+  send();
   return failed_ ? 0 : n;
 }
 
 int MaskingStreambuf::sync() {
   std::lock_guard lock(mutex_);
-  pass(true);
+  writer_.write({}, out_, true);
+  send();
   return inner_->pubsync() == 0 && !failed_ ? 0 : -1;
 }
 

@@ -98,21 +98,6 @@ std::string Redactor::redact(std::string_view text) const {
   return out;
 }
 
-std::string redact_secrets(std::string_view text, const std::vector<std::string>& secrets) {
-  return Redactor(secrets).redact(text);
-}
-
-Redactor json_text_redactor(const Redactor& redactor) {
-  std::vector<std::string> secrets = redactor.secrets();
-  for (const std::string& secret : redactor.secrets()) {
-    std::string quoted;
-    append_json_string(quoted, secret);
-    std::string escaped = quoted.substr(1, quoted.size() - 2);
-    if (escaped != secret) secrets.push_back(std::move(escaped));
-  }
-  return Redactor(std::move(secrets));
-}
-
 void redact_value(Value& v, const Redactor& redactor) {
   if (redactor.empty()) return;
   if (v.is_string()) {
@@ -129,25 +114,9 @@ void redact_value(Value& v, const Redactor& redactor) {
   }
 }
 
-void RedactingSink::receive(const Event& event, const EventPlace& place) {
-  if (redactor_.empty()) return inner_.receive(event, place);
-  Event copy = event;
-  redact_value(copy.data, redactor_);
-  inner_.receive(copy, place);
-}
-
 const std::vector<std::string>& standard_key_variables() {
   static const std::vector<std::string> names{"OPENAI_API_KEY", "ANTHROPIC_API_KEY"};
   return names;
 }
-
-Redactor environment_keys_redactor() {
-  std::vector<std::string> keys;
-  for (const std::string& name : standard_key_variables())
-    if (const char* v = std::getenv(name.c_str())) keys.emplace_back(v);
-  return Redactor(std::move(keys));
-}
-
-std::string redact_environment_keys(std::string_view text) { return environment_keys_redactor().redact(text); }
 
 }  // namespace engine

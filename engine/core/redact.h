@@ -8,7 +8,6 @@
 #include <string_view>
 #include <vector>
 
-#include "engine/core/event.h"
 #include "engine/core/value.h"
 
 namespace engine {
@@ -42,38 +41,11 @@ class Redactor {
   std::vector<uint64_t> pairs_;  // a bit per two-byte pair that starts a maskable run: a cheap first filter
 };
 
-// The text with each secret, and each maskable piece of one, replaced by "***".
-std::string redact_secrets(std::string_view text, const std::vector<std::string>& secrets);
-
-// `text` with the values of OPENAI_API_KEY and ANTHROPIC_API_KEY (and their pieces) masked: for what is shown before
-// a workflow (and so its redactor) exists, such as the error that kept it from loading.
-std::string redact_environment_keys(std::string_view text);
-// The redactor of those two variables' values, as they are now.
-Redactor environment_keys_redactor();
-
-// The variables the providers read their keys from by default: the one list both the redactor of a front end with
-// no workflow (above) and every executor's redactor (assemble/) mask.
+// The variables the providers read their keys from by default: what every SecretSet a front end or a load makes
+// holds from the start (secret_set.h).
 const std::vector<std::string>& standard_key_variables();
-
-// `redactor`'s secrets masked also as they appear inside a JSON string (a quote or a backslash in a key is escaped
-// there): for text that is JSON already, a --json document, a trace line, a request body.
-Redactor json_text_redactor(const Redactor& redactor);
 
 // Every string in `v` (keys too) redacted in place.
 void redact_value(Value& v, const Redactor& redactor);
-
-// Forwards events with every string redacted: what the command line puts in front of the console, the trace file
-// and any other sink, so a key that reached a run some other way (an environment variable interpolated into a
-// workflow, an input) is masked in every output all the same.
-class RedactingSink : public EventSink {
- public:
-  RedactingSink(EventSink& inner, const Redactor& redactor) : inner_(inner), redactor_(redactor) {}
-  void receive(const Event& event, const EventPlace& place) override;
-  EventDetail detail() const override { return inner_.detail(); }
-
- private:
-  EventSink& inner_;
-  const Redactor& redactor_;
-};
 
 }  // namespace engine

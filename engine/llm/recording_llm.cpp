@@ -2,13 +2,12 @@
 
 #include "engine/core/error.h"
 #include "engine/core/json_text.h"
-#include "engine/core/redact.h"
 #include "engine/core/text.h"
 
 namespace engine::llm {
 
 RecordingLlm::RecordingLlm(std::shared_ptr<const LlmClient> inner, const std::string& file,
-                           std::vector<std::string> secrets)
+                           std::shared_ptr<const SecretSet> secrets)
     : inner_(std::move(inner)), secrets_(std::move(secrets)), out_(file, std::ios::trunc) {
   if (!out_) throw Error("io.write_failed", "cannot write the recording file '" + file + "'");
 }
@@ -16,7 +15,7 @@ RecordingLlm::RecordingLlm(std::shared_ptr<const LlmClient> inner, const std::st
 LlmResponse RecordingLlm::complete(const LlmRequest& request) const {
   LlmResponse response = inner_->complete(request);
   Value entry{{"llm", inner_->describe()}, {"request", request_to_json(request)}, {"response", response_to_json(response)}};
-  std::string line = redact_secrets(to_json_text(entry), secrets_);
+  std::string line = secrets_->mask(to_json_text(entry));
   std::lock_guard<std::mutex> lock(mu_);
   out_ << line << '\n';
   out_.flush();  // a run that fails later still leaves the calls it made

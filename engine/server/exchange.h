@@ -4,6 +4,10 @@
 // open_stream(), send() as often as it has bytes, and end_stream(); each wakes the serve thread, which resumes the
 // connection and hands the bytes over. Nothing here blocks: a stream's queue is bounded, and a client too slow to
 // empty it is dropped (its run cancelled) rather than let it hold the run or the server.
+//
+// The exchange is where a response's bytes leave the process: given the server's SecretSet, it masks the whole of
+// a response (body and header values) and a stream's bytes as they are sent, holding back a tail that may be the
+// start of a secret until the next piece decides it (core/secret_set.h). No handler masks what it answers.
 #include <chrono>
 #include <memory>
 #include <mutex>
@@ -11,6 +15,7 @@
 #include <string>
 
 #include "engine/core/cancel.h"
+#include "engine/core/secret_set.h"
 #include "engine/server/http_message.h"
 
 struct MHD_Connection;
@@ -23,8 +28,10 @@ struct ServeLoop;
 
 class Exchange : public std::enable_shared_from_this<Exchange> {
  public:
-  // `parent` (the server's) cancels every exchange at once.
-  Exchange(HttpRequest request, std::shared_ptr<ServeLoop> loop, size_t max_stream_queue, const Cancel* parent);
+  // `parent` (the server's) cancels every exchange at once. `secrets`: what every byte of the answer is masked by
+  // (null: nothing is).
+  Exchange(HttpRequest request, std::shared_ptr<ServeLoop> loop, size_t max_stream_queue, const Cancel* parent,
+           std::shared_ptr<const SecretSet> secrets = nullptr);
   Exchange(const Exchange&) = delete;
   Exchange& operator=(const Exchange&) = delete;
 
@@ -57,6 +64,7 @@ class Exchange : public std::enable_shared_from_this<Exchange> {
 
   HttpRequest request_;
   std::shared_ptr<ServeLoop> loop_;
+  std::shared_ptr<const SecretSet> secrets_;
   const size_t max_queue_;
   Cancel cancel_;
   HeaderList always_;
@@ -65,7 +73,8 @@ class Exchange : public std::enable_shared_from_this<Exchange> {
   Phase phase_ = Phase::Waiting;
   HttpResponse response_;  // the whole response, or a stream's head
   std::string heartbeat_;
-  std::string queue_;      // a stream's bytes not yet taken by the serve thread
+  std::optional<MaskingWriter> masking_;  // a stream's, when secrets are masked
+  std::string queue_;      // a stream's bytes not yet taken by the serve thread, masked
   size_t queue_taken_ = 0;
   bool stream_ended_ = false;
   bool failed_ = false;  // too slow, or gone

@@ -124,8 +124,12 @@ struct MhdCallbacks {
 };
 
 HttpServer::HttpServer(const std::string& host, uint16_t port, ServerLimits limits, Handler handler,
-                       CompletionLog log)
-    : limits_(limits), handler_(std::move(handler)), log_(std::move(log)), mailbox_(std::make_shared<ServeLoop>()) {
+                       CompletionLog log, std::shared_ptr<const SecretSet> secrets)
+    : limits_(limits),
+      handler_(std::move(handler)),
+      log_(std::move(log)),
+      secrets_(std::move(secrets)),
+      mailbox_(std::make_shared<ServeLoop>()) {
   const MhdApi& api = mhd_api();
   ListenAddress address = resolve_listen(host, port);
   unsigned flags = MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME | (address.ipv6 ? MHD_USE_IPv6 : 0);
@@ -257,6 +261,7 @@ void HttpServer::beat_hearts() {
     if (!e->queued_ || !e->suspended_ || now - e->last_write_ < limits_.heartbeat) continue;
     std::lock_guard lock(e->mu_);
     if (e->phase_ != Exchange::Phase::Streaming || e->heartbeat_.empty()) continue;
+    if (e->masking_ && e->masking_->holding()) continue;  // a comment between a held tail and its rest would cut it
     e->heartbeat_due_ = true;
     resume(*e);
   }
@@ -287,7 +292,7 @@ int HttpServer::access(MHD_Connection* connection, const char* url, const char* 
     api.get_connection_values(connection, MHD_GET_ARGUMENT_KIND, &collect_argument, &request.query);
     request.request_id = request_id_for(request.header("x-request-id"));
     request.client = peer_address(api, connection);
-    auto exchange = std::make_shared<Exchange>(std::move(request), mailbox_, limits_.max_stream_queue_bytes, &all_);
+    auto exchange = std::make_shared<Exchange>(std::move(request), mailbox_, limits_.max_stream_queue_bytes, &all_, secrets_);
     exchange->server_ = this;
     exchange->connection_ = connection;
     exchange->started_ = Clock::now();

@@ -62,8 +62,10 @@ class HttpServer {
 
   // Listens on host:port (port 0: any free one) and starts the serve thread. `handler` is called on the serve thread
   // once a request has arrived whole; it must not block: it answers at once or hands the exchange to a run. Throws
-  // Error "serve.listen" when the address cannot be listened on, "serve.library" without libmicrohttpd.
-  HttpServer(const std::string& host, uint16_t port, ServerLimits limits, Handler handler, CompletionLog log = {});
+  // Error "serve.listen" when the address cannot be listened on, "serve.library" without libmicrohttpd. `secrets`:
+  // what every answer is masked by on its way out (exchange.h); null: nothing is.
+  HttpServer(const std::string& host, uint16_t port, ServerLimits limits, Handler handler, CompletionLog log = {},
+             std::shared_ptr<const SecretSet> secrets = nullptr);
   ~HttpServer();  // stop()
   HttpServer(const HttpServer&) = delete;
   HttpServer& operator=(const HttpServer&) = delete;
@@ -96,6 +98,7 @@ class HttpServer {
   Cancel all_;  // the parent of every exchange's
   Handler handler_;
   CompletionLog log_;
+  std::shared_ptr<const SecretSet> secrets_;
   std::shared_ptr<ServeLoop> mailbox_;
   MHD_Daemon* daemon_ = nullptr;
   int epoll_fd_ = -1;

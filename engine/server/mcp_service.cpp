@@ -159,7 +159,6 @@ void McpService::call_tool(const Value& id, const Value& params, bool modern, co
   auto run = [this, id, key, cancel, token, executor, given = std::move(given), send, modern, context,
               name = workflow->name, file = workflow->file]() mutable {
     slots_.wait_turn();
-    const Redactor& redactor = executor->redactor();
     Value result;
     try {
       Value inputs = executor->resolve_inputs(std::move(given));
@@ -174,7 +173,7 @@ void McpService::call_tool(const Value& id, const Value& params, bool modern, co
         else if (id.is_string() && id.get_ref<const std::string&>().size() <= 128)
           call.attributes.set("jsonrpc.request.id", id.get<std::string>());
       }
-      ServedRunSinks sinks(observers_, context ? &*context : nullptr, redactor, trace::RunSource{"mcp", file},
+      ServedRunSinks sinks(observers_, context ? &*context : nullptr, trace::RunSource{"mcp", file},
                            std::move(call));
       ModelCallTimer timer(metrics_, name, sinks.sink());
       std::optional<ProgressSink> progress;
@@ -182,7 +181,7 @@ void McpService::call_tool(const Value& id, const Value& params, bool modern, co
       EventSink& events = progress ? static_cast<EventSink&>(*progress) : timer;
       agent::RunResult run = executor->run(inputs, events, {.cancel = cancel.get(), .trace = sinks.trace()});
       metrics_.count_run(name, run);
-      Value doc = app::run_document(run, redactor);
+      Value doc = app::run_document(run);
       if (run.ok()) {
         const Value& out = doc["output"];
         std::string text = out.is_string() ? out.get<std::string>() : to_json_text(out);
@@ -195,7 +194,7 @@ void McpService::call_tool(const Value& id, const Value& params, bool modern, co
       }
     } catch (const Error& e) {
       // Arguments that do not fit the workflow are the tool's error, which the model can read and mend.
-      result = Value{{"content", Value::array({Value{{"type", "text"}, {"text", redactor.redact(e.formatted())}}})},
+      result = Value{{"content", Value::array({Value{{"type", "text"}, {"text", e.formatted()}}})},
                      {"isError", true}};
     }
     {

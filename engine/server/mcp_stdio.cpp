@@ -17,11 +17,12 @@
 namespace engine::server {
 namespace {
 
+// Where the server's bytes leave the process: each message, whole, masked by the server's secrets.
 class LineWriter {
  public:
-  explicit LineWriter(int fd) : fd_(fd) {}
+  LineWriter(int fd, std::shared_ptr<const SecretSet> secrets) : fd_(fd), secrets_(std::move(secrets)) {}
   void write(const Value& message) {
-    std::string line = to_json_text(message);
+    std::string line = secrets_->mask(to_json_text(message));
     line += '\n';
     std::lock_guard lock(mu_);
     if (!broken_) broken_ = !write_fully(fd_, line);
@@ -29,6 +30,7 @@ class LineWriter {
 
  private:
   int fd_;
+  std::shared_ptr<const SecretSet> secrets_;
   std::mutex mu_;
   bool broken_ = false;  // the client closed its end: what is left to say is dropped
 };
@@ -37,10 +39,12 @@ class LineWriter {
 
 int serve_mcp_stdio(const McpStdioOptions& options, std::vector<std::string>& problems) {
   app::LoadOptions load = options.load;
+  std::optional<trace::OtlpSettings> otlp = options.otlp;
+  std::shared_ptr<SecretSet> secrets = one_secret_set(load, otlp);
   if (load.calls_in_flight == 0) load.calls_in_flight = options.service.runs_in_flight;
   std::shared_ptr<const Catalog> catalog = Catalog::load(options.paths, load, problems);
   std::unique_ptr<trace::OtlpExporter> exporter;
-  if (options.otlp) exporter = std::make_unique<trace::OtlpExporter>(*options.otlp);
+  if (otlp) exporter = std::make_unique<trace::OtlpExporter>(*otlp);
   std::unique_ptr<store::RunStore> store;
   if (options.store) {
     try {
@@ -53,8 +57,8 @@ int serve_mcp_stdio(const McpStdioOptions& options, std::vector<std::string>& pr
   RunSlots slots(options.service.runs_in_flight, options.service.runs_queued);
   Metrics metrics;
   McpService service([catalog] { return catalog; }, pool, slots, metrics, options.service.run_timeout,
-                     RunObservers{exporter.get(), store.get()});
-  LineWriter writer(options.out_fd);
+                     RunObservers{exporter.get(), store.get(), secrets});
+  LineWriter writer(options.out_fd, secrets);
   McpService::Send send = [&writer](const Value& message) {
     if (!message.is_null()) writer.write(message);
   };
@@ -96,7 +100,7 @@ int serve_mcp_stdio(const McpStdioOptions& options, std::vector<std::string>& pr
   service.wait_idle(std::chrono::steady_clock::now() + std::chrono::seconds(10));
   pool.join();
   if (exporter) {
-    exporter->flush(options.otlp->flush_bound);
+    exporter->flush(otlp->flush_bound);
     if (options.spans_finished) options.spans_finished(exporter->counts());
   }
   return 0;

@@ -111,22 +111,25 @@ std::string raw_answer(const agent::RunResult& result) {
   return out.is_null() ? "" : out.is_string() ? out.get<std::string>() : to_json_text(out);
 }
 
-// The pieces of the answer sent as content chunks while the run goes on, masked as a stream is: a tail that could
-// be the start of a key waits for the next piece. Only the top-level agent's answer: a workflow used as a tool
-// answers under the tool's name.
+// The pieces of the answer sent as content chunks while the run goes on. The exchange masks each chunk's bytes, but
+// a key the model writes a token at a time reaches it cut by the chunks' framing into pieces too short to mask: so
+// the answer's text passes a MaskingWriter here as one text, each chunk a flush (a tail that could be the start of a
+// key waits for the next piece, unless it is too short to be a maskable piece of one). Only the top-level agent's
+// answer: a workflow used as a tool answers under the tool's name.
 class AnswerChunks : public EventSink {
  public:
   using Send = std::function<void(const std::string& content)>;
-  AnswerChunks(EventSink& inner, const Redactor& redactor, Send send)
-      : inner_(inner), redactor_(redactor), send_(std::move(send)) {}
+  AnswerChunks(EventSink& inner, std::shared_ptr<const SecretSet> secrets, Send send)
+      : inner_(inner), masking_(std::move(secrets)), send_(std::move(send)) {}
 
   void receive(const Event& event, const EventPlace& place) override {
     inner_.receive(event, place);
     if (event.type != EventType::AnswerToken || !place.step.empty()) return;
-    if (auto text = event.data.find("text"); text != event.data.end() && text->is_string())
-      sent_ += text->get_ref<const std::string&>();
+    auto text = event.data.find("text");
+    if (text == event.data.end() || !text->is_string()) return;
+    sent_ += text->get_ref<const std::string&>();
     std::string piece;
-    shown_ = redactor_.redact_stream(sent_, shown_, sent_.size(), false, piece);
+    masking_.write(text->get_ref<const std::string&>(), piece, true);
     if (!piece.empty()) send_(piece);
   }
   EventDetail detail() const override { return std::max(inner_.detail(), EventDetail::Summary); }
@@ -136,17 +139,17 @@ class AnswerChunks : public EventSink {
   bool finish(const std::string& answer) {
     if (answer.compare(0, sent_.size(), sent_) != 0) return false;
     std::string piece;
-    redactor_.redact_stream(answer, shown_, answer.size(), true, piece);
+    masking_.write(std::string_view(answer).substr(sent_.size()), piece);
+    masking_.finish(piece);
     if (!piece.empty()) send_(piece);
     return true;
   }
 
  private:
   EventSink& inner_;
-  const Redactor& redactor_;
+  MaskingWriter masking_;
   Send send_;
   std::string sent_;  // the answer's pieces so far, as the agent wrote them
-  size_t shown_ = 0;  // how much of sent_ went out
 };
 
 }  // namespace
@@ -198,7 +201,6 @@ void Service::chat_completion(const std::shared_ptr<Exchange>& exchange) {
   auto shared = std::make_shared<ChatRequest>(std::move(request));
   start_run(exchange, [this, exchange, executor, shared, name = workflow->name, file = workflow->file](const Cancel& cancel) {
     const ChatRequest& r = *shared;
-    const Redactor& redactor = executor->redactor();
     // One id for every chunk, known before the run starts: the request's.
     std::string id = "chatcmpl-" + exchange->request().request_id;
     long created = static_cast<long>(std::time(nullptr));
@@ -209,9 +211,9 @@ void Service::chat_completion(const std::shared_ptr<Exchange>& exchange) {
     }
     app::Session session(executor->chat_output());
     agent::RunResult result;
-    ServedRunSinks sinks(observers_, exchange->request(), redactor, file);
+    ServedRunSinks sinks(observers_, exchange->request(), file);
     ModelCallTimer timer(metrics_, name, sinks.sink());
-    AnswerChunks chunks(timer, redactor, [&](const std::string& content) {
+    AnswerChunks chunks(timer, executor->secrets(), [&](const std::string& content) {
       exchange->send(sse_event("", to_json_text(chunk(id, created, r.model, {{"content", content}}, nullptr))));
     });
     try {
@@ -234,7 +236,7 @@ void Service::chat_completion(const std::shared_ptr<Exchange>& exchange) {
     if (!result.ok()) {
       int status = status_for_error(result.error->kind);
       sinks.respond_with(r.stream ? 200 : status);  // a stream's status was sent when it opened
-      HttpResponse failed = error_response(status, redactor.redact(result.error->to_error().formatted()),
+      HttpResponse failed = error_response(status, result.error->to_error().formatted(),
                                            result.error->kind);
       if (!r.stream) return exchange->respond(std::move(failed));
       // A chunk carrying an error makes the official clients raise it mid-stream.
@@ -243,7 +245,7 @@ void Service::chat_completion(const std::shared_ptr<Exchange>& exchange) {
     }
     sinks.respond_with(200);
     if (!r.stream) {
-      std::string answer = redactor.redact(raw_answer(result));
+      std::string answer = raw_answer(result);
       Value doc{{"id", id},
                 {"object", "chat.completion"},
                 {"created", created},

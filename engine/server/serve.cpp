@@ -22,7 +22,20 @@ std::string utc_now_ms() {
 
 }  // namespace
 
+std::shared_ptr<SecretSet> one_secret_set(app::LoadOptions& load, std::optional<trace::OtlpSettings>& otlp) {
+  std::shared_ptr<SecretSet> secrets = load.secrets ? load.secrets : SecretSet::with_environment_keys();
+  load.secrets = secrets;
+  if (otlp && otlp->secrets != secrets) {
+    secrets->add_all(*otlp->secrets);
+    otlp->secrets = secrets;
+  }
+  return secrets;
+}
+
 Server::Server(ServeOptions options, std::vector<std::string>& problems) : options_(std::move(options)) {
+  // One set for every workflow served, the collector's headers and every answer: a key no output of the process
+  // may show is one no response may show either, whichever workflow's it is.
+  secrets_ = one_secret_set(options_.load, options_.otlp);
   // Many runs in flight, each mostly waiting on its model: they share a few threads (core/fiber.h).
   if (options_.load.calls_in_flight == 0) options_.load.calls_in_flight = options_.service.runs_in_flight;
   OriginPolicy origins{options_.tokens.empty() && is_loopback_host(options_.host), options_.allowed_origins};
@@ -37,10 +50,10 @@ Server::Server(ServeOptions options, std::vector<std::string>& problems) : optio
   }
   pool_ = std::make_unique<FiberPool>(FiberPool::threads_for(options_.service.runs_in_flight));
   service_ = std::make_unique<Service>(std::move(catalog), TokenCheck(options_.tokens), options_.service, *pool_,
-                                       RunObservers{exporter_.get(), store_.get()}, std::move(origins));
+                                       RunObservers{exporter_.get(), store_.get(), secrets_}, std::move(origins));
   http_ = std::make_unique<HttpServer>(
       options_.host, options_.port, options_.http, [this](const std::shared_ptr<Exchange>& e) { service_->handle(e); },
-      [this](const Completion& c) { log_access(c); });
+      [this](const Completion& c) { log_access(c); }, secrets_);
 }
 
 Server::~Server() { shutdown(); }

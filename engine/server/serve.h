@@ -65,6 +65,7 @@ class Server {
   void log_access(const Completion& c);
 
   ServeOptions options_;
+  std::shared_ptr<SecretSet> secrets_;               // the loads', the exporter's and every exchange's
   std::unique_ptr<trace::OtlpExporter> exporter_;  // outlives the runs that feed it
   std::unique_ptr<store::RunStore> store_;           // likewise
   std::unique_ptr<FiberPool> pool_;
@@ -85,6 +86,10 @@ struct McpStdioOptions {
   // Told, once the input has ended, what the exporter could not send (when spans are sent).
   std::function<void(const trace::OtlpExporter::Counts&)> spans_finished;
 };
+
+// The one SecretSet of a server: the loads' (made when `load` names none), the collector's headers added and the
+// exporter given it too. Every answer, stream, span and record of the server masks it.
+std::shared_ptr<SecretSet> one_secret_set(app::LoadOptions& load, std::optional<trace::OtlpSettings>& otlp);
 
 // `engine mcp`: the workflows as the tools of an MCP server on `in_fd` and `out_fd`, until the input ends; the calls
 // still running then are cancelled. Throws what loading throws. `problems` receives what was left out of a folder.

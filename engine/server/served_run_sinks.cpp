@@ -20,12 +20,12 @@ ServerSpan http_server_span(const HttpRequest& request) {
   return span;
 }
 
-ServedRunSinks::ServedRunSinks(const RunObservers& observers, const std::string* traceparent, const Redactor& redactor,
-                               trace::RunSource source, ServerSpan server, EventSink* next)
-    : exporter_(observers.spans), redactor_(json_text_redactor(redactor)) {
+ServedRunSinks::ServedRunSinks(const RunObservers& observers, const std::string* traceparent, trace::RunSource source,
+                               ServerSpan server, EventSink* next)
+    : exporter_(observers.spans) {
   if (next) all_.add(next);
   if (observers.store) {
-    recorder_.emplace(*observers.store, std::move(source), redactor);
+    recorder_.emplace(*observers.store, std::move(source), observers.secrets);
     all_.add(&*recorder_);
   }
   std::optional<TraceContext> caller = traceparent ? parse_traceparent(*traceparent) : std::nullopt;
@@ -50,12 +50,7 @@ ServedRunSinks::ServedRunSinks(const RunObservers& observers, const std::string*
     context_->parent_local = true;
     server_ = std::move(span);
   }
-  builder_.emplace(
-      [this](trace::Span&& span) {
-        trace::redact_span(span, redactor_);
-        exporter_->add(std::move(span));
-      },
-      exporter_->content());
+  builder_.emplace([this](trace::Span&& span) { exporter_->add(std::move(span)); }, exporter_->content());
   all_.add(&*builder_);
 }
 
@@ -75,7 +70,6 @@ ServedRunSinks::~ServedRunSinks() {
     server_->failed = true;
     server_->attributes.set("error.type", error_type_);
   }
-  trace::redact_span(*server_, redactor_);
   exporter_->add(std::move(*server_));
 }
 

@@ -2,14 +2,14 @@
 // Where a served request's runs (an HTTP request's, an MCP tool call's) report besides the response: the span
 // builder, when the server sends spans (a SERVER span for the request, in the caller's trace under its span when the
 // request carries a W3C traceparent, a new trace otherwise; the runs' spans under it; their model requests send
-// theirs on; spans masked with the workflow's keys), and the run store, when the server records runs (each run
-// masked the same way). One per request; a batch's runs share it (one trace, each run a child of the
-// caller's span, each recorded).
+// theirs on), and the run store, when the server records runs. Both mask where their bytes leave: the exporter its
+// requests, the recorder its records (core/secret_set.h). One per request; a batch's runs share it (one trace, each
+// run a child of the caller's span, each recorded).
 #include <optional>
 #include <string>
 
 #include "engine/core/event.h"
-#include "engine/core/redact.h"
+#include "engine/core/secret_set.h"
 #include "engine/core/trace_context.h"
 #include "engine/server/http_message.h"
 #include "engine/store/run_store.h"
@@ -19,10 +19,12 @@
 
 namespace engine::server {
 
-// What the server has for its runs' events: either may be null.
+// What the server has for its runs' events: either may be null. `secrets`: the server's, which the records are
+// masked by.
 struct RunObservers {
   trace::OtlpExporter* spans = nullptr;
   store::RunStore* store = nullptr;
+  std::shared_ptr<const SecretSet> secrets = std::make_shared<const SecretSet>();
 };
 
 // The SERVER span a request's runs sit under, named as OpenTelemetry's conventions name one: HTTP's
@@ -41,12 +43,12 @@ class ServedRunSinks {
   // `traceparent`: the caller's W3C trace context, or null. `source`: the command and workflow file the store
   // records. `server`: the request's span, which the runs' spans are children of. `next`: another sink for the
   // runs' events (a stream's), or null.
-  ServedRunSinks(const RunObservers& observers, const std::string* traceparent, const Redactor& redactor,
-                 trace::RunSource source, ServerSpan server, EventSink* next = nullptr);
+  ServedRunSinks(const RunObservers& observers, const std::string* traceparent, trace::RunSource source,
+                 ServerSpan server, EventSink* next = nullptr);
   // A request of `engine serve`: its traceparent header, recorded as "serve".
-  ServedRunSinks(const RunObservers& observers, const HttpRequest& request, const Redactor& redactor,
-                 const std::string& file, EventSink* next = nullptr)
-      : ServedRunSinks(observers, request.header("traceparent"), redactor, trace::RunSource{"serve", file},
+  ServedRunSinks(const RunObservers& observers, const HttpRequest& request, const std::string& file,
+                 EventSink* next = nullptr)
+      : ServedRunSinks(observers, request.header("traceparent"), trace::RunSource{"serve", file},
                        observers.spans ? http_server_span(request) : ServerSpan{}, next) {}  // named only when sent
   ~ServedRunSinks();  // ends the spans a cut run left open, then the request's
 
@@ -65,7 +67,6 @@ class ServedRunSinks {
 
  private:
   trace::OtlpExporter* exporter_;
-  Redactor redactor_;  // the workflow's keys, as written and JSON-escaped (content attributes are JSON text)
   std::optional<TraceContext> context_;
   std::optional<trace::Span> server_;  // the request's span, sent when the sinks go
   int status_ = 0;

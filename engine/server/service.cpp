@@ -34,8 +34,8 @@ Value inputs_of(const std::string& body) {
 
 // The run's document with its status: 200, or the status its error kind answers with (the error then in OpenAI's
 // shape, with the run's other fields beside it).
-HttpResponse run_response(const agent::RunResult& result, const Redactor& redactor) {
-  Value doc = app::run_document(result, redactor);
+HttpResponse run_response(const agent::RunResult& result) {
+  Value doc = app::run_document(result);
   if (!result.ok()) doc["error"]["type"] = status_for_error(result.error->kind) >= 500 ? "server_error"
                                                                                           : "invalid_request_error";
   return json_response(result.ok() ? 200 : status_for_error(result.error->kind), to_json_text(doc));
@@ -178,18 +178,17 @@ void Service::list_workflows(Exchange& exchange) const {
 void Service::invoke(const std::shared_ptr<Exchange>& exchange, const ServedWorkflow& workflow) {
   auto executor = workflow.executor;
   start_run(exchange, [this, exchange, executor, name = workflow.name, file = workflow.file](const Cancel& cancel) {
-    const Redactor& redactor = executor->redactor();
     try {
       Value inputs = executor->resolve_inputs(inputs_of(exchange->request().body));
-      ServedRunSinks sinks(observers_, exchange->request(), redactor, file);
+      ServedRunSinks sinks(observers_, exchange->request(), file);
       ModelCallTimer timer(metrics_, name, sinks.sink());
       agent::RunResult result = executor->run(inputs, timer, {.cancel = &cancel, .trace = sinks.trace()});
       metrics_.count_run(name, result);
-      HttpResponse response = run_response(result, redactor);
+      HttpResponse response = run_response(result);
       sinks.respond_with(response.status);
       exchange->respond(std::move(response));
     } catch (const Error& e) {
-      exchange->respond(error_response(status_for_error(e.kind()), redactor.redact(e.formatted()), e.kind()));
+      exchange->respond(error_response(status_for_error(e.kind()), e.formatted(), e.kind()));
     }
   });
 }
@@ -197,21 +196,20 @@ void Service::invoke(const std::shared_ptr<Exchange>& exchange, const ServedWork
 void Service::stream(const std::shared_ptr<Exchange>& exchange, const ServedWorkflow& workflow) {
   auto executor = workflow.executor;
   start_run(exchange, [this, exchange, executor, name = workflow.name, file = workflow.file](const Cancel& cancel) {
-    const Redactor& redactor = executor->redactor();
     Value inputs;
     try {
       inputs = executor->resolve_inputs(inputs_of(exchange->request().body));
     } catch (const Error& e) {
-      return exchange->respond(error_response(status_for_error(e.kind()), redactor.redact(e.formatted()), e.kind()));
+      return exchange->respond(error_response(status_for_error(e.kind()), e.formatted(), e.kind()));
     }
     exchange->open_stream(sse_head());
-    SseEventSink events(exchange, redactor);
-    ServedRunSinks sinks(observers_, exchange->request(), redactor, file, &events);
+    SseEventSink events(exchange);
+    ServedRunSinks sinks(observers_, exchange->request(), file, &events);
     sinks.respond_with(200);  // the stream is open: a failed run is its last event
     ModelCallTimer timer(metrics_, name, sinks.sink());
     agent::RunResult result = executor->run(inputs, timer, {.stream = true, .cancel = &cancel, .trace = sinks.trace()});
     metrics_.count_run(name, result);
-    Value doc = app::run_document(result, redactor);
+    Value doc = app::run_document(result);
     exchange->send(sse_event(result.ok() ? "result" : "error", to_json_text(doc)));
     exchange->end_stream();
   });
@@ -240,9 +238,8 @@ void Service::batch(const std::shared_ptr<Exchange>& exchange, const ServedWorkf
   auto executor = workflow.executor;
   auto rows = std::make_shared<Value>(std::move(*list));
   auto answer = [this, exchange, executor, rows, name = workflow.name, file = workflow.file] {
-    const Redactor& redactor = executor->redactor();
     std::vector<Value> results(rows->size());
-    ServedRunSinks sinks(observers_, exchange->request(), redactor, file);  // one trace: each row's run under the caller's span
+    ServedRunSinks sinks(observers_, exchange->request(), file);  // one trace: each row's run under the caller's span
     {
       TaskGroup group;
       for (size_t i = 0; i < rows->size(); ++i)
@@ -256,9 +253,9 @@ void Service::batch(const std::shared_ptr<Exchange>& exchange, const ServedWorkf
             ModelCallTimer timer(metrics_, name, sinks.sink());
             agent::RunResult result = executor->run(inputs, timer, {.cancel = &cancel, .trace = sinks.trace()});
             metrics_.count_run(name, result);
-            results[i] = app::run_document(result, redactor);
+            results[i] = app::run_document(result);
           } catch (const Error& e) {
-            results[i] = Value{{"error", {{"message", redactor.redact(e.formatted())}, {"code", e.kind()}}}};
+            results[i] = Value{{"error", {{"message", e.formatted()}, {"code", e.kind()}}}};
           } catch (const std::exception& e) {
             results[i] = Value{{"error", {{"message", std::string("the server failed: ") + e.what()}, {"code", "internal"}}}};
           }

@@ -26,7 +26,6 @@ HttpResponse sse_head() {
 void SseEventSink::receive(const Event& event, const EventPlace& place) {
   double t_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start_).count();
   Value record = trace::event_record(event, place, t_ms, detail());
-  redact_value(record, redactor_);
   exchange_->send(sse_event(event_name(event.type), to_json_text(record)));
 }
 

@@ -6,7 +6,6 @@
 #include <string_view>
 
 #include "engine/core/event.h"
-#include "engine/core/redact.h"
 #include "engine/server/exchange.h"
 
 namespace engine::server {
@@ -18,19 +17,18 @@ std::string sse_event(std::string_view name, std::string_view data);
 // The head of an SSE response.
 HttpResponse sse_head();
 
-// A run's events, redacted, as SSE events on an exchange ("event: llm_token", "data: {t_ms, type, run_id, ...}").
+// A run's events as SSE events on an exchange ("event: llm_token", "data: {t_ms, type, run_id, ...}").
 // Bulky fields (prompts, messages, inputs) are left out, whatever other sinks of the run read (the run store reads
 // them all): a client watching a run wants its steps, not its prompts.
 class SseEventSink : public EventSink {
  public:
-  SseEventSink(std::shared_ptr<Exchange> exchange, const Redactor& redactor)
-      : exchange_(std::move(exchange)), redactor_(redactor), start_(std::chrono::steady_clock::now()) {}
+  explicit SseEventSink(std::shared_ptr<Exchange> exchange)
+      : exchange_(std::move(exchange)), start_(std::chrono::steady_clock::now()) {}
   void receive(const Event& event, const EventPlace& place) override;
   EventDetail detail() const override { return EventDetail::Summary; }
 
  private:
   std::shared_ptr<Exchange> exchange_;
-  const Redactor& redactor_;
   std::chrono::steady_clock::time_point start_;
 };
 

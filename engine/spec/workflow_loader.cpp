@@ -21,6 +21,9 @@
 namespace engine::spec {
 namespace {
 
+// Whether a scalar's value was read from the environment: such a value in a header or a server's env is a key.
+bool from_env(const YAML::Node& n) { return n.IsScalar() && n.Scalar().find("${") != std::string::npos; }
+
 const std::vector<std::string> kStepKinds = {"template", "llm", "agent", "tool", "lua", "loop", "workflow"};
 
 const std::vector<std::string> kOverrideProviders = {"openai", "ollama", "llamacpp", "anthropic", "replay"};
@@ -150,7 +153,10 @@ class Loader {
     if (n["model"]) l.model = r_.str(n["model"], at + ".model");
     l.chat_template = template_source(n["chat_template"], at + ".chat_template");
     if (n["base_url"]) l.base_url = r_.str(n["base_url"], at + ".base_url");
-    if (n["api_key_env"]) l.api_key_env = r_.str(n["api_key_env"], at + ".api_key_env");
+    if (n["api_key_env"]) {
+      l.api_key_env = r_.str(n["api_key_env"], at + ".api_key_env");
+      if (auto key = process_environment()(l.api_key_env)) options_.secrets->add(*key);
+    }
     if (n["max_retries"]) l.max_retries = static_cast<int>(r_.integer(n["max_retries"], at + ".max_retries", 0, 20));
     if (n["timeout"]) l.timeout_s = r_.number(n["timeout"], at + ".timeout", 0.001, limits::kSeconds);
     if (n["connect_timeout"]) l.connect_timeout_s = r_.number(n["connect_timeout"], at + ".connect_timeout", 0.001, limits::kSeconds);
@@ -368,8 +374,7 @@ class Loader {
             std::string value = r_.str(kv.second, at + ".headers." + name);
             if (name.empty() || name.find_first_of("\r\n: ") != std::string::npos || value.find_first_of("\r\n") != std::string::npos)
               r_.fail("spec.bad_value", at + ".headers." + name + " must be one line (and a name without ':' or spaces)", kv.second);
-            bool from_env = kv.second.IsScalar() && kv.second.Scalar().find("${") != std::string::npos;
-            if (!value.empty() && from_env) a.secrets.push_back(value);
+            if (from_env(kv.second) || is_credential_header(name)) options_.secrets->add(value);
             h.headers.emplace_back(std::move(name), std::move(value));
           }
         }
@@ -533,8 +538,8 @@ class Loader {
       for (const auto& kv : n) {
         std::string name = kv.first.as<std::string>();
         out.emplace_back(name, r_.str(kv.second, key_path + "." + name));
-        if (kv.second.IsScalar() && kv.second.Scalar().find("${") != std::string::npos && !out.back().second.empty())
-          s.secrets.push_back(out.back().second);
+        // Added before anything below can fail: an error that quotes the value is masked as it is printed.
+        if (from_env(kv.second) || is_credential_header(name)) options_.secrets->add(out.back().second);
       }
       return out;
     };
@@ -1048,6 +1053,10 @@ WorkflowSpec parse_workflow(std::string text, std::string display_path, std::fil
                             const LoadOptions& given) {
   LoadOptions options = given;
   if (!options.loaded) options.loaded = std::make_shared<LoadedWorkflows>();
+  if (!options.secrets) options.secrets = SecretSet::with_environment_keys();
+  // The keys every provider reads by default, as they are now: a given set may be older than the environment.
+  for (const std::string& name : standard_key_variables())
+    if (auto key = process_environment()(name)) options.secrets->add(*key);
   auto source = std::make_shared<SourceText>(display_path, std::move(text));
   YAML::Node root = parse_yaml_document(*source);
   FileScope scope({dir}, options.search_path);
@@ -1056,6 +1065,7 @@ WorkflowSpec parse_workflow(std::string text, std::string display_path, std::fil
   w.display_path = std::move(display_path);
   w.dir = std::move(dir);
   w.source = std::move(source);
+  w.secrets = options.secrets;
   return w;
 }
 

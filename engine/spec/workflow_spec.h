@@ -9,6 +9,7 @@
 
 #include "engine/core/file_scope.h"
 #include "engine/core/limits.h"
+#include "engine/core/secret_set.h"
 #include "engine/core/source.h"
 #include "engine/core/value.h"
 
@@ -185,14 +186,13 @@ struct FilesGrantSpec {
 struct AllowSpec {
   std::vector<HttpGrantSpec> http;
   std::vector<FilesGrantSpec> files;
-  std::vector<std::string> secrets;  // header values read through ${VAR}: what no output may show
   bool empty() const { return http.empty() && files.empty(); }
 };
 
 struct WorkflowSpec;
 
 // An MCP server whose tools a workflow uses (a tools entry with `mcp:`). Values read through ${VAR} (env, headers)
-// are secrets: no output shows them.
+// and credential-named headers are secrets: the loader adds them to the load's SecretSet.
 struct McpSpec {
   Located<std::string> command;  // stdio: the program and its arguments...
   std::vector<std::string> args;
@@ -204,7 +204,6 @@ struct McpSpec {
   std::vector<Located<std::string>> allow;   // the entry's `tools:`; empty: every tool it lists
   std::string prefix;
   double timeout_s = 60;
-  std::vector<std::string> secrets;  // the env and header values that came from ${VAR}: what no output may show
   SourceLoc loc;
 };
 
@@ -335,6 +334,8 @@ struct WorkflowSpec {
   std::filesystem::path dir;    // the folder relative paths are resolved against
   std::shared_ptr<const FileScope> scope;  // the files it may read: its folder and the search path
   std::shared_ptr<const SourceText> source;
+  // The secrets its load read (core/secret_set.h), shared with every workflow it reaches: what its runs' outputs mask.
+  std::shared_ptr<SecretSet> secrets;
 };
 
 // The workflow files one load has read as steps or tools, by their canonical path, each with how deep its own
@@ -356,6 +357,9 @@ struct LoadOptions {
   std::vector<std::filesystem::path> including;
   // Shared by every file of one load; load_workflow makes it when none is given.
   std::shared_ptr<LoadedWorkflows> loaded;
+  // Where the load puts each secret it reads (a front end's own set, so that what it prints, a load error
+  // included, is masked); load_workflow makes one holding the standard key variables when none is given.
+  std::shared_ptr<SecretSet> secrets;
 };
 
 // The providers `--llm PROVIDER:MODEL` may name: every one but `scripted`, which needs a script.

@@ -56,12 +56,6 @@ std::string resolve_location(const net::Url& from, const std::string& location) 
 
 }  // namespace
 
-bool is_credential_header(const std::string& name) {
-  std::string n = lower(name);
-  return n == "authorization" || n == "proxy-authorization" || n == "cookie" || n.find("key") != std::string::npos ||
-         n.find("token") != std::string::npos || n.find("secret") != std::string::npos;
-}
-
 HttpAccess::HttpAccess(std::vector<HttpGrant> grants, std::vector<std::string> secrets)
     : grants_(std::move(grants)), secrets_(std::move(secrets)), redactor_(secrets_),
       client_(std::make_unique<net::HttpClient>()) {}

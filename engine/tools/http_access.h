@@ -70,7 +70,4 @@ class HttpAccess {
   std::unique_ptr<net::HttpClient> client_;
 };
 
-// Whether a grant's header carries credentials by its name (Authorization, Cookie, X-Api-Key, ...).
-bool is_credential_header(const std::string& name);
-
 }  // namespace engine::tools

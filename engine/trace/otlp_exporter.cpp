@@ -127,7 +127,8 @@ static SpanContent content_settings(const std::function<std::string(const char*)
   return content;
 }
 
-std::optional<OtlpSettings> otlp_settings(const std::string& flag, const Environment& env) {
+std::optional<OtlpSettings> otlp_settings(const std::string& flag, const Environment& env,
+                                          std::shared_ptr<SecretSet> secrets) {
   auto variable = [&](const char* name) -> std::string {
     const char* v = env(name);
     return v ? std::string(trim(v)) : std::string();
@@ -147,19 +148,18 @@ std::optional<OtlpSettings> otlp_settings(const std::string& flag, const Environ
                                  "': the engine sends OTLP as http/json only (every OTLP/HTTP receiver takes it)");
       break;
     }
-  std::vector<std::string> secrets;
+  if (secrets) s.secrets = std::move(secrets);
   std::string headers_from = variable("OTEL_EXPORTER_OTLP_TRACES_HEADERS").empty() ? "OTEL_EXPORTER_OTLP_HEADERS"
                                                                                   : "OTEL_EXPORTER_OTLP_TRACES_HEADERS";
   for (auto& [name, value] : key_values(variable(headers_from.c_str()), headers_from.c_str())) {
     s.headers.push_back(name + ": " + value);
-    secrets.push_back(value);  // an Authorization or API key header: never in an output
+    s.secrets->add(value);  // an Authorization or API key header: never in an output
   }
   for (auto& [name, value] : key_values(variable("OTEL_RESOURCE_ATTRIBUTES"), "OTEL_RESOURCE_ATTRIBUTES"))
     s.resource_attributes[name] = value;
   if (std::string service = variable("OTEL_SERVICE_NAME"); !service.empty()) s.service_name = service;
   else if (s.resource_attributes.contains("service.name")) s.service_name = s.resource_attributes["service.name"];
   s.resource_attributes["service.name"] = s.service_name;
-  s.redactor = Redactor(std::move(secrets));
   s.content = content_settings(variable);
   return s;
 }
@@ -219,13 +219,9 @@ std::string otlp_request_json(const std::vector<Span>& spans, const OtlpSettings
   return out;
 }
 
-static OtlpSettings with_json_masks(OtlpSettings s) {
-  s.redactor = json_text_redactor(s.redactor);
-  return s;
-}
 
 OtlpExporter::OtlpExporter(OtlpSettings settings)
-    : settings_(with_json_masks(std::move(settings))), thread_([this] { run(); }) {}
+    : settings_(std::move(settings)), thread_([this] { run(); }) {}
 
 OtlpExporter::~OtlpExporter() {
   bool done;
@@ -297,7 +293,7 @@ void OtlpExporter::send(std::vector<Span>& batch) {
   request.url = settings_.endpoint;
   request.headers = settings_.headers;
   request.headers.push_back("Content-Type: application/json");
-  request.body = settings_.redactor.redact(otlp_request_json(batch, settings_, clock_));
+  request.body = settings_.secrets->mask(otlp_request_json(batch, settings_, clock_));
   request.timeouts = settings_.timeouts;
   request.max_response_bytes = size_t{1} << 20;
   std::string failure;
@@ -310,11 +306,11 @@ void OtlpExporter::send(std::vector<Span>& batch) {
         counts_.sent += batch.size();
         return;
       }
-      failure = "the collector answered " + std::to_string(r.status) + ": " + quote_excerpt(settings_.redactor.redact(r.body), 200);
+      failure = "the collector answered " + std::to_string(r.status) + ": " + quote_excerpt(settings_.secrets->mask(r.body), 200);
       bool busy = r.status == 429 || r.status == 502 || r.status == 503 || r.status == 504;
       if (!busy || !ending_.sleep_for(std::chrono::milliseconds(250))) break;
     } catch (const Error& e) {
-      failure = settings_.redactor.redact(e.message());
+      failure = settings_.secrets->mask(e.message());
       break;
     }
   }

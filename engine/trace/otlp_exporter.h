@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "engine/core/cancel.h"
-#include "engine/core/redact.h"
+#include "engine/core/secret_set.h"
 #include "engine/core/value.h"
 #include "engine/net/http_client.h"
 #include "engine/trace/span.h"
@@ -37,17 +37,18 @@ struct OtlpSettings {
   // Prompts, replies, tool arguments and results on the spans: off unless OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_
   // CONTENT turns it on; each such attribute cut to OTEL_(SPAN_)ATTRIBUTE_VALUE_LENGTH_LIMIT bytes (64 KiB by default).
   SpanContent content;
-  // Masks every request body (in its JSON-escaped form too): the keys of the workflows whose spans are sent and the
-  // header values, which a collector may quote back in an error.
-  Redactor redactor;
+  // Masks every request body and what the collector answers: the set the front end's workflows read their keys into,
+  // with the header values added (a collector may quote one back in an error).
+  std::shared_ptr<SecretSet> secrets = std::make_shared<SecretSet>();
 };
 
 // The settings from `--otlp URL` (a base URL, as OTEL_EXPORTER_OTLP_ENDPOINT) or the standard variables, read
 // through `env`; nullopt when neither names an endpoint. Throws Error "usage" for a URL that is not http(s), a
 // header that is not `name=value`, a protocol other than http/json, or a content setting or length limit it cannot
-// read.
+// read. The header values are added to `secrets` (the front end's set; null: a set of the settings' own).
 using Environment = std::function<const char*(const char*)>;
-std::optional<OtlpSettings> otlp_settings(const std::string& flag, const Environment& env);
+std::optional<OtlpSettings> otlp_settings(const std::string& flag, const Environment& env,
+                                          std::shared_ptr<SecretSet> secrets = nullptr);
 
 // The JSON body of an ExportTraceServiceRequest for `spans`, their steady-clock times placed on the wall by `clock`.
 std::string otlp_request_json(const std::vector<Span>& spans, const OtlpSettings& settings, const WallClock& clock);

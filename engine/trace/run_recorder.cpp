@@ -6,8 +6,8 @@
 
 namespace engine::trace {
 
-RunRecorder::RunRecorder(store::RunStore& store, RunSource source, const Redactor& redactor)
-    : store_(store), source_(std::move(source)), redactor_(redactor), json_redactor_(json_text_redactor(redactor)) {}
+RunRecorder::RunRecorder(store::RunStore& store, RunSource source, std::shared_ptr<const SecretSet> secrets)
+    : store_(store), source_(std::move(source)), secrets_(std::move(secrets)) {}
 
 void RunRecorder::receive(const Event& event, const EventPlace& place) {
   if (event.type == EventType::LlmToken || event.type == EventType::AnswerToken) return;
@@ -24,16 +24,13 @@ void RunRecorder::receive(const Event& event, const EventPlace& place) {
     r.source = source_.file;
     r.command = source_.command;
     r.started_ms = clock_.unix_ms(event.at);
-    if (auto inputs = event.data.find("inputs"); inputs != event.data.end()) {
-      r.inputs = *inputs;
-      redact_value(r.inputs, redactor_);
-    }
+    if (auto inputs = event.data.find("inputs"); inputs != event.data.end()) r.inputs = *inputs;
     r.trace_id = event.data.value("trace_id", "");
     it = runs_.emplace(std::string(place.run_id), std::move(run)).first;
   }
   Pending& run = it->second;
   double t_ms = std::chrono::duration<double, std::milli>(event.at - run.start).count();
-  run.record.events.push_back(json_redactor_.redact(event_line(event, place, t_ms)));
+  run.record.events.push_back(event_line(event, place, t_ms));
   if (event.type != EventType::ChainEnd || !place.step.empty()) return;
   Pending done = std::move(run);
   runs_.erase(it);
@@ -44,26 +41,28 @@ void RunRecorder::receive(const Event& event, const EventPlace& place) {
 void RunRecorder::finish(Pending& run, const Value& end) {
   store::RunRecord& r = run.record;
   r.output = end.value("output", Value());
-  redact_value(r.output, redactor_);
   r.stopped_reason = end.value("stopped_reason", "");
   r.elapsed_ms = end.value("elapsed_ms", 0.0);
-  if (auto error = end.find("error"); error != end.end()) {
-    r.error = *error;
-    redact_value(r.error, redactor_);
-  }
+  if (auto error = end.find("error"); error != end.end()) r.error = *error;
   r.status = r.error.is_null() ? "ok" : "failed";
   if (auto usage = end.find("usage"); usage != end.end() && usage->is_object()) {
     r.prompt_tokens = usage->value("prompt_tokens", int64_t{0});
     r.completion_tokens = usage->value("completion_tokens", int64_t{0});
     if (auto cost = usage->find("cost_usd"); cost != usage->end() && cost->is_number()) r.cost_usd = cost->get<double>();
   }
+  // Masked here, whole, as it leaves for the store: every string of it, the events' JSON lines escaped forms and all.
+  std::shared_ptr<const Redactor> masks = secrets_->masks();
+  redact_value(r.inputs, *masks);
+  redact_value(r.output, *masks);
+  redact_value(r.error, *masks);
+  for (std::string& line : r.events) line = masks->redact(line);
   try {
     store_.record(r);
     std::lock_guard lock(mutex_);
     ++recorded_;
   } catch (const Error& e) {
     std::lock_guard lock(mutex_);
-    if (failure_.empty()) failure_ = redactor_.redact(e.message());
+    if (failure_.empty()) failure_ = e.message();
   }
 }
 

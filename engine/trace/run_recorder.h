@@ -1,14 +1,16 @@
 #pragma once
 // Records each run that passes through it in the run store (store/run_store.h): its events as a --trace file would
-// hold them (tokens left out: the model's whole text is in its llm_end), with keys masked, and when the run ends its
-// summary, in one write. A failure to write never fails the run: the first one is kept for the command to report.
+// hold them (tokens left out: the model's whole text is in its llm_end) and when the run ends its summary, in one
+// write. The store is an output of the process: the record is masked by the secrets given as it is written, the one
+// place the store's bytes pass. A failure to write never fails the run: the first one is kept for the command to
+// report.
 #include <chrono>
 #include <map>
 #include <mutex>
 #include <string>
 
 #include "engine/core/event.h"
-#include "engine/core/redact.h"
+#include "engine/core/secret_set.h"
 #include "engine/store/run_store.h"
 #include "engine/trace/wall_clock.h"
 
@@ -22,7 +24,7 @@ struct RunSource {
 
 class RunRecorder : public EventSink {
  public:
-  RunRecorder(store::RunStore& store, RunSource source, const Redactor& redactor);
+  RunRecorder(store::RunStore& store, RunSource source, std::shared_ptr<const SecretSet> secrets);
   void receive(const Event& event, const EventPlace& place) override;
   // The store shows each model call's prompt: it reads everything.
   EventDetail detail() const override { return EventDetail::Full; }
@@ -39,7 +41,7 @@ class RunRecorder : public EventSink {
 
   store::RunStore& store_;
   RunSource source_;
-  Redactor redactor_, json_redactor_;
+  std::shared_ptr<const SecretSet> secrets_;
   WallClock clock_;
   mutable std::mutex mutex_;
   std::map<std::string, Pending, std::less<>> runs_;  // by run id, while they go on

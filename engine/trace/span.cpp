@@ -47,15 +47,4 @@ Value attribute_json(const AttributeValue& value) {
   return std::visit([](const auto& v) { return Value(v); }, value);
 }
 
-void redact_span(Span& span, const Redactor& redactor) {
-  if (redactor.empty()) return;
-  span.name = redactor.redact(span.name);
-  span.status_message = redactor.redact(span.status_message);
-  for (auto& item : span.attributes) {
-    if (auto* text = std::get_if<std::string>(&item.value)) *text = redactor.redact(*text);
-    if (auto* texts = std::get_if<std::vector<std::string>>(&item.value))
-      for (std::string& t : *texts) t = redactor.redact(t);
-  }
-}
-
 }  // namespace engine::trace

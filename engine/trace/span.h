@@ -13,7 +13,6 @@
 #include <variant>
 #include <vector>
 
-#include "engine/core/redact.h"
 #include "engine/core/value.h"
 
 namespace engine::trace {
@@ -89,8 +88,5 @@ struct Span {
   bool failed = false;
   std::string status_message;  // why it failed
 };
-
-// The span with `redactor`'s secrets masked in its name, attributes and status.
-void redact_span(Span& span, const Redactor& redactor);
 
 }  // namespace engine::trace

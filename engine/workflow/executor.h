@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "engine/agent/agent.h"
-#include "engine/core/redact.h"
+#include "engine/core/secret_set.h"
 #include "engine/template/template.h"
 #include "engine/tools/tool_registry.h"
 #include "engine/workflow/scheduler.h"
@@ -44,7 +44,7 @@ class Executor {
     std::vector<Step> steps;              // ...or of steps (agent null)
     std::optional<llm::Price> price;      // the model's, when known: a workflow of steps then reports its cost
     std::vector<OutputTemplate> outputs;
-    Redactor redactor;
+    std::shared_ptr<const SecretSet> secrets = std::make_shared<const SecretSet>();
     // The input that holds the human's message in a chat; empty when the workflow cannot tell.
     std::string chat_input;
     // The field of a structured answer a chat's memory keeps (agent.memory.output_key); empty: the whole answer.
@@ -73,8 +73,9 @@ class Executor {
   // inputs and agent.memory.input_key names none.
   const std::string& chat_input() const { return parts_.chat_input; }
   const std::string& chat_output() const { return parts_.chat_output; }
-  // Masks the keys the workflow's provider reads (core/redact.h): front ends put it before every output.
-  const Redactor& redactor() const { return parts_.redactor; }
+  // The secrets of the workflow and of every workflow it reaches (core/secret_set.h): what the edges its runs'
+  // outputs leave by mask.
+  const std::shared_ptr<const SecretSet>& secrets() const { return parts_.secrets; }
   const std::vector<std::string>& warnings() const { return parts_.warnings; }
 
  private:

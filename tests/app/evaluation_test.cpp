@@ -113,3 +113,21 @@ TEST_CASE("evaluation: a results line past 16 MiB is refused, not read whole", "
         results.string() + ":2: not a batch's result line");
   CHECK(read_file(results, size_t{64} << 20) == text);
 }
+
+// The scored file is where a judge's words leave: the key its load read is masked there, whole, in the reason.
+TEST_CASE("evaluation: the scored file masks the key a judge quotes in its reason", "[app][eval]") {
+  const std::string key = "sk-judge-scored-0123456789abcdef";
+  setenv("ENGINE_TEST_SCORED_KEY", key.c_str(), 1);
+  test::TempDir dir;
+  dir.write("judge.yaml", test::quoting_judge("ENGINE_TEST_SCORED_KEY"));
+  app::Evaluation evaluation(
+      dir.write("e.yaml", "evaluators:\n  judge: {kind: workflow, workflow: judge.yaml, inputs: {answer: '{{ output }}'}}\n"));
+  unsetenv("ENGINE_TEST_SCORED_KEY");
+  auto results = dir.write("r.jsonl", results_of({{"the key is " + key, ""}}));
+  Cancel cancel;
+  evaluation.run({.results = results}, cancel);
+  auto lines = scored_lines(results);
+  REQUIRE(lines.size() == 1);
+  CHECK(lines[0]["scores"]["judge"] == Value{{"score", 1.0}, {"pass", true}, {"reason", "it says the key is ***"}});
+  CHECK(lines[0]["output"] == "the key is ***");  // the line's own output, quoting the key, is masked as it is rewritten
+}

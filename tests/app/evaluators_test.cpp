@@ -14,7 +14,7 @@ namespace {
 // The one evaluator an evaluation file of one evaluator (written as YAML flow) builds.
 std::unique_ptr<app::Evaluator> evaluator_of(const std::string& flow, const std::filesystem::path& dir = ".") {
   auto spec = spec::parse_eval("evaluators:\n  e: " + flow + "\n", "e.yaml", dir);
-  auto built = app::build_evaluators(spec);
+  auto built = app::build_evaluators(spec, std::make_shared<SecretSet>());
   REQUIRE(built.size() == 1);
   return std::move(built[0]);
 }
@@ -152,17 +152,21 @@ TEST_CASE("workflow: another workflow judges the line, its {score, reason} scale
                     Catch::Contains("evaluators.e.workflow: "));
 }
 
-TEST_CASE("workflow: a judge quoting a key it saw has it masked in its reason", "[app][eval]") {
+// The reason is the judge's words as it wrote them; the scored file, where they leave, masks the key its load read
+// (tests/app/evaluation_test.cpp).
+TEST_CASE("workflow: a judge's load reads its key into the evaluation's secrets", "[app][eval]") {
   const std::string key = "sk-judge-secret-0123456789abcdef";
   setenv("ENGINE_TEST_JUDGE_KEY", key.c_str(), 1);
   test::TempDir dir;
-  dir.write("judge.yaml",
-            "inputs:\n  answer: a\nllm:\n  provider: scripted\n  api_key_env: ENGINE_TEST_JUDGE_KEY\n  scripted:\n"
-            "    rules: [{match: 'Grade: (?P<a>.*)', reply: '{\"score\": 1, \"reason\": \"it says {{ a }}\"}'}]\n"
-            "steps:\n  grade: {kind: llm, prompt: 'Grade: {{ answer }}'}\n");
-  auto judge = evaluator_of("{kind: workflow, workflow: judge.yaml, inputs: {answer: '{{ output }}'}}", dir.path());
-  app::Score s = judge->score(ok_line("the key is " + key), nullptr);
+  dir.write("judge.yaml", test::quoting_judge("ENGINE_TEST_JUDGE_KEY"));
+  auto spec = spec::parse_eval("evaluators:\n  e: {kind: workflow, workflow: judge.yaml, inputs: {answer: '{{ output }}'}}\n",
+                               "e.yaml", dir.path());
+  auto secrets = std::make_shared<SecretSet>();
+  auto built = app::build_evaluators(spec, secrets);
+  unsetenv("ENGINE_TEST_JUDGE_KEY");
+  REQUIRE(built.size() == 1);
+  app::Score s = built[0]->score(ok_line("the key is " + key), nullptr);
   CHECK(s.pass);
-  CHECK(!test::holds_piece_of_key(s.reason, key));
-  CHECK(s.reason.find("it says the key is ") == 0);
+  CHECK(s.reason == "it says the key is " + key);
+  CHECK(secrets->mask(s.reason) == "it says the key is ***");
 }

@@ -167,3 +167,18 @@ TEST_CASE("a session with an output_key remembers that field of a structured ans
   in_memory.add_turn("q", answer);
   CHECK(in_memory.exchanges()[0].output == "Paris");
 }
+
+// A session file is an output of the process: a key a turn quotes is masked in every line, and in a saved copy.
+TEST_CASE("a session file and its saved copy mask the keys of the set given", "[app][session]") {
+  test::TempDir dir;
+  const std::string key = "sk-session-secret-0123456789";
+  auto file = dir.path() / "chat.jsonl";
+  Session s = Session::open(file, "", test::secrets_of({key}));
+  s.add_turn("my key is " + key, "noted: " + key);
+  std::string text = read_file(file);
+  Value line = Value::parse(text.substr(0, text.find('\n')));
+  CHECK(line["input"] == "my key is ***");
+  CHECK(line["output"] == "noted: ***");
+  s.save_as(dir.path() / "copy.jsonl");
+  CHECK(read_file(dir.path() / "copy.jsonl") == "{\"type\":\"turn\",\"input\":\"my key is ***\",\"output\":\"noted: ***\"}\n");
+}

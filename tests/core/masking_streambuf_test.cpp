@@ -20,7 +20,7 @@ TEST_CASE("masking streambuf: a key written whole or in pieces is masked in what
           "[core][redact]") {
   std::stringbuf below;
   {
-    MaskingStreambuf mask(&below, Redactor({kMaskedKey}));
+    MaskingStreambuf mask(&below, test::secrets_of({kMaskedKey}));
     std::ostream out(&mask);
     out << "whole " << kMaskedKey << "\n";
     // One byte at a time, and cut at every place: the held-back tail decides each piece.
@@ -35,7 +35,7 @@ TEST_CASE("masking streambuf: a key written whole or in pieces is masked in what
 TEST_CASE("masking streambuf: a flush sends plain text at once and holds back only a long piece of a key",
           "[core][redact]") {
   std::stringbuf below;
-  MaskingStreambuf mask(&below, Redactor({kMaskedKey}));
+  MaskingStreambuf mask(&below, test::secrets_of({kMaskedKey}));
   std::ostream out(&mask);
   out << "> " << std::flush;  // a prompt: '>' and ' ' are in no key, and shown at once
   CHECK(below.str() == "> ");
@@ -53,11 +53,13 @@ TEST_CASE("masking streambuf: a flush sends plain text at once and holds back on
 TEST_CASE("masking streambuf: secrets added later are masked from then on in their JSON-escaped form too",
           "[core][redact]") {
   std::stringbuf below;
-  MaskingStreambuf mask(&below);
+  auto secrets = std::make_shared<SecretSet>();
+  MaskingStreambuf mask(&below, secrets);
   std::ostream out(&mask);
   const std::string quoted_key = "pass\"word\\with-quotes";
   out << "before " << kMaskedKey << std::flush;
-  mask.mask(Redactor({kMaskedKey, quoted_key}));
+  secrets->add(kMaskedKey);  // as a load reads them, while the stream is in use
+  secrets->add(quoted_key);
   out << " after " << kMaskedKey << " json \"pass\\\"word\\\\with-quotes\" raw " << quoted_key << std::flush;
   mask.finish();
   CHECK(below.str() == "before " + kMaskedKey + " after *** json \"***\" raw ***");
@@ -66,7 +68,7 @@ TEST_CASE("masking streambuf: secrets added later are masked from then on in the
 TEST_CASE("masking streambuf: writers on several threads lose no byte", "[core][redact]") {
   std::stringbuf below;
   {
-    MaskingStreambuf mask(&below, Redactor({kMaskedKey}));
+    MaskingStreambuf mask(&below, test::secrets_of({kMaskedKey}));
     std::vector<std::thread> writers;
     for (int t = 0; t < 4; ++t)
       writers.emplace_back([&mask] {
@@ -82,7 +84,7 @@ TEST_CASE("masking streambuf: a buffer below that refuses bytes fails the stream
   struct Full : std::streambuf {
     std::streamsize xsputn(const char*, std::streamsize) override { return 0; }
   } full;
-  MaskingStreambuf mask(&full);
+  MaskingStreambuf mask(&full, std::make_shared<SecretSet>());
   std::ostream out(&mask);
   out << "lost" << std::flush;
   CHECK(out.fail());

@@ -43,18 +43,18 @@ TEST_CASE("redact: the whole key and every piece of eight bytes or more become *
 }
 
 TEST_CASE("redact: short secrets mask whole occurrences only, tiny ones nothing", "[core][redact]") {
-  CHECK(redact_secrets("a abcdef b abcde", {"abcdef"}) == "a *** b abcde");
-  CHECK(redact_secrets("x abc y", {"abc"}) == "x abc y");
-  CHECK(redact_secrets("no secrets", {}) == "no secrets");
-  CHECK(redact_secrets("one two", {"", "one two"}) == "***");
+  CHECK(Redactor({"abcdef"}).redact("a abcdef b abcde") == "a *** b abcde");
+  CHECK(Redactor({"abc"}).redact("x abc y") == "x abc y");
+  CHECK(Redactor().redact("no secrets") == "no secrets");
+  CHECK(Redactor({"", "one two"}).redact("one two") == "***");
 }
 
 TEST_CASE("redact: before an excerpt is cut, so a key cut in half is still masked", "[core][redact]") {
   std::string body = "{\"error\": \"Incorrect API key provided: " + kKey + "\"}";
   std::string cut_first = quote_excerpt(body, 50);
   CHECK(test::holds_piece_of_key(cut_first, kKey));  // the reason for the order: cut first, and a piece survives
-  CHECK(redact_secrets(cut_first, {kKey}).find("***") != std::string::npos);
-  std::string right = quote_excerpt(redact_secrets(body, {kKey}), 50);
+  CHECK(Redactor({kKey}).redact(cut_first).find("***") != std::string::npos);
+  std::string right = quote_excerpt(Redactor({kKey}).redact(body), 50);
   CHECK(right == "'{\"error\": \"Incorrect API key provided: ***\"}'");
   CHECK_FALSE(test::holds_piece_of_key(right, kKey));
 }

@@ -36,7 +36,7 @@ TEST_CASE("a recording is replayed by request content, identical requests in rec
   test::TempDir dir;
   std::string file = (dir.path() / "calls.jsonl").string();
   {
-    RecordingLlm rec(scripted({"first", "second", "third"}), file, {});
+    RecordingLlm rec(scripted({"first", "second", "third"}), file, std::make_shared<SecretSet>());
     LlmRequest a = ask("Question: a"), b = ask("Question: b");
     rec.complete(a);
     b.call_index = 1;
@@ -70,7 +70,7 @@ TEST_CASE("a recording is replayed by request content, identical requests in rec
 TEST_CASE("a recording never holds the API key, even where a prompt or answer quotes it", "[llm][replay]") {
   test::TempDir dir;
   std::string file = (dir.path() / "calls.jsonl").string();
-  RecordingLlm rec(scripted({std::string("the key is ") + test::kTestKey}), file, {test::kTestKey});
+  RecordingLlm rec(scripted({std::string("the key is ") + test::kTestKey}), file, test::secrets_of({test::kTestKey}));
   rec.complete(ask(std::string("echo ") + test::kTestKey));
   std::string text = read_file(file);
   CHECK(text.find(test::kTestKey) == std::string::npos);

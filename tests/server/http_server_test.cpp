@@ -135,6 +135,39 @@ TEST_CASE("http server: a stream's pieces arrive whole and in order", "[server][
   for (auto& t : writers) t.join();
 }
 
+// The exchange is where a response leaves the process: no handler masks, and none can forget to.
+TEST_CASE("http server: with a secret set, whole answers, their headers and streams cut anywhere are masked",
+          "[server][http][redaction]") {
+  const std::string key = "sk-exchange-secret-0123456789";
+  auto secrets = test::secrets_of({key});
+  std::vector<std::thread> writers;
+  HttpServer http(
+      "127.0.0.1", 0, quick_limits(),
+      [&](const std::shared_ptr<Exchange>& e) {
+        if (e->request().path == "/whole")
+          return e->respond({200, {{"Content-Type", "text/plain"}, {"X-Echo", key}}, "{\"said\":\"" + key + "\"}"});
+        writers.emplace_back([e, key] {
+          e->open_stream({200, {{"Content-Type", "text/plain"}}, ""});
+          // The key cut across sends at every few bytes: the tail that could begin it waits for the next piece.
+          std::string text = "data: " + key + " and " + key.substr(0, 12) + "\n\n";
+          for (size_t at = 0; at < text.size(); at += 3) e->send(text.substr(at, 3));
+          e->send("data: ends sk-exchange");
+          e->end_stream();  // the held tail, decided
+        });
+      },
+      {}, secrets);
+  httplib::Client client("127.0.0.1", http.port());
+  auto whole = client.Get("/whole");
+  REQUIRE(whole);
+  CHECK(whole->body == "{\"said\":\"***\"}");
+  CHECK(whole->get_header_value("X-Echo") == "***");
+  auto stream = client.Get("/stream");
+  REQUIRE(stream);
+  CHECK(stream->body == "data: *** and ***\n\ndata: ends ***");
+  http.stop();
+  for (auto& t : writers) t.join();
+}
+
 TEST_CASE("http server: a client that leaves a quiet stream is noticed by the heartbeat and its exchange cancelled",
           "[server][http]") {
   std::shared_ptr<Exchange> held;

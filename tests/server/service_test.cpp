@@ -570,6 +570,23 @@ TEST_CASE("serve: a key that reaches a run never leaves in a response", "[server
   }
 }
 
+// The server has one secret set: a key one workflow reads is masked in every answer, another workflow's too.
+TEST_CASE("serve: one workflow's key is masked in the answers of another that has no key", "[server][serve][redaction]") {
+  Served s;
+  s.dir.write("parrot.yaml", "name: parrot\ninputs:\n  input: q\nllm:\n  provider: scripted\n  scripted:\n"
+                             "    rules: [{match: 'Say: (?P<q>.*)$', reply: 'Final Answer: {{ q }}'}]\n"
+                             "agent: {prompt: 'Say: {{ input }}'}\n");
+  s.server->reload();
+  auto invoke = s.post("/v1/workflows/parrot/invoke", std::string("{\"input\": \"the key ") + kServeSecret + "\"}");
+  REQUIRE(invoke);
+  CHECK(invoke->status == 200);
+  CHECK(body_of(invoke)["output"] == "the key ***");
+  auto streamed = s.post("/v1/workflows/parrot/stream", std::string("{\"input\": \"the key ") + kServeSecret + "\"}");
+  REQUIRE(streamed);
+  CHECK_FALSE(test::holds_piece_of_key(streamed->body, kServeSecret));
+  CHECK(streamed->body.find("\"output\":\"the key ***\"") != std::string::npos);
+}
+
 TEST_CASE("serve: reload takes a changed workflow, and keeps the old one when the new file is broken",
           "[server][serve][reload]") {
   Served s;

@@ -36,12 +36,35 @@ TEST_CASE("mcp spec: a stdio server's command, arguments, environment and folder
   CHECK(m.command.value == "npx");
   CHECK(m.args.size() == 3);
   CHECK(m.env == std::vector<std::pair<std::string, std::string>>{{"TOKEN", "tok-123456789"}, {"MODE", "plain"}});
-  CHECK(m.secrets == std::vector<std::string>{"tok-123456789"});  // only what came from the environment
+  CHECK(w.secrets->holds("tok-123456789"));  // only what came from the environment
+  CHECK_FALSE(w.secrets->holds("plain"));
   CHECK(m.cwd == "/wf/sub");
   CHECK(m.roots == std::vector<std::filesystem::path>{"/wf/docs"});
   CHECK(m.allow.size() == 1);
   CHECK(m.prefix == "fs_");
   CHECK(m.timeout_s == 0.5);
+}
+
+// What the load reads as a secret goes into its set as it is read: a header refused after it was read is masked
+// where its error is printed.
+TEST_CASE("mcp spec: credential headers, however written, and the provider's key variable are secrets of the load",
+          "[spec][mcp][redaction]") {
+  ::setenv("MCP_SPEC_PROVIDER_KEY", "sk-spec-provider-0123456789", 1);
+  auto secrets = std::make_shared<SecretSet>();
+  spec::parse_workflow(
+      "inputs: {input: {}}\nagent: {}\nllm: {provider: openai, model: m, api_key_env: MCP_SPEC_PROVIDER_KEY}\ntools:\n"
+      "  - mcp: {url: 'http://h/mcp', headers: {Authorization: 'Bearer literal-token-0123', X-Team: plain-team-name}}\n",
+      "/wf/w.yaml", "/wf", {.secrets = secrets});
+  ::unsetenv("MCP_SPEC_PROVIDER_KEY");
+  CHECK(secrets->holds("Bearer literal-token-0123"));
+  CHECK(secrets->holds("sk-spec-provider-0123456789"));
+  CHECK_FALSE(secrets->holds("plain-team-name"));
+  ::setenv("MCP_SPEC_TWO_LINES", "sk-two-lines-0123\r\nX-Injected: 1", 1);
+  auto refused = std::make_shared<SecretSet>();
+  CHECK_THROWS_WITH(spec::parse_workflow(kMcpHead + "  - mcp: {url: 'http://h/mcp', headers: {X-Token: '${MCP_SPEC_TWO_LINES}'}}\n",
+                                         "/wf/w.yaml", "/wf", {.secrets = refused}),
+                    Catch::Contains("tools[0].mcp.headers.X-Token must be one line (and a name without ':')"));
+  CHECK(refused->holds("sk-two-lines-0123\r\nX-Injected: 1"));
 }
 
 TEST_CASE("mcp spec: a server is named for its package, its script's package, its program or its host", "[spec][mcp]") {

@@ -59,6 +59,18 @@ bool holds_piece_of_key(const std::string& text, const std::string& key) {
   return false;
 }
 
+std::string quoting_judge(const std::string& key_variable) {
+  return "inputs:\n  answer: a\nllm:\n  provider: scripted\n  api_key_env: " + key_variable + "\n  scripted:\n"
+         "    rules: [{match: 'Grade: (?P<a>.*)', reply: '{\"score\": 1, \"reason\": \"it says {{ a }}\"}'}]\n"
+         "steps:\n  grade: {kind: llm, prompt: 'Grade: {{ answer }}'}\n";
+}
+
+std::shared_ptr<SecretSet> secrets_of(std::initializer_list<std::string> values) {
+  auto set = std::make_shared<SecretSet>();
+  for (const std::string& v : values) set->add(v);
+  return set;
+}
+
 std::string shell_quote(const std::string& s) {
   std::string out = "'";
   for (char c : s) {

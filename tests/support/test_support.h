@@ -2,10 +2,13 @@
 // Helpers shared by the tests: temporary workflow folders, running the built `engine`, recording events.
 #include <filesystem>
 #include <functional>
+#include <initializer_list>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "engine/core/event.h"
+#include "engine/core/secret_set.h"
 
 namespace engine::test {
 
@@ -76,6 +79,13 @@ std::string slow_workflow(int latency_ms);
 
 // Whether `text` holds `key` or any run of kMinSecretFragment of its bytes: what redaction must prevent.
 bool holds_piece_of_key(const std::string& text, const std::string& key);
+
+// A judge workflow whose model (its key read from `key_variable`) passes every answer with the reason "it says ANSWER":
+// a judge that quotes what it was shown, keys and all.
+std::string quoting_judge(const std::string& key_variable);
+
+// A SecretSet holding `values`, as a load that read them would leave it.
+std::shared_ptr<SecretSet> secrets_of(std::initializer_list<std::string> values);
 
 // The events of a --trace file, one per line.
 std::vector<Value> trace_lines(const std::filesystem::path& file);

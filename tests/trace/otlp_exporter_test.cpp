@@ -73,7 +73,7 @@ TEST_CASE("otlp settings: the flag or the standard variables name the endpoint, 
   CHECK(full->service_name == "triage-bot");
   CHECK(full->resource_attributes["deployment.environment"] == "prod");
   CHECK(full->resource_attributes["service.name"] == "triage-bot");
-  CHECK(full->redactor.redact("Basic c2VjcmV0LXZhbHVl") == "***");
+  CHECK(full->secrets->mask("Basic c2VjcmV0LXZhbHVl") == "***");
 
   auto refused = [](const std::string& flag, std::map<std::string, std::string> vars) {
     try {
@@ -147,7 +147,7 @@ TEST_CASE("otlp exporter: spans reach a loopback collector in batches, with the 
   const std::string key = "sk-otlp-secret-0123456789";
   OtlpSettings s = settings_for(collector.base_url());
   s.headers.push_back("Authorization: Bearer collector-token-1234");
-  s.redactor = Redactor({key});
+  s.secrets->add(key);
   s.max_batch = 3;
   {
     trace::OtlpExporter exporter(s);
@@ -184,7 +184,7 @@ TEST_CASE("otlp exporter: a collector that is down, refuses, or stalls costs dro
     test::OtlpReceiver collector;
     collector.status = 400;
     OtlpSettings s = settings_for(collector.base_url());
-    s.redactor = Redactor({"sk-otlp-secret-0123456789"});
+    s.secrets->add("sk-otlp-secret-0123456789");
     trace::OtlpExporter exporter(s);
     exporter.add(sample_span("refused"));
     exporter.flush(5s);

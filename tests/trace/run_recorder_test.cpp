@@ -20,7 +20,7 @@ TEST_CASE("run recorder: each run is recorded when it ends, masked, its tokens l
   test::TempDir dir;
   store::RunStore store(dir.path() / "runs.db");
   const std::string key = "sk-recorder-secret-0123456789";
-  trace::RunRecorder recorder(store, {"batch", "workflows/qa.yaml"}, Redactor({key}));
+  trace::RunRecorder recorder(store, {"batch", "workflows/qa.yaml"}, test::secrets_of({key}));
   CHECK(recorder.detail() == EventDetail::Full);
   // Two runs at once, their events interleaved.
   at(recorder, "run-a", "", EventType::ChainStart, {{"name", "qa"}, {"inputs", {{"question", "my key is " + key}}},
@@ -60,7 +60,7 @@ TEST_CASE("run recorder: each run is recorded when it ends, masked, its tokens l
 TEST_CASE("run recorder: a run it did not see begin, and parts of runs, are not runs of their own", "[trace][runs]") {
   test::TempDir dir;
   store::RunStore store(dir.path() / "runs.db");
-  trace::RunRecorder recorder(store, {"run", "w.yaml"}, Redactor());
+  trace::RunRecorder recorder(store, {"run", "w.yaml"}, std::make_shared<SecretSet>());
   at(recorder, "late", "", EventType::LlmEnd, {{"call", 0}, {"text", "x"}});
   at(recorder, "late", "", EventType::ChainEnd, {{"output", "x"}});
   at(recorder, "r", "", EventType::ChainStart, {{"name", "team"}});

@@ -43,7 +43,7 @@ int column_of(const std::string& message) {
 
 Session Session::open(const std::filesystem::path& file, std::string output_key,
                       std::shared_ptr<const SecretSet> secrets) {
-  Session s(std::move(output_key), std::move(secrets));
+  Session s(std::move(output_key), secrets ? std::move(secrets) : SecretSet::with_environment_keys());
   s.file_ = file;
   // A session is kept in a file of its own: a FIFO would block the chat at its open, a device would swallow turns.
   struct stat named {};
@@ -128,7 +128,7 @@ void Session::save_as(const std::filesystem::path& path) const {
     append_json_text(text, Value{{"type", "turn"}, {"input", exchanges_[i].input}, {"output", outputs_[i]}});
     text += '\n';
   }
-  text = secrets_->mask(text);
+  text = (secrets_ ? secrets_ : SecretSet::with_environment_keys())->mask(text);
   FileDescriptor fd(::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600));
   if (!fd.valid()) {
     if (errno == EEXIST) throw Error("io.exists", "'" + path.string() + "' exists; give a new file name");

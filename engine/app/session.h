@@ -23,7 +23,7 @@ class Session {
   // answer (its JSON text when it is not text). The files it writes are outputs: each line is masked by `secrets`
   // as it is written (null: the standard key variables).
   explicit Session(std::string output_key = "", std::shared_ptr<const SecretSet> secrets = nullptr)
-      : output_key_(std::move(output_key)), secrets_(secrets ? std::move(secrets) : SecretSet::with_environment_keys()) {}
+      : output_key_(std::move(output_key)), secrets_(std::move(secrets)) {}
   // Opens (or creates) a session file and reads its turns. Throws Error "session.torn" for a last line cut short
   // (the turns before it are intact: the message says which line to remove), "session.invalid" for a line that is
   // not a session line, located at file:line:col; "io.*" when the file cannot be read or written.
@@ -54,7 +54,7 @@ class Session {
   std::vector<Value> outputs_;  // each exchange's output as the run gave it (for save_as)
   size_t turns_ = 0;
   std::string output_key_;
-  std::shared_ptr<const SecretSet> secrets_;
+  std::shared_ptr<const SecretSet> secrets_;  // null until a file is written (a served chat's never is)
 };
 
 }  // namespace engine::app

@@ -8,7 +8,6 @@
 #include "engine/assemble/spec_errors.h"
 #include "engine/core/error.h"
 #include "engine/core/json_parse.h"
-#include "engine/core/redact.h"
 #include "engine/core/text.h"
 #include "engine/llm/anthropic_llm.h"
 #include "engine/llm/openai_llm.h"

@@ -44,14 +44,8 @@ class ProgressSink : public EventSink {
 
 }  // namespace
 
-McpService::McpService(CatalogSource catalog, FiberPool& pool, RunSlots& slots, Metrics& metrics,
-                       std::chrono::seconds run_timeout, RunObservers observers)
-    : catalog_(std::move(catalog)),
-      pool_(pool),
-      slots_(slots),
-      metrics_(metrics),
-      run_timeout_(run_timeout),
-      observers_(observers) {}
+McpService::McpService(CatalogSource catalog, RunLauncher& runs, Metrics& metrics, RunObservers observers)
+    : catalog_(std::move(catalog)), runs_(runs), metrics_(metrics), observers_(std::move(observers)) {}
 
 Value McpService::parse_error(const std::string& why) { return jsonrpc::make_error(nullptr, jsonrpc::kParseError, why); }
 
@@ -140,10 +134,8 @@ void McpService::call_tool(const Value& id, const Value& params, bool modern, co
   const Value& arguments = field(params, "arguments");
   if (!arguments.is_null() && !arguments.is_object())
     return send(jsonrpc::make_error(id, jsonrpc::kInvalidParams, "a tool's arguments are an object"));
-  if (!slots_.admit()) return send(jsonrpc::make_error(id, jsonrpc::kInternalError, "the server has as many runs as it takes; try again shortly"));
-  auto cancel = std::make_shared<Cancel>(parent, std::chrono::steady_clock::now() + run_timeout_,
-                                         "the run took longer than the server's limit of " +
-                                             std::to_string(run_timeout_.count()) + " s");
+  // What a notifications/cancelled for this id stops; the run's own Cancel, under it, adds the server's time limit.
+  auto cancel = std::make_shared<Cancel>(parent, std::nullopt, "");
   std::string key = scope + "/" + to_json_text(id);
   {
     std::lock_guard lock(mu_);
@@ -157,8 +149,7 @@ void McpService::call_tool(const Value& id, const Value& params, bool modern, co
   auto executor = workflow->executor;
   Value given = arguments.is_object() ? arguments : Value::object();
   auto run = [this, id, key, cancel, token, executor, given = std::move(given), send, modern, context,
-              name = workflow->name, file = workflow->file]() mutable {
-    slots_.wait_turn();
+              name = workflow->name, file = workflow->file](const Cancel& run_cancel) mutable {
     Value result;
     try {
       Value inputs = executor->resolve_inputs(std::move(given));
@@ -179,7 +170,7 @@ void McpService::call_tool(const Value& id, const Value& params, bool modern, co
       std::optional<ProgressSink> progress;
       if (!token.is_null()) progress.emplace(send, token, timer);
       EventSink& events = progress ? static_cast<EventSink&>(*progress) : timer;
-      agent::RunResult run = executor->run(inputs, events, {.cancel = cancel.get(), .trace = sinks.trace()});
+      agent::RunResult run = executor->run(inputs, events, {.cancel = &run_cancel, .trace = sinks.trace()});
       metrics_.count_run(name, run);
       Value doc = app::run_document(run);
       if (run.ok()) {
@@ -202,21 +193,20 @@ void McpService::call_tool(const Value& id, const Value& params, bool modern, co
       calls_.erase(key);
     }
     // A cancelled call is not answered (the client has stopped waiting for it), as the protocol asks.
-    if (!cancel->stopped() || cancel->timed_out()) send(jsonrpc::make_result(id, finish(std::move(result), modern)));
+    if (!run_cancel.stopped() || run_cancel.timed_out()) send(jsonrpc::make_result(id, finish(std::move(result), modern)));
     else send(Value());
-    slots_.release();
   };
-  try {
-    pool_.spawn(std::move(run));
-  } catch (const std::bad_alloc&) {
-    // No stack for another run: the call is refused, and what was taken for it given back.
+  auto refused = [this, id, key, send](const std::string& why) {
     {
       std::lock_guard lock(mu_);
       calls_.erase(key);
     }
-    slots_.withdraw();
-    send(jsonrpc::make_error(id, jsonrpc::kInternalError, "the server cannot start another run now"));
-  }
+    send(jsonrpc::make_error(id, jsonrpc::kInternalError, why));
+  };
+  runs_.start(cancel.get(), std::move(run),
+              {.busy = [refused] { refused("the server has as many runs as it takes; try again shortly"); },
+               .no_memory = [refused] { refused("the server cannot start another run now"); },
+               .failed = [refused](const std::exception& e) { refused(std::string("the server failed: ") + e.what()); }});
 }
 
 }  // namespace engine::server

@@ -14,7 +14,7 @@
 #include "engine/core/fiber.h"
 #include "engine/server/catalog.h"
 #include "engine/server/metrics.h"
-#include "engine/server/run_slots.h"
+#include "engine/server/run_launcher.h"
 #include "engine/server/served_run_sinks.h"
 
 namespace engine::server {
@@ -30,8 +30,8 @@ class McpService {
   using CatalogSource = std::function<std::shared_ptr<const Catalog>()>;
 
   // `observers`: where the tool calls' runs are traced and recorded (as command "mcp"), when anywhere.
-  McpService(CatalogSource catalog, FiberPool& pool, RunSlots& slots, Metrics& metrics,
-             std::chrono::seconds run_timeout, RunObservers observers = {});
+  // Tool calls start as every run of the server does (`runs`: run_launcher.h).
+  McpService(CatalogSource catalog, RunLauncher& runs, Metrics& metrics, RunObservers observers = {});
 
   // One message from the client. A request is answered once through `send` (a tool call later, from its run's
   // fiber, after its progress notifications); a notification is acted on (a cancel) or ignored. A message that is
@@ -47,7 +47,7 @@ class McpService {
   static Value parse_error(const std::string& why);
 
   // Until no tool call is running, or `deadline`.
-  bool wait_idle(SteadyTime deadline) { return slots_.wait_idle(deadline); }
+  bool wait_idle(SteadyTime deadline) { return runs_.slots().wait_idle(deadline); }
 
  private:
   Value tool_list() const;
@@ -56,10 +56,8 @@ class McpService {
   Value finish(Value result, bool modern) const;  // 2026-07-28's resultType and serverInfo on a result
 
   CatalogSource catalog_;
-  FiberPool& pool_;
-  RunSlots& slots_;
+  RunLauncher& runs_;
   Metrics& metrics_;
-  std::chrono::seconds run_timeout_;
   RunObservers observers_;
   std::mutex mu_;
   std::map<std::string, std::shared_ptr<Cancel>> calls_;  // by the request id's JSON text: what a cancel stops

@@ -56,8 +56,8 @@ int serve_mcp_stdio(const McpStdioOptions& options, std::vector<std::string>& pr
   FiberPool pool(FiberPool::threads_for(options.service.runs_in_flight));
   RunSlots slots(options.service.runs_in_flight, options.service.runs_queued);
   Metrics metrics;
-  McpService service([catalog] { return catalog; }, pool, slots, metrics, options.service.run_timeout,
-                     RunObservers{exporter.get(), store.get(), secrets});
+  RunLauncher runs(pool, slots, options.service.run_timeout);
+  McpService service([catalog] { return catalog; }, runs, metrics, RunObservers{exporter.get(), store.get(), secrets});
   LineWriter writer(options.out_fd, secrets);
   McpService::Send send = [&writer](const Value& message) {
     if (!message.is_null()) writer.write(message);

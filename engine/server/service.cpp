@@ -51,7 +51,8 @@ Service::Service(std::shared_ptr<const Catalog> catalog, TokenCheck tokens, Serv
       limits_(limits),
       pool_(pool),
       slots_(limits.runs_in_flight, limits.runs_queued),
-      mcp_([this] { return this->catalog(); }, pool, slots_, metrics_, limits.run_timeout, observers),
+      runs_(pool, slots_, limits.run_timeout),
+      mcp_([this] { return this->catalog(); }, runs_, metrics_, observers),
       observers_(observers),
       viewer_(observers.store, pool) {}
 
@@ -138,35 +139,27 @@ void Service::handle(const std::shared_ptr<Exchange>& exchange) {
   exchange->respond(error_response(404, "no such endpoint: " + printable_excerpt(path, 200)));
 }
 
+RunLauncher::Refusals Service::refusals(const std::shared_ptr<Exchange>& exchange) {
+  return {.busy =
+              [exchange] {
+                HttpResponse busy = error_response(429, "the server has as many runs as it takes; try again shortly",
+                                                   "too_many_runs");
+                busy.headers.emplace_back("Retry-After", "1");
+                exchange->respond(std::move(busy));
+              },
+          .no_memory =
+              [exchange] {
+                exchange->respond(error_response(503, "the server cannot start another run now", "out_of_memory"));
+              },
+          .failed =
+              [exchange](const std::exception& e) {
+                exchange->respond(error_response(500, std::string("the server failed: ") + e.what(), "internal"));
+                exchange->end_stream();
+              }};
+}
+
 void Service::start_run(const std::shared_ptr<Exchange>& exchange, RunBody body) {
-  if (!slots_.admit()) return exchange->respond(too_many_runs());
-  try {
-    pool_.spawn([this, exchange, body = std::move(body)] {
-      slots_.wait_turn();
-      Cancel cancel(&exchange->cancel(), std::chrono::steady_clock::now() + limits_.run_timeout, timeout_message());
-      try {
-        body(cancel);
-      } catch (const std::exception& e) {
-        exchange->respond(error_response(500, std::string("the server failed: ") + e.what(), "internal"));
-        exchange->end_stream();
-      }
-      slots_.release();
-    });
-  } catch (const std::bad_alloc&) {
-    slots_.withdraw();
-    exchange->respond(error_response(503, "the server cannot start another run now", "out_of_memory"));
-  }
-}
-
-HttpResponse Service::too_many_runs() const {
-  HttpResponse busy = error_response(429, "the server has as many runs as it takes; try again shortly", "too_many_runs");
-  busy.headers.emplace_back("Retry-After", "1");
-  return busy;
-}
-
-std::string Service::timeout_message() const {
-  return "the run took longer than the server's limit of " + std::to_string(limits_.run_timeout.count()) +
-         " s (--run-timeout)";
+  runs_.start(&exchange->cancel(), std::move(body), refusals(exchange));
 }
 
 void Service::list_workflows(Exchange& exchange) const {
@@ -234,43 +227,37 @@ void Service::batch(const std::shared_ptr<Exchange>& exchange, const ServedWorkf
                                                      " runs at once (--runs plus --queue); a batch of " +
                                                      std::to_string(n) + " can never be taken",
                                             "input.too_many", "inputs"));
-  if (!slots_.admit(n)) return exchange->respond(too_many_runs());
   auto executor = workflow.executor;
   auto rows = std::make_shared<Value>(std::move(*list));
-  auto answer = [this, exchange, executor, rows, name = workflow.name, file = workflow.file] {
-    std::vector<Value> results(rows->size());
-    ServedRunSinks sinks(observers_, exchange->request(), file);  // one trace: each row's run under the caller's span
-    {
-      TaskGroup group;
-      for (size_t i = 0; i < rows->size(); ++i)
-        group.spawn([&, i] {
-          slots_.wait_turn();
-          Cancel cancel(&exchange->cancel(), std::chrono::steady_clock::now() + limits_.run_timeout, timeout_message());
-          try {
-            if (!(*rows)[i].is_object())
-              throw Error("input.not_object", "inputs[" + std::to_string(i) + "] is not an object of inputs");
-            Value inputs = executor->resolve_inputs(std::move((*rows)[i]));
-            ModelCallTimer timer(metrics_, name, sinks.sink());
-            agent::RunResult result = executor->run(inputs, timer, {.cancel = &cancel, .trace = sinks.trace()});
-            metrics_.count_run(name, result);
-            results[i] = app::run_document(result);
-          } catch (const Error& e) {
-            results[i] = Value{{"error", {{"message", e.formatted()}, {"code", e.kind()}}}};
-          } catch (const std::exception& e) {
-            results[i] = Value{{"error", {{"message", std::string("the server failed: ") + e.what()}, {"code", "internal"}}}};
-          }
-          slots_.release();
-        });
-    }
-    sinks.respond_with(200);
-    exchange->respond(json_response(200, to_json_text(Value{{"results", std::move(results)}})));
-  };
-  try {
-    pool_.spawn(std::move(answer));
-  } catch (const std::bad_alloc&) {
-    slots_.withdraw(n);
-    exchange->respond(error_response(503, "the server cannot start another run now", "out_of_memory"));
-  }
+  auto results = std::make_shared<std::vector<Value>>(n);
+  auto sinks = std::make_shared<std::optional<ServedRunSinks>>();
+  auto row_error = [results](size_t i, Value error) { (*results)[i] = Value{{"error", std::move(error)}}; };
+  RunLauncher::Rows runs{
+      .count = n,
+      // One trace: each row's run under the caller's span.
+      .begin = [this, exchange, sinks, file = workflow.file] { sinks->emplace(observers_, exchange->request(), file); },
+      .run =
+          [this, executor, rows, results, sinks, row_error, name = workflow.name](size_t i, const Cancel& cancel) {
+            try {
+              if (!(*rows)[i].is_object())
+                throw Error("input.not_object", "inputs[" + std::to_string(i) + "] is not an object of inputs");
+              Value inputs = executor->resolve_inputs(std::move((*rows)[i]));
+              ModelCallTimer timer(metrics_, name, (*sinks)->sink());
+              agent::RunResult result = executor->run(inputs, timer, {.cancel = &cancel, .trace = (*sinks)->trace()});
+              metrics_.count_run(name, result);
+              (*results)[i] = app::run_document(result);
+            } catch (const Error& e) {
+              row_error(i, {{"message", e.formatted()}, {"code", e.kind()}});
+            }
+          },
+      .failed = [row_error](size_t i, const std::string& why) { row_error(i, {{"message", why}, {"code", "internal"}}); },
+      .end =
+          [exchange, results, sinks] {
+            (*sinks)->respond_with(200);
+            exchange->respond(json_response(200, to_json_text(Value{{"results", std::move(*results)}})));
+            sinks->reset();  // the request's span ends with its answer
+          }};
+  runs_.start_all(&exchange->cancel(), std::move(runs), refusals(exchange));
 }
 
 // POST /mcp: Streamable HTTP, stateless (no session id, no GET stream), both eras. A request is answered with JSON,

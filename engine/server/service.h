@@ -14,6 +14,7 @@
 #include "engine/server/mcp_service.h"
 #include "engine/server/metrics.h"
 #include "engine/server/request_origin.h"
+#include "engine/server/run_launcher.h"
 #include "engine/server/run_slots.h"
 #include "engine/server/run_viewer.h"
 #include "engine/server/served_run_sinks.h"
@@ -55,11 +56,10 @@ class Service {
   void retrieve_model(Exchange& exchange, std::string_view id) const;
   void chat_completion(const std::shared_ptr<Exchange>& exchange);
   void mcp_message(const std::shared_ptr<Exchange>& exchange);
-  // Runs `body` on a fiber once a run slot is free, under a Cancel that stops with the client, the server, or the
-  // server's time limit for a run; answers 429 at once when no slot will be.
+  // Starts `body` as every run of the server starts (run_launcher.h), under the exchange's cancel; refused with 429
+  // (no slot), 503 (no memory), or answered 500 when it lets an exception out.
   void start_run(const std::shared_ptr<Exchange>& exchange, RunBody body);
-  HttpResponse too_many_runs() const;  // 429 with Retry-After
-  std::string timeout_message() const;  // what a run past --run-timeout ends with
+  RunLauncher::Refusals refusals(const std::shared_ptr<Exchange>& exchange);
 
   mutable std::mutex catalog_mu_;
   std::shared_ptr<const Catalog> catalog_;
@@ -68,6 +68,7 @@ class Service {
   ServiceLimits limits_;
   FiberPool& pool_;
   RunSlots slots_;
+  RunLauncher runs_;
   std::atomic<bool> draining_{false};
   Metrics metrics_;
   McpService mcp_;

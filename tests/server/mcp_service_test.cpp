@@ -43,6 +43,7 @@ struct McpFixture {
   std::shared_ptr<const Catalog> catalog;
   FiberPool pool{2};
   RunSlots slots{8, 8};
+  RunLauncher runs{pool, slots, std::chrono::seconds(60)};
   Metrics metrics;
   McpService service;
   std::mutex mu;
@@ -59,7 +60,7 @@ struct McpFixture {
     return Catalog::load({dir.path().string()}, {}, problems);
   }
   McpFixture()
-      : catalog(load(dir)), service([this] { return catalog; }, pool, slots, metrics, std::chrono::seconds(60)) {}
+      : catalog(load(dir)), service([this] { return catalog; }, runs, metrics) {}
   ~McpFixture() { pool.join(); }
 
   // The message with this id, waiting for it up to `wait`.

@@ -8,8 +8,8 @@ declare -A edges=(
   # where bytes leave
   [engine/cli/console_mask.cpp]="stdout and stderr"
   [engine/cli/console_mask.h]="stdout and stderr"
-  [engine/cli/trace_file.cpp]="a --trace file"
-  [engine/cli/trace_file.h]="a --trace file"
+  [engine/app/trace_file.cpp]="a --trace file"
+  [engine/app/trace_file.h]="a --trace file"
   [engine/cli/cmd_test.cpp]="the --junit file"
   [engine/server/exchange.cpp]="every HTTP response and stream"
   [engine/server/exchange.h]="every HTTP response and stream"

@@ -22,8 +22,6 @@
 #include "engine/core/json_text.h"
 #include "engine/core/limits.h"
 #include "engine/core/priority.h"
-#include "engine/cli/span_export.h"
-#include "engine/cli/trace_file.h"
 
 namespace engine::cli {
 namespace {
@@ -77,28 +75,21 @@ int run_batch(BatchCommandOptions& o) {
   // Built before the batch starts (or creates its results file), so a mistake in it costs nothing.
   std::optional<app::Evaluation> evaluation;
   if (!o.eval_file.empty()) evaluation.emplace(o.eval_file, console_secrets());
-  SpanExport spans(o.otlp);
-  options.traced = spans.sink() != nullptr;
+  // The runs' trace file is appended to, run after run; with no observer, no run builds an event.
+  app::RunObservers observers({.trace_file = o.trace_file, .append_trace = true, .otlp = o.otlp, .store = o.store,
+                               .source = {"batch", o.workflow}, .secrets = console_secrets()});
+  options.traced = observers.traced();
   auto batch = std::make_unique<app::Batch>(executor, options);
-
-  std::optional<TraceFile> trace;
-  if (!o.trace_file.empty()) trace.emplace(o.trace_file, std::ios::app);
-  app::RunRecording recording(o.store, {"batch", o.workflow}, console_secrets());
-  EventFanout events;  // with none of them, no run builds an event
-  if (trace) events.add(&trace->sink());
-  if (EventSink* s = spans.sink()) events.add(s);
-  if (EventSink* s = recording.sink()) events.add(s);
 
   bool show_progress = o.progress || (!o.no_progress && stderr_is_terminal());
   BatchProgress progress(std::cerr, show_progress, options.shard, shard_source);
   progress.start([&] { return batch->counts(); });
-  app::BatchSummary summary = batch->run(events, stop_launching, cancel_runs);
+  app::BatchSummary summary = batch->run(observers.sink(), stop_launching, cancel_runs);
   progress.stop();
   batch.reset();  // lets go of the results file, which the evaluation locks in its turn
 
   print_summary(std::cerr, summary, options.out.string());
-  warn_of_recording(recording);
-  if (trace) trace->finish();  // the summary is shown first: the runs' results are in their file all the same
+  warn_of(observers.finish());  // the summary is shown first: the runs' results are in their file all the same
   if (interrupts.signal()) {
     if (o.json) std::cout << to_json_text(summary.to_json()) << std::endl;
     return interrupted_exit_code(interrupts.signal());

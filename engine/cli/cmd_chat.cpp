@@ -64,9 +64,11 @@ class Chat {
 
  private:
   void turn(const std::string& message) {
-    std::optional<TraceContext> trace = out_.new_trace();  // each turn is a trace of its own
-    agent::RunResult result = app::run_chat_turn(*executor_, session_, given_, message, out_.sink(),
-                                                 {.stream = out_.stream(), .trace = trace ? &*trace : nullptr});
+    // Each turn is a run of its own, and a trace of its own when spans are sent.
+    agent::RunResult result = app::run_observed(
+        out_.observers(), {.stream = out_.stream()}, [&](EventSink& events, const agent::RunOptions& options) {
+          return app::run_chat_turn(*executor_, session_, given_, message, events, options);
+        });
     if (!result.ok()) {
       print_error(result.error->kind, result.error->formatted(), no_color_);
       ++failed_;

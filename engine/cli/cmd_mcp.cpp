@@ -7,7 +7,6 @@
 #include "engine/cli/commands.h"
 #include "engine/cli/console_mask.h"
 #include "engine/cli/run_output.h"
-#include "engine/cli/span_export.h"
 #include "engine/server/serve.h"
 
 namespace engine::cli {

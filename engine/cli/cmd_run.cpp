@@ -42,11 +42,14 @@ int run(const RunOptions& o) {
   // What the run shows is masked where it leaves (stdout, stderr, the trace file): a key that reached the run by way
   // of the workflow or an input is masked on the console, in the trace, in --json and in errors alike.
   RunOutput out(o.output, executor->tools().names(), {"run", o.workflow});
-  std::optional<TraceContext> trace = out.new_trace();
-  agent::RunOptions options{.stream = out.stream(), .cancel = &cancel, .trace = trace ? &*trace : nullptr};
+  agent::RunOptions options{.stream = out.stream(), .cancel = &cancel};
   agent::RunResult result =
-      session ? app::run_chat_turn(*executor, *session, app::given_inputs(*executor, o.inputs), out.sink(), options)
-              : executor->run(app::collect_inputs(*executor, o.inputs), out.sink(), options);
+      session ? app::run_observed(out.observers(), options,
+                                  [&](EventSink& events, const agent::RunOptions& observed) {
+                                    return app::run_chat_turn(*executor, *session,
+                                                              app::given_inputs(*executor, o.inputs), events, observed);
+                                  })
+              : app::run_observed(out.observers(), *executor, app::collect_inputs(*executor, o.inputs), options);
   if (o.json) {
     std::cout << result.to_json().dump(2, ' ', false, Value::error_handler_t::replace) << std::endl;
   } else if (result.ok()) {

@@ -9,8 +9,8 @@
 #include "engine/app/run_history.h"
 #include "engine/cli/cli_support.h"
 #include "engine/cli/commands.h"
+#include "engine/cli/console_mask.h"
 #include "engine/cli/run_output.h"
-#include "engine/cli/span_export.h"
 #include "engine/core/error.h"
 #include "engine/core/json_text.h"
 #include "engine/core/text.h"
@@ -116,12 +116,12 @@ int diff_runs(const RunsOptions& o) {
 int export_run(const RunsOptions& o) {
   auto store = app::open_store(o.store);
   store::RunRecord run = app::find_run(*store, o.id);
-  SpanExport spans(o.otlp);  // the stored events were masked as they were stored
-  EventSink* sink = spans.sink();
-  if (!sink) throw Error("usage", "name the collector: --otlp URL (or OTEL_EXPORTER_OTLP_ENDPOINT)");
+  // Spans only: the run is in the store already, and its events were masked as they were stored.
+  app::RunObservers spans({.otlp = o.otlp, .secrets = console_secrets()});
+  if (!spans.traced()) throw Error("usage", "name the collector: --otlp URL (or OTEL_EXPORTER_OTLP_ENDPOINT)");
   auto ran_at = std::chrono::system_clock::time_point(std::chrono::milliseconds(run.started_ms));
-  app::replay_run(run, *sink, trace::WallClock().steady(ran_at));
-  trace::OtlpExporter::Counts counts = spans.finish();
+  app::replay_run(run, spans.sink(), trace::WallClock().steady(ran_at));
+  trace::OtlpExporter::Counts counts = spans.finish().spans;
   if (counts.dropped > 0)
     throw Error("otlp.not_sent", "the collector did not take " + std::to_string(counts.dropped) + " of the " +
                                      std::to_string(counts.sent + counts.dropped) + " spans of run " + run.id +

@@ -11,7 +11,6 @@
 #include "engine/cli/commands.h"
 #include "engine/cli/console_mask.h"
 #include "engine/cli/run_output.h"
-#include "engine/cli/span_export.h"
 #include "engine/core/error.h"
 #include "engine/core/limits.h"
 #include "engine/core/text.h"

@@ -23,28 +23,48 @@ void add_output_options(CLI::App& cmd, OutputOptions& o) {
   cmd.add_flag("--no-color", o.no_color, "Never colour the steps (NO_COLOR does the same)");
 }
 
+app::ObserverOptions observer_options(const OutputOptions& o, trace::RunSource source) {
+  return {.trace_file = o.trace_file, .otlp = o.otlp, .store = o.store, .source = std::move(source),
+          .secrets = console_secrets()};
+}
+
 RunOutput::RunOutput(const OutputOptions& o, std::vector<std::string> tool_names, trace::RunSource source)
     : console_(std::cerr, stderr_wants_color(o.no_color), std::move(tool_names)),
-      spans_(o.otlp),
-      recording_(o.store, std::move(source), console_secrets()),
+      observers_(observer_options(o, std::move(source))),
       stream_(o.stream || (!o.no_stream && !o.quiet && stderr_is_terminal())) {
-  if (EventSink* spans = spans_.sink()) events_.add(spans);
-  if (EventSink* store = recording_.sink()) events_.add(store);
-  if (!o.quiet) events_.add(&console_);
-  if (!o.trace_file.empty()) {
-    trace_.emplace(o.trace_file, std::ios::trunc);
-    events_.add(&trace_->sink());
+  if (!o.quiet) observers_.add(&console_);
+}
+
+void RunOutput::finish() {
+  finished_ = true;
+  warn_of(observers_.finish());
+}
+
+RunOutput::~RunOutput() {
+  if (finished_) return;
+  try {
+    warn_of(observers_.finish());
+  } catch (const Error&) {
+    // The command failed already, and says so: a trace file cut short as well is not what it reports.
   }
+}
+
+void warn_of(const app::RunObservers::Ended& ended) {
+  warn_of_dropped_spans(ended.spans);
+  if (!ended.not_recorded.empty()) std::cerr << "engine: warning: " << ended.not_recorded << std::endl;
+}
+
+void warn_of_dropped_spans(const trace::OtlpExporter::Counts& counts) {
+  if (counts.dropped == 0) return;
+  std::cerr << "engine: warning: " << counts.dropped << " span" << (counts.dropped == 1 ? "" : "s")
+            << " could not be sent to the OpenTelemetry collector"
+            << (counts.last_error.empty() ? std::string() : " (" + counts.last_error + ")") << std::endl;
 }
 
 void add_store_options(CLI::App& cmd, app::StoreOptions& o) {
   auto* file = cmd.add_option("--store", o.file, "Record the runs in this run store (default: ENGINE_STORE, or "
                                                  "~/.local/share/engine/runs.db)");
   cmd.add_flag("--no-store", o.off, "Do not record the runs (ENGINE_STORE=off does the same)")->excludes(file);
-}
-
-void warn_of_recording(const app::RunRecording& recording) {
-  if (std::string why = recording.problem(); !why.empty()) std::cerr << "engine: warning: " << why << std::endl;
 }
 
 void print_answer(const Value& output) {

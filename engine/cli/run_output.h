@@ -5,10 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "engine/app/run_recording.h"
+#include "engine/app/run_observers.h"
 #include "engine/core/event.h"
-#include "engine/cli/span_export.h"
-#include "engine/cli/trace_file.h"
 #include "engine/trace/console_printer.h"
 
 namespace CLI {
@@ -30,34 +28,33 @@ struct OutputOptions {
 void add_output_options(CLI::App& cmd, OutputOptions& options);
 // --store PATH and --no-store, for the commands that record runs.
 void add_store_options(CLI::App& cmd, app::StoreOptions& options);
-// "engine: warning: ..." on stderr when the runs are not all recorded.
-void warn_of_recording(const app::RunRecording& recording);
+// The observers of a command's runs (app/run_observers.h) over the console's secrets: the --trace file, spans, the
+// run store.
+app::ObserverOptions observer_options(const OutputOptions& options, trace::RunSource source);
+// "engine: warning: ..." on stderr for spans the collector did not take and runs the store did not record.
+void warn_of(const app::RunObservers::Ended& ended);
+// "engine: warning: 3 spans could not be sent to the OpenTelemetry collector (...)" on stderr, when any were not.
+void warn_of_dropped_spans(const trace::OtlpExporter::Counts& counts);
 
-// The sinks of a command's runs: the console on stderr, the --trace file (truncated), spans and the run store, each
-// masked where its bytes leave by the console's secrets (console_mask.h). Throws Error "io.write_failed" when the
-// file cannot be written.
+// What `run` and `chat` watch their runs with: the observers and the console on stderr. Throws Error
+// "io.write_failed" when the trace file cannot be written.
 class RunOutput {
  public:
   RunOutput(const OutputOptions& options, std::vector<std::string> tool_names, trace::RunSource source);
-  ~RunOutput() { warn_of_recording(recording_); }
-  EventSink& sink() { return events_; }
+  ~RunOutput();  // the end of a command that failed on the way: what finish() would say, said
+  app::RunObservers& observers() { return observers_; }
   // Tokens as they arrive are for a person watching: on by default when the steps go to a terminal. --stream is
   // honoured even with -q: the tokens then go to the --trace file only.
   bool stream() const { return stream_; }
-  // A new trace for a run when its spans are sent somewhere, else none (span_export.h).
-  std::optional<TraceContext> new_trace() const { return spans_.new_trace(); }
-  // After the runs: the --trace file written to the end. Throws Error "io.write_failed" when it was not.
-  void finish() {
-    if (trace_) trace_->finish();
-  }
+  // After the runs: the observers finished, what they could not do warned of. Throws Error "io.write_failed" when
+  // the trace file was not written to the end.
+  void finish();
 
  private:
-  EventFanout events_;
   trace::ConsolePrinter console_;
-  std::optional<TraceFile> trace_;
-  SpanExport spans_;
-  app::RunRecording recording_;
+  app::RunObservers observers_;
   bool stream_;
+  bool finished_ = false;
 };
 
 // The answer on stdout: into a pipe byte for byte, on a terminal with its control bytes escaped.

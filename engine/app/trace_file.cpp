@@ -1,12 +1,11 @@
-#include "engine/cli/trace_file.h"
+#include "engine/app/trace_file.h"
 
-#include "engine/cli/console_mask.h"
 #include "engine/core/error.h"
 
-namespace engine::cli {
+namespace engine::app {
 
-TraceFile::TraceFile(const std::string& path, std::ios::openmode mode)
-    : path_(path), file_(path, mode), mask_(file_.rdbuf(), console_secrets()), out_(&mask_), jsonl_(out_) {
+TraceFile::TraceFile(const std::string& path, std::ios::openmode mode, std::shared_ptr<SecretSet> secrets)
+    : path_(path), file_(path, mode), mask_(file_.rdbuf(), std::move(secrets)), out_(&mask_), jsonl_(out_) {
   if (!file_) throw Error("io.write_failed", "cannot write the trace file '" + path + "'");
 }
 
@@ -17,4 +16,4 @@ void TraceFile::finish() {
     throw Error("io.write_failed", "cannot write the trace file '" + path_ + "': some of its events were lost");
 }
 
-}  // namespace engine::cli
+}  // namespace engine::app

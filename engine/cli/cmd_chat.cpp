@@ -59,6 +59,7 @@ class Chat {
       }
       turn(std::string(message));
     }
+    out_.finish();  // a trace file not written to the end fails the chat, as it fails a run
     return failed_ > 0 ? kRunFailed : kOk;
   }
 

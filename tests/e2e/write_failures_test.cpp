@@ -94,4 +94,10 @@ TEST_CASE("write failures: a --trace file on a full device is an error after the
   CHECK(r.out == "4\n");
   CHECK(r.err == "engine: error[io.write_failed]: cannot write the trace file '" + full +
                      "': some of its events were lost\n");
+  // A chat's trace too, once the chat ends (a chat writes through the same observers as a run).
+  auto chat = test::run_engine("chat workflows/calculator.yaml -q --no-store --trace " + test::shell_quote(full), "2+2\n");
+  CHECK(chat.exit_code == 2);
+  CHECK(chat.out == "4\n");
+  CHECK(chat.err == "engine: error[io.write_failed]: cannot write the trace file '" + full +
+                        "': some of its events were lost\n");
 }

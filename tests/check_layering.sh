@@ -5,26 +5,48 @@ root="${1:-.}"
 cd "$root/engine" || exit 2
 fail=0
 
-# allowed[module]="modules it may include"
-declare -A allowed=(
-  [core]="core"
-  [schema]="core schema"
-  [spec]="core schema spec"
-  [template]="core template"
-  [net]="core net"
-  [llm]="core net llm"
-  [parse]="core schema parse"
-  [store]="core store"
-  [tools]="core schema net store tools"
-  [agent]="core schema template llm parse tools agent"
-  [workflow]="core schema template llm parse tools agent workflow"
-  [trace]="core net store trace"
-  [assemble]="core schema spec template net llm parse store tools agent workflow trace assemble"
-  [app]="core schema spec template llm parse store tools agent workflow trace assemble app"
-  [server]="core net store trace app server"
-  # cli/ starts the server (engine serve, engine mcp): the one header it takes from server/ is serve.h.
-  [cli]="core trace app server cli"
-)
+# Who may include whom is read from docs/architecture.md's table of modules (the design brief's, kept beside the
+# code), so the table and the includes cannot drift apart: a row's last column names the modules its folder may
+# include before any ';' ("all above": every folder in the rows above it; "X and below": X and what X may include);
+# "server/'s `serve.h`" allows that one header of the module and no other. A folder may include itself.
+table=$(awk '
+  /^## Modules \(engine\/\)/ { in_table = 1; next }
+  in_table && /^## / { exit }
+  in_table && /^\| `[a-z_]+\/`/ {
+    n = split($0, cols, "|")
+    folder = cols[2]; gsub(/[ `\/]/, "", folder)
+    deps = cols[n - 1]; sub(/;.*/, "", deps)
+    print folder "\t" deps
+  }' ../docs/architecture.md)
+[ -n "$table" ] || { echo "layering: no table of modules found in docs/architecture.md"; exit 2; }
+declare -A allowed=()
+declare -A only_header=()  # "cli server" -> "serve.h": the one header of server/ cli/ may include
+above=""
+while IFS=$'\t' read -r folder deps; do
+  words=" $folder "
+  if [[ "$deps" == *"all above"* ]]; then words+="$above "; fi
+  for name in $(echo "$deps" | grep -oE '[a-z_]+'); do
+    [ -n "${allowed[$name]+x}" ] && words+=" $name "
+  done
+  # "app, workflow, trace and below": every module listed before "and below" is taken with what it may include.
+  if [[ "$deps" == *" and below"* ]]; then
+    for name in $(echo "${deps%% and below*}" | grep -oE '[a-z_]+'); do
+      [ -n "${allowed[$name]+x}" ] && words+=" ${allowed[$name]} "
+    done
+  fi
+  while [[ "$deps" =~ ([a-z_]+)/\'s\ \`([a-z_]+\.h)\` ]]; do
+    words+=" ${BASH_REMATCH[1]} "
+    only_header["$folder ${BASH_REMATCH[1]}"]="${BASH_REMATCH[2]}"
+    deps="${deps/${BASH_REMATCH[0]}/}"
+  done
+  allowed[$folder]=$(echo $words | tr ' ' '\n' | sort -u | tr '\n' ' ')
+  above+=" $folder"
+done <<< "$table"
+# LAYERING_SHOW=1 prints the rules as read.
+if [ -n "${LAYERING_SHOW:-}" ]; then
+  for module in "${!allowed[@]}"; do echo "$module: ${allowed[$module]}"; done | sort
+  for key in "${!only_header[@]}"; do echo "${key% *} may take ${key#* }/${only_header[$key]} alone"; done
+fi
 
 # A folder the rules do not know would escape them.
 for dir in */; do
@@ -75,6 +97,17 @@ check_only_in "valijson" "schema/"
 check_only_in "sqlite3" "store/"
 check_only_in "editline/" "cli/"
 check_only_in "histedit" "cli/"
+
+# A module the table lets a folder take one header of: that header and no other.
+for key in "${!only_header[@]}"; do
+  read -r folder module <<< "$key"
+  header="${only_header[$key]}"
+  hits=$(grep -rn "#include \"engine/$module/" "$folder" | grep -v "#include \"engine/$module/$header\"" || true)
+  if [ -n "$hits" ]; then
+    echo "layering: $folder/ may include $module/$header alone (docs/architecture.md), not: $hits"
+    fail=1
+  fi
+done
 
 # Headers internal to a module: included only inside it.
 check_internal() {  # $1 = header path under engine/, $2 = its module

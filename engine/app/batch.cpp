@@ -197,6 +197,7 @@ void Batch::run_row(DataRow& row, Value& inputs, Value& rest, EventSink& events,
     Value run = result.to_json();
     for (auto& [key, value] : run.items()) line[key] = std::move(value);
     executor_->secrets()->mask(line);  // the results file is an output: the batch is its one writer
+    if (options_.before_result) options_.before_result();
     results_.append(line);
   }
   std::lock_guard lock(mutex_);

@@ -43,6 +43,9 @@ struct BatchOptions {
   bool retry_failed = false;
   Shard shard;
   bool traced = false;  // each row's run is a trace of its own, its model requests sending traceparent
+  // Called on a row's fiber, holding no lock, before its results line is written: what must be done first (the
+  // run's record in the store, so that a line in the results file means a run in the store). None: nothing.
+  std::function<void()> before_result;
 };
 
 // What the batch has done so far, as a progress line shows it; read while the batch runs.

@@ -23,6 +23,10 @@ RunObservers::RunObservers(const ObserverOptions& o) {
   }
 }
 
+void RunObservers::wait_recorded() {
+  if (recording_) recording_->flush();
+}
+
 RunObservers::Ended RunObservers::finish() {
   Ended ended;
   if (exporter_) {
@@ -30,7 +34,10 @@ RunObservers::Ended RunObservers::finish() {
     exporter_->flush(std::chrono::seconds(2));
     ended.spans = exporter_->counts();
   }
-  if (recording_) ended.not_recorded = recording_->problem();
+  if (recording_) {
+    recording_->flush();
+    ended.not_recorded = recording_->problem();
+  }
   if (trace_) trace_->finish();
   return ended;
 }

@@ -42,6 +42,9 @@ class RunObservers {
   EventSink& sink() { return events_; }
   // Whether the runs' spans are sent: each run is then a trace of its own (run_observed).
   bool traced() const { return builder_.has_value(); }
+  // Until the runs that ended are in the run store (a fiber waits without its thread; hold no lock): before what
+  // must not be ahead of them (a batch's results line).
+  void wait_recorded();
 
   // After the runs: open spans ended and what is queued sent, within the exporter's bound; the trace file written
   // to the end (throws Error "io.write_failed" when it was not). What the collector did not take, and why a run was

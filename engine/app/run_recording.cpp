@@ -1,5 +1,7 @@
 #include "engine/app/run_recording.h"
 
+#include "engine/core/limits.h"
+
 #include <cstdlib>
 
 #include "engine/core/error.h"
@@ -38,7 +40,12 @@ RunRecording::RunRecording(const StoreOptions& o, trace::RunSource source, std::
     open_failure_ = "the runs are not recorded: " + e.message();
     return;
   }
-  recorder_.emplace(*store_, std::move(source), std::move(secrets));
+  writer_.emplace(*store_, limits::kStoreQueuedRuns);
+  recorder_.emplace(*writer_, std::move(source), std::move(secrets));
+}
+
+void RunRecording::flush() {
+  if (writer_) writer_->flush();
 }
 
 std::string RunRecording::problem() const {

@@ -9,6 +9,7 @@
 #include "engine/core/event.h"
 #include "engine/core/secret_set.h"
 #include "engine/store/run_store.h"
+#include "engine/store/run_writer.h"
 #include "engine/trace/run_recorder.h"
 
 namespace engine::app {
@@ -38,11 +39,14 @@ class RunRecording {
   RunRecording(const StoreOptions& options, trace::RunSource source, std::shared_ptr<const SecretSet> secrets);
 
   EventSink* sink() { return recorder_ ? &*recorder_ : nullptr; }  // null when nothing is recorded
+  // Until the runs that ended are written (a fiber waits without its thread; hold no lock).
+  void flush();
   // Why the runs are not recorded, or a run was not: "" when all is well.
   std::string problem() const;
 
  private:
   std::unique_ptr<store::RunStore> store_;
+  std::optional<store::RunWriter> writer_;
   std::optional<trace::RunRecorder> recorder_;
   std::string open_failure_;
 };

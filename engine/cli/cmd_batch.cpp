@@ -79,6 +79,7 @@ int run_batch(BatchCommandOptions& o) {
   app::RunObservers observers({.trace_file = o.trace_file, .append_trace = true, .otlp = o.otlp, .store = o.store,
                                .source = {"batch", o.workflow}, .secrets = console_secrets()});
   options.traced = observers.traced();
+  options.before_result = [&observers] { observers.wait_recorded(); };
   auto batch = std::make_unique<app::Batch>(executor, options);
 
   bool show_progress = o.progress || (!o.no_progress && stderr_is_terminal());

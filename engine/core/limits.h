@@ -104,6 +104,7 @@ inline constexpr int kTemplateIncludeDepth = 16;
 inline constexpr long long kTemplateRangeItems = 1'000'000;
 inline constexpr long long kTemplateWidth = 1'000'000;  // center, indent, batch, tojson(indent)
 inline constexpr long long kFormatWidth = 400;          // "%10s" % x: a width or a precision
+inline constexpr size_t kStoreQueuedRuns = 1024;        // runs waiting for the store's writer thread
 
 // Where each bound is told, in the words a page uses for its value: checked by tests/core/limits_test.cpp.
 struct Documented {
@@ -176,6 +177,7 @@ inline constexpr Documented kDocumented[] = {
     {"kTemplateRangeItems", double(kTemplateRangeItems), "security.md", "| `range()` | 1,000,000 items |"},
     {"kTemplateWidth", double(kTemplateWidth), "security.md", "| 0 to 1,000,000"},
     {"kFormatWidth", double(kFormatWidth), "security.md", "widths and precisions | 400 |"},
+    {"kStoreQueuedRuns", double(kStoreQueuedRuns), "observability.md", "at most 1,024 runs wait for it"},
 };
 
 }  // namespace engine::limits

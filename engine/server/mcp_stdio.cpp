@@ -53,11 +53,13 @@ int serve_mcp_stdio(const McpStdioOptions& options, std::vector<std::string>& pr
       problems.push_back("the tool calls are not recorded: " + e.message());
     }
   }
+  std::unique_ptr<store::RunWriter> store_writer;
+  if (store) store_writer = std::make_unique<store::RunWriter>(*store, limits::kStoreQueuedRuns);
   FiberPool pool(FiberPool::threads_for(options.service.runs_in_flight));
   RunSlots slots(options.service.runs_in_flight, options.service.runs_queued);
   Metrics metrics;
   RunLauncher runs(pool, slots, options.service.run_timeout);
-  McpService service([catalog] { return catalog; }, runs, metrics, RunObservers{exporter.get(), store.get(), secrets});
+  McpService service([catalog] { return catalog; }, runs, metrics, RunObservers{exporter.get(), store_writer.get(), secrets});
   LineWriter writer(options.out_fd, secrets);
   McpService::Send send = [&writer](const Value& message) {
     if (!message.is_null()) writer.write(message);

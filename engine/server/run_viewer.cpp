@@ -57,7 +57,7 @@ HttpResponse read_runs(store::RunStore& store, const HttpRequest& r) {
 
 }  // namespace
 
-RunViewer::RunViewer(store::RunStore* store, FiberPool& pool) : store_(store), pool_(pool) {}
+RunViewer::RunViewer(store::RunWriter* store, FiberPool& pool) : store_(store), pool_(pool) {}
 
 void RunViewer::page(Exchange& exchange) const {
   const HttpRequest& r = exchange.request();
@@ -98,7 +98,8 @@ void RunViewer::api(const std::shared_ptr<Exchange>& exchange) {
   }
   auto read = [exchange, store = store_, reads = reads_] {
     try {
-      exchange->respond(read_runs(*store, exchange->request()));
+      store->flush();  // a run that has ended, its answer given, is in what is read
+      exchange->respond(read_runs(store->store(), exchange->request()));
     } catch (const Error& e) {
       exchange->respond(error_response(status_for_error(e.kind()), e.message(), e.kind()));
     } catch (const std::exception& e) {

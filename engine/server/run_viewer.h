@@ -10,6 +10,7 @@
 #include "engine/core/fiber.h"
 #include "engine/server/exchange.h"
 #include "engine/store/run_store.h"
+#include "engine/store/run_writer.h"
 
 namespace engine::server {
 
@@ -17,7 +18,8 @@ class RunViewer {
  public:
   // `store` is null when the server records no runs (--no-store): the API then says so. Which hosts and origins
   // may ask is the service's check, made before any route (request_origin.h).
-  RunViewer(store::RunStore* store, FiberPool& pool);
+  // `store`: the server's run store's writer (null: no store); a read waits for the runs it has to write first.
+  RunViewer(store::RunWriter* store, FiberPool& pool);
 
   // The page's files: /ui, /ui/ and what it loads. Public: they hold no data.
   static bool is_page(std::string_view path) { return path == "/ui" || path.substr(0, 4) == "/ui/"; }
@@ -26,7 +28,7 @@ class RunViewer {
   void api(const std::shared_ptr<Exchange>& exchange);
 
  private:
-  store::RunStore* store_;
+  store::RunWriter* store_;
   FiberPool& pool_;
   // Reads of the store under way: a flood of requests gets 429s, not a fiber each.
   static constexpr int kMaxReads = 16;

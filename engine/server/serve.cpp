@@ -5,6 +5,7 @@
 #include "engine/app/run_recording.h"
 #include "engine/core/error.h"
 #include "engine/core/json_text.h"
+#include "engine/core/limits.h"
 
 namespace engine::server {
 namespace {
@@ -44,13 +45,14 @@ Server::Server(ServeOptions options, std::vector<std::string>& problems) : optio
   if (options_.store) {
     try {
       store_ = app::recording_store(*options_.store);
+      writer_ = std::make_unique<store::RunWriter>(*store_, limits::kStoreQueuedRuns);
     } catch (const Error& e) {
       problems.push_back("the runs are not recorded: " + e.message());
     }
   }
   pool_ = std::make_unique<FiberPool>(FiberPool::threads_for(options_.service.runs_in_flight));
   service_ = std::make_unique<Service>(std::move(catalog), TokenCheck(options_.tokens), options_.service, *pool_,
-                                       RunObservers{exporter_.get(), store_.get(), secrets_}, std::move(origins));
+                                       RunObservers{exporter_.get(), writer_.get(), secrets_}, std::move(origins));
   http_ = std::make_unique<HttpServer>(
       options_.host, options_.port, options_.http, [this](const std::shared_ptr<Exchange>& e) { service_->handle(e); },
       [this](const Completion& c) { log_access(c); }, secrets_);
@@ -78,6 +80,7 @@ size_t Server::shutdown() {
   }
   http_->stop();
   pool_->join();
+  if (writer_) writer_->flush();  // the runs that ended are in the store when the server has shut down
   return cancelled;
 }
 

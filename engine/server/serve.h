@@ -68,6 +68,7 @@ class Server {
   std::shared_ptr<SecretSet> secrets_;               // the loads', the exporter's and every exchange's
   std::unique_ptr<trace::OtlpExporter> exporter_;  // outlives the runs that feed it
   std::unique_ptr<store::RunStore> store_;           // likewise
+  std::unique_ptr<store::RunWriter> writer_;         // its writes, off the runs' threads; goes before it
   std::unique_ptr<FiberPool> pool_;
   std::unique_ptr<Service> service_;
   std::unique_ptr<HttpServer> http_;

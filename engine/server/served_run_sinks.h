@@ -13,6 +13,7 @@
 #include "engine/core/trace_context.h"
 #include "engine/server/http_message.h"
 #include "engine/store/run_store.h"
+#include "engine/store/run_writer.h"
 #include "engine/trace/otlp_exporter.h"
 #include "engine/trace/run_recorder.h"
 #include "engine/trace/span_builder.h"
@@ -23,7 +24,7 @@ namespace engine::server {
 // masked by.
 struct RunObservers {
   trace::OtlpExporter* spans = nullptr;
-  store::RunStore* store = nullptr;
+  store::RunWriter* store = nullptr;  // the run store's writer
   std::shared_ptr<const SecretSet> secrets = std::make_shared<const SecretSet>();
 };
 

@@ -137,7 +137,10 @@ RunStore::RunStore(const std::filesystem::path& file) : file_(file), db_((make_f
   ::chmod(file.c_str(), 0600);
 }
 
-void RunStore::record(const RunRecord& run) {
+void RunStore::record(const RunRecord& run) { record_all(std::span<const RunRecord>(&run, 1)); }
+
+void RunStore::record_all(std::span<const RunRecord> runs) {
+  if (runs.empty()) return;
   std::lock_guard lock(mutex_);
   // Prepared once: a batch records a run every few milliseconds, and preparing cost as much as the writing.
   if (!insert_run_) {
@@ -146,6 +149,17 @@ void RunStore::record(const RunRecord& run) {
     insert_events_.emplace(db_.prepare("INSERT INTO events (run, seq, record) VALUES (?1, 0, ?2)"));
   }
   Transaction tx(db_);
+  for (const RunRecord& run : runs) insert_locked(run);
+  tx.commit();
+  for (size_t i = 0; i < runs.size(); ++i)
+    if (++written_ % 64 == 0) prune_locked();  // now and then: deleting is not every run's cost
+  // A process that records one run keeps the WAL short for the next; one that records many (a batch, a server)
+  // lets it grow to SQLite's usual size between checkpoints, and empties it when it closes the store.
+  recorded_here_ += runs.size();
+  if (wal_frames_ >= (recorded_here_ == 1 ? kCheckpointFrames : kBatchCheckpointFrames)) empty_wal();
+}
+
+void RunStore::insert_locked(const RunRecord& run) {
   Statement& insert = *insert_run_;
   insert.reset();
   insert.bind(1, run.id).bind(2, run.workflow).bind(3, run.source).bind(4, run.command).bind(5, run.status);
@@ -171,11 +185,6 @@ void RunStore::record(const RunRecord& run) {
   events.reset();
   events.bind(1, db_.last_insert_rowid()).bind(2, lines);
   events.step();
-  tx.commit();
-  if (++written_ % 64 == 0) prune_locked();  // now and then: deleting is not every run's cost
-  // A process that records one run keeps the WAL short for the next; one that records many (a batch, a server)
-  // lets it grow to SQLite's usual size between checkpoints, and empties it when it closes the store.
-  if (wal_frames_ >= (++recorded_here_ == 1 ? kCheckpointFrames : kBatchCheckpointFrames)) empty_wal();
 }
 
 void RunStore::empty_wal() {

@@ -10,6 +10,7 @@
 #include <functional>
 #include <mutex>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -57,6 +58,8 @@ class RunStore {
   // Writes a finished run, in one transaction; keeps the newest `keep()` runs (older ones go now and then: every
   // 64th write, the first of them at a random one). Safe from several threads. Throws Error "store.failed".
   void record(const RunRecord& run);
+  // Several runs in one transaction (what a RunWriter has waiting).
+  void record_all(std::span<const RunRecord> runs);
 
   std::vector<RunRecord> list(const RunFilter& filter);  // newest first, without their events
   // The run whose id is `id` or starts with it (8 characters or more suffice, as git's short ids); none when no run
@@ -72,6 +75,7 @@ class RunStore {
 
  private:
   size_t prune_locked();
+  void insert_locked(const RunRecord& run);
   void empty_wal();  // checkpoints the WAL and truncates it
 
   std::filesystem::path file_;

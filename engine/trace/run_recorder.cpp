@@ -6,8 +6,8 @@
 
 namespace engine::trace {
 
-RunRecorder::RunRecorder(store::RunStore& store, RunSource source, std::shared_ptr<const SecretSet> secrets)
-    : store_(store), source_(std::move(source)), secrets_(std::move(secrets)) {}
+RunRecorder::RunRecorder(store::RunWriter& writer, RunSource source, std::shared_ptr<const SecretSet> secrets)
+    : writer_(writer), source_(std::move(source)), secrets_(std::move(secrets)) {}
 
 void RunRecorder::receive(const Event& event, const EventPlace& place) {
   if (event.type == EventType::LlmToken || event.type == EventType::AnswerToken) return;
@@ -56,24 +56,11 @@ void RunRecorder::finish(Pending& run, const Value& end) {
   redact_value(r.output, *masks);
   redact_value(r.error, *masks);
   for (std::string& line : r.events) line = masks->redact(line);
-  try {
-    store_.record(r);
-    std::lock_guard lock(mutex_);
-    ++recorded_;
-  } catch (const Error& e) {
-    std::lock_guard lock(mutex_);
-    if (failure_.empty()) failure_ = e.message();
-  }
+  // Written by the store's writer with the runs that end meanwhile; the run goes on (this may be under a sink's lock,
+  // where it must not wait). What reads the store next flushes the writer first.
+  writer_.submit(std::move(r));
 }
 
-std::string RunRecorder::failure() const {
-  std::lock_guard lock(mutex_);
-  return failure_;
-}
-
-size_t RunRecorder::recorded() const {
-  std::lock_guard lock(mutex_);
-  return recorded_;
-}
+std::string RunRecorder::failure() const { return writer_.failure(); }
 
 }  // namespace engine::trace

@@ -12,6 +12,7 @@
 #include "engine/core/event.h"
 #include "engine/core/secret_set.h"
 #include "engine/store/run_store.h"
+#include "engine/store/run_writer.h"
 #include "engine/trace/wall_clock.h"
 
 namespace engine::trace {
@@ -24,13 +25,14 @@ struct RunSource {
 
 class RunRecorder : public EventSink {
  public:
-  RunRecorder(store::RunStore& store, RunSource source, std::shared_ptr<const SecretSet> secrets);
+  // `writer` writes the records into its store, off the run's thread; it must outlive the recorder. A run is handed
+  // to it when its chain_end passes (run_writer.h: flush() before reading the store).
+  RunRecorder(store::RunWriter& writer, RunSource source, std::shared_ptr<const SecretSet> secrets);
   void receive(const Event& event, const EventPlace& place) override;
   // The store shows each model call's prompt: it reads everything.
   EventDetail detail() const override { return EventDetail::Full; }
 
-  std::string failure() const;  // why a run could not be recorded, or ""
-  size_t recorded() const;
+  std::string failure() const;  // why a run could not be recorded, or "" (the writer's: any recorder's runs)
 
  private:
   struct Pending {
@@ -39,14 +41,12 @@ class RunRecorder : public EventSink {
   };
   void finish(Pending& run, const Value& chain_end);
 
-  store::RunStore& store_;
+  store::RunWriter& writer_;
   RunSource source_;
   std::shared_ptr<const SecretSet> secrets_;
   WallClock clock_;
   mutable std::mutex mutex_;
   std::map<std::string, Pending, std::less<>> runs_;  // by run id, while they go on
-  std::string failure_;
-  size_t recorded_ = 0;
 };
 
 }  // namespace engine::trace

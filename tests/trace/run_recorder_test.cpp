@@ -19,8 +19,9 @@ void at(EventSink& sink, const std::string& run, const std::string& path, EventT
 TEST_CASE("run recorder: each run is recorded when it ends, masked, its tokens left out", "[trace][runs]") {
   test::TempDir dir;
   store::RunStore store(dir.path() / "runs.db");
+  store::RunWriter writer(store, 16);
   const std::string key = "sk-recorder-secret-0123456789";
-  trace::RunRecorder recorder(store, {"batch", "workflows/qa.yaml"}, test::secrets_of({key}));
+  trace::RunRecorder recorder(writer, {"batch", "workflows/qa.yaml"}, test::secrets_of({key}));
   CHECK(recorder.detail() == EventDetail::Full);
   // Two runs at once, their events interleaved.
   at(recorder, "run-a", "", EventType::ChainStart, {{"name", "qa"}, {"inputs", {{"question", "my key is " + key}}},
@@ -31,10 +32,13 @@ TEST_CASE("run recorder: each run is recorded when it ends, masked, its tokens l
   at(recorder, "run-a", "", EventType::LlmEnd, {{"call", 0}, {"text", "Final Answer: 4"}});
   at(recorder, "run-b", "", EventType::ChainEnd, {{"output", "b?"}, {"stopped_reason", "error"}, {"elapsed_ms", 3.0},
                                                   {"error", {{"kind", "llm.http_error"}, {"message", "500"}}}});
-  CHECK(recorder.recorded() == 1);
+  writer.flush();
+  CHECK(store.list({}).size() == 1);  // handed to the writer as its chain_end passed
   at(recorder, "run-a", "", EventType::ChainEnd, {{"output", "4"}, {"stopped_reason", "finish"}, {"elapsed_ms", 7.5},
                                                   {"usage", {{"prompt_tokens", 40}, {"completion_tokens", 6}, {"cost_usd", 0.002}}}});
-  CHECK(recorder.recorded() == 2);
+  writer.flush();
+  CHECK(store.list({}).size() == 2);
+  CHECK(writer.written() == 2);
   CHECK(recorder.failure().empty());
 
   auto a = store.find("run-a");
@@ -60,15 +64,18 @@ TEST_CASE("run recorder: each run is recorded when it ends, masked, its tokens l
 TEST_CASE("run recorder: a run it did not see begin, and parts of runs, are not runs of their own", "[trace][runs]") {
   test::TempDir dir;
   store::RunStore store(dir.path() / "runs.db");
-  trace::RunRecorder recorder(store, {"run", "w.yaml"}, std::make_shared<SecretSet>());
+  store::RunWriter writer(store, 16);
+  trace::RunRecorder recorder(writer, {"run", "w.yaml"}, std::make_shared<SecretSet>());
   at(recorder, "late", "", EventType::LlmEnd, {{"call", 0}, {"text", "x"}});
   at(recorder, "late", "", EventType::ChainEnd, {{"output", "x"}});
   at(recorder, "r", "", EventType::ChainStart, {{"name", "team"}});
   at(recorder, "r", "helper", EventType::ChainStart, {{"name", "helper"}});  // a workflow used as a tool
   at(recorder, "r", "helper", EventType::ChainEnd, {{"output", "h"}});
-  CHECK(recorder.recorded() == 0);
+  writer.flush();
+  CHECK(writer.written() == 0);
   at(recorder, "r", "", EventType::ChainEnd, {{"output", "done"}, {"stopped_reason", "finish"}});
-  CHECK(recorder.recorded() == 1);
+  writer.flush();
+  CHECK(writer.written() == 1);
   CHECK(store.find("r")->events.size() == 4);
   CHECK_FALSE(store.find("late"));
 }

@@ -1,0 +1,95 @@
+#include "engine/store/run_writer.h"
+
+#include <vector>
+
+#include "engine/core/error.h"
+
+namespace engine::store {
+
+RunWriter::RunWriter(RunStore& store, size_t max_queued)
+    : store_(store), max_queued_(max_queued == 0 ? 1 : max_queued), thread_([this] { write_queued(); }) {}
+
+RunWriter::~RunWriter() {
+  {
+    std::lock_guard lock(mu_);
+    stopping_ = true;
+  }
+  changed_.notify_all();
+  thread_.join();
+}
+
+bool RunWriter::submit(RunRecord run) {
+  std::unique_lock lock(mu_);
+  if (queue_.size() >= max_queued_) {
+    if (failure_.empty())
+      failure_ = "the store's writer had " + std::to_string(max_queued_) + " runs waiting, and run " + run.id +
+                 " could not wait with them";
+    return false;
+  }
+  queue_.push_back(std::move(run));
+  ++submitted_;
+  lock.unlock();
+  changed_.notify_all();
+  return true;
+}
+
+void RunWriter::flush() {
+  std::unique_lock lock(mu_);
+  size_t target = submitted_;
+  changed_.wait(lock, [&] { return done_ >= target; });
+}
+
+std::string RunWriter::failure() const {
+  std::lock_guard lock(mu_);
+  return failure_;
+}
+
+size_t RunWriter::written() const {
+  std::lock_guard lock(mu_);
+  return written_;
+}
+
+size_t RunWriter::write(const std::vector<RunRecord>& batch, std::string& why) {
+  auto attempt = [&](std::span<const RunRecord> runs) {
+    try {
+      store_.record_all(runs);
+      return true;
+    } catch (const Error& e) {
+      if (why.empty()) why = e.message();
+      return false;
+    } catch (const std::exception& e) {
+      if (why.empty()) why = e.what();
+      return false;
+    }
+  };
+  if (attempt(batch)) return batch.size();
+  if (batch.size() == 1) return 0;
+  // One run the store refuses must not cost the runs that ended beside it: each is tried alone.
+  why.clear();
+  size_t written = 0;
+  for (const RunRecord& run : batch) written += attempt(std::span<const RunRecord>(&run, 1)) ? 1 : 0;
+  return written;
+}
+
+void RunWriter::write_queued() {
+  std::unique_lock lock(mu_);
+  for (;;) {
+    changed_.wait(lock, [&] { return !queue_.empty() || stopping_; });
+    if (queue_.empty()) return;  // stopping, and everything written
+    std::vector<RunRecord> batch(std::make_move_iterator(queue_.begin()), std::make_move_iterator(queue_.end()));
+    queue_.clear();
+    lock.unlock();
+    changed_.notify_all();  // room in the queue
+    std::string why;
+    size_t written = write(batch, why);
+    lock.lock();
+    done_ += batch.size();
+    written_ += written;
+    if (!why.empty() && failure_.empty()) failure_ = why;
+    lock.unlock();
+    changed_.notify_all();
+    lock.lock();
+  }
+}
+
+}  // namespace engine::store

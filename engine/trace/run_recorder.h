@@ -1,9 +1,9 @@
 #pragma once
 // Records each run that passes through it in the run store (store/run_store.h): its events as a --trace file would
-// hold them (tokens left out: the model's whole text is in its llm_end) and when the run ends its summary, in one
-// write. The store is an output of the process: the record is masked by the secrets given as it is written, the one
-// place the store's bytes pass. A failure to write never fails the run: the first one is kept for the command to
-// report.
+// hold them (tokens left out: the model's whole text is in its llm_end) and when the run ends its summary, handed
+// whole to the store's writer (store/run_writer.h). The store is an output of the process: the record is masked by
+// the secrets given as it leaves, the one place the store's bytes pass. A failure to write never fails the run: the
+// writer keeps the first for the command to report.
 #include <chrono>
 #include <map>
 #include <mutex>

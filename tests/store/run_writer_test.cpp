@@ -2,6 +2,8 @@
 // its own write only, and a run the store refuses costs only itself.
 #include <catch2/catch.hpp>
 
+#include <sqlite3.h>
+
 #include <thread>
 
 #include "engine/store/run_writer.h"
@@ -62,4 +64,32 @@ TEST_CASE("run writer: a run the store refuses fails alone, the runs written bes
   CHECK(store.find("first"));
   CHECK(store.find("last"));
   CHECK(store.list({}).size() == 3);
+}
+
+// Handing a run over never waits (it happens where events are delivered, maybe under a sink's lock): with the
+// store locked by another process and the queue full, a run is refused at once and the failure says so.
+TEST_CASE("run writer: past its queue's bound a run is refused at once, not waited for, and the failure says so",
+          "[store][runs]") {
+  test::TempDir dir;
+  auto file = dir.path() / "runs.db";
+  store::RunStore store(file);
+  sqlite3* other = nullptr;
+  REQUIRE(sqlite3_open(file.c_str(), &other) == SQLITE_OK);
+  REQUIRE(sqlite3_exec(other, "BEGIN EXCLUSIVE", nullptr, nullptr, nullptr) == SQLITE_OK);
+  std::vector<bool> taken;
+  {
+    store::RunWriter writer(store, 2);
+    // The writer may have taken the first run and be waiting on the lock, or not yet: either way the fourth run
+    // finds two waiting.
+    for (const char* id : {"r1", "r2", "r3", "r4"}) taken.push_back(writer.submit(run_named(id)));
+    CHECK_FALSE(taken[3]);
+    std::string why = writer.failure();
+    CHECK((why == "the store's writer had 2 runs waiting, and run r3 could not wait with them" ||
+           why == "the store's writer had 2 runs waiting, and run r4 could not wait with them"));
+    REQUIRE(sqlite3_exec(other, "COMMIT", nullptr, nullptr, nullptr) == SQLITE_OK);
+    writer.flush();
+    CHECK(writer.written() == static_cast<size_t>(std::count(taken.begin(), taken.end(), true)));
+  }
+  sqlite3_close(other);
+  CHECK(store.list({}).size() == static_cast<size_t>(std::count(taken.begin(), taken.end(), true)));
 }

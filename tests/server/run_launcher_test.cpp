@@ -33,14 +33,28 @@ struct Told {
   }
 };
 
+// A launcher over a pool of two threads and the slots given, and what its endpoint was told.
+struct Launcher {
+  FiberPool pool{2};
+  RunSlots slots;
+  RunLauncher runs;
+  Told told;
+  Launcher(size_t in_flight, size_t queued, std::chrono::seconds timeout)
+      : slots(in_flight, queued), runs(pool, slots, timeout) {}
+  ~Launcher() { pool.join(); }
+  // Whether every slot is given back (waited for: a run gives its slot back as its fiber ends).
+  bool idle() {
+    return test::wait_until([&] { return slots.running() == 0 && slots.waiting() == 0; });
+  }
+};
+
 }  // namespace
 
 TEST_CASE("run launcher: a run past the slots and the queue is refused at once, and a run that throws is answered",
           "[server][runs]") {
-  FiberPool pool(2);
-  RunSlots slots(1, 0);
-  RunLauncher runs(pool, slots, 60s);
-  Told told;
+  Launcher l(1, 0, 60s);
+  RunLauncher& runs = l.runs;
+  Told& told = l.told;
   Cancel hold;
   // The one slot taken by a run that waits until the test lets it go.
   REQUIRE(runs.start(nullptr, [&](const Cancel&) { test::wait_until([&] { return hold.stopped(); }); ++told.ran; },
@@ -48,21 +62,19 @@ TEST_CASE("run launcher: a run past the slots and the queue is refused at once, 
   CHECK_FALSE(runs.start(nullptr, [&](const Cancel&) { ++told.ran; }, told.refusals()));
   CHECK(told.busy == 1);
   hold.cancel();
-  REQUIRE(test::wait_until([&] { return slots.running() == 0 && slots.waiting() == 0; }));
+  REQUIRE(l.idle());
   REQUIRE(runs.start(nullptr, [](const Cancel&) { throw std::runtime_error("a bug in the run"); }, told.refusals()));
   REQUIRE(test::wait_until([&] { return told.failed == 1; }));
   CHECK(told.failure == "a bug in the run");
-  CHECK(test::wait_until([&] { return slots.running() == 0 && slots.waiting() == 0; }));
+  CHECK(l.idle());
   CHECK(told.ran == 1);
-  pool.join();
 }
 
 TEST_CASE("run launcher: a run stops with its caller, and at the server's time limit with a message naming it",
           "[server][runs]") {
-  FiberPool pool(2);
-  RunSlots slots(4, 4);
-  RunLauncher runs(pool, slots, 1s);
-  Told told;
+  Launcher l(4, 4, 1s);
+  RunLauncher& runs = l.runs;
+  Told& told = l.told;
   Cancel caller;
   std::atomic<bool> caller_stopped{false}, timed_out{false};
   std::string why;
@@ -77,23 +89,21 @@ TEST_CASE("run launcher: a run stops with its caller, and at the server's time l
                timed_out = c.timed_out();
              },
              told.refusals());
-  REQUIRE(test::wait_until([&] { return slots.running() == 0 && slots.waiting() == 0; }));
+  REQUIRE(l.idle());
   CHECK(timed_out);
   CHECK(why == "the run took longer than the server's limit of 1 s (--run-timeout)");
   CHECK(why == runs.timeout_message());
-  pool.join();
 }
 
 TEST_CASE("run launcher: a batch is admitted whole or refused whole, its rows take turns, then it is answered once",
           "[server][runs]") {
-  FiberPool pool(2);
-  RunSlots slots(1, 3);
-  RunLauncher runs(pool, slots, 60s);
-  Told told;
+  Launcher l(1, 3, 60s);
+  RunLauncher& runs = l.runs;
+  Told& told = l.told;
   // Five rows do not fit one slot and three places to wait: nothing is started.
   CHECK_FALSE(runs.start_all(nullptr, {.count = 5, .run = [&](size_t, const Cancel&) { ++told.ran; }}, told.refusals()));
   CHECK(told.busy == 1);
-  CHECK(slots.waiting() == 0);
+  CHECK(l.slots.waiting() == 0);
   // Four do: one at a time, as the one slot allows.
   std::atomic<int> running{0}, most{0}, ends{0};
   std::vector<std::string> failures(4);
@@ -122,6 +132,5 @@ TEST_CASE("run launcher: a batch is admitted whole or refused whole, its rows ta
   CHECK(order.size() == 4);
   CHECK(most == 1);
   CHECK(failures == std::vector<std::string>{"", "", "the server failed: row two broke", ""});
-  CHECK(test::wait_until([&] { return slots.running() == 0 && slots.waiting() == 0; }));
-  pool.join();
+  CHECK(l.idle());
 }

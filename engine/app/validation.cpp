@@ -6,128 +6,40 @@
 
 #include "engine/app/evaluation.h"
 #include "engine/assemble/build_executor.h"
+#include "engine/core/diagnostics.h"
 #include "engine/spec/search_path.h"
 #include "engine/spec/spec_file.h"
 #include "engine/spec/test_spec.h"
 #include "engine/spec/workflow_spec.h"
 
 namespace engine::app {
-namespace {
-
-size_t indentation(std::string_view line) {
-  size_t n = 0;
-  while (n < line.size() && line[n] == ' ') ++n;
-  return n;
-}
-
-bool blank(std::string_view line) { return line.find_first_not_of(" \t\r") == std::string_view::npos; }
-
-// The text's lines, each without its '\n'.
-std::vector<std::string> lines_of(const std::string& text) {
-  std::vector<std::string> out;
-  for (size_t start = 0; start <= text.size();) {
-    size_t nl = text.find('\n', start);
-    out.push_back(text.substr(start, nl == std::string::npos ? std::string::npos : nl - start));
-    if (nl == std::string::npos) break;
-    start = nl + 1;
-  }
-  return out;
-}
-
-// Takes the YAML entry that starts at `line` (1-based) out of `lines`: that line and the more indented lines under
-// it become empty, so the lines after keep their numbers and the next error is located as in the file. A problem
-// inside a template written in the file (a block scalar) takes out the key that holds the template. False when
-// there is nothing to take out (the document's root).
-bool take_out_entry(std::vector<std::string>& lines, int line, bool in_template) {
-  if (line < 1 || static_cast<size_t>(line) > lines.size()) return false;
-  size_t at = static_cast<size_t>(line) - 1;
-  if (in_template) {
-    size_t indent = indentation(lines[at]);
-    while (at > 0 && (blank(lines[at]) || indentation(lines[at]) >= indent)) --at;
-  }
-  for (;;) {
-    size_t indent = indentation(lines[at]);
-    if (indent == 0 && at == 0 && !in_template && lines[at].find(':') == std::string::npos) return false;
-    lines[at].clear();
-    for (size_t i = at + 1; i < lines.size() && (blank(lines[i]) || indentation(lines[i]) > indent); ++i) lines[i].clear();
-    if (indent == 0) return true;
-    // The entry's parent, and whether anything is left under it: an emptied mapping goes too, or it would be
-    // reported as empty.
-    size_t parent = at;
-    while (parent > 0 && (blank(lines[parent]) || indentation(lines[parent]) >= indent)) --parent;
-    if (blank(lines[parent]) || indentation(lines[parent]) >= indent) return true;
-    size_t parent_indent = indentation(lines[parent]);
-    bool left = false;
-    for (size_t i = parent + 1; i < lines.size() && (blank(lines[i]) || indentation(lines[i]) > parent_indent); ++i)
-      left = left || !blank(lines[i]);
-    if (left) return true;
-    at = parent;
-  }
-}
-
-std::string joined(const std::vector<std::string>& lines) {
-  std::string text;
-  for (size_t i = 0; i < lines.size(); ++i) text += (i ? "\n" : "") + lines[i];
-  return text;
-}
-
-bool is_this_file(const SourceLoc& at, const std::string& file) { return at.known() && at.file == file; }
-
-}  // namespace
 
 Validation validate_workflow(const std::string& name, size_t max_errors, bool connect) {
   Validation v{.file = name, .connected = connect};
-  std::vector<std::string> lines;
-  std::filesystem::path dir;
-  std::string file;
+  // One pass, as a compiler's: the loader and the builder note each problem of an entry (a key, a tool, a step)
+  // and go on with the next; what names an entry left out for its problem is not reported again.
+  Diagnostics found(max_errors);
   try {
-    file = spec::find_workflow_file(name).string();  // `engine validate calculator`: an installed example
+    std::string file = spec::find_workflow_file(name).string();  // `engine validate calculator`: an installed example
     v.file = file;
     spec::SpecFile f = spec::read_spec_file(file);
-    lines = lines_of(f.text);
-    dir = f.dir;
-  } catch (const Error& e) {
-    v.errors.push_back(e);
-    return v;
-  }
-  spec::LoadOptions options{.search_path = {spec::default_search_path()}};
-  options.including.push_back(std::filesystem::weakly_canonical(file));
-  // Each problem found is reported, its entry taken out of the text, and the rest built again, as a compiler goes
-  // on past an error; what taking it out causes (a required key now missing) is not a problem of the file.
-  bool took_out = false;
-  while (v.errors.size() < max_errors) {
-    try {
-      spec::WorkflowSpec spec = spec::parse_workflow(joined(lines), file, dir, options);
-      auto executor = assemble::build_executor(spec, {.connect_mcp = connect});
-      if (v.errors.empty()) {
-        v.mcp_servers = static_cast<size_t>(
-            std::count_if(spec.tools.begin(), spec.tools.end(), [](const spec::ToolSpec& t) { return t.mcp.has_value(); }));
-        v.tools = executor->tools().all().size();
-        v.inputs = executor->inputs().size();
-        v.warnings = executor->warnings();
-      }
-      break;
-    } catch (const Error& e) {
-      // What taking an entry out causes is no problem of the file: a key now missing, or a reference to a step or a
-      // tool that was taken out.
-      bool caused = e.kind() == "spec.missing_key" || e.kind() == "spec.empty" ||
-                    e.message().find("got nothing") != std::string::npos || e.kind() == "spec.unknown_tool" ||
-                    e.message().find(", and there is no step '") != std::string::npos;
-      if (took_out && caused) break;
-      bool repeated = !v.errors.empty() && v.errors.back().loc().str() == e.loc().str() &&
-                      v.errors.back().message() == e.message();
-      if (repeated) break;
-      v.errors.push_back(e);
-      if (!is_this_file(e.loc(), file)) break;  // in a file it includes: one at a time
-      if (e.kind() == "spec.cycle") break;       // it names every step in it; taking one out breaks the others
-      bool in_template = e.kind().rfind("template.", 0) == 0;
-      if (!take_out_entry(lines, e.loc().line, in_template)) break;
-      took_out = true;
-    } catch (const std::bad_alloc&) {
-      v.errors.push_back(Error("engine.out_of_memory", "out of memory while building the workflow"));
-      break;
+    spec::LoadOptions options{.search_path = {spec::default_search_path()}, .found = &found};
+    options.including.push_back(std::filesystem::weakly_canonical(file));
+    spec::WorkflowSpec spec = spec::parse_workflow(std::move(f.text), file, f.dir, options);
+    auto executor = assemble::build_executor(spec, {.connect_mcp = connect, .found = &found});
+    if (executor && found.empty()) {
+      v.mcp_servers = static_cast<size_t>(
+          std::count_if(spec.tools.begin(), spec.tools.end(), [](const spec::ToolSpec& t) { return t.mcp.has_value(); }));
+      v.tools = executor->tools().all().size();
+      v.inputs = executor->inputs().size();
+      v.warnings = executor->warnings();
     }
+  } catch (const Error& e) {  // what stops the reading (the YAML's syntax, an empty file, a cycle of steps)
+    found.note(e);
+  } catch (const std::bad_alloc&) {
+    found.note(Error("engine.out_of_memory", "out of memory while building the workflow"));
   }
+  v.errors = found.errors();
   // In the file's order, as an editor lists them (found in the order the loader and the builder look).
   std::stable_sort(v.errors.begin(), v.errors.end(), [](const Error& a, const Error& b) {
     return std::tie(a.loc().file, a.loc().line, a.loc().col) < std::tie(b.loc().file, b.loc().line, b.loc().col);

@@ -6,6 +6,7 @@
 #include "engine/assemble/build_memory.h"
 #include "engine/assemble/build_steps.h"
 #include "engine/assemble/build_tools.h"
+#include "engine/core/diagnostics.h"
 #include "engine/assemble/template_checks.h"
 
 namespace engine::assemble {
@@ -35,33 +36,49 @@ std::shared_ptr<const workflow::Executor> build(const spec::WorkflowSpec& s, con
   spec::for_each_step(s.steps, [&](const spec::StepSpec& st) {
     needs_llm = needs_llm || ((st.kind.value == "llm" || st.kind.value == "agent") && !st.llm);
   });
-  std::shared_ptr<const llm::LlmClient> llm = needs_llm ? build_llm(s, options) : nullptr;
+  // A validation notes each part's problem and builds the rest; the executor is then not made.
+  Diagnostics* found = given.found;
+  size_t problems = found ? found->count() : 0;
+  std::shared_ptr<const llm::LlmClient> llm;
+  if (needs_llm) noted(found, [&] { llm = build_llm(s, options); });
   workflow::Executor::Parts parts;
-  tools::ToolRegistry registry = build_tools(s, inner, &parts.warnings);
+  BuildOptions tool_options = inner;
+  tool_options.found = found;
+  tools::ToolRegistry registry = build_tools(s, tool_options, &parts.warnings);
   parts.name = s.name;
   parts.description = s.description;
   std::vector<std::string> names = input_names(s);
   for (const auto& i : s.inputs) parts.inputs.push_back({i.name, i.description, i.default_value, i.type});
   if (s.steps.empty()) {
-    parts.agent = build_agent(s, registry, std::move(llm));
+    noted(found, [&] {
+      if (!found) {
+        parts.agent = build_agent(s, registry, std::move(llm));
+        return;
+      }
+      spec::WorkflowSpec named = s;
+      named.agent = named_tools_only(s.agent, registry, found);
+      parts.agent = build_agent(named, registry, std::move(llm));
+    });
     parts.chat_input = chat_input(s);
     parts.chat_output = s.agent.memory.output_key;
   } else {
-    parts.steps = build_steps(s, registry, std::move(llm), inner);
+    noted(found, [&] { parts.steps = build_steps(s, registry, std::move(llm), inner, found); });
     // A workflow of steps with an input named `input` is a chat model too: each turn runs it on the message alone
     // (its steps keep no memory of earlier turns).
     if (std::find(names.begin(), names.end(), "input") != names.end()) parts.chat_input = "input";
     if (auto price = model_price(s.llm)) parts.price = llm::Price{price->prompt, price->completion};
   }
-  for (const auto& o : s.outputs) {
-    std::string what = "outputs." + o.name + ".value";
-    tmpl::TemplateOptions options;
-    options.embedding = embedding_in(s, o.value.loc, what);
-    tmpl::Template t = tmpl::Template::compile(o.value.value, s.display_path + " (" + what + ")", options);
-    if (s.steps.empty()) check_free_names(t, names, kOutputContext, what, o.value.loc, s);
-    else step_references(t, what, o.value.loc, s);
-    parts.outputs.push_back({o.name, std::move(t), o.description});
-  }
+  for (const auto& o : s.outputs)
+    noted(found, [&] {
+      std::string what = "outputs." + o.name + ".value";
+      tmpl::TemplateOptions options;
+      options.embedding = embedding_in(s, o.value.loc, what);
+      tmpl::Template t = tmpl::Template::compile(o.value.value, s.display_path + " (" + what + ")", options);
+      if (s.steps.empty()) check_free_names(t, names, kOutputContext, what, o.value.loc, s);
+      else step_references(t, what, o.value.loc, s, found);
+      parts.outputs.push_back({o.name, std::move(t), o.description});
+    });
+  if (found && found->count() != problems) return nullptr;
   parts.tools = std::move(registry);
   parts.secrets = secrets;
   auto executor = std::make_shared<const workflow::Executor>(std::move(parts));

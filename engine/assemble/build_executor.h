@@ -8,7 +8,8 @@
 
 namespace engine::assemble {
 
-// Throws a located Error for anything wrong in the workflow.
+// Throws a located Error for anything wrong in the workflow; with options.found (a validation), notes every problem
+// it finds and returns null when there was one.
 std::shared_ptr<const workflow::Executor> build_executor(const spec::WorkflowSpec& spec,
                                                          const BuildOptions& options = {});
 

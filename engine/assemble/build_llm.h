@@ -34,6 +34,10 @@ struct BuildOptions {
   bool connect_mcp = true;
   // Waits on the pipes of every MCP server the build starts (one thread for them all); made with the first.
   std::shared_ptr<net::DescriptorWatch> pipes;
+  // A validation's problems (core/diagnostics.h): each tool, step, agent and output is built on its own, a problem
+  // noted and the rest still built; the executor is then not made (null). Sub-workflows are built without: their
+  // first problem is noted where the step or tool names them.
+  Diagnostics* found = nullptr;
 };
 
 std::shared_ptr<const llm::LlmClient> build_llm(const spec::WorkflowSpec& spec, const BuildOptions& options = {});

@@ -25,12 +25,13 @@ const std::vector<std::string> kStepFields = {"output", "status"};
 // block, and the step's inputs as the agent's declared inputs.
 std::shared_ptr<const workflow::Executor> agent_executor(const spec::StepSpec& st, const spec::WorkflowSpec& s,
                                                          const tools::ToolRegistry& registry,
-                                                         std::shared_ptr<const llm::LlmClient> llm) {
+                                                         std::shared_ptr<const llm::LlmClient> llm,
+                                                         const Diagnostics* found) {
   spec::WorkflowSpec one = s;
   if (st.llm) one.llm = *st.llm;  // the agent's own model: its chat template, tool choice and prices too
   one.steps.clear();
   one.outputs.clear();
-  one.agent = *st.agent;
+  one.agent = named_tools_only(*st.agent, registry, found);
   one.inputs.clear();
   std::vector<workflow::Input> inputs;
   for (const auto& [name, value] : st.inputs) {
@@ -55,6 +56,8 @@ struct Scope {
   std::vector<std::string> local;
   std::vector<std::string> outer;
   bool in_loop = false;
+  // A validation's: a step the loader left out is no missing step for the steps that read it.
+  Diagnostics* found = nullptr;
 };
 
 struct References {
@@ -110,6 +113,7 @@ References references(const tmpl::Template& t, const std::string& what, const So
     if (p.size() < 3)
       fail("'" + read + "': a step is read as steps.NAME.output (or steps.NAME.status), so the graph knows the step");
     auto at = std::find(visible.begin(), visible.end(), p[1]);
+    if (at == visible.end() && scope.found && scope.found->was_left_out(Diagnostics::Entry::step, p[1])) continue;
     if (at == visible.end())
       fail("'" + read + "', and there is no step '" + p[1] + "'" +
            (did_you_mean(p[1], visible).empty() ? " (steps: " + join(visible, ", ") + ")" : did_you_mean(p[1], visible)));
@@ -148,6 +152,10 @@ std::shared_ptr<const tools::lua::LuaTool> lua_step_script(const spec::StepSpec&
   }
 }
 
+void build_step(const spec::StepSpec& st, workflow::Step& step, const Scope& scope, const spec::WorkflowSpec& s,
+                const tools::ToolRegistry& registry, const std::shared_ptr<const llm::LlmClient>& llm,
+                const BuildOptions& options, std::vector<size_t>* outer_reads);
+
 // The steps of one graph (the workflow's, or a loop's body). A body's reads of steps outside it are gathered in
 // `outer_reads`: they are the loop step's edges.
 std::vector<workflow::Step> build_graph(const std::vector<spec::StepSpec>& specs, const Scope& scope, const spec::WorkflowSpec& s,
@@ -156,116 +164,10 @@ std::vector<workflow::Step> build_graph(const std::vector<spec::StepSpec>& specs
                                         const BuildOptions& options, std::vector<size_t>* outer_reads) {
   std::vector<workflow::Step> steps;
   for (const auto& st : specs) {
-    const std::string& path = st.path;
     workflow::Step step{st.name, st.kind.value, nullptr, std::nullopt, {}};
-    step.may_wait = st.kind.value != "template";
-    step.attempts = st.attempts;
-    step.backoff = std::chrono::milliseconds(static_cast<long long>(st.backoff * 1000));
-    step.continue_on_error = st.continue_on_error;
-    if (st.timeout) step.timeout = std::chrono::milliseconds(static_cast<long long>(*st.timeout * 1000));
-    // A for_each step's templates read the item too; its for_each expression and when do not.
-    std::vector<std::string> item_names;
-    if (!st.for_each.value.empty()) item_names = {"item", "item_index"};
-    auto read = [&](const tmpl::Template& t, const std::string& what, const SourceLoc& loc, bool per_item = true) {
-      References r = references(t, what, loc, s, scope, st.name, per_item ? item_names : std::vector<std::string>{});
-      for (size_t i : r.local) add_once(step.reads, i);
-      if (outer_reads)
-        for (size_t i : r.outer) add_once(*outer_reads, i);
-    };
-    if (st.kind.value == "template") {
-      tmpl::Template t = step_template(st.text, s);
-      read(t, path + ".template", st.text.loc);
-      step.work = std::make_shared<workflow::TemplateWork>(std::move(t));
-    } else if (st.kind.value == "llm") {
-      tmpl::Template t = step_template(st.text, s);
-      read(t, path + ".prompt", st.text.loc);
-      const spec::LlmSpec& model = st.llm ? *st.llm : s.llm;
-      agent::RunLimits limits;
-      limits.temperature = model.temperature;
-      limits.max_tokens = model.max_tokens;
-      if (auto price = model_price(model)) limits.price = llm::Price{price->prompt, price->completion};
-      std::optional<agent::OutputSchema> output;
-      if (!st.output_schema.is_null()) {
-        try {
-          output = agent::OutputSchema{schema::Schema::compile(st.output_schema, {parse::schema_patterns()}), "", false};
-        } catch (const Error& e) {
-          throw Error(e.kind(), path + ".output_schema: " + e.message(), st.output_schema_loc,
-                      quoted_line(s, st.output_schema_loc));
-        }
-      }
-      step.work = std::make_shared<workflow::LlmWork>(st.llm ? build_step_llm(*st.llm, path + ".llm", s, options) : llm,
-                                                      std::move(t), std::move(limits), std::move(output));
-    } else if (st.kind.value == "tool") {
-      std::shared_ptr<const tools::Tool> tool;  // shared: the step keeps its tool alive
-      for (const auto& t : registry.all())
-        if (t->name() == st.tool.value) tool = t;
-      if (!tool)
-        throw Error("spec.unknown_tool",
-                    "unknown tool '" + st.tool.value + "' in " + path + ".tool" + did_you_mean(st.tool.value, registry.names()),
-                    st.tool.loc, quoted_line(s, st.tool.loc));
-      tmpl::Template t = step_template(st.text, s);
-      read(t, path + ".input", st.text.loc);
-      step.work = std::make_shared<workflow::ToolWork>(std::move(tool), std::move(t));
-    } else if (st.kind.value == "workflow") {
-      const spec::WorkflowSpec& child = *st.workflow_spec;
-      std::vector<std::string> declared = input_names(child);
-      std::vector<std::pair<std::string, tmpl::Template>> inputs;
-      for (const auto& [name, value] : st.inputs) {
-        if (std::find(declared.begin(), declared.end(), name) == declared.end())
-          throw Error("spec.bad_reference",
-                      path + ".inputs." + name + ": '" + st.workflow.value + "' has no input '" + name + "'" +
-                          (did_you_mean(name, declared).empty()
-                               ? " (its inputs: " + (declared.empty() ? std::string("none") : join(declared, ", ")) + ")"
-                               : did_you_mean(name, declared)),
-                      value.loc, quoted_line(s, value.loc));
-        tmpl::Template t = step_template(value, s);
-        read(t, path + ".inputs." + name, value.loc);
-        inputs.emplace_back(name, std::move(t));
-      }
-      for (const auto& i : child.inputs)
-        if (!i.default_value && std::none_of(st.inputs.begin(), st.inputs.end(), [&](const auto& g) { return g.first == i.name; }))
-          throw Error("spec.missing_key", path + " gives no value for '" + st.workflow.value + "' input '" + i.name +
-                                              "', which has no default: add it under " + path + ".inputs",
-                      st.workflow.loc, quoted_line(s, st.workflow.loc));
-      step.work = std::make_shared<workflow::SubRunWork>(build_executor(child, options), std::move(inputs));
-    } else if (st.kind.value == "lua") {
-      std::vector<std::pair<std::string, tmpl::Template>> inputs;
-      for (const auto& [name, value] : st.inputs) {
-        tmpl::Template t = step_template(value, s);
-        read(t, path + ".inputs." + name, value.loc);
-        inputs.emplace_back(name, std::move(t));
-      }
-      step.work = std::make_shared<workflow::LuaWork>(lua_step_script(st, s), std::move(inputs));
-    } else if (st.kind.value == "loop") {
-      // The body is a graph of its own; what it reads outside, and what `until` reads, are the loop's edges.
-      Scope body_scope{{}, scope.local, true};
-      for (const auto& b : st.body) body_scope.local.push_back(b.name);
-      std::vector<size_t> outside;
-      auto body = build_graph(st.body, body_scope, s, registry, llm, options, &outside);
-      for (size_t i : outside) add_once(step.reads, i);
-      tmpl::Template until = expression(st.until, path + ".until", s);
-      References r = references(until, path + ".until", st.until.loc, s, body_scope, "", {});
-      for (size_t i : r.outer) add_once(step.reads, i);
-      step.work = std::make_shared<workflow::LoopWork>(std::move(body), std::move(until), st.max_iterations);
-    } else {
-      std::vector<std::pair<std::string, tmpl::Template>> inputs;
-      for (const auto& [name, value] : st.inputs) {
-        tmpl::Template t = step_template(value, s);
-        read(t, path + ".inputs." + name, value.loc);
-        inputs.emplace_back(name, std::move(t));
-      }
-      auto model = st.llm ? build_step_llm(*st.llm, path + ".llm", s, options) : llm;
-      step.work = std::make_shared<workflow::SubRunWork>(agent_executor(st, s, registry, std::move(model)), std::move(inputs));
-    }
-    if (!st.when.value.empty()) {
-      step.when = expression(st.when, path + ".when", s);
-      read(*step.when, path + ".when", st.when.loc, false);
-    }
-    if (!st.for_each.value.empty()) {
-      step.for_each = expression(st.for_each, path + ".for_each", s);
-      read(*step.for_each, path + ".for_each", st.for_each.loc, false);
-      step.concurrency = static_cast<size_t>(st.concurrency);
-    }
+    // A step with a problem stays in the graph without its work (a validation's): the reads of the others are
+    // checked against every step the file names, and the cycle check sees the reads it made before the problem.
+    noted(scope.found, [&] { build_step(st, step, scope, s, registry, llm, options, outer_reads); });
     steps.push_back(std::move(step));
   }
   auto cycle = workflow::find_cycle(steps);
@@ -278,8 +180,125 @@ std::vector<workflow::Step> build_graph(const std::vector<spec::StepSpec>& specs
   return steps;
 }
 
-Scope top_scope(const spec::WorkflowSpec& s) {
+void build_step(const spec::StepSpec& st, workflow::Step& step, const Scope& scope, const spec::WorkflowSpec& s,
+                const tools::ToolRegistry& registry, const std::shared_ptr<const llm::LlmClient>& llm,
+                const BuildOptions& options, std::vector<size_t>* outer_reads) {
+  const std::string& path = st.path;
+  step.may_wait = st.kind.value != "template";
+  step.attempts = st.attempts;
+  step.backoff = std::chrono::milliseconds(static_cast<long long>(st.backoff * 1000));
+  step.continue_on_error = st.continue_on_error;
+  if (st.timeout) step.timeout = std::chrono::milliseconds(static_cast<long long>(*st.timeout * 1000));
+  // A for_each step's templates read the item too; its for_each expression and when do not.
+  std::vector<std::string> item_names;
+  if (!st.for_each.value.empty()) item_names = {"item", "item_index"};
+  auto read = [&](const tmpl::Template& t, const std::string& what, const SourceLoc& loc, bool per_item = true) {
+    References r = references(t, what, loc, s, scope, st.name, per_item ? item_names : std::vector<std::string>{});
+    for (size_t i : r.local) add_once(step.reads, i);
+    if (outer_reads)
+      for (size_t i : r.outer) add_once(*outer_reads, i);
+  };
+  if (st.kind.value == "template") {
+    tmpl::Template t = step_template(st.text, s);
+    read(t, path + ".template", st.text.loc);
+    step.work = std::make_shared<workflow::TemplateWork>(std::move(t));
+  } else if (st.kind.value == "llm") {
+    tmpl::Template t = step_template(st.text, s);
+    read(t, path + ".prompt", st.text.loc);
+    const spec::LlmSpec& model = st.llm ? *st.llm : s.llm;
+    agent::RunLimits limits;
+    limits.temperature = model.temperature;
+    limits.max_tokens = model.max_tokens;
+    if (auto price = model_price(model)) limits.price = llm::Price{price->prompt, price->completion};
+    std::optional<agent::OutputSchema> output;
+    if (!st.output_schema.is_null()) {
+      try {
+        output = agent::OutputSchema{schema::Schema::compile(st.output_schema, {parse::schema_patterns()}), "", false};
+      } catch (const Error& e) {
+        throw Error(e.kind(), path + ".output_schema: " + e.message(), st.output_schema_loc,
+                    quoted_line(s, st.output_schema_loc));
+      }
+    }
+    step.work = std::make_shared<workflow::LlmWork>(st.llm ? build_step_llm(*st.llm, path + ".llm", s, options) : llm,
+                                                    std::move(t), std::move(limits), std::move(output));
+  } else if (st.kind.value == "tool") {
+    std::shared_ptr<const tools::Tool> tool;  // shared: the step keeps its tool alive
+    for (const auto& t : registry.all())
+      if (t->name() == st.tool.value) tool = t;
+    if (!tool && scope.found && scope.found->was_left_out(Diagnostics::Entry::tool, st.tool.value)) return;
+    if (!tool)
+      throw Error("spec.unknown_tool",
+                  "unknown tool '" + st.tool.value + "' in " + path + ".tool" + did_you_mean(st.tool.value, registry.names()),
+                  st.tool.loc, quoted_line(s, st.tool.loc));
+    tmpl::Template t = step_template(st.text, s);
+    read(t, path + ".input", st.text.loc);
+    step.work = std::make_shared<workflow::ToolWork>(std::move(tool), std::move(t));
+  } else if (st.kind.value == "workflow") {
+    const spec::WorkflowSpec& child = *st.workflow_spec;
+    std::vector<std::string> declared = input_names(child);
+    std::vector<std::pair<std::string, tmpl::Template>> inputs;
+    for (const auto& [name, value] : st.inputs) {
+      if (std::find(declared.begin(), declared.end(), name) == declared.end())
+        throw Error("spec.bad_reference",
+                    path + ".inputs." + name + ": '" + st.workflow.value + "' has no input '" + name + "'" +
+                        (did_you_mean(name, declared).empty()
+                             ? " (its inputs: " + (declared.empty() ? std::string("none") : join(declared, ", ")) + ")"
+                             : did_you_mean(name, declared)),
+                    value.loc, quoted_line(s, value.loc));
+      tmpl::Template t = step_template(value, s);
+      read(t, path + ".inputs." + name, value.loc);
+      inputs.emplace_back(name, std::move(t));
+    }
+    for (const auto& i : child.inputs)
+      if (!i.default_value && std::none_of(st.inputs.begin(), st.inputs.end(), [&](const auto& g) { return g.first == i.name; }))
+        throw Error("spec.missing_key", path + " gives no value for '" + st.workflow.value + "' input '" + i.name +
+                                            "', which has no default: add it under " + path + ".inputs",
+                    st.workflow.loc, quoted_line(s, st.workflow.loc));
+    step.work = std::make_shared<workflow::SubRunWork>(build_executor(child, options), std::move(inputs));
+  } else if (st.kind.value == "lua") {
+    std::vector<std::pair<std::string, tmpl::Template>> inputs;
+    for (const auto& [name, value] : st.inputs) {
+      tmpl::Template t = step_template(value, s);
+      read(t, path + ".inputs." + name, value.loc);
+      inputs.emplace_back(name, std::move(t));
+    }
+    step.work = std::make_shared<workflow::LuaWork>(lua_step_script(st, s), std::move(inputs));
+  } else if (st.kind.value == "loop") {
+    // The body is a graph of its own; what it reads outside, and what `until` reads, are the loop's edges.
+    Scope body_scope{{}, scope.local, true, scope.found};
+    for (const auto& b : st.body) body_scope.local.push_back(b.name);
+    std::vector<size_t> outside;
+    auto body = build_graph(st.body, body_scope, s, registry, llm, options, &outside);
+    for (size_t i : outside) add_once(step.reads, i);
+    tmpl::Template until = expression(st.until, path + ".until", s);
+    References r = references(until, path + ".until", st.until.loc, s, body_scope, "", {});
+    for (size_t i : r.outer) add_once(step.reads, i);
+    step.work = std::make_shared<workflow::LoopWork>(std::move(body), std::move(until), st.max_iterations);
+  } else {
+    std::vector<std::pair<std::string, tmpl::Template>> inputs;
+    for (const auto& [name, value] : st.inputs) {
+      tmpl::Template t = step_template(value, s);
+      read(t, path + ".inputs." + name, value.loc);
+      inputs.emplace_back(name, std::move(t));
+    }
+    auto model = st.llm ? build_step_llm(*st.llm, path + ".llm", s, options) : llm;
+    step.work = std::make_shared<workflow::SubRunWork>(agent_executor(st, s, registry, std::move(model), scope.found),
+                                                       std::move(inputs));
+  }
+  if (!st.when.value.empty()) {
+    step.when = expression(st.when, path + ".when", s);
+    read(*step.when, path + ".when", st.when.loc, false);
+  }
+  if (!st.for_each.value.empty()) {
+    step.for_each = expression(st.for_each, path + ".for_each", s);
+    read(*step.for_each, path + ".for_each", st.for_each.loc, false);
+    step.concurrency = static_cast<size_t>(st.concurrency);
+  }
+}
+
+Scope top_scope(const spec::WorkflowSpec& s, Diagnostics* found) {
   Scope scope;
+  scope.found = found;
   for (const auto& st : s.steps) scope.local.push_back(st.name);
   return scope;
 }
@@ -287,13 +306,14 @@ Scope top_scope(const spec::WorkflowSpec& s) {
 }  // namespace
 
 std::vector<size_t> step_references(const tmpl::Template& t, const std::string& what, const SourceLoc& loc,
-                                    const spec::WorkflowSpec& s) {
-  return references(t, what, loc, s, top_scope(s), "", {}).local;
+                                    const spec::WorkflowSpec& s, Diagnostics* found) {
+  return references(t, what, loc, s, top_scope(s, found), "", {}).local;
 }
 
 std::vector<workflow::Step> build_steps(const spec::WorkflowSpec& s, const tools::ToolRegistry& registry,
-                                        std::shared_ptr<const llm::LlmClient> llm, const BuildOptions& options) {
-  return build_graph(s.steps, top_scope(s), s, registry, llm, options, nullptr);
+                                        std::shared_ptr<const llm::LlmClient> llm, const BuildOptions& options,
+                                        Diagnostics* found) {
+  return build_graph(s.steps, top_scope(s, found), s, registry, llm, options, nullptr);
 }
 
 }  // namespace engine::assemble

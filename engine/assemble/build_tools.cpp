@@ -29,7 +29,9 @@ std::shared_ptr<const tools::Tool> workflow_tool(const spec::ToolSpec& t, const 
   std::string name = !t.name.value.empty() ? t.name.value
                      : !w.name.empty()     ? w.name
                                            : std::filesystem::path(t.workflow.value).stem().string();
-  return std::make_shared<workflow::WorkflowTool>(build_executor(w, options), name, t.description, w.description);
+  BuildOptions sub = options;
+  sub.found = nullptr;  // its first problem is this tool's
+  return std::make_shared<workflow::WorkflowTool>(build_executor(w, sub), name, t.description, w.description);
 }
 
 // A folder as a file:// URI, as MCP's roots are given: absolute, with the bytes a URI cannot hold escaped.
@@ -204,19 +206,39 @@ tools::ToolRegistry build_tools(const spec::WorkflowSpec& s, const BuildOptions&
     const spec::ToolSpec& t = s.tools[i];
     std::vector<std::shared_ptr<const tools::Tool>> given;
     std::shared_ptr<const tools::ToolSource> source;
-    if (t.mcp) given = mcp_tools(t, s, options, warnings ? *warnings : ignored, source);
-    else given.push_back(load_tool(t, s, options));
-    if (source) registry.add_source(i, std::move(source));
-    for (auto& tool : given) {
-      if (registry.find(tool->name()))
-        throw Error("spec.duplicate_key",
-                    "two tools are named '" + tool->name() + "'" +
-                        (t.mcp ? " (an MCP server's tool among them: a prefix: keeps them apart)" : ""),
-                    t.loc, quoted_line(s, t.loc));
-      registry.add(std::move(tool), i);
+    bool built = noted(options.found, [&] {
+      if (t.mcp) given = mcp_tools(t, s, options, warnings ? *warnings : ignored, source);
+      else given.push_back(load_tool(t, s, options));
+    });
+    if (!built) {  // a validation's: the agents and steps that name it are checked without it
+      options.found->left_out(Diagnostics::Entry::tool, t.name.value);
+      continue;
     }
+    if (source) registry.add_source(i, std::move(source));
+    for (auto& tool : given)
+      noted(options.found, [&] {
+        if (registry.find(tool->name()))
+          throw Error("spec.duplicate_key",
+                      "two tools are named '" + tool->name() + "'" +
+                          (t.mcp ? " (an MCP server's tool among them: a prefix: keeps them apart)" : ""),
+                      t.loc, quoted_line(s, t.loc));
+        registry.add(std::move(tool), i);
+      });
   }
   return registry;
+}
+
+spec::AgentSpec named_tools_only(const spec::AgentSpec& a, const tools::ToolRegistry& registry, const Diagnostics* found) {
+  spec::AgentSpec out = a;
+  if (!found) return out;
+  auto known = [&](std::vector<spec::Located<std::string>>& refs) {
+    std::erase_if(refs, [&](const auto& r) {
+      return !registry.find(r.value) && found->was_left_out(Diagnostics::Entry::tool, r.value);
+    });
+  };
+  known(out.tools);
+  known(out.return_direct);
+  return out;
 }
 
 std::vector<agent::AgentTool> agent_tools(const spec::WorkflowSpec& s, const tools::ToolRegistry& registry) {

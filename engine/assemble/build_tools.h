@@ -16,6 +16,8 @@ namespace engine::assemble {
 // list their tools unless options.connect_mcp is false. What the build could not check goes to `warnings`.
 tools::ToolRegistry build_tools(const spec::WorkflowSpec& spec, const BuildOptions& options = {},
                                std::vector<std::string>* warnings = nullptr);
+// The agent block without the tools a validation left out for their own problems (`found`; none: `a` as it is).
+spec::AgentSpec named_tools_only(const spec::AgentSpec& a, const tools::ToolRegistry& registry, const Diagnostics* found);
 std::vector<agent::AgentTool> agent_tools(const spec::WorkflowSpec& spec, const tools::ToolRegistry& registry);
 // The sources among them whose lists can change (MCP servers), as the agent takes their tools.
 std::vector<agent::AgentTools::Changing> changing_tools(const spec::WorkflowSpec& spec,

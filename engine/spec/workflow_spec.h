@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/core/diagnostics.h"
 #include "engine/core/file_scope.h"
 #include "engine/core/limits.h"
 #include "engine/core/secret_set.h"
@@ -360,6 +361,9 @@ struct LoadOptions {
   // Where the load puts each secret it reads (a front end's own set, so that what it prints, a load error
   // included, is masked); load_workflow makes one holding the standard key variables when none is given.
   std::shared_ptr<SecretSet> secrets;
+  // Where a validation collects problems (core/diagnostics.h): each is noted and the rest of the file still read,
+  // what holds one left out of the result. None (a run): the first problem is thrown.
+  Diagnostics* found = nullptr;
 };
 
 // The providers `--llm PROVIDER:MODEL` may name: every one but `scripted`, which needs a script.

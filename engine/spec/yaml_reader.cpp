@@ -77,14 +77,18 @@ void YamlReader::expect_map(const YAML::Node& node, const std::string& path,
   for (const auto& kv : node) {
     if (!kv.first.IsScalar()) fail("spec.wrong_type", "keys in " + path + " must be plain names", kv.first);
     const std::string& key = kv.first.Scalar();
-    if (std::find(allowed.begin(), allowed.end(), key) == allowed.end()) {
-      std::string misplaced = misplaced_key_hint(allowed, path, key);
-      fail("spec.unknown_key", "unknown key '" + key + "' in " + path +
-                                   (misplaced.empty() ? did_you_mean(key, allowed) : misplaced),
-           kv.first);
-    }
-    if (std::find(seen.begin(), seen.end(), key) != seen.end())
-      fail("spec.duplicate_key", "duplicate key '" + key + "' in " + path, kv.first);
+    // Neither stops the rest of the mapping from being read: the key is passed over (yaml-cpp reads the first of
+    // two with one name).
+    noted(found_, [&] {
+      if (std::find(allowed.begin(), allowed.end(), key) == allowed.end()) {
+        std::string misplaced = misplaced_key_hint(allowed, path, key);
+        fail("spec.unknown_key", "unknown key '" + key + "' in " + path +
+                                     (misplaced.empty() ? did_you_mean(key, allowed) : misplaced),
+             kv.first);
+      }
+      if (std::find(seen.begin(), seen.end(), key) != seen.end())
+        fail("spec.duplicate_key", "duplicate key '" + key + "' in " + path, kv.first);
+    });
     seen.push_back(key);
   }
 }

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/core/diagnostics.h"
 #include "engine/core/error.h"
 #include "engine/core/source.h"
 #include "engine/core/value.h"
@@ -17,7 +18,9 @@ namespace engine::spec {
 
 class YamlReader {
  public:
-  YamlReader(const SourceText& source, EnvLookup env) : src_(source), env_(std::move(env)) {}
+  // With `found` (a validation), expect_map notes each unknown key and goes on: the key is not read.
+  YamlReader(const SourceText& source, EnvLookup env, Diagnostics* found = nullptr)
+      : src_(source), env_(std::move(env)), found_(found) {}
 
   SourceLoc loc(const YAML::Node& n) const;
   [[noreturn]] void fail(const std::string& kind, const std::string& message, const YAML::Node& at) const;
@@ -47,6 +50,7 @@ class YamlReader {
 
   const SourceText& src_;
   EnvLookup env_;
+  Diagnostics* found_;
 };
 
 }  // namespace engine::spec

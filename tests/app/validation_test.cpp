@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include "engine/app/validation.h"
+#include "engine/spec/workflow_spec.h"
 #include "support/test_support.h"
 
 using namespace engine;
@@ -51,28 +52,101 @@ TEST_CASE("validation reports every problem of independent entries, not only the
   CHECK(app::validate_workflow(three.string(), 2).errors.size() == 2);
 }
 
-TEST_CASE("validation does not report what taking an entry out causes, such as a required key then missing", "[app]") {
+TEST_CASE("validation reports one problem in each section of the file, each with its place, in one pass", "[app]") {
   test::TempDir dir;
-  // Taking out the llm block's wrong provider leaves no llm at all: one problem, not two.
-  auto w = dir.write("w.yaml", "llm:\n  provider: scriptd\nagent: {}\n");
+  auto every = dir.write("every.yaml",
+                         "version: 1\n"
+                         "inputs:\n  question: {type: strng}\n"
+                         "outputs:\n  answer: {value: \"{{ output | nofilter }}\"}\n"
+                         "llm:\n  provider: scripted\n  scripted: {replies: ['Final Answer: x']}\n  temperature: hot\n"
+                         "tools:\n  - builtin: echo\n    on_error: retry\n  - lua: missing.lua\n    name: lookup\n"
+                         "agent:\n  tools: [echo, lookup]\n  max_iterations: 0\n"
+                         "  prompt: \"Q: {{ question | uper }} {{ agent_scratchpad }}\"\n");
+  app::Validation v = app::validate_workflow(every.string());
+  std::vector<std::string> found;
+  for (const Error& e : v.errors)
+    found.push_back(std::to_string(e.loc().line) + ":" + std::to_string(e.loc().col) + " " + e.kind() + " " + e.message());
+  std::string looked = dir.path().string() + ", " + test::source_path("plugins") + " or " +
+                       test::source_path("templates");
+  // The agent's tools name `lookup`, left out for its own problem: that is not another one.
+  CHECK(found == std::vector<std::string>{
+                     "3:20 spec.bad_value inputs.question.type must be one of 'string', 'integer', 'number', "
+                     "'boolean', 'array', 'object', got 'strng' (did you mean 'string'?)",
+                     "5:30 template.unknown_filter outputs.answer.value: unknown filter 'nofilter'",
+                     "9:16 spec.wrong_type llm.temperature must be a number, got 'hot'",
+                     "12:15 spec.bad_value tools[0].on_error must be one of 'observation', 'fail', got 'retry'",
+                     "13:10 io.not_found tools[1].lua: 'missing.lua' not found in " + looked +
+                         "; put the folder that holds it on ENGINE_PATH (folders separated by ':'), or name it by its "
+                         "path from the workflow's folder (./lib/missing.lua)",
+                     "17:19 spec.out_of_range agent.max_iterations must be between 1 and 10000, got 0",
+                     "18:27 template.unknown_filter agent.prompt: unknown filter 'uper' (did you mean 'upper'?)",
+                 });
+}
+
+TEST_CASE("validation of steps goes on past a step's problem, and what reads a step left out is no problem", "[app]") {
+  test::TempDir dir;
+  auto steps = dir.write("steps.yaml",
+                         "inputs:\n  topic: {}\n"
+                         "tools:\n  - lua: nowhere.lua\n    name: fetch\n"
+                         "steps:\n"
+                         "  a: {kind: templat, template: x}\n"
+                         "  b: {kind: template, template: '{{ steps.a.output }} {{ inputs.topc }}'}\n"
+                         "  c: {kind: tool, tool: fetch, input: '{{ steps.b.output }}'}\n"
+                         "  g: {kind: template, template: '{{ steps.c.output | nofilter }}', retry: {attempts: 99}}\n"
+                         "outputs:\n  out: {value: '{{ steps.g.output }} {{ steps.zz.output }}'}\n");
+  app::Validation v = app::validate_workflow(steps.string());
+  std::vector<std::string> found;
+  for (const Error& e : v.errors) found.push_back(std::to_string(e.loc().line) + " " + e.kind());
+  CHECK(found == std::vector<std::string>{"4 io.not_found", "7 spec.bad_value", "8 spec.bad_reference",
+                                          "10 template.unknown_filter", "10 spec.out_of_range",
+                                          "12 spec.bad_reference"});
+  CHECK(v.errors[2].message() == "steps.b.template reads 'inputs.topc', and the workflow has no input 'topc' (did you mean 'topic'?)");
+  // Every step the file names is a step to the others' reads, a step with a problem too; `a` was left out.
+  CHECK(v.errors[5].message() == "outputs.out.value reads 'steps.zz.output', and there is no step 'zz' (steps: b, c, g)");
+}
+
+TEST_CASE("validation does not report what a problem causes, such as a required key then missing", "[app]") {
+  test::TempDir dir;
+  // The provider is unknown: that it then has no script is not another problem.
+  auto w = dir.write("w.yaml", "inputs:\n  input: {}\nllm:\n  provider: scriptd\nagent: {}\n");
   app::Validation v = app::validate_workflow(w.string());
   REQUIRE(v.errors.size() == 1);
-  CHECK(v.errors[0].message().find("scriptd") != std::string::npos);
-  // Taking out a misindented list item's key leaves the file empty: still one problem.
+  CHECK(v.errors[0].message() == "unknown llm.provider 'scriptd' (did you mean 'scripted'?)");
+  // A syntax error stops the reading: one problem.
   auto emptied = dir.write("e.yaml", "tools:\n  - lua: a.lua\n   limits: {}\n");
   app::Validation e = app::validate_workflow(emptied.string());
   REQUIRE(e.errors.size() == 1);
   CHECK(e.errors[0].kind() == "spec.yaml_syntax");
-  // A cycle names every step in it; taking one of them out must not make the others' reads false errors.
+  // A cycle names every step in it, once.
   auto cycle = dir.write("c.yaml", "steps:\n  a: {kind: template, template: '{{ steps.b.output }}'}\n"
                                    "  b: {kind: template, template: '{{ steps.a.output }}'}\n");
   app::Validation c = app::validate_workflow(cycle.string());
   REQUIRE(c.errors.size() == 1);
-  CHECK(c.errors[0].kind() == "spec.cycle");
-  // A step taken out for its own problem is no missing step for the steps that read it.
+  CHECK(c.errors[0].message() == "the steps read each other in a cycle: a -> b -> a");
+  // A step with a problem of its own is still a step to those that read it.
   auto read = dir.write("r.yaml", "steps:\n  a: {kind: template, template: '{{ x | nofilter }}'}\n"
                                   "  b: {kind: template, template: '{{ steps.a.output }}'}\n");
   app::Validation r = app::validate_workflow(read.string());
   REQUIRE(r.errors.size() == 1);
   CHECK(r.errors[0].kind() == "template.unknown_filter");
+  // A tool whose name was to come from its script, left out: the names the agent uses are not judged.
+  auto unnamed = dir.write("u.yaml", "inputs:\n  input: {}\nllm: {provider: scripted, scripted: {replies: [x]}}\n"
+                                     "tools:\n  - lua: gone.lua\nagent: {tools: [search]}\n");
+  app::Validation u = app::validate_workflow(unnamed.string());
+  REQUIRE(u.errors.size() == 1);
+  CHECK(u.errors[0].kind() == "io.not_found");
+}
+
+TEST_CASE("a run still stops at the first problem, as validation's one pass finds it", "[spec]") {
+  test::TempDir dir;
+  auto w = dir.write("w.yaml", "inputs:\n  input: {type: strng}\nllm:\n  provider: scripted\n  temprature: 0\n"
+                               "  scripted: {replies: [x]}\nagent: {}\n");
+  try {
+    spec::load_workflow(w);
+    FAIL("loaded");
+  } catch (const Error& e) {
+    CHECK(e.message() == "inputs.input.type must be one of 'string', 'integer', 'number', 'boolean', 'array', "
+                         "'object', got 'strng' (did you mean 'string'?)");
+  }
+  CHECK(app::validate_workflow(w.string()).errors.size() == 2);
 }

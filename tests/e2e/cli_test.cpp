@@ -112,7 +112,8 @@ TEST_CASE("engine validate checks without calling the LLM", "[e2e]") {
   CHECK(ok.exit_code == 0);
   CHECK(ok.out == "workflows/invoice.yaml: ok (2 tools, 1 inputs)\n");
   test::TempDir dir;
-  auto bad = dir.write("w.yaml", "llm:\n  provider: scripted\n  scripted: {replies: [x]}\nagent:\n  stopp: [x]\n");
+  auto bad = dir.write("w.yaml", "llm:\n  provider: scripted\n  scripted: {replies: [x]}\nagent:\n  stopp: [x]\n"
+                                 "inputs: {input: {}}\n");
   auto r = run_engine("validate " + shell_quote(bad.string()));
   CHECK(r.exit_code == 2);
   CHECK(r.err == "engine: error[spec.unknown_key]: " + bad.string() +
@@ -121,7 +122,8 @@ TEST_CASE("engine validate checks without calling the LLM", "[e2e]") {
 
 TEST_CASE("engine validate takes several files, and --json gives each one's result for editors and CI", "[e2e]") {
   test::TempDir dir;
-  auto bad = dir.write("w.yaml", "llm:\n  provider: scripted\n  scripted: {replies: [x]}\nagent:\n  stopp: [x]\n");
+  auto bad = dir.write("w.yaml", "llm:\n  provider: scripted\n  scripted: {replies: [x]}\nagent:\n  stopp: [x]\n"
+                                 "inputs: {input: {}}\n");
   auto both = run_engine("validate workflows/invoice.yaml " + shell_quote(bad.string()) + " workflows/calculator.yaml");
   CHECK(both.exit_code == 2);  // one file is wrong: the others are still checked
   CHECK(both.out == "workflows/invoice.yaml: ok (2 tools, 1 inputs)\nworkflows/calculator.yaml: ok (1 tools, 1 inputs)\n");

@@ -1,0 +1,60 @@
+#pragma once
+// The problems a check finds when it goes on past the first, as a compiler does: `engine validate` hands one to the
+// loader and the builder, which note each problem of an entry and carry on with the next. Without one (a run), the
+// first problem is thrown as it always was.
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "engine/core/error.h"
+
+namespace engine {
+
+class Diagnostics {
+ public:
+  explicit Diagnostics(size_t max_errors) : max_(max_errors) {}
+
+  // Notes a problem; past the limit it is counted but not kept.
+  void note(const Error& e) {
+    ++count_;
+    if (errors_.size() < max_) errors_.push_back(e);
+  }
+  // Every problem noted, those past the limit too: a reader compares it before and after a block.
+  size_t count() const { return count_; }
+  const std::vector<Error>& errors() const { return errors_; }
+  bool empty() const { return errors_.empty(); }
+
+  // A tool or a step left out for its own problem: what names it is not a problem of the file. An empty name (a
+  // tool whose name was to come from its script or server) stands for any.
+  enum class Entry { tool, step };
+  void left_out(Entry kind, std::string name) { left_out_.push_back({kind, std::move(name)}); }
+  bool was_left_out(Entry kind, const std::string& name) const {
+    for (const auto& [k, n] : left_out_)
+      if (k == kind && (n == name || n.empty())) return true;
+    return false;
+  }
+
+ private:
+  size_t max_;
+  size_t count_ = 0;
+  std::vector<Error> errors_;
+  std::vector<std::pair<Entry, std::string>> left_out_;
+};
+
+// Runs `check`. With diagnostics, a problem it throws is noted and false returned; without, it is thrown on.
+template <class F>
+bool noted(Diagnostics* found, F&& check) {
+  if (!found) {
+    check();
+    return true;
+  }
+  try {
+    check();
+    return true;
+  } catch (const Error& e) {
+    found->note(e);
+    return false;
+  }
+}
+
+}  // namespace engine

@@ -3,58 +3,6 @@
 #include <algorithm>
 
 namespace engine::spec {
-namespace keys {
-
-// `$schema` names the JSON Schema for editors (schema/workflow.schema.json); `tests` are the workflow's own tests
-// (test_spec.h). A run reads neither.
-const KeyList kTop = {"$schema", "version", "name", "description", "inputs", "outputs",
-                      "llm",     "tools",   "agent", "steps",      "tests"};
-const KeyList kInput = {"description", "default", "required", "type"};
-const KeyList kOutput = {"description", "value"};
-const KeyList kLlm = {"provider",        "model",        "temperature",      "max_tokens",  "scripted",
-                      "chat_template",   "bos_token",    "eos_token",        "base_url",    "api_key_env",
-                      "max_retries",     "timeout",      "connect_timeout",  "read_timeout", "max_tokens_field",
-                      "extra",           "endpoint",     "seed",             "response_format", "tool_choice",
-                      "parallel_tool_calls", "anthropic_version", "recording", "prices",      "max_concurrent_calls",
-                      "chat_template_tools", "add_generation_prompt", "chat_template_kwargs"};
-const KeyList kPrice = {"prompt", "completion"};
-const KeyList kScripted = {"replies", "rules", "latency_ms", "fail"};
-const KeyList kScriptedFail = {"status", "times"};
-const KeyList kScriptedRule = {"match", "user", "tool", "reply", "tool_calls"};
-const KeyList kScriptedReply = {"content", "tool_calls"};
-const KeyList kToolCall = {"name", "arguments"};
-const KeyList kTool = {"name",     "description", "lua",   "builtin", "parameters", "limits", "on_error",
-                       "workflow", "mcp",         "tools", "prefix",  "timeout", "allow",
-                       "index"};
-const KeyList kAllow = {"http", "files"};
-const KeyList kHttpGrant = {"url", "methods", "headers", "max_bytes"};
-const KeyList kFilesGrant = {"root", "write", "max_bytes"};
-const KeyList kMcp = {"command", "args", "env", "cwd", "url", "headers", "roots"};
-const KeyList kLuaLimits = {"instructions", "memory_mb", "timeout_ms"};
-const KeyList kAgent = {"kind",           "prompt",         "scratchpad",       "stop",          "parser",
-                        "max_iterations", "max_execution_time", "early_stopping", "on_parse_error", "tools",
-                        "return_direct",  "observation_prefix", "llm_prefix",   "temperature",   "max_tokens",
-                        "template_options", "max_tokens_total", "max_cost",     "output_schema", "memory"};
-const KeyList kMessage = {"role", "content", "placeholder"};
-const KeyList kMemory = {"kind", "k", "max_tokens", "human_prefix", "ai_prefix", "input_key", "output_key"};
-const KeyList kParserRegex = {"kind", "final_answer", "action", "dotall", "strip_quotes", "decode_xml_entities", "both"};
-const KeyList kParserJsonBlob = {"kind", "action_key", "input_key", "final_action"};
-const KeyList kParserKeyword = {"kind", "rules"};
-const KeyList kKeywordRule = {"match", "tool", "input"};
-const KeyList kParserLua = {"kind", "script", "function", "limits", "allow"};
-const KeyList kTemplateOptions = {"strict_undefined", "trim_blocks", "lstrip_blocks"};
-const KeyList kTemplateFile = {"file", "text", "strict_undefined", "trim_blocks", "lstrip_blocks"};
-const KeyList kStep = {"kind",  "description", "when",     "template", "prompt",   "agent",
-                       "inputs", "retry",      "on_error", "timeout",  "for_each", "concurrency",
-                       "tool",  "input",       "steps",    "until",    "max_iterations", "workflow",
-                       "lua",   "limits",      "llm",      "output_schema", "allow"};
-const KeyList kRetry = {"attempts", "backoff"};
-const KeyList kTest = {"description", "inputs", "replies", "recording", "expect"};
-const KeyList kTestExpect = {"output", "output_contains", "output_matches", "outputs", "tools",
-                             "stopped_reason", "steps", "error", "llm_calls"};
-const KeyList kTestFile = {"version", "description", "workflow", "tests"};
-
-}  // namespace keys
 
 const std::vector<KeyTable>& format_key_tables() {
   using namespace keys;

@@ -1,7 +1,8 @@
 #pragma once
-// The keys each mapping of the workflow format accepts. The loaders check files against these lists, and
-// schema/workflow.schema.json describes the same mappings for editors: format_key_tables() names each list by its
-// place in that schema, so a test holds the two together (a key one of them lacks fails it).
+// The keys each mapping of the workflow format accepts, each list defined beside the reader that reads it
+// (section_readers.h). The loaders check files against these lists, and schema/workflow.schema.json describes the
+// same mappings for editors: format_key_tables() names each list by its place in that schema, so a test holds the
+// two together (a key one of them lacks fails it). A new key touches its reader's file and the schema.
 #include <string>
 #include <string_view>
 #include <vector>

@@ -6,6 +6,26 @@
 #include "engine/spec/section_readers.h"
 
 namespace engine::spec {
+
+namespace keys {
+
+// The keys this reader takes (format_keys.h): a new key is added here, read below, and described in
+// schema/workflow.schema.json.
+const KeyList kAgent = {"kind",           "prompt",         "scratchpad",       "stop",          "parser",
+                        "max_iterations", "max_execution_time", "early_stopping", "on_parse_error", "tools",
+                        "return_direct",  "observation_prefix", "llm_prefix",   "temperature",   "max_tokens",
+                        "template_options", "max_tokens_total", "max_cost",     "output_schema", "memory"};
+const KeyList kMessage = {"role", "content", "placeholder"};
+const KeyList kMemory = {"kind", "k", "max_tokens", "human_prefix", "ai_prefix", "input_key", "output_key"};
+const KeyList kParserRegex = {"kind", "final_answer", "action", "dotall", "strip_quotes", "decode_xml_entities", "both"};
+const KeyList kParserJsonBlob = {"kind", "action_key", "input_key", "final_action"};
+const KeyList kParserKeyword = {"kind", "rules"};
+const KeyList kKeywordRule = {"match", "tool", "input"};
+const KeyList kParserLua = {"kind", "script", "function", "limits", "allow"};
+const KeyList kTemplateOptions = {"strict_undefined", "trim_blocks", "lstrip_blocks"};
+
+}  // namespace keys
+
 namespace {
 
 // One parser; a missing node is the default regex parser (LangChain's ReAct format).

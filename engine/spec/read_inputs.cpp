@@ -9,6 +9,15 @@
 
 namespace engine::spec {
 
+namespace keys {
+
+// The keys this reader takes (format_keys.h): a new key is added here, read below, and described in
+// schema/workflow.schema.json.
+const KeyList kInput = {"description", "default", "required", "type"};
+const KeyList kOutput = {"description", "value"};
+
+}  // namespace keys
+
 std::vector<InputSpec> read_inputs(SectionReader& in, const YAML::Node& n) {
   std::vector<InputSpec> out;
   if (!n.IsMap()) in.r.fail("spec.wrong_type", "inputs must be a mapping of input names", n);

@@ -8,6 +8,24 @@
 #include "engine/spec/section_readers.h"
 
 namespace engine::spec {
+
+namespace keys {
+
+// The keys this reader takes (format_keys.h): a new key is added here, read below, and described in
+// schema/workflow.schema.json.
+const KeyList kLlm = {"provider",        "model",        "temperature",      "max_tokens",  "scripted",
+                      "chat_template",   "bos_token",    "eos_token",        "base_url",    "api_key_env",
+                      "max_retries",     "timeout",      "connect_timeout",  "read_timeout", "max_tokens_field",
+                      "extra",           "endpoint",     "seed",             "response_format", "tool_choice",
+                      "parallel_tool_calls", "anthropic_version", "recording", "prices",      "max_concurrent_calls",
+                      "chat_template_tools", "add_generation_prompt", "chat_template_kwargs"};
+const KeyList kPrice = {"prompt", "completion"};
+const KeyList kScripted = {"replies", "rules", "latency_ms", "fail"};
+const KeyList kScriptedFail = {"status", "times"};
+const KeyList kScriptedRule = {"match", "user", "tool", "reply", "tool_calls"};
+
+}  // namespace keys
+
 namespace {
 
 // `json_object` or `text` as shorthand for {type: ...}, or the whole object as the API takes it.

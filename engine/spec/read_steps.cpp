@@ -6,6 +6,19 @@
 #include "engine/spec/section_readers.h"
 
 namespace engine::spec {
+
+namespace keys {
+
+// The keys this reader takes (format_keys.h): a new key is added here, read below, and described in
+// schema/workflow.schema.json.
+const KeyList kStep = {"kind",  "description", "when",     "template", "prompt",   "agent",
+                       "inputs", "retry",      "on_error", "timeout",  "for_each", "concurrency",
+                       "tool",  "input",       "steps",    "until",    "max_iterations", "workflow",
+                       "lua",   "limits",      "llm",      "output_schema", "allow"};
+const KeyList kRetry = {"attempts", "backoff"};
+
+}  // namespace keys
+
 namespace {
 
 const std::vector<std::string> kStepKinds = {"template", "llm", "agent", "tool", "lua", "loop", "workflow"};

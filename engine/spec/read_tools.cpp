@@ -6,6 +6,18 @@
 #include "engine/spec/section_readers.h"
 
 namespace engine::spec {
+
+namespace keys {
+
+// The keys this reader takes (format_keys.h): a new key is added here, read below, and described in
+// schema/workflow.schema.json.
+const KeyList kTool = {"name",     "description", "lua",   "builtin", "parameters", "limits", "on_error",
+                       "workflow", "mcp",         "tools", "prefix",  "timeout", "allow",
+                       "index"};
+const KeyList kMcp = {"command", "args", "env", "cwd", "url", "headers", "roots"};
+
+}  // namespace keys
+
 namespace {
 
 // What messages call a server: the package or script it runs (`npx -y @scope/server-x` is server-x), the

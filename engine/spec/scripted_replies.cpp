@@ -5,6 +5,14 @@
 
 namespace engine::spec {
 
+namespace keys {
+
+// The keys this file reads (format_keys.h).
+const KeyList kScriptedReply = {"content", "tool_calls"};
+const KeyList kToolCall = {"name", "arguments"};
+
+}  // namespace keys
+
 std::vector<ScriptedReplySpec> read_scripted_replies(const YamlReader& r, const YAML::Node& n, const std::string& path) {
   std::vector<ScriptedReplySpec> out;
   if (n.IsScalar()) return {{r.located_str(n, path), {}}};

@@ -13,6 +13,19 @@
 #include "engine/spec/format_keys.h"
 
 namespace engine::spec {
+
+namespace keys {
+
+// The keys this reader takes (format_keys.h): a new key is added here, read below, and described in
+// schema/workflow.schema.json.
+const KeyList kAllow = {"http", "files"};
+const KeyList kHttpGrant = {"url", "methods", "headers", "max_bytes"};
+const KeyList kFilesGrant = {"root", "write", "max_bytes"};
+const KeyList kLuaLimits = {"instructions", "memory_mb", "timeout_ms"};
+const KeyList kTemplateFile = {"file", "text", "strict_undefined", "trim_blocks", "lstrip_blocks"};
+
+}  // namespace keys
+
 namespace {
 
 // A files root: a folder, relative to the workflow's, never a system folder. It may lie outside the workflow's

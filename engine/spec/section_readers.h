@@ -1,6 +1,7 @@
 #pragma once
-// One reader per section of the workflow format; a new key touches its section's reader, its list in
-// format_keys.cpp and schema/workflow.schema.json (tests/spec/format_schema_test.cpp holds those two together).
+// One reader per section of the workflow format, each file holding the keys its mappings take (format_keys.h) and
+// reading them: a new key touches its section's file and schema/workflow.schema.json
+// (tests/spec/format_schema_test.cpp holds the two together).
 // Internal to spec/.
 #include <yaml-cpp/yaml.h>
 

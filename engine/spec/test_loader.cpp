@@ -9,6 +9,17 @@
 #include "engine/spec/yaml_reader.h"
 
 namespace engine::spec {
+
+namespace keys {
+
+// The keys this file reads (format_keys.h).
+const KeyList kTest = {"description", "inputs", "replies", "recording", "expect"};
+const KeyList kTestExpect = {"output", "output_contains", "output_matches", "outputs", "tools",
+                             "stopped_reason", "steps", "error", "llm_calls"};
+const KeyList kTestFile = {"version", "description", "workflow", "tests"};
+
+}  // namespace keys
+
 namespace {
 
 const std::vector<std::string> kStopReasons = {"finish", "return_direct", "max_iterations", "max_execution_time",

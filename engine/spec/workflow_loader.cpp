@@ -14,6 +14,18 @@
 #include "engine/spec/yaml_document.h"
 
 namespace engine::spec {
+
+namespace keys {
+
+// The keys this reader takes (format_keys.h): a new key is added here, read below, and described in
+// schema/workflow.schema.json.
+// `$schema` names the JSON Schema for editors (schema/workflow.schema.json); `tests` are the workflow's own tests
+// (test_spec.h). A run reads neither.
+const KeyList kTop = {"$schema", "version", "name", "description", "inputs", "outputs",
+                      "llm",     "tools",   "agent", "steps",      "tests"};
+
+}  // namespace keys
+
 namespace {
 
 class Loader {

@@ -26,7 +26,7 @@ class ReactRun {
  private:
   void loop() {
     int iterations = 0;
-    const char* limit = nullptr;
+    std::optional<StoppedReason> limit;
     while (!(limit = core_.stop_reason(iterations))) {
       ++iterations;
       std::string text = call_llm("");
@@ -58,8 +58,8 @@ class ReactRun {
       add_step(action, std::move(observation));
       if (outcome != RunCore::ToolOutcome::Continue) return;
     }
-    if (cfg_.output) return core_.fail_without_answer(limit);
-    if (!core_.stop_early(limit)) return;
+    if (cfg_.output) return core_.fail_without_answer(*limit);
+    if (!core_.stop_early(*limit)) return;
     std::string text = call_llm(kGenerateSuffix);
     parse::ParsedOutput parsed = parse(text);
     if (auto* finish = std::get_if<parse::AgentFinish>(&parsed)) core_.finish_after_stop(finish->output, finish->log);

@@ -67,7 +67,7 @@ RunResult RunCore::execute(const Value& inputs, const std::function<void()>& loo
   }
   result_.elapsed_ms = engine::elapsed_ms(start_);
   result_.take_usage(meter_.spent(), limits_.price.has_value());
-  Value end{{"output", result_.output}, {"stopped_reason", result_.stopped_reason},
+  Value end{{"output", result_.output}, {"stopped_reason", name_of(result_.stopped_reason)},
             {"elapsed_ms", result_.elapsed_ms}, {"usage", result_.usage_json()}};
   if (result_.error) end["error"] = result_.error->to_json();
   events_.emit({EventType::ChainEnd, std::move(end)});
@@ -76,35 +76,37 @@ RunResult RunCore::execute(const Value& inputs, const std::function<void()>& loo
 
 // Checked before each call, so an answer already paid for is still used. What the agent's tools spent running
 // sub-workflows counts as its own calls do.
-const char* RunCore::spent_budget() const {
+std::optional<StoppedReason> RunCore::spent_budget() const {
   SpentUsage spent = meter_.spent();
-  if (limits_.max_tokens_total && spent.total_tokens() >= *limits_.max_tokens_total) return "max_tokens_total";
-  if (limits_.max_cost && spent.priced_calls > 0 && spent.cost_usd >= *limits_.max_cost) return "max_cost";
-  return nullptr;
+  if (limits_.max_tokens_total && spent.total_tokens() >= *limits_.max_tokens_total) return StoppedReason::MaxTokensTotal;
+  if (limits_.max_cost && spent.priced_calls > 0 && spent.cost_usd >= *limits_.max_cost) return StoppedReason::MaxCost;
+  return std::nullopt;
 }
 
-const char* RunCore::stop_reason(int iterations) const {
+std::optional<StoppedReason> RunCore::stop_reason(int iterations) const {
   if (options_.cancel && options_.cancel->stopped()) throw_stopped(*options_.cancel);
-  if (const char* budget = spent_budget()) return budget;
-  if (iterations >= limits_.max_iterations) return "max_iterations";
-  if (limits_.max_execution_time && Clock::now() - start_ >= *limits_.max_execution_time) return "max_execution_time";
-  return nullptr;
+  if (auto budget = spent_budget()) return budget;
+  if (iterations >= limits_.max_iterations) return StoppedReason::MaxIterations;
+  if (limits_.max_execution_time && Clock::now() - start_ >= *limits_.max_execution_time)
+    return StoppedReason::MaxExecutionTime;
+  return std::nullopt;
 }
 
-bool RunCore::stop_early(const char* reason) {
+bool RunCore::stop_early(StoppedReason reason) {
   result_.stopped_reason = reason;
-  events_.emit({EventType::EarlyStop, Value{{"reason", reason}}});
+  events_.emit({EventType::EarlyStop, Value{{"reason", name_of(reason)}}});
   // A spent budget allows no further call, whatever the early-stopping method.
-  bool budget = spent_budget() != nullptr;
+  bool budget = spent_budget().has_value();
   if (limits_.early_stopping == EarlyStopping::Generate && !budget) return true;
   result_.output = budget ? kBudgetStopMessage : kForceStopMessage;
   events_.emit({EventType::AgentFinish, Value{{"output", result_.output}, {"log", ""}}});
   return false;
 }
 
-void RunCore::fail_without_answer(const char* limit) {
-  events_.emit({EventType::EarlyStop, Value{{"reason", limit}}});
-  fail("output.missing", std::string("the run reached ") + limit + " before an answer that matches the output schema");
+void RunCore::fail_without_answer(StoppedReason limit) {
+  events_.emit({EventType::EarlyStop, Value{{"reason", name_of(limit)}}});
+  fail("output.missing",
+       "the run reached " + std::string(name_of(limit)) + " before an answer that matches the output schema");
   result_.stopped_reason = limit;
 }
 
@@ -115,7 +117,7 @@ void RunCore::finish_after_stop(Value output, const std::string& log) {
 
 void RunCore::return_direct(const Observation& observation) {
   result_.output = observation.text;
-  result_.stopped_reason = "return_direct";
+  result_.stopped_reason = StoppedReason::ReturnDirect;
   events_.emit({EventType::AgentFinish, Value{{"output", result_.output}, {"log", ""}}});
 }
 
@@ -197,7 +199,7 @@ void RunCore::emit_action(const parse::AgentAction& action) { events_.emit({Even
 void RunCore::finish(Value output, const std::string& log) {
   events_.emit({EventType::AgentFinish, Value{{"output", output}, {"log", log}}});
   result_.output = std::move(output);
-  result_.stopped_reason = "finish";
+  result_.stopped_reason = StoppedReason::Finish;
 }
 
 void RunCore::fail(const std::string& kind, const std::string& message) { fail(RunError{kind, message, {}, {}}); }

@@ -61,7 +61,7 @@ struct RunOptions {
   // sees. The caller owns them: the session, not the agent, remembers.
   std::span<const Exchange> history;
   // Stops the run when it stops (SIGINT, a step's timeout): the call in flight is abandoned, and the run ends with
-  // stopped_reason "cancelled" (or "timeout"). May be null.
+  // stopped reason cancelled (or timeout). May be null.
   const Cancel* cancel = nullptr;
   // What the run's model clients keep for it (llm/run_state.h); the executor makes one when none is given.
   llm::RunState* llm_state = nullptr;
@@ -90,14 +90,14 @@ class RunCore {
   // chain_start, the agent's loop, chain_end; an Error the loop throws fails the run.
   RunResult execute(const Value& inputs, const std::function<void()>& loop);
 
-  // Why the run may not start another iteration ("max_iterations", "max_execution_time", "max_tokens_total",
-  // "max_cost"), or null when it may.
-  const char* stop_reason(int iterations) const;
+  // Why the run may not start another iteration (max_iterations, max_execution_time, max_tokens_total, max_cost),
+  // or none when it may.
+  std::optional<StoppedReason> stop_reason(int iterations) const;
   // Records an early stop; returns true when the agent should make its one last call (early_stopping: generate,
   // and no budget spent), having set the output (and emitted agent_finish) otherwise.
-  bool stop_early(const char* reason);
+  bool stop_early(StoppedReason reason);
   // A run with an output schema that reaches a limit has no answer to give: it fails ("output.missing").
-  void fail_without_answer(const char* limit);
+  void fail_without_answer(StoppedReason limit);
   // The one last call's answer (early_stopping: generate) ends the run, as LangChain's AgentFinish does.
   void finish_after_stop(Value output, const std::string& log);
 
@@ -133,7 +133,7 @@ class RunCore {
   const std::vector<AgentTool>& tools() const { return tools_; }
 
  private:
-  const char* spent_budget() const;
+  std::optional<StoppedReason> spent_budget() const;
   // The id a tool call's tool_start and tool_end carry: the model's for a native call, else `call_N` (N from 1).
   std::string next_call_id(const parse::AgentAction& action);
 

@@ -2,12 +2,6 @@
 
 namespace engine::agent {
 
-const char* stopped_reason_of(std::string_view error_kind) {
-  if (error_kind == "run.cancelled") return "cancelled";
-  if (error_kind == "run.timeout") return "timeout";
-  return "error";
-}
-
 Value step_to_json(const AgentStep& s) {
   return Value{{"action", {{"tool", s.action.tool}, {"tool_input", s.action.tool_input}, {"log", s.action.log}}},
                {"observation", s.observation}};
@@ -47,7 +41,7 @@ Value RunResult::to_json() const {
           {"intermediate_steps", std::move(agent_steps)},
           {"usage", usage_json()},
           {"elapsed_ms", elapsed_ms},
-          {"stopped_reason", stopped_reason}};
+          {"stopped_reason", name_of(stopped_reason)}};
   if (!steps.empty()) j["steps"] = steps;
   if (!run_id.empty()) j["run_id"] = run_id;
   if (error) j["error"] = error->to_json();

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "engine/core/error.h"
+#include "engine/core/stopped_reason.h"
 #include "engine/core/usage_meter.h"
 #include "engine/core/value.h"
 #include "engine/llm/llm_client.h"
@@ -43,9 +44,7 @@ struct RunResult {
   std::optional<double> cost_usd;  // when the model's price is known
   int llm_calls = 0;
   double elapsed_ms = 0;  // to the microsecond (core/elapsed.h)
-  // "finish", "return_direct", "max_iterations", "max_execution_time", "max_tokens_total", "max_cost", "error",
-  // "cancelled" or "timeout"
-  std::string stopped_reason;
+  StoppedReason stopped_reason = StoppedReason::Error;  // until it ends
   std::optional<RunError> error;
   std::string run_id;  // what its events carry
 
@@ -58,7 +57,5 @@ struct RunResult {
 
 Value step_to_json(const AgentStep& step);
 
-// A failed run's stopped_reason: "cancelled" for Error "run.cancelled", "timeout" for "run.timeout", else "error".
-const char* stopped_reason_of(std::string_view error_kind);
 
 }  // namespace engine::agent

@@ -34,7 +34,7 @@ class ToolCallingRun {
     req.tool_choice = cfg_.tool_choice;
     req.stop = cfg_.stop;
     int iterations = 0;
-    const char* limit = nullptr;
+    std::optional<StoppedReason> limit;
     while (!(limit = core_.stop_reason(iterations))) {
       ++iterations;
       llm::LlmResponse resp = core_.call_llm(req);
@@ -86,8 +86,8 @@ class ToolCallingRun {
       }
       if (direct) return core_.return_direct(*direct);
     }
-    if (cfg_.output) return core_.fail_without_answer(limit);
-    if (!core_.stop_early(limit)) return;
+    if (cfg_.output) return core_.fail_without_answer(*limit);
+    if (!core_.stop_early(*limit)) return;
     req.tool_choice = "none";  // early_stopping: generate: one last answer, without tools
     std::string text = core_.call_llm(req).text;
     core_.finish_after_stop(text, text);

@@ -178,7 +178,7 @@ void Batch::run_row(DataRow& row, Value& inputs, Value& rest, EventSink& events,
   agent::RunResult result;
   if (!row.error.empty()) {
     result.error = agent::RunError{"data.bad_row", row.error, {}, {}};
-    result.stopped_reason = "error";
+    result.stopped_reason = StoppedReason::Error;
   } else {
     try {
       Value resolved = executor_->resolve_inputs(std::move(inputs));
@@ -188,10 +188,10 @@ void Batch::run_row(DataRow& row, Value& inputs, Value& rest, EventSink& events,
       result = executor_->run(resolved, events, agent::RunOptions{.cancel = &cancel, .trace = trace ? &*trace : nullptr});
     } catch (const Error& e) {
       result.error = agent::RunError::from(e);
-      result.stopped_reason = agent::stopped_reason_of(e.kind());
+      result.stopped_reason = stopped_reason_of(e.kind());
     }
   }
-  bool abandoned = result.stopped_reason == "cancelled" && cancel_runs.stopped();
+  bool abandoned = result.stopped_reason == StoppedReason::Cancelled && cancel_runs.stopped();
   if (!abandoned) {
     if (!result.ok()) line["status"] = "failed";
     Value run = result.to_json();

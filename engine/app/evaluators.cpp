@@ -276,7 +276,7 @@ class JudgeEvaluator : public Evaluator {
     NullSink quiet;
     agent::RunResult r = judge_->run(inputs, quiet, agent::RunOptions{.cancel = cancel});
     if (!r.ok()) {
-      if (r.stopped_reason == "cancelled") throw_stopped(*cancel);
+      if (r.stopped_reason == StoppedReason::Cancelled) throw_stopped(*cancel);
       return Score{0, false, "the judge failed: " + r.error->message};
     }
     return read_verdict(r.output);

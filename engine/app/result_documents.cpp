@@ -36,7 +36,7 @@ Value run_document(const agent::RunResult& result) {
             {"output", result.output},
             {"outputs", result.outputs},
             {"usage", result.usage_json()},
-            {"stopped_reason", result.stopped_reason},
+            {"stopped_reason", name_of(result.stopped_reason)},
             {"elapsed_ms", result.elapsed_ms}};
   if (result.error) doc["error"] = {{"message", result.error->to_error().formatted()}, {"code", result.error->kind}};
   return doc;

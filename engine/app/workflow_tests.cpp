@@ -76,8 +76,8 @@ void check(const spec::TestExpectations& e, const agent::RunResult& r, std::vect
     else if (r.error->kind != e.error->value)
       failures.push_back("error: expected " + e.error->value + ", got " + r.error->kind + ": " + r.error->message);
   }
-  if (e.stopped_reason && r.stopped_reason != e.stopped_reason->value)
-    failures.push_back("stopped_reason: expected " + e.stopped_reason->value + ", got " + r.stopped_reason);
+  if (e.stopped_reason && name_of(r.stopped_reason) != e.stopped_reason->value)
+    failures.push_back("stopped_reason: expected " + e.stopped_reason->value + ", got " + std::string(name_of(r.stopped_reason)));
   if (e.output && !same(*e.output, r.output))
     failures.push_back("output: " + expected_got(*e.output, r.output));
   std::string text = r.output.is_string() ? r.output.get<std::string>() : to_json_text(r.output);
@@ -121,7 +121,7 @@ TestOutcome run_one(const spec::WorkflowSpec& workflow, const spec::WorkflowTest
     Value inputs = executor->resolve_inputs(t.inputs);
     NullSink quiet;
     agent::RunResult r = executor->run(inputs, quiet, agent::RunOptions{.cancel = &cancel});
-    if (r.stopped_reason == "cancelled" && cancel.stopped()) throw_stopped(cancel);
+    if (r.stopped_reason == StoppedReason::Cancelled && cancel.stopped()) throw_stopped(cancel);
     check(t.expect, r, out.failures);
   } catch (const Error& e) {
     if ((e.kind() == "run.cancelled" || e.kind() == "run.timeout") && cancel.stopped()) throw;

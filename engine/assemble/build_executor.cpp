@@ -34,7 +34,7 @@ std::shared_ptr<const workflow::Executor> build(const spec::WorkflowSpec& s, con
   // A workflow whose steps call no model (templates, tools) names none, and needs none.
   bool needs_llm = s.steps.empty();
   spec::for_each_step(s.steps, [&](const spec::StepSpec& st) {
-    needs_llm = needs_llm || ((st.kind.value == "llm" || st.kind.value == "agent") && !st.llm);
+    needs_llm = needs_llm || ((st.kind.value == StepKind::Llm || st.kind.value == StepKind::Agent) && !st.llm);
   });
   // A validation notes each part's problem and builds the rest; the executor is then not made.
   Diagnostics* found = given.found;

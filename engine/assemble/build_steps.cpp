@@ -184,7 +184,7 @@ void build_step(const spec::StepSpec& st, workflow::Step& step, const Scope& sco
                 const tools::ToolRegistry& registry, const std::shared_ptr<const llm::LlmClient>& llm,
                 const BuildOptions& options, std::vector<size_t>* outer_reads) {
   const std::string& path = st.path;
-  step.may_wait = st.kind.value != "template";
+  step.may_wait = st.kind.value != StepKind::Template;
   step.attempts = st.attempts;
   step.backoff = std::chrono::milliseconds(static_cast<long long>(st.backoff * 1000));
   step.continue_on_error = st.continue_on_error;
@@ -198,11 +198,11 @@ void build_step(const spec::StepSpec& st, workflow::Step& step, const Scope& sco
     if (outer_reads)
       for (size_t i : r.outer) add_once(*outer_reads, i);
   };
-  if (st.kind.value == "template") {
+  if (st.kind.value == StepKind::Template) {
     tmpl::Template t = step_template(st.text, s);
     read(t, path + ".template", st.text.loc);
     step.work = std::make_shared<workflow::TemplateWork>(std::move(t));
-  } else if (st.kind.value == "llm") {
+  } else if (st.kind.value == StepKind::Llm) {
     tmpl::Template t = step_template(st.text, s);
     read(t, path + ".prompt", st.text.loc);
     const spec::LlmSpec& model = st.llm ? *st.llm : s.llm;
@@ -221,7 +221,7 @@ void build_step(const spec::StepSpec& st, workflow::Step& step, const Scope& sco
     }
     step.work = std::make_shared<workflow::LlmWork>(st.llm ? build_step_llm(*st.llm, path + ".llm", s, options) : llm,
                                                     std::move(t), std::move(limits), std::move(output));
-  } else if (st.kind.value == "tool") {
+  } else if (st.kind.value == StepKind::Tool) {
     std::shared_ptr<const tools::Tool> tool;  // shared: the step keeps its tool alive
     for (const auto& t : registry.all())
       if (t->name() == st.tool.value) tool = t;
@@ -233,7 +233,7 @@ void build_step(const spec::StepSpec& st, workflow::Step& step, const Scope& sco
     tmpl::Template t = step_template(st.text, s);
     read(t, path + ".input", st.text.loc);
     step.work = std::make_shared<workflow::ToolWork>(std::move(tool), std::move(t));
-  } else if (st.kind.value == "workflow") {
+  } else if (st.kind.value == StepKind::Workflow) {
     const spec::WorkflowSpec& child = *st.workflow_spec;
     std::vector<std::string> declared = input_names(child);
     std::vector<std::pair<std::string, tmpl::Template>> inputs;
@@ -255,7 +255,7 @@ void build_step(const spec::StepSpec& st, workflow::Step& step, const Scope& sco
                                             "', which has no default: add it under " + path + ".inputs",
                     st.workflow.loc, quoted_line(s, st.workflow.loc));
     step.work = std::make_shared<workflow::SubRunWork>(build_executor(child, options), std::move(inputs));
-  } else if (st.kind.value == "lua") {
+  } else if (st.kind.value == StepKind::Lua) {
     std::vector<std::pair<std::string, tmpl::Template>> inputs;
     for (const auto& [name, value] : st.inputs) {
       tmpl::Template t = step_template(value, s);
@@ -263,7 +263,7 @@ void build_step(const spec::StepSpec& st, workflow::Step& step, const Scope& sco
       inputs.emplace_back(name, std::move(t));
     }
     step.work = std::make_shared<workflow::LuaWork>(lua_step_script(st, s), std::move(inputs));
-  } else if (st.kind.value == "loop") {
+  } else if (st.kind.value == StepKind::Loop) {
     // The body is a graph of its own; what it reads outside, and what `until` reads, are the loop's edges.
     Scope body_scope{{}, scope.local, true, scope.found};
     for (const auto& b : st.body) body_scope.local.push_back(b.name);

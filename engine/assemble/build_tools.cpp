@@ -63,7 +63,7 @@ std::vector<std::string> referenced_tools(const spec::WorkflowSpec& s) {
   add(s.agent.tools);
   add(s.agent.return_direct);
   spec::for_each_step(s.steps, [&](const spec::StepSpec& st) {
-    if (st.kind.value == "tool") add({st.tool});
+    if (st.kind.value == StepKind::Tool) add({st.tool});
     if (st.agent) {
       add(st.agent->tools);
       add(st.agent->return_direct);
@@ -125,13 +125,15 @@ std::vector<std::shared_ptr<const tools::Tool>> mcp_tools(const spec::ToolSpec& 
   std::shared_ptr<const tools::mcp::McpToolset> set;
   try {
     set = std::make_shared<const tools::mcp::McpToolset>(server, o);
+  } catch (const tools::mcp::MissingToolError& e) {  // pointed at in the entry's tools: list
+    SourceLoc at = m.loc;
+    for (const auto& a : m.allow)
+      if (a.value == e.tool) at = a.loc;
+    throw Error(e.kind(), "tools: " + e.message(), at, quoted_line(s, at));
   } catch (const Error& e) {
     bool named = e.message().rfind("MCP server '", 0) == 0;  // the server's messages name it already
-    SourceLoc at = m.loc;  // a tool the server lacks is pointed at in the tools: list
-    for (const auto& a : m.allow)
-      if (e.kind() == "mcp.unknown_tool" && e.message().find("no tool '" + a.value + "'") != std::string::npos) at = a.loc;
-    throw Error(e.kind(), "tools: " + (named ? "" : "MCP server '" + t.name.value + "': ") + e.message(), at,
-                quoted_line(s, at));
+    throw Error(e.kind(), "tools: " + (named ? "" : "MCP server '" + t.name.value + "': ") + e.message(), m.loc,
+                quoted_line(s, m.loc));
   }
   if (!set->warning().empty()) warnings.push_back(set->warning());
   source = set;

@@ -58,7 +58,7 @@ int run(const RunOptions& o) {
   out.finish();
   if (!result.ok()) {
     print_error(result.error->kind, result.error->formatted(), o.output.no_color);
-    if (result.stopped_reason == "cancelled" && interrupts.signal()) return interrupted_exit_code(interrupts.signal());
+    if (result.stopped_reason == StoppedReason::Cancelled && interrupts.signal()) return interrupted_exit_code(interrupts.signal());
     return kRunFailed;
   }
   return kOk;

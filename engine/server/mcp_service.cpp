@@ -149,7 +149,8 @@ void McpService::call_tool(const Value& id, const Value& params, bool modern, co
   auto executor = workflow->executor;
   Value given = arguments.is_object() ? arguments : Value::object();
   auto run = [this, id, key, cancel, token, executor, given = std::move(given), send, modern, context,
-              name = workflow->name, file = workflow->file](const Cancel& run_cancel) mutable {
+              name = workflow->name, file = workflow->file](const Cancel& run_cancel,
+                                                            const std::function<void()>& ran) mutable {
     Value result;
     try {
       Value inputs = executor->resolve_inputs(std::move(given));
@@ -192,6 +193,7 @@ void McpService::call_tool(const Value& id, const Value& params, bool modern, co
       std::lock_guard lock(mu_);
       calls_.erase(key);
     }
+    ran();
     // A cancelled call is not answered (the client has stopped waiting for it), as the protocol asks.
     if (!run_cancel.stopped() || run_cancel.timed_out()) send(jsonrpc::make_result(id, finish(std::move(result), modern)));
     else send(Value());

@@ -78,7 +78,7 @@ void Metrics::count_run(const std::string& workflow, const agent::RunResult& res
   w.prompt_tokens += static_cast<uint64_t>(result.usage.prompt_tokens);
   w.completion_tokens += static_cast<uint64_t>(result.usage.completion_tokens);
   if (result.cost_usd) w.cost_usd += *result.cost_usd;
-  ++w.stopped[result.stopped_reason.empty() ? "error" : result.stopped_reason];
+  ++w.stopped[std::string(name_of(result.stopped_reason))];
   if (result.error) ++w.errors[result.error->kind];
 }
 

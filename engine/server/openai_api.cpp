@@ -103,7 +103,7 @@ Value chunk(const std::string& id, long created, const std::string& model, Value
 }
 
 std::string finish_reason(const agent::RunResult& result) {
-  return result.stopped_reason == "max_tokens_total" ? "length" : "stop";
+  return result.stopped_reason == StoppedReason::MaxTokensTotal ? "length" : "stop";
 }
 
 std::string raw_answer(const agent::RunResult& result) {
@@ -199,7 +199,8 @@ void Service::chat_completion(const std::shared_ptr<Exchange>& exchange) {
                                             "model_not_chat", "model"));
   auto executor = workflow->executor;
   auto shared = std::make_shared<ChatRequest>(std::move(request));
-  start_run(exchange, [this, exchange, executor, shared, name = workflow->name, file = workflow->file](const Cancel& cancel) {
+  start_run(exchange, [this, exchange, executor, shared, name = workflow->name, file = workflow->file](
+                          const Cancel& cancel, const std::function<void()>& ran) {
     const ChatRequest& r = *shared;
     // One id for every chunk, known before the run starts: the request's.
     std::string id = "chatcmpl-" + exchange->request().request_id;
@@ -230,9 +231,10 @@ void Service::chat_completion(const std::shared_ptr<Exchange>& exchange) {
           "serve.answer_withdrawn",
           "the model wrote on past what read as its final answer, so the answer streamed so far is not the run's "
           "answer; ask again, or without stream"));
-      result.stopped_reason = "error";
+      result.stopped_reason = StoppedReason::Error;
     }
     metrics_.count_run(name, result);
+    ran();
     if (!result.ok()) {
       int status = status_for_error(result.error->kind);
       sinks.respond_with(r.stream ? 200 : status);  // a stream's status was sent when it opened

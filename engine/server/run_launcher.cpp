@@ -2,6 +2,7 @@
 
 #include <memory>
 #include <new>
+#include <utility>
 
 namespace engine::server {
 
@@ -13,13 +14,19 @@ std::string RunLauncher::timeout_message() const {
 void RunLauncher::take_turn(const Cancel* parent, const Run& run,
                             const std::function<void(const std::exception&)>& failed) {
   slots_.wait_turn();
+  bool held = true;
+  auto give_back = [&] {
+    if (std::exchange(held, false)) slots_.ran();
+  };
   Cancel cancel(parent, std::chrono::steady_clock::now() + run_timeout_, timeout_message());
   try {
-    run(cancel);
+    run(cancel, give_back);
   } catch (const std::exception& e) {
+    give_back();
     failed(e);
   }
-  slots_.release();
+  give_back();
+  slots_.answered();
 }
 
 bool RunLauncher::start(const Cancel* parent, Run run, Refusals refuse) {
@@ -51,7 +58,7 @@ bool RunLauncher::start_all(const Cancel* parent, Rows rows, Refusals refuse) {
         auto failed = [&rows, i](const std::exception& e) { rows.failed(i, std::string("the server failed: ") + e.what()); };
         try {
           group.spawn([this, parent, i, &rows, failed] {
-            take_turn(parent, [&](const Cancel& c) { rows.run(i, c); }, failed);
+            take_turn(parent, [&](const Cancel& c, const std::function<void()>&) { rows.run(i, c); }, failed);
           });
         } catch (const std::exception&) {  // no stack, or no thread
           slots_.withdraw();

@@ -18,7 +18,10 @@ namespace engine::server {
 
 class RunLauncher {
  public:
-  using Run = std::function<void(const Cancel& cancel)>;
+  // A run, told its Cancel and what to call once the workflow has run, before it answers: that gives its slot back,
+  // so a caller that sends its next request on reading the answer finds the slot free (given back anyway when the
+  // run returns).
+  using Run = std::function<void(const Cancel& cancel, const std::function<void()>& ran)>;
   // What an endpoint answers when its run cannot start or does not end as a run should.
   struct Refusals {
     std::function<void()> busy;       // every slot and every place to wait is taken

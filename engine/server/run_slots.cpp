@@ -15,13 +15,27 @@ void RunSlots::wait_turn() {
   ++running_;
 }
 
-void RunSlots::release() {
+void RunSlots::ran() {
   {
     std::lock_guard lock(mu_);
     --admitted_;
     --running_;
+    ++answering_;
   }
   changed_.notify_all();
+}
+
+void RunSlots::answered() {
+  {
+    std::lock_guard lock(mu_);
+    --answering_;
+  }
+  changed_.notify_all();
+}
+
+void RunSlots::release() {
+  ran();
+  answered();
 }
 
 void RunSlots::withdraw(size_t runs) {
@@ -34,8 +48,9 @@ void RunSlots::withdraw(size_t runs) {
 
 bool RunSlots::wait_idle(SteadyTime deadline) {
   std::unique_lock lock(mu_);
-  while (admitted_ > 0 && std::chrono::steady_clock::now() < deadline) changed_.wait_until(lock, deadline);
-  return admitted_ == 0;
+  while ((admitted_ > 0 || answering_ > 0) && std::chrono::steady_clock::now() < deadline)
+    changed_.wait_until(lock, deadline);
+  return admitted_ == 0 && answering_ == 0;
 }
 
 size_t RunSlots::running() const {

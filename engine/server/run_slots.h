@@ -18,11 +18,15 @@ class RunSlots {
   size_t capacity() const { return max_running_ + max_waiting_; }
   // On the run's fiber, after admit(): waits for a free slot.
   void wait_turn();
-  // A run that had its turn has ended.
+  // A run that had its turn has run: its slot is free for the next; it still counts as going until answered() (a
+  // server that shuts down waits for its answer).
+  void ran();
+  void answered();
+  // A run that had its turn has ended: ran() and answered().
   void release();
   // `runs` admitted runs will never take their turn (they could not be started).
   void withdraw(size_t runs = 1);
-  // Until no run is admitted, or `deadline`; true when none is.
+  // Until no run is admitted and none is answering, or `deadline`; true when none is.
   bool wait_idle(SteadyTime deadline);
 
   size_t running() const;
@@ -35,6 +39,7 @@ class RunSlots {
   Condition changed_;
   size_t admitted_ = 0;
   size_t running_ = 0;
+  size_t answering_ = 0;
 };
 
 }  // namespace engine::server

@@ -170,17 +170,20 @@ void Service::list_workflows(Exchange& exchange) const {
 
 void Service::invoke(const std::shared_ptr<Exchange>& exchange, const ServedWorkflow& workflow) {
   auto executor = workflow.executor;
-  start_run(exchange, [this, exchange, executor, name = workflow.name, file = workflow.file](const Cancel& cancel) {
+  start_run(exchange, [this, exchange, executor, name = workflow.name, file = workflow.file](
+                          const Cancel& cancel, const std::function<void()>& ran) {
     try {
       Value inputs = executor->resolve_inputs(inputs_of(exchange->request().body));
       ServedRunSinks sinks(observers_, exchange->request(), file);
       ModelCallTimer timer(metrics_, name, sinks.sink());
       agent::RunResult result = executor->run(inputs, timer, {.cancel = &cancel, .trace = sinks.trace()});
       metrics_.count_run(name, result);
+      ran();
       HttpResponse response = run_response(result);
       sinks.respond_with(response.status);
       exchange->respond(std::move(response));
     } catch (const Error& e) {
+      ran();
       exchange->respond(error_response(status_for_error(e.kind()), e.formatted(), e.kind()));
     }
   });
@@ -188,11 +191,13 @@ void Service::invoke(const std::shared_ptr<Exchange>& exchange, const ServedWork
 
 void Service::stream(const std::shared_ptr<Exchange>& exchange, const ServedWorkflow& workflow) {
   auto executor = workflow.executor;
-  start_run(exchange, [this, exchange, executor, name = workflow.name, file = workflow.file](const Cancel& cancel) {
+  start_run(exchange, [this, exchange, executor, name = workflow.name, file = workflow.file](
+                          const Cancel& cancel, const std::function<void()>& ran) {
     Value inputs;
     try {
       inputs = executor->resolve_inputs(inputs_of(exchange->request().body));
     } catch (const Error& e) {
+      ran();
       return exchange->respond(error_response(status_for_error(e.kind()), e.formatted(), e.kind()));
     }
     exchange->open_stream(sse_head());
@@ -202,6 +207,7 @@ void Service::stream(const std::shared_ptr<Exchange>& exchange, const ServedWork
     ModelCallTimer timer(metrics_, name, sinks.sink());
     agent::RunResult result = executor->run(inputs, timer, {.stream = true, .cancel = &cancel, .trace = sinks.trace()});
     metrics_.count_run(name, result);
+    ran();
     Value doc = app::run_document(result);
     exchange->send(sse_event(result.ok() ? "result" : "error", to_json_text(doc)));
     exchange->end_stream();

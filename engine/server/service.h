@@ -46,7 +46,7 @@ class Service {
   Metrics& metrics() { return metrics_; }
 
  private:
-  using RunBody = std::function<void(const Cancel& cancel)>;
+  using RunBody = RunLauncher::Run;
 
   void list_workflows(Exchange& exchange) const;
   void invoke(const std::shared_ptr<Exchange>& exchange, const ServedWorkflow& workflow);

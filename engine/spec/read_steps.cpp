@@ -21,17 +21,30 @@ const KeyList kRetry = {"attempts", "backoff"};
 
 namespace {
 
-const std::vector<std::string> kStepKinds = {"template", "llm", "agent", "tool", "lua", "loop", "workflow"};
-
 // The key that holds what a step of `kind` does.
-const char* own_key(const std::string& kind) {
-  return kind == "template"   ? "template"
-         : kind == "llm"      ? "prompt"
-         : kind == "tool"     ? "tool"
-         : kind == "loop"     ? "steps"
-         : kind == "workflow" ? "workflow"
-         : kind == "lua"      ? "lua"
-                              : "agent";
+const char* own_key(StepKind kind) {
+  switch (kind) {
+    case StepKind::Template: return "template";
+    case StepKind::Llm: return "prompt";
+    case StepKind::Tool: return "tool";
+    case StepKind::Loop: return "steps";
+    case StepKind::Workflow: return "workflow";
+    case StepKind::Lua: return "lua";
+    case StepKind::Agent: return "agent";
+  }
+  return "template";
+}
+
+// The keys beside its own that a step of `kind` takes.
+bool takes(StepKind kind, std::string_view key) {
+  switch (kind) {
+    case StepKind::Agent:
+    case StepKind::Workflow: return key == "inputs";
+    case StepKind::Lua: return key == "inputs" || key == "limits" || key == "allow";
+    case StepKind::Tool: return key == "input";
+    case StepKind::Loop: return key == "until" || key == "max_iterations";
+    default: return false;
+  }
 }
 
 // The step's kind and what it does: without them it is no step, and what reads it is not another problem.
@@ -40,31 +53,28 @@ void read_core(SectionReader& in, const YAML::Node& b, const std::string& at, St
   const std::string& path = st.path;
   r.expect_map(b, path, keys::kStep);
   r.expect_present(b, "kind", path);
-  st.kind = in.one_of(b["kind"], path + ".kind", kStepKinds);
+  Located<std::string> named = in.one_of(b["kind"], path + ".kind", step_kind_names());
+  st.kind = {*step_kind_named(named.value), named.loc};
   // Each kind takes its own key; another kind's key is a mistake worth naming.
-  const std::string& kind = st.kind.value;
+  const StepKind kind = st.kind.value;
   const char* own = own_key(kind);
   for (const char* key : {"template", "prompt", "agent", "inputs", "tool", "input", "steps", "until", "max_iterations",
                           "workflow", "lua", "limits", "allow"}) {
-    std::string k = key;
-    bool allowed = k == own || ((kind == "agent" || kind == "workflow" || kind == "lua") && k == "inputs") ||
-                   (kind == "tool" && k == "input") || (kind == "lua" && (k == "limits" || k == "allow")) ||
-                   (kind == "loop" && (k == "until" || k == "max_iterations"));
-    if (b[key] && !allowed)
+    if (b[key] && std::string_view(key) != own && !takes(kind, key))
       in.entry([&] {
-        r.fail("spec.conflict", path + "." + key + " is not for kind: " + kind + " (it takes " + own + ")", b[key]);
+        r.fail("spec.conflict", path + "." + key + " is not for kind: " + named.value + " (it takes " + own + ")", b[key]);
       });
   }
   r.expect_present(b, own, path);
-  if (kind == "agent") {
+  if (kind == StepKind::Agent) {
     st.agent = read_agent(in, b["agent"], path + ".agent");
-  } else if (kind == "lua") {
+  } else if (kind == StepKind::Lua) {
     st.lua = r.located_str(b["lua"], path + ".lua");
     st.lua_file = in.within_scope(st.lua.value, path + ".lua", b["lua"]);
-  } else if (kind == "workflow") {
+  } else if (kind == StepKind::Workflow) {
     st.workflow = r.located_str(b["workflow"], path + ".workflow");
     st.workflow_spec = in.sub_workflow(b["workflow"], path + ".workflow");
-  } else if (kind == "loop") {
+  } else if (kind == StepKind::Loop) {
     if (at != "steps") r.fail("spec.conflict", path + ": a loop inside a loop is not supported", b["kind"]);
     // The body first: its steps' problems are noted even when the loop's own keys have one.
     st.body = read_steps(in, b["steps"], path + ".steps");
@@ -74,7 +84,7 @@ void read_core(SectionReader& in, const YAML::Node& b, const std::string& at, St
     st.max_iterations = static_cast<int>(r.integer(b["max_iterations"], path + ".max_iterations", 1, 100));
     for (const char* key : {"for_each", "retry"})
       if (b[key]) r.fail("spec.conflict", path + "." + key + " is not for kind: loop (give it to the steps inside)", b[key]);
-  } else if (kind == "tool") {
+  } else if (kind == StepKind::Tool) {
     st.tool = r.located_str(b["tool"], path + ".tool");
     st.text = b["input"] ? in.template_source(b["input"], path + ".input")
                          : TemplateSource{"", in.display + " (" + path + ".input)", in.dir, st.loc, false, {}};
@@ -87,12 +97,12 @@ void read_core(SectionReader& in, const YAML::Node& b, const std::string& at, St
 void read_options(SectionReader& in, const YAML::Node& b, StepSpec& st) {
   YamlReader& r = in.r;
   const std::string& path = st.path;
-  const std::string& kind = st.kind.value;
-  if (kind == "lua") {
+  const StepKind kind = st.kind.value;
+  if (kind == StepKind::Lua) {
     in.key(b, "limits", [&](const YAML::Node& v) { st.lua_limits = in.lua_limits(v, path + ".limits"); });
     in.key(b, "allow", [&](const YAML::Node& v) { st.allow = in.allow(v, path + ".allow"); });
   }
-  if (kind == "agent" || kind == "workflow" || kind == "lua")
+  if (kind == StepKind::Agent || kind == StepKind::Workflow || kind == StepKind::Lua)
     in.key(b, "inputs", [&](const YAML::Node& inputs) {
       if (!inputs.IsMap()) r.fail("spec.wrong_type", path + ".inputs must map the step's inputs to templates", inputs);
       for (const auto& kv : inputs)
@@ -103,14 +113,15 @@ void read_options(SectionReader& in, const YAML::Node& b, StepSpec& st) {
         });
     });
   in.key(b, "output_schema", [&](const YAML::Node& v) {
-    if (kind != "llm")
+    if (kind != StepKind::Llm)
       r.fail("spec.conflict", path + ".output_schema is for kind: llm (an agent step gives its agent one)", v);
     st.output_schema = in.json_schema(v, path + ".output_schema");
     st.output_schema_loc = r.loc(v);
   });
   in.key(b, "llm", [&](const YAML::Node& v) {
-    if (kind != "llm" && kind != "agent")
-      r.fail("spec.conflict", path + ".llm is for kinds llm and agent (a step of kind " + kind + " calls no model)", v);
+    if (kind != StepKind::Llm && kind != StepKind::Agent)
+      r.fail("spec.conflict",
+             path + ".llm is for kinds llm and agent (a step of kind " + std::string(name_of(kind)) + " calls no model)", v);
     st.llm = read_llm(in, v, path + ".llm");
   });
   in.key(b, "when", [&](const YAML::Node& v) { st.when = r.located_raw(v, path + ".when"); });

@@ -2,6 +2,7 @@
 #include "engine/core/file.h"
 #include "engine/core/limits.h"
 #include "engine/core/text.h"
+#include "engine/core/stopped_reason.h"
 #include "engine/spec/format_keys.h"
 #include "engine/spec/scripted_replies.h"
 #include "engine/spec/test_spec.h"
@@ -22,8 +23,6 @@ const KeyList kTestFile = {"version", "description", "workflow", "tests"};
 
 namespace {
 
-const std::vector<std::string> kStopReasons = {"finish", "return_direct", "max_iterations", "max_execution_time",
-                                               "max_tokens_total", "max_cost", "error", "cancelled", "timeout"};
 // The statuses a run reports for a step (`done` for one that finished); `ok` is taken for `done`.
 const std::vector<std::string> kStepStatuses = {"done", "ok", "failed", "skipped", "not_run"};
 
@@ -96,7 +95,7 @@ class TestLoader {
     }
     if (n["stopped_reason"]) {
       e.stopped_reason = r_.located_str(n["stopped_reason"], at + ".stopped_reason");
-      one_of(e.stopped_reason->value, kStopReasons, at + ".stopped_reason", n["stopped_reason"]);
+      one_of(e.stopped_reason->value, stopped_reason_names(), at + ".stopped_reason", n["stopped_reason"]);
     }
     if (n["steps"]) {
       if (!n["steps"].IsMap()) r_.fail("spec.wrong_type", at + ".steps must be a mapping of step names to statuses", n["steps"]);

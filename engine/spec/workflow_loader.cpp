@@ -54,9 +54,9 @@ class Loader {
       in_.key(root, "steps", [&](const YAML::Node& v) { w.steps = read_steps(in_, v, "steps"); });
       if (!root["llm"])
         for_each_step(w.steps, [&](const StepSpec& step) {
-          if ((step.kind.value == "llm" || step.kind.value == "agent") && !step.llm)
+          if ((step.kind.value == StepKind::Llm || step.kind.value == StepKind::Agent) && !step.llm)
             in_.entry([&] {
-              r_.fail_at("spec.missing_key", step.path + " (kind: " + step.kind.value +
+              r_.fail_at("spec.missing_key", step.path + " (kind: " + std::string(name_of(step.kind.value)) +
                                                  ") needs a model: add an llm block to the workflow",
                          step.kind.loc);
             });
@@ -98,7 +98,7 @@ class Loader {
     check(w.agent.tools, "agent.tools");
     check(w.agent.return_direct, "agent.return_direct");
     for_each_step(w.steps, [&](const StepSpec& step) {
-      if (step.kind.value == "tool") check({step.tool}, (step.path + ".tool").c_str());
+      if (step.kind.value == StepKind::Tool) check({step.tool}, (step.path + ".tool").c_str());
       if (step.agent) {
         check(step.agent->tools, (step.agent->path + ".tools").c_str());
         check(step.agent->return_direct, (step.agent->path + ".return_direct").c_str());

@@ -12,6 +12,7 @@
 #include "engine/core/limits.h"
 #include "engine/core/secret_set.h"
 #include "engine/core/source.h"
+#include "engine/core/step_kind.h"
 #include "engine/core/value.h"
 
 namespace engine::spec {
@@ -293,7 +294,7 @@ struct AgentSpec {
 struct StepSpec {
   std::string name;
   std::string path;  // its key path, for messages: steps.NAME, or steps.LOOP.steps.NAME
-  Located<std::string> kind;  // template | llm | agent | tool | lua | loop | workflow
+  Located<StepKind> kind{StepKind::Template, {}};
   TemplateSource text;        // template: the text; llm: the prompt; tool: the input (text, or JSON for parameters)
   Located<std::string> tool;  // tool: the tool's name
   Located<std::string> workflow;  // workflow: the file as written...

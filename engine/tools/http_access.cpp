@@ -62,32 +62,38 @@ HttpAccess::HttpAccess(std::vector<HttpGrant> grants, std::vector<std::string> s
 
 HttpAccess::~HttpAccess() = default;
 
-const HttpGrant& HttpAccess::grant_for(const net::Url& url, const std::string& method, const std::string& written) const {
+const HttpGrant* HttpAccess::find_grant(const net::Url& url, const std::string& method, std::string& why) const {
   const HttpGrant* nearest = nullptr;
   int best = -1;
   for (const auto& g : grants_) {
     int r = reach(g, url, method);
-    if (r == 5) return g;
+    if (r == 5) return &g;
     if (r > best) best = r, nearest = &g;
   }
-  std::string what = method + " " + written + " is not granted: ";
-  if (!nearest) throw Error("tool.refused", what + "this tool has no http grant (give it one with allow: http:)");
+  if (!nearest) {
+    why = "this tool has no http grant (give it one with allow: http:)";
+    return nullptr;
+  }
   const HttpGrant& g = *nearest;
   switch (best) {
     case 0: {
       std::vector<std::string> all;
       for (const auto& each : grants_) all.push_back(each.written);
-      throw Error("tool.refused", what + "no grant is for host " + url.host + " (granted: " + join(all, ", ") + ")");
+      why = "no grant is for host " + url.host + " (granted: " + join(all, ", ") + ")";
+      break;
     }
-    case 1: throw Error("tool.refused", what + "the grant " + g.written + " is for " + g.prefix.scheme + ", not " + url.scheme);
-    case 2:
-      throw Error("tool.refused", what + "the grant " + g.written + " is for port " + std::to_string(g.prefix.port) +
-                                      ", not " + std::to_string(url.port));
-    case 3: throw Error("tool.refused", what + "the path " + url.path + " is not under the grant " + g.written);
-    default:
-      throw Error("tool.refused",
-                  what + "the grant " + g.written + " allows " + methods_text(g.methods) + ", not " + method);
+    case 1: why = "the grant " + g.written + " is for " + g.prefix.scheme + ", not " + url.scheme; break;
+    case 2: why = "the grant " + g.written + " is for port " + std::to_string(g.prefix.port) + ", not " + std::to_string(url.port); break;
+    case 3: why = "the path " + url.path + " is not under the grant " + g.written; break;
+    default: why = "the grant " + g.written + " allows " + methods_text(g.methods) + ", not " + method;
   }
+  return nullptr;
+}
+
+const HttpGrant& HttpAccess::grant_for(const net::Url& url, const std::string& method, const std::string& written) const {
+  std::string why;
+  if (const HttpGrant* g = find_grant(url, method, why)) return *g;
+  throw Error("tool.refused", method + " " + written + " is not granted: " + why);
 }
 
 std::string HttpAccess::resolve(const std::string& url) const {
@@ -174,12 +180,8 @@ HttpReply HttpAccess::request(HttpCall call, SteadyTime deadline, const Cancel* 
       call.method = "GET";
       call.body.clear();
     }
-    try {
-      grant_for(*target, call.method, target->text());
-    } catch (const Error& e) {
-      throw Error("tool.refused", url->text() + " redirects to " + target->text() + ", which is refused: " +
-                                      e.message().substr(e.message().find(": ") + 2));
-    }
+    if (std::string why; !find_grant(*target, call.method, why))
+      throw Error("tool.refused", url->text() + " redirects to " + target->text() + ", which is refused: " + why);
     url = std::move(target);
   }
 }

@@ -62,6 +62,8 @@ class HttpAccess {
   const std::vector<std::string>& secrets() const { return secrets_; }
 
  private:
+  // The grant that lets `method` reach `url`, or null with `why` saying what the nearest grant lacks.
+  const HttpGrant* find_grant(const net::Url& url, const std::string& method, std::string& why) const;
   const HttpGrant& grant_for(const net::Url& url, const std::string& method, const std::string& written) const;
 
   std::vector<HttpGrant> grants_;

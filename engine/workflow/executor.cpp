@@ -78,7 +78,7 @@ agent::RunResult Executor::run(const Value& inputs, EventSink& given_events, con
 // An agent's declared outputs, over its answer and steps: rendered before its chain ends, so a template that fails
 // fails the run in its chain_end too.
 void Executor::render_agent_outputs(const Value& inputs, agent::RunResult& r) const {
-  Value own{{"output", r.output}, {"stopped_reason", r.stopped_reason}};
+  Value own{{"output", r.output}, {"stopped_reason", name_of(r.stopped_reason)}};
   Value steps = Value::array();
   for (const auto& st : r.intermediate_steps) steps.push_back(agent::step_to_json(st));
   own["intermediate_steps"] = std::move(steps);
@@ -116,7 +116,7 @@ agent::RunResult Executor::run_steps(const Value& inputs, EventSink& events, con
   r.take_usage(options.usage->spent(), parts_.price.has_value());
   r.steps = std::move(g.steps);
   r.error = std::move(g.error);
-  r.stopped_reason = r.error ? agent::stopped_reason_of(r.error->kind) : "finish";
+  r.stopped_reason = r.error ? stopped_reason_of(r.error->kind) : StoppedReason::Finish;
   if (r.ok()) {
     Value own{{"steps", r.steps}};
     auto ctx = tmpl::Vars::of(own).then_named("inputs", inputs).then(inputs);
@@ -125,12 +125,12 @@ agent::RunResult Executor::run_steps(const Value& inputs, EventSink& events, con
       r.output = parts_.outputs.empty() ? r.steps[answer_step()]["output"] : r.outputs[parts_.outputs.front().name];
     } catch (const Error& e) {
       r.error = agent::RunError::from(e);
-      r.stopped_reason = "error";
+      r.stopped_reason = StoppedReason::Error;
     }
   }
   r.elapsed_ms = engine::elapsed_ms(start);
   if (events.detail() != EventDetail::None) {
-    Value end{{"output", r.output}, {"stopped_reason", r.stopped_reason}, {"elapsed_ms", r.elapsed_ms},
+    Value end{{"output", r.output}, {"stopped_reason", name_of(r.stopped_reason)}, {"elapsed_ms", r.elapsed_ms},
               {"usage", r.usage_json()}};
     if (r.error) end["error"] = r.error->to_json();
     events.emit({EventType::ChainEnd, std::move(end)});

@@ -186,7 +186,7 @@ class GraphRunner {
     std::optional<Cancel> timed;
     PlacingSink placed(sink_, event_name(i));
     // A loop's body places its own steps' events (`critique[2]`), not under the loop.
-    StepContext ctx{options_, placed, step.kind == "loop" ? static_cast<EventSink&>(sink_) : placed};
+    StepContext ctx{options_, placed, step.kind == StepKind::Loop ? static_cast<EventSink&>(sink_) : placed};
     if (step.timeout) {
       timed.emplace(options_.cancel, start + *step.timeout,
                     "the timeout of step '" + step.name + "' (" + seconds_text(*step.timeout) + ") passed");
@@ -250,7 +250,7 @@ class GraphRunner {
       report.end = State::Skipped;
       return;
     }
-    ctx.events.emit({EventType::StepStart, Value{{"step", event_name(i)}, {"kind", step.kind}}});
+    ctx.events.emit({EventType::StepStart, Value{{"step", event_name(i)}, {"kind", name_of(step.kind)}}});
     if (!step.for_each) {
       report.outcome = run_work(i, vars, ctx);
       return;
@@ -266,7 +266,7 @@ class GraphRunner {
       Value each{{"item", item}, {"item_index", index}};
       // Each item's events under its own path (`many[3]`): items running at once stay apart in a trace.
       PlacingSink item_events(sink_, event_name(i) + "[" + std::to_string(index) + "]");
-      StepContext item_ctx{ctx.options, item_events, step.kind == "loop" ? ctx.work_events : item_events};
+      StepContext item_ctx{ctx.options, item_events, step.kind == StepKind::Loop ? ctx.work_events : item_events};
       return run_work(i, tmpl::Vars::of(each).then(own).then_named("inputs", inputs_).then(inputs_), item_ctx);
     });
     report.outcome.output = Value::array();

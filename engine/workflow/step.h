@@ -9,6 +9,7 @@
 
 #include "engine/agent/run_core.h"
 #include "engine/core/event.h"
+#include "engine/core/step_kind.h"
 #include "engine/llm/llm_client.h"
 #include "engine/template/template.h"
 
@@ -35,7 +36,7 @@ class StepWork {
 
 struct Step {
   std::string name;
-  std::string kind;  // template, llm, agent: for events and errors
+  StepKind kind = StepKind::Template;
   std::shared_ptr<const StepWork> work;
   std::optional<tmpl::Template> when;  // an expression: the step runs only when it holds
   std::vector<size_t> reads;           // the steps whose outputs it reads: the graph's edges, by index

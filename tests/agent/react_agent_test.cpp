@@ -72,7 +72,7 @@ TEST_CASE("an action, its observation, then a final answer", "[agent]") {
   RunResult r = s.run(log);
   CHECK(r.ok());
   CHECK(r.output == "pong");
-  CHECK(r.stopped_reason == "finish");
+  CHECK(r.stopped_reason == StoppedReason::Finish);
   REQUIRE(r.intermediate_steps.size() == 1);
   CHECK(r.intermediate_steps[0].action.tool == "echo");
   CHECK(r.intermediate_steps[0].observation == "ping");
@@ -92,7 +92,7 @@ TEST_CASE("the iteration limit stops the run with LangChain's message (force)", 
   RunResult r = s.run(log);
   CHECK(r.ok());
   CHECK(r.output == "Agent stopped due to iteration limit or time limit.");
-  CHECK(r.stopped_reason == "max_iterations");
+  CHECK(r.stopped_reason == StoppedReason::MaxIterations);
   CHECK(r.intermediate_steps.size() == 3);
 }
 
@@ -104,7 +104,7 @@ TEST_CASE("early stopping 'generate' makes one last call for the answer", "[agen
   test::EventLog log;
   RunResult r = s.run(log);
   CHECK(r.output == "best guess");
-  CHECK(r.stopped_reason == "max_iterations");
+  CHECK(r.stopped_reason == StoppedReason::MaxIterations);
   CHECK(r.llm_calls == 2);
   CHECK(log.events[7].data["prompt"].get<std::string>().find(
             "\n\nI now need to return a final answer based on the previous steps:") != std::string::npos);
@@ -117,7 +117,7 @@ TEST_CASE("the time limit stops the run", "[agent]") {
   s.script.replies = std::vector<llm::ScriptedReply>(10, "Action: echo\nAction Input: slow");
   test::EventLog log;
   RunResult r = s.run(log);
-  CHECK(r.stopped_reason == "max_execution_time");
+  CHECK(r.stopped_reason == StoppedReason::MaxExecutionTime);
   CHECK(r.output == "Agent stopped due to iteration limit or time limit.");
   CHECK(r.intermediate_steps.size() < 10);
 }
@@ -128,7 +128,7 @@ TEST_CASE("a parse error fails the run by default", "[agent]") {
   test::EventLog log;
   RunResult r = s.run(log);
   CHECK_FALSE(r.ok());
-  CHECK(r.stopped_reason == "error");
+  CHECK(r.stopped_reason == StoppedReason::Error);
   CHECK(r.error->kind == "parse.failed");
 }
 
@@ -152,7 +152,7 @@ TEST_CASE("retrying parse errors is still bounded by max_iterations", "[agent]")
   s.script.replies = std::vector<llm::ScriptedReply>(10, "nonsense");
   test::EventLog log;
   RunResult r = s.run(log);
-  CHECK(r.stopped_reason == "max_iterations");
+  CHECK(r.stopped_reason == StoppedReason::MaxIterations);
   CHECK(r.llm_calls == 4);
 }
 
@@ -173,7 +173,7 @@ TEST_CASE("a return_direct tool's observation is the answer", "[agent]") {
   test::EventLog log;
   RunResult r = s.run(log);
   CHECK(r.output == "direct answer");
-  CHECK(r.stopped_reason == "return_direct");
+  CHECK(r.stopped_reason == StoppedReason::ReturnDirect);
   CHECK(r.llm_calls == 1);
   // As LangChain: the tool's observation without a "Thought:" after it, then agent_finish.
   CHECK(log.types() == std::vector<std::string>{"chain_start", "llm_start", "llm_end", "agent_action", "tool_start",
@@ -271,7 +271,7 @@ TEST_CASE("a token budget stops the run cleanly before the call that would excee
   test::EventLog log;
   RunResult r = s.run(log);
   CHECK(r.ok());
-  CHECK(r.stopped_reason == "max_tokens_total");
+  CHECK(r.stopped_reason == StoppedReason::MaxTokensTotal);
   CHECK(r.output == "Agent stopped due to budget limit.");
   CHECK(r.llm_calls == 2);
   CHECK(r.usage.total() >= 30);
@@ -285,7 +285,7 @@ TEST_CASE("a cost budget needs prices and every call's cost is reported", "[agen
   s.script.replies = std::vector<llm::ScriptedReply>(5, "Action: echo\nAction Input: x");
   test::EventLog log;
   RunResult r = s.run(log);
-  CHECK(r.stopped_reason == "max_cost");
+  CHECK(r.stopped_reason == StoppedReason::MaxCost);
   CHECK(r.llm_calls == 1);
   REQUIRE(r.cost_usd);
   CHECK(*r.cost_usd == Approx(r.usage.prompt_tokens * 1.0 + r.usage.completion_tokens * 2.0));

@@ -64,7 +64,7 @@ TEST_CASE("tool calling: a call, its result by id, then the answer in text", "[a
   RunResult r = s.run(log);
   CHECK(r.ok());
   CHECK(r.output == "pong");
-  CHECK(r.stopped_reason == "finish");
+  CHECK(r.stopped_reason == StoppedReason::Finish);
   REQUIRE(r.intermediate_steps.size() == 1);
   CHECK(r.intermediate_steps[0].action.tool == "echo");
   CHECK(r.intermediate_steps[0].action.tool_input == "ping");
@@ -130,7 +130,7 @@ TEST_CASE("tool calling: at the iteration limit, generate makes one last call wi
                       llm::ScriptedReply("", {call("echo", R"({"input": "2"})")}), "gave up: 2"};
   test::EventLog log;
   RunResult r = s.run(log);
-  CHECK(r.stopped_reason == "max_iterations");
+  CHECK(r.stopped_reason == StoppedReason::MaxIterations);
   CHECK(r.output == "gave up: 2");
   REQUIRE(s.llm->requests.size() == 3);
   CHECK(s.llm->requests[2].tool_choice == "none");
@@ -144,7 +144,7 @@ TEST_CASE("tool calling: a return_direct tool's result is the answer", "[agent][
   test::EventLog log;
   RunResult r = s.run(log);
   CHECK(r.output == "direct");
-  CHECK(r.stopped_reason == "return_direct");
+  CHECK(r.stopped_reason == StoppedReason::ReturnDirect);
   CHECK(r.llm_calls == 1);
   CHECK(log.types().back() == "chain_end");
   CHECK(log.events[log.events.size() - 2].type == "agent_finish");
@@ -161,7 +161,7 @@ TEST_CASE("tool calling: a return_direct tool ends the run only as its answer's 
   test::EventLog log;
   RunResult r = s.run(log);
   CHECK(r.output == "both ran");
-  CHECK(r.stopped_reason == "finish");
+  CHECK(r.stopped_reason == StoppedReason::Finish);
   CHECK(r.intermediate_steps.size() == 2);  // the second call ran too
   CHECK(r.llm_calls == 2);
 }
@@ -173,7 +173,7 @@ TEST_CASE("tool calling: every run that ends emits agent_finish, forced stops an
   s.script.replies = {llm::ScriptedReply("", {call("echo", R"({"input": "1"})")}), "late"};
   test::EventLog log;
   RunResult r = s.run(log);
-  CHECK(r.stopped_reason == "max_iterations");
+  CHECK(r.stopped_reason == StoppedReason::MaxIterations);
   CHECK(log.events[log.events.size() - 2].type == "agent_finish");
   CHECK(log.events[log.events.size() - 2].data["output"] == "Agent stopped due to iteration limit or time limit.");
   s.cfg.limits.early_stopping = EarlyStopping::Generate;
@@ -286,7 +286,7 @@ TEST_CASE("tool calling: an output schema is a final_answer tool whose matching 
   test::EventLog log;
   RunResult r = s.run(log);
   CHECK(r.ok());
-  CHECK(r.stopped_reason == "finish");
+  CHECK(r.stopped_reason == StoppedReason::Finish);
   CHECK(r.output == Value{{"answer", 5}, {"tools_used", {"add"}}});
   CHECK(r.to_json()["output"] == r.output);
   REQUIRE(s.llm->requests.size() == 2);
@@ -326,6 +326,6 @@ TEST_CASE("tool calling: a run with an output schema that reaches its limit fail
   CHECK_FALSE(r.ok());
   CHECK(r.error->kind == "output.missing");
   CHECK(r.error->message == "the run reached max_iterations before an answer that matches the output schema");
-  CHECK(r.stopped_reason == "max_iterations");
+  CHECK(r.stopped_reason == StoppedReason::MaxIterations);
   CHECK(r.llm_calls == 2);
 }

@@ -57,16 +57,37 @@ TEST_CASE("run launcher: a run past the slots and the queue is refused at once, 
   Told& told = l.told;
   Cancel hold;
   // The one slot taken by a run that waits until the test lets it go.
-  REQUIRE(runs.start(nullptr, [&](const Cancel&) { test::wait_until([&] { return hold.stopped(); }); ++told.ran; },
+  REQUIRE(runs.start(nullptr, [&](const Cancel&, const auto&) { test::wait_until([&] { return hold.stopped(); }); ++told.ran; },
                      told.refusals()));
-  CHECK_FALSE(runs.start(nullptr, [&](const Cancel&) { ++told.ran; }, told.refusals()));
+  CHECK_FALSE(runs.start(nullptr, [&](const Cancel&, const auto&) { ++told.ran; }, told.refusals()));
   CHECK(told.busy == 1);
   hold.cancel();
   REQUIRE(l.idle());
-  REQUIRE(runs.start(nullptr, [](const Cancel&) { throw std::runtime_error("a bug in the run"); }, told.refusals()));
+  REQUIRE(runs.start(nullptr, [](const Cancel&, const auto&) { throw std::runtime_error("a bug in the run"); }, told.refusals()));
   REQUIRE(test::wait_until([&] { return told.failed == 1; }));
   CHECK(told.failure == "a bug in the run");
   CHECK(l.idle());
+  CHECK(told.ran == 1);
+}
+
+TEST_CASE("run launcher: a run gives its slot back once it has run, so the request its answer prompts is admitted",
+          "[server][runs]") {
+  Launcher l(1, 0, 60s);
+  RunLauncher& runs = l.runs;
+  Told& told = l.told;
+  std::atomic<bool> next_admitted{false};
+  REQUIRE(runs.start(nullptr,
+                     [&](const Cancel&, const std::function<void()>& ran) {
+                       ran();
+                       ran();  // once is what counts: the slot is given back once
+                       // Here the endpoint answers; its caller, reading the answer, asks again at once.
+                       next_admitted = runs.start(nullptr, [&](const Cancel&, const auto&) { ++told.ran; }, told.refusals());
+                     },
+                     told.refusals()));
+  REQUIRE(test::wait_until([&] { return told.ran == 1 || told.busy == 1; }));
+  REQUIRE(l.idle());
+  CHECK(next_admitted);
+  CHECK(told.busy == 0);
   CHECK(told.ran == 1);
 }
 
@@ -78,12 +99,12 @@ TEST_CASE("run launcher: a run stops with its caller, and at the server's time l
   Cancel caller;
   std::atomic<bool> caller_stopped{false}, timed_out{false};
   std::string why;
-  runs.start(&caller, [&](const Cancel& c) { caller_stopped = test::wait_until([&] { return c.stopped(); }); },
+  runs.start(&caller, [&](const Cancel& c, const auto&) { caller_stopped = test::wait_until([&] { return c.stopped(); }); },
              told.refusals());
   caller.cancel();
   CHECK(test::wait_until([&] { return caller_stopped.load(); }));
   runs.start(nullptr,
-             [&](const Cancel& c) {
+             [&](const Cancel& c, const auto&) {
                test::wait_until([&] { return c.stopped(); });
                why = c.timeout_message();
                timed_out = c.timed_out();

@@ -147,7 +147,7 @@ TEST_CASE("usage and max_cost count the model calls of a sub-workflow used as a 
   agent::RunResult r = exec->run(exec->resolve_inputs(Value{{"input", "go"}}), quiet);
   // The study's prompt costs a dollar a token: after the first study the budget is spent, and the agent stops
   // before its next call.
-  CHECK(r.stopped_reason == "max_cost");
+  CHECK(r.stopped_reason == StoppedReason::MaxCost);
   CHECK(r.intermediate_steps.size() == 1);
   CHECK(r.llm_calls == 2);  // the agent's first call, and the study's
   REQUIRE(r.cost_usd);

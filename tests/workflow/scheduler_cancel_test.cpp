@@ -33,7 +33,7 @@ class RefusingWork : public workflow::StepWork {
 };
 
 Step work_step(std::string name, std::shared_ptr<const workflow::StepWork> work, std::vector<size_t> reads = {}) {
-  return Step{std::move(name), "llm", std::move(work), std::nullopt, std::move(reads)};
+  return Step{std::move(name), StepKind::Llm, std::move(work), std::nullopt, std::move(reads)};
 }
 
 // Cancels `cancel` after a moment, from another thread, as SIGINT's watcher does.

@@ -43,7 +43,7 @@ class FiberMeeting : public workflow::StepWork {
 TEST_CASE("scheduler: on a fiber, independent steps run on fibers of its pool and meet on one thread",
           "[workflow][fiber]") {
   auto meet = std::make_shared<FiberMeeting>(2);
-  std::vector<Step> steps{Step{"left", "llm", meet, std::nullopt, {}}, Step{"right", "llm", meet, std::nullopt, {}}};
+  std::vector<Step> steps{Step{"left", StepKind::Llm, meet, std::nullopt, {}}, Step{"right", StepKind::Llm, meet, std::nullopt, {}}};
   NullSink sink;
   workflow::GraphRun g;
   FiberPool pool(1);

@@ -77,7 +77,7 @@ class FailingWork : public workflow::StepWork {
 
 Step step(std::string name, std::shared_ptr<const workflow::StepWork> work, std::vector<size_t> reads = {},
           std::optional<std::string> when = std::nullopt) {
-  Step s{std::move(name), "template", std::move(work), std::nullopt, std::move(reads)};
+  Step s{std::move(name), StepKind::Template, std::move(work), std::nullopt, std::move(reads)};
   if (when) s.when = tmpl::Template::compile_expression(*when, "when");
   return s;
 }

@@ -10,7 +10,7 @@ namespace {
 
 std::vector<Step> graph_of(const std::vector<std::vector<size_t>>& reads) {
   std::vector<Step> steps;
-  for (size_t i = 0; i < reads.size(); ++i) steps.push_back(Step{std::string(1, char('a' + i)), "template", nullptr, {}, reads[i]});
+  for (size_t i = 0; i < reads.size(); ++i) steps.push_back(Step{std::string(1, char('a' + i)), StepKind::Template, nullptr, {}, reads[i]});
   return steps;
 }
 

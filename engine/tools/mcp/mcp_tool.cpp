@@ -79,8 +79,9 @@ Toolset list_toolset(const std::shared_ptr<const McpServer>& server, const Tools
   for (const auto& t : listed) names.push_back(t.name);
   for (const auto& wanted : options.allow)
     if (strict && std::find(names.begin(), names.end(), wanted) == names.end())
-      throw Error("mcp.unknown_tool", "MCP server '" + server->config().name + "' has no tool '" + wanted + "'" +
-                                          did_you_mean(wanted, names) + " (it lists: " + join(names, ", ") + ")");
+      throw MissingToolError("MCP server '" + server->config().name + "' has no tool '" + wanted + "'" +
+                                 did_you_mean(wanted, names) + " (it lists: " + join(names, ", ") + ")",
+                             wanted);
   Toolset set;
   std::vector<std::string> unchecked, uncallable, invalid;
   for (auto& t : listed) {

@@ -51,7 +51,15 @@ struct Toolset {
   std::string warning;
 };
 
-// The server's tools (started and listed now), those allowed, as tools. Throws Error "mcp.unknown_tool" for an
+// An allowed name the server does not list: which one, for the build to point at it in the workflow's list.
+class MissingToolError : public Error {
+ public:
+  MissingToolError(std::string message, std::string wanted)
+      : Error("mcp.unknown_tool", std::move(message)), tool(std::move(wanted)) {}
+  std::string tool;
+};
+
+// The server's tools (started and listed now), those allowed, as tools. Throws MissingToolError for an
 // allowed name the server does not list (unless not `strict`: a list that changed may have lost one), and the
 // server's errors.
 Toolset list_toolset(const std::shared_ptr<const McpServer>& server, const ToolsetOptions& options,

@@ -1,36 +1,22 @@
 #include "engine/core/step_kind.h"
 
-#include <utility>
+#include "engine/core/name_table.h"
 
 namespace engine {
 namespace {
 
-constexpr std::pair<StepKind, std::string_view> kStepKindNames[] = {
-    {StepKind::Template, "template"}, {StepKind::Llm, "llm"},   {StepKind::Agent, "agent"},
-    {StepKind::Tool, "tool"},         {StepKind::Lua, "lua"},   {StepKind::Loop, "loop"},
-    {StepKind::Workflow, "workflow"},
+constexpr Named<StepKind> kStepKindNames[] = {
+    {StepKind::Template, "template"}, {StepKind::Llm, "llm"}, {StepKind::Agent, "agent"},   {StepKind::Tool, "tool"},
+    {StepKind::Lua, "lua"},           {StepKind::Loop, "loop"}, {StepKind::Workflow, "workflow"},
 };
 
 }  // namespace
 
-std::string_view name_of(StepKind kind) {
-  for (const auto& [k, name] : kStepKindNames)
-    if (k == kind) return name;
-  return "template";
-}
-
-std::optional<StepKind> step_kind_named(std::string_view name) {
-  for (const auto& [k, n] : kStepKindNames)
-    if (n == name) return k;
-  return std::nullopt;
-}
+std::string_view name_of(StepKind kind) { return name_in(kStepKindNames, kind); }
+std::optional<StepKind> step_kind_named(std::string_view name) { return value_named(kStepKindNames, name); }
 
 const std::vector<std::string>& step_kind_names() {
-  static const std::vector<std::string> names = [] {
-    std::vector<std::string> all;
-    for (const auto& [k, name] : kStepKindNames) all.emplace_back(name);
-    return all;
-  }();
+  static const std::vector<std::string> names = names_in(kStepKindNames);
   return names;
 }
 

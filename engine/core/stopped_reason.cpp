@@ -1,11 +1,11 @@
 #include "engine/core/stopped_reason.h"
 
-#include <utility>
+#include "engine/core/name_table.h"
 
 namespace engine {
 namespace {
 
-constexpr std::pair<StoppedReason, std::string_view> kStoppedReasonNames[] = {
+constexpr Named<StoppedReason> kStoppedReasonNames[] = {
     {StoppedReason::Finish, "finish"},
     {StoppedReason::ReturnDirect, "return_direct"},
     {StoppedReason::MaxIterations, "max_iterations"},
@@ -19,24 +19,11 @@ constexpr std::pair<StoppedReason, std::string_view> kStoppedReasonNames[] = {
 
 }  // namespace
 
-std::string_view name_of(StoppedReason reason) {
-  for (const auto& [r, name] : kStoppedReasonNames)
-    if (r == reason) return name;
-  return "error";
-}
-
-std::optional<StoppedReason> stopped_reason_named(std::string_view name) {
-  for (const auto& [r, n] : kStoppedReasonNames)
-    if (n == name) return r;
-  return std::nullopt;
-}
+std::string_view name_of(StoppedReason reason) { return name_in(kStoppedReasonNames, reason); }
+std::optional<StoppedReason> stopped_reason_named(std::string_view name) { return value_named(kStoppedReasonNames, name); }
 
 const std::vector<std::string>& stopped_reason_names() {
-  static const std::vector<std::string> names = [] {
-    std::vector<std::string> all;
-    for (const auto& [r, name] : kStoppedReasonNames) all.emplace_back(name);
-    return all;
-  }();
+  static const std::vector<std::string> names = names_in(kStoppedReasonNames);
   return names;
 }
 

@@ -13,4 +13,7 @@ TEST_CASE("every step kind is named once and read back from its name", "[core]")
     CHECK(name_of(*kind) == name);
   }
   CHECK_FALSE(step_kind_named("templat"));
+  // Every value has its own name (a value the table lacked would be named as the first).
+  for (int k = 0; k <= static_cast<int>(StepKind::Workflow); ++k)
+    CHECK(step_kind_named(name_of(static_cast<StepKind>(k))) == static_cast<StepKind>(k));
 }

@@ -16,6 +16,9 @@ TEST_CASE("every stopped reason is named once and read back from its name", "[co
   }
   CHECK_FALSE(stopped_reason_named("done"));
   CHECK_FALSE(stopped_reason_named(""));
+  // Every value has its own name (a value the table lacked would be named as the first).
+  for (int r = 0; r <= static_cast<int>(StoppedReason::Timeout); ++r)
+    CHECK(stopped_reason_named(name_of(static_cast<StoppedReason>(r))) == static_cast<StoppedReason>(r));
 }
 
 TEST_CASE("a failed run's stopped reason comes from its error's kind", "[core]") {

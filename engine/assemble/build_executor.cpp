@@ -6,8 +6,8 @@
 #include "engine/assemble/build_memory.h"
 #include "engine/assemble/build_steps.h"
 #include "engine/assemble/build_tools.h"
-#include "engine/core/diagnostics.h"
 #include "engine/assemble/template_checks.h"
+#include "engine/core/diagnostics.h"
 
 namespace engine::assemble {
 namespace {

@@ -28,7 +28,16 @@ const KeyList kTemplateOptions = {"strict_undefined", "trim_blocks", "lstrip_blo
 
 namespace {
 
-// One parser; a missing node is the default regex parser (LangChain's ReAct format).
+// The default regex parser (LangChain's ReAct format).
+ParserSpec default_parser(const std::string& path, const SourceLoc& agent_loc) {
+  ParserSpec s;
+  s.path = path;
+  s.final_answer = {kDefaultFinalAnswerRegex, agent_loc};
+  s.action = {kDefaultActionRegex, agent_loc};
+  return s;
+}
+
+// One parser; a missing node is the default.
 ParserSpec parser(SectionReader& in, const YAML::Node& p, const std::string& path, const SourceLoc& agent_loc) {
   YamlReader& r = in.r;
   ParserSpec s;
@@ -76,8 +85,9 @@ ParserSpec parser(SectionReader& in, const YAML::Node& p, const std::string& pat
     in.key(p, "input_key", [&](const YAML::Node& v) { s.input_key = r.str(v, path + ".input_key"); });
     in.key(p, "final_action", [&](const YAML::Node& v) { s.final_action = r.str(v, path + ".final_action"); });
   }
-  if (s.final_answer.value.empty()) s.final_answer = {kDefaultFinalAnswerRegex, agent_loc};
-  if (s.action.value.empty()) s.action = {kDefaultActionRegex, agent_loc};
+  ParserSpec defaults = default_parser(path, agent_loc);
+  if (s.final_answer.value.empty()) s.final_answer = defaults.final_answer;
+  if (s.action.value.empty()) s.action = defaults.action;
   return s;
 }
 
@@ -187,7 +197,7 @@ AgentSpec read_agent(SectionReader& in, const YAML::Node& n, const std::string& 
     in.entry([&] { a.parsers.push_back(parser(in, parsers, at + ".parser", a.loc)); });
   }
   // A parser left out for its problem: the default stands in, so that the rest is built and checked.
-  if (a.parsers.empty()) a.parsers.push_back(parser(in, YAML::Node(), at + ".parser", a.loc));
+  if (a.parsers.empty()) a.parsers.push_back(default_parser(at + ".parser", a.loc));
   in.key(n, "max_iterations", [&](const YAML::Node& v) {
     a.max_iterations = static_cast<int>(r.integer(v, at + ".max_iterations", 1, 10000));
   });

@@ -135,6 +135,13 @@ TEST_CASE("validation does not report what a problem causes, such as a required 
   app::Validation u = app::validate_workflow(unnamed.string());
   REQUIRE(u.errors.size() == 1);
   CHECK(u.errors[0].kind() == "io.not_found");
+  // A parser left out for its problem: the default stands in, and the agent's prompt is still checked.
+  auto parser = dir.write("p.yaml", "inputs:\n  input: {}\nllm: {provider: scripted, scripted: {replies: [x]}}\n"
+                                    "agent:\n  parser: {kind: regexx}\n  prompt: '{{ input | uper }}'\n");
+  app::Validation p = app::validate_workflow(parser.string());
+  std::vector<std::string> found;
+  for (const Error& e : p.errors) found.push_back(std::to_string(e.loc().line) + " " + e.kind());
+  CHECK(found == std::vector<std::string>{"5 spec.bad_value", "6 template.unknown_filter"});
 }
 
 TEST_CASE("a run still stops at the first problem, as validation's one pass finds it", "[spec]") {

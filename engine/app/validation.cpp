@@ -13,6 +13,19 @@
 #include "engine/spec/workflow_spec.h"
 
 namespace engine::app {
+namespace {
+
+// The problems found, in the file's order, as an editor lists them (found in the order the loader and the builder
+// look).
+Validation finished(Validation v, const Diagnostics& found) {
+  v.errors = found.errors();
+  std::stable_sort(v.errors.begin(), v.errors.end(), [](const Error& a, const Error& b) {
+    return std::tie(a.loc().file, a.loc().line, a.loc().col) < std::tie(b.loc().file, b.loc().line, b.loc().col);
+  });
+  return v;
+}
+
+}  // namespace
 
 Validation validate_workflow(const std::string& name, size_t max_errors, bool connect) {
   Validation v{.file = name, .connected = connect};
@@ -26,6 +39,7 @@ Validation validate_workflow(const std::string& name, size_t max_errors, bool co
     spec::LoadOptions options{.search_path = {spec::default_search_path()}, .found = &found};
     options.including.push_back(std::filesystem::weakly_canonical(file));
     spec::WorkflowSpec spec = spec::parse_workflow(std::move(f.text), file, f.dir, options);
+    if (!found.every_section_read()) return finished(std::move(v), found);
     auto executor = assemble::build_executor(spec, {.connect_mcp = connect, .found = &found});
     if (executor && found.empty()) {
       v.mcp_servers = static_cast<size_t>(
@@ -39,12 +53,7 @@ Validation validate_workflow(const std::string& name, size_t max_errors, bool co
   } catch (const std::bad_alloc&) {
     found.note(Error("engine.out_of_memory", "out of memory while building the workflow"));
   }
-  v.errors = found.errors();
-  // In the file's order, as an editor lists them (found in the order the loader and the builder look).
-  std::stable_sort(v.errors.begin(), v.errors.end(), [](const Error& a, const Error& b) {
-    return std::tie(a.loc().file, a.loc().line, a.loc().col) < std::tie(b.loc().file, b.loc().line, b.loc().col);
-  });
-  return v;
+  return finished(std::move(v), found);
 }
 
 Validation validate_file(const std::string& file, bool connect) {

@@ -24,6 +24,11 @@ class Diagnostics {
   const std::vector<Error>& errors() const { return errors_; }
   bool empty() const { return errors_.empty(); }
 
+  // A whole section of the file (its inputs, tools, steps ...) could not be read: what the builder would find is
+  // about another workflow than the one written, so it is not asked.
+  void section_unread() { every_section_read_ = false; }
+  bool every_section_read() const { return every_section_read_; }
+
   // A tool or a step left out for its own problem: what names it is not a problem of the file. An empty name (a
   // tool whose name was to come from its script or server) stands for any.
   enum class Entry { tool, step };
@@ -37,6 +42,7 @@ class Diagnostics {
  private:
   size_t max_;
   size_t count_ = 0;
+  bool every_section_read_ = true;
   std::vector<Error> errors_;
   std::vector<std::pair<Entry, std::string>> left_out_;
 };

@@ -42,16 +42,16 @@ class Loader {
     in_.key(root, "version", [&](const YAML::Node& v) { w.version = static_cast<int>(r_.integer(v, "version", 1, 1)); });
     in_.key(root, "name", [&](const YAML::Node& v) { w.name = r_.str(v, "name"); });
     in_.key(root, "description", [&](const YAML::Node& v) { w.description = r_.str(v, "description"); });
-    in_.key(root, "inputs", [&](const YAML::Node& v) { w.inputs = read_inputs(in_, v); });
-    in_.key(root, "outputs", [&](const YAML::Node& v) { w.outputs = read_outputs(in_, v); });
+    section(root, "inputs", [&](const YAML::Node& v) { w.inputs = read_inputs(in_, v); });
+    section(root, "outputs", [&](const YAML::Node& v) { w.outputs = read_outputs(in_, v); });
     if (root["steps"] && root["agent"])
       r_.fail("spec.conflict", "a workflow has steps or one agent, not both: make the agent a step (kind: agent)",
               root["agent"]);
     if (!root["steps"]) r_.expect_present(root, "llm", "the workflow");
-    in_.key(root, "llm", [&](const YAML::Node& v) { w.llm = read_llm(in_, v, "llm"); });
-    in_.key(root, "tools", [&](const YAML::Node& v) { w.tools = read_tools(in_, v); });
+    section(root, "llm", [&](const YAML::Node& v) { w.llm = read_llm(in_, v, "llm"); });
+    section(root, "tools", [&](const YAML::Node& v) { w.tools = read_tools(in_, v); });
     if (root["steps"]) {
-      in_.key(root, "steps", [&](const YAML::Node& v) { w.steps = read_steps(in_, v, "steps"); });
+      section(root, "steps", [&](const YAML::Node& v) { w.steps = read_steps(in_, v, "steps"); });
       if (!root["llm"])
         for_each_step(w.steps, [&](const StepSpec& step) {
           if ((step.kind.value == StepKind::Llm || step.kind.value == StepKind::Agent) && !step.llm)
@@ -63,13 +63,24 @@ class Loader {
         });
     } else {
       r_.expect_present(root, "agent", "the workflow");
-      in_.key(root, "agent", [&](const YAML::Node& v) { w.agent = read_agent(in_, v, "agent"); });
+      section(root, "agent", [&](const YAML::Node& v) { w.agent = read_agent(in_, v, "agent"); });
     }
     check_references(w);
     return w;
   }
 
  private:
+  // A top-level section read by `read`. One that cannot be read at all (tools: that is not a list) leaves what
+  // names its entries unjudged, and the build unasked (core/diagnostics.h).
+  template <class F>
+  void section(const YAML::Node& root, const char* name, F&& read) {
+    const YAML::Node v = root[name];
+    if (!v || in_.entry([&] { read(v); }) || !in_.found()) return;
+    in_.found()->section_unread();
+    in_.found()->left_out(Diagnostics::Entry::tool, "");
+    in_.found()->left_out(Diagnostics::Entry::step, "");
+  }
+
   void check_references(WorkflowSpec& w) {
     std::vector<std::string> names;
     for (const auto& t : w.tools) {

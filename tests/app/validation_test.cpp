@@ -142,6 +142,17 @@ TEST_CASE("validation does not report what a problem causes, such as a required 
   std::vector<std::string> found;
   for (const Error& e : p.errors) found.push_back(std::to_string(e.loc().line) + " " + e.kind());
   CHECK(found == std::vector<std::string>{"5 spec.bad_value", "6 template.unknown_filter"});
+  // A section that cannot be read at all: what names its entries, and what the builder would say of a workflow
+  // without it, are not problems of the file.
+  auto tools = dir.write("t.yaml", "inputs:\n  input: {}\nllm: {provider: scripted, scripted: {replies: [x]}}\n"
+                                   "tools:\n  builtin: echo\nagent:\n  tools: [echo]\n");
+  app::Validation t = app::validate_workflow(tools.string());
+  REQUIRE(t.errors.size() == 1);
+  CHECK(t.errors[0].message() == "tools must be a list");
+  auto steps = dir.write("s.yaml", "inputs:\n  input: {}\nsteps: [a, b]\noutputs:\n  o: {value: '{{ steps.a.output }}'}\n");
+  app::Validation st = app::validate_workflow(steps.string());
+  REQUIRE(st.errors.size() == 1);
+  CHECK(st.errors[0].message() == "steps must be a mapping of step names");
 }
 
 TEST_CASE("a run still stops at the first problem, as validation's one pass finds it", "[spec]") {

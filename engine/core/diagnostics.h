@@ -3,7 +3,7 @@
 // loader and the builder, which note each problem of an entry and carry on with the next. Without one (a run), the
 // first problem is thrown as it always was.
 #include <string>
-#include <utility>
+#include <unordered_set>
 #include <vector>
 
 #include "engine/core/error.h"
@@ -32,11 +32,15 @@ class Diagnostics {
   // A tool or a step left out for its own problem: what names it is not a problem of the file. An empty name (a
   // tool whose name was to come from its script or server) stands for any.
   enum class Entry { tool, step };
-  void left_out(Entry kind, std::string name) { left_out_.push_back({kind, std::move(name)}); }
+  // A set, not a list: a hostile file may leave out tens of thousands of tools and name each of them again.
+  void left_out(Entry kind, std::string name) {
+    LeftOut& of = left_out_[static_cast<size_t>(kind)];
+    if (name.empty()) of.any = true;
+    else of.names.insert(std::move(name));
+  }
   bool was_left_out(Entry kind, const std::string& name) const {
-    for (const auto& [k, n] : left_out_)
-      if (k == kind && (n == name || n.empty())) return true;
-    return false;
+    const LeftOut& of = left_out_[static_cast<size_t>(kind)];
+    return of.any || of.names.count(name) > 0;
   }
 
  private:
@@ -44,7 +48,11 @@ class Diagnostics {
   size_t count_ = 0;
   bool every_section_read_ = true;
   std::vector<Error> errors_;
-  std::vector<std::pair<Entry, std::string>> left_out_;
+  struct LeftOut {
+    bool any = false;
+    std::unordered_set<std::string> names;
+  };
+  LeftOut left_out_[2];  // by Entry
 };
 
 // Runs `check`. With diagnostics, a problem it throws is noted and false returned; without, it is thrown on.

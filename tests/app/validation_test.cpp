@@ -8,6 +8,17 @@
 
 using namespace engine;
 
+namespace {
+
+// "LINE KIND" for each problem found, in order: what a case checks when the messages are checked elsewhere.
+std::vector<std::string> located_kinds(const app::Validation& v) {
+  std::vector<std::string> found;
+  for (const Error& e : v.errors) found.push_back(std::to_string(e.loc().line) + " " + e.kind());
+  return found;
+}
+
+}  // namespace
+
 TEST_CASE("validation: a file that builds, one with a located problem, one that is not there", "[app]") {
   test::TempDir dir;
   auto good = dir.write("good.yaml", "steps:\n  a: {kind: template, template: hi}\n");
@@ -95,9 +106,7 @@ TEST_CASE("validation of steps goes on past a step's problem, and what reads a s
                          "  g: {kind: template, template: '{{ steps.c.output | nofilter }}', retry: {attempts: 99}}\n"
                          "outputs:\n  out: {value: '{{ steps.g.output }} {{ steps.zz.output }}'}\n");
   app::Validation v = app::validate_workflow(steps.string());
-  std::vector<std::string> found;
-  for (const Error& e : v.errors) found.push_back(std::to_string(e.loc().line) + " " + e.kind());
-  CHECK(found == std::vector<std::string>{"4 io.not_found", "7 spec.bad_value", "8 spec.bad_reference",
+  CHECK(located_kinds(v) == std::vector<std::string>{"4 io.not_found", "7 spec.bad_value", "8 spec.bad_reference",
                                           "10 template.unknown_filter", "10 spec.out_of_range",
                                           "12 spec.bad_reference"});
   CHECK(v.errors[2].message() == "steps.b.template reads 'inputs.topc', and the workflow has no input 'topc' (did you mean 'topic'?)");
@@ -139,9 +148,7 @@ TEST_CASE("validation does not report what a problem causes, such as a required 
   auto parser = dir.write("p.yaml", "inputs:\n  input: {}\nllm: {provider: scripted, scripted: {replies: [x]}}\n"
                                     "agent:\n  parser: {kind: regexx}\n  prompt: '{{ input | uper }}'\n");
   app::Validation p = app::validate_workflow(parser.string());
-  std::vector<std::string> found;
-  for (const Error& e : p.errors) found.push_back(std::to_string(e.loc().line) + " " + e.kind());
-  CHECK(found == std::vector<std::string>{"5 spec.bad_value", "6 template.unknown_filter"});
+  CHECK(located_kinds(p) == std::vector<std::string>{"5 spec.bad_value", "6 template.unknown_filter"});
   // A section that cannot be read at all: what names its entries, and what the builder would say of a workflow
   // without it, are not problems of the file.
   auto tools = dir.write("t.yaml", "inputs:\n  input: {}\nllm: {provider: scripted, scripted: {replies: [x]}}\n"

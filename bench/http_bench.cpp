@@ -126,8 +126,8 @@ class Floor {
 class RoundTrips : public EventSink {
  public:
   void receive(const Event& e, const EventPlace&) override {
-    if (e.type == EventType::LlmStart) start_ = Clock::now();
-    if (e.type == EventType::LlmEnd) wall.push_back(std::chrono::duration<double, std::micro>(Clock::now() - start_).count());
+    if (e.type() == EventType::LlmStart) start_ = Clock::now();
+    if (e.type() == EventType::LlmEnd) wall.push_back(std::chrono::duration<double, std::micro>(Clock::now() - start_).count());
   }
   std::vector<double> wall;
 

@@ -20,7 +20,7 @@ namespace {
 class PromptBytes : public EventSink {
  public:
   void receive(const Event& e, const EventPlace&) override {
-    if (e.type == EventType::LlmStart) total += e.data["prompt"].get_ref<const std::string&>().size();
+    if (const auto* call = e.as<events::LlmStart>()) total += call->prompt.value_or("").size();
   }
   size_t total = 0;
 };

@@ -62,17 +62,16 @@ trace::OtlpSettings settings_for(const std::string& url) {
 // The events of one model call in an agent, as a run makes them.
 void one_call(EventSink& sink, const std::string& run_id, int call) {
   EventPlace place{run_id, ""};
-  sink.receive(Event{EventType::LlmStart, Value{{"call", call}, {"llm", "openai:gpt-4o"}, {"temperature", 0.0}}}, place);
-  sink.receive(Event{EventType::LlmEnd, Value{{"call", call}, {"text", "ok"}, {"finish_reason", "stop"},
-                                              {"usage", {{"prompt_tokens", 12}, {"completion_tokens", 3}}}}}, place);
+  sink.receive(Event{events::LlmStart{.call = call, .llm = "openai:gpt-4o", .temperature = 0.0}}, place);
+  sink.receive(Event{events::LlmEnd{.call = call, .text = "ok", .finish_reason = "stop", .usage = {12, 3}}}, place);
 }
 
 void per_span() {
   const int spans = 20000, rounds = 21;
   auto feed = [&](EventSink& sink) {
-    sink.receive(Event{EventType::ChainStart, Value{{"name", "a"}, {"chain", "AgentExecutor"}}}, EventPlace{"r", ""});
+    sink.receive(Event{events::ChainStart{.name = "a", .chain = ChainKind::Agent}}, EventPlace{"r", ""});
     for (int i = 0; i < spans; ++i) one_call(sink, "r", i);
-    sink.receive(Event{EventType::ChainEnd, Value{{"stopped_reason", "finish"}}}, EventPlace{"r", ""});
+    sink.receive(Event{events::ChainEnd{}}, EventPlace{"r", ""});
   };
   std::printf("cost per span on the run's thread (%d chat spans from their events, median of %d):\n", spans, rounds);
   struct Summary : NullSink {

@@ -5,7 +5,7 @@ namespace engine::agent {
 void AnswerWatch::receive(const Event& event, const EventPlace& place) {
   // Only the agent's own calls: a workflow used as a tool has its own answer, under the tool's name.
   if (!place.step.empty()) return inner_.receive(event, place);
-  switch (event.type) {
+  switch (event.type()) {
     case EventType::LlmStart:
     case EventType::LlmRetry:  // a new call, or an attempt that starts over
       text_.clear();
@@ -13,8 +13,7 @@ void AnswerWatch::receive(const Event& event, const EventPlace& place) {
       break;
     case EventType::LlmToken:
       inner_.receive(event, place);
-      if (auto text = event.data.find("text"); text != event.data.end() && text->is_string())
-        text_ += text->get_ref<const std::string&>();
+      text_ += event.as<events::LlmToken>()->text;
       if (text_.size() <= kParseEveryToken || text_.size() - parsed_ >= text_.size() / 16) pass_on(place);
       return;
     case EventType::LlmEnd:
@@ -31,7 +30,7 @@ void AnswerWatch::pass_on(const EventPlace& place) {
   if (!answer || answer->size() <= passed_.size() || answer->compare(0, passed_.size(), passed_) != 0) return;
   std::string piece = answer->substr(passed_.size());
   passed_ = std::move(*answer);
-  inner_.receive(Event{EventType::AnswerToken, Value{{"text", std::move(piece)}}}, place);
+  inner_.receive(Event{events::AnswerToken{std::move(piece)}}, place);
 }
 
 }  // namespace engine::agent

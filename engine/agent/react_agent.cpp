@@ -38,12 +38,12 @@ class ReactRun {
         if (wrong.empty()) return core_.finish(std::move(answer), finish->log);
         // An answer that does not match the output schema goes back to the model, whatever on_parse_error says:
         // the model can fix it, within max_iterations.
-        core_.events().emit({EventType::ParseError, Value{{"message", wrong}, {"text", text}}});
+        core_.events().emit({events::ParseError{wrong, text}});
         add_step(parse::AgentAction{"_Exception", "Invalid final answer", text}, Observation{wrong, wrong});
         continue;
       }
       if (auto* failure = std::get_if<parse::ParseFailure>(&parsed)) {
-        core_.events().emit({EventType::ParseError, Value{{"message", failure->message}, {"text", text}}});
+        core_.events().emit({events::ParseError{failure->message, text}});
         if (cfg_.on_parse_error == ParseErrorPolicy::Fail) return core_.fail("parse.failed", failure->message);
         // As LangChain's handle_parsing_errors: the error goes back to the model as the observation.
         add_step(parse::AgentAction{"_Exception", "Invalid or incomplete response", text},
@@ -70,7 +70,7 @@ class ReactRun {
   parse::ParsedOutput parse(std::string_view text) {
     parse::ParseContext context;
     context.log = [this](std::string_view parser, std::string_view line) {
-      core_.events().emit({EventType::ParserLog, Value{{"parser", parser}, {"message", line}}});
+      core_.events().emit({events::ParserLog{std::string(parser), std::string(line)}});
     };
     return agent_.parser().parse_with(text, context);
   }

@@ -21,12 +21,12 @@ Value action_json(const parse::AgentAction& a) {
   return Value{{"tool", a.tool}, {"tool_input", a.tool_input}, {"log", a.log}};
 }
 
-void add_trace(Value& chain_start, const TraceContext* trace) {
+void add_trace(events::ChainStart& chain_start, const TraceContext* trace) {
   if (!trace) return;
-  chain_start["trace_id"] = trace->trace_id;
-  if (!trace->parent_span_id.empty()) chain_start["parent_span_id"] = trace->parent_span_id;
-  if (trace->parent_local) chain_start["parent_local"] = true;
-  if (!trace->sampled) chain_start["sampled"] = false;
+  chain_start.trace_id = trace->trace_id;
+  chain_start.parent_span_id = trace->parent_span_id;
+  chain_start.parent_local = trace->parent_local;
+  if (!trace->sampled) chain_start.sampled = false;
 }
 
 RunCore::RunCore(const llm::LlmClient& llm, EventSink& events, const RunOptions& options, const RunLimits& limits,
@@ -39,14 +39,15 @@ RunResult RunCore::execute(const Value& inputs, const std::function<void()>& loo
   start_ = Clock::now();
   if (events_.detail() != EventDetail::None) {
     // Named for what runs, as a trace with sub-workflows needs; `chain` is what LangChain would call it.
-    Value start{{"name", options_.chain_name.empty() ? std::string("AgentExecutor") : std::string(options_.chain_name)},
-                {"chain", "AgentExecutor"}};
+    events::ChainStart start;
+    start.name = options_.chain_name.empty() ? std::string("AgentExecutor") : std::string(options_.chain_name);
+    start.chain = ChainKind::Agent;
     // How this agent writes its scratchpad, for whoever shows the run as LangChain's verbose mode does.
-    if (!limits_.observation_prefix.empty()) start["observation_prefix"] = limits_.observation_prefix;
-    if (!limits_.llm_prefix.empty()) start["llm_prefix"] = limits_.llm_prefix;
-    if (events_.detail() == EventDetail::Full) start["inputs"] = inputs;
+    start.observation_prefix = limits_.observation_prefix;
+    start.llm_prefix = limits_.llm_prefix;
+    if (events_.detail() == EventDetail::Full) start.inputs = inputs;
     add_trace(start, options_.trace);
-    events_.emit({EventType::ChainStart, std::move(start)});
+    events_.emit({std::move(start)});
   }
   try {
     loop();
@@ -67,10 +68,7 @@ RunResult RunCore::execute(const Value& inputs, const std::function<void()>& loo
   }
   result_.elapsed_ms = engine::elapsed_ms(start_);
   result_.take_usage(meter_.spent(), limits_.price.has_value());
-  Value end{{"output", result_.output}, {"stopped_reason", name_of(result_.stopped_reason)},
-            {"elapsed_ms", result_.elapsed_ms}, {"usage", result_.usage_json()}};
-  if (result_.error) end["error"] = result_.error->to_json();
-  events_.emit({EventType::ChainEnd, std::move(end)});
+  events_.emit({result_.chain_end()});
   return std::move(result_);
 }
 
@@ -94,31 +92,31 @@ std::optional<StoppedReason> RunCore::stop_reason(int iterations) const {
 
 bool RunCore::stop_early(StoppedReason reason) {
   result_.stopped_reason = reason;
-  events_.emit({EventType::EarlyStop, Value{{"reason", name_of(reason)}}});
+  events_.emit({events::EarlyStop{reason}});
   // A spent budget allows no further call, whatever the early-stopping method.
   bool budget = spent_budget().has_value();
   if (limits_.early_stopping == EarlyStopping::Generate && !budget) return true;
   result_.output = budget ? kBudgetStopMessage : kForceStopMessage;
-  events_.emit({EventType::AgentFinish, Value{{"output", result_.output}, {"log", ""}}});
+  events_.emit({events::AgentFinish{result_.output, ""}});
   return false;
 }
 
 void RunCore::fail_without_answer(StoppedReason limit) {
-  events_.emit({EventType::EarlyStop, Value{{"reason", name_of(limit)}}});
+  events_.emit({events::EarlyStop{limit}});
   fail("output.missing",
        "the run reached " + std::string(name_of(limit)) + " before an answer that matches the output schema");
   result_.stopped_reason = limit;
 }
 
 void RunCore::finish_after_stop(Value output, const std::string& log) {
-  events_.emit({EventType::AgentFinish, Value{{"output", output}, {"log", log}}});
+  events_.emit({events::AgentFinish{output, log}});
   result_.output = std::move(output);
 }
 
 void RunCore::return_direct(const Observation& observation) {
   result_.output = observation.text;
   result_.stopped_reason = StoppedReason::ReturnDirect;
-  events_.emit({EventType::AgentFinish, Value{{"output", result_.output}, {"log", ""}}});
+  events_.emit({events::AgentFinish{result_.output, ""}});
 }
 
 llm::LlmResponse RunCore::call_llm(llm::LlmRequest& req) {
@@ -142,10 +140,7 @@ void RunCore::refuse_call(const parse::AgentAction& action, std::string why, con
                           Observation& observation) {
   observation.text = why;
   observation.output = std::move(why);
-  events_.emit({EventType::ToolEnd, Value{{"tool", action.tool},
-                                          {"call_id", next_call_id(action)},
-                                          {"observation", observation.output},
-                                          {"error", kind}}});
+  events_.emit({events::ToolEnd{action.tool, next_call_id(action), observation.output, kind}});
 }
 
 RunCore::ToolOutcome RunCore::run_tool(parse::AgentAction& action, Observation& observation) {
@@ -166,18 +161,14 @@ RunCore::ToolOutcome RunCore::run_tool(parse::AgentAction& action, Observation& 
     return ToolOutcome::Continue;
   }
   std::string call_id = next_call_id(action);
-  Value start{{"tool", action.tool}, {"call_id", call_id}, {"input", action.tool_input}};
   // A traced run's call has its span's id before it starts: a tool that calls another process names it there.
   std::string span_id = options_.trace ? new_span_id() : std::string();
-  if (!span_id.empty()) start["span_id"] = span_id;
-  events_.emit({EventType::ToolStart, std::move(start)});
+  events_.emit({events::ToolStart{action.tool, call_id, action.tool_input, span_id}});
   auto& instance = instances_[entry->tool.get()];
   if (!instance) instance = entry->tool->instantiate({&events_, options_.cancel, &meter_, options_.trace});
   tools::ToolResult r = instance->invoke(action.tool_input, span_id);
-  Value ev{{"tool", action.tool}, {"call_id", std::move(call_id)}, {"observation", r.output}};
-  if (entry->return_direct) ev["return_direct"] = true;
-  if (!r.ok()) ev["error"] = r.error_kind;
-  events_.emit({EventType::ToolEnd, std::move(ev)});
+  events_.emit({events::ToolEnd{action.tool, std::move(call_id), r.output, r.ok() ? "" : r.error_kind,
+                                entry->return_direct}});
   // A run stopped while its tool ran ends here, whatever the tool made of it (a script may have caught the error
   // its HTTP request ended with, and answered): not an observation, not a return_direct answer.
   if (options_.cancel && options_.cancel->stopped()) throw_stopped(*options_.cancel);
@@ -194,10 +185,12 @@ void RunCore::record_step(parse::AgentAction action, Value observation) {
   result_.intermediate_steps.push_back(AgentStep{std::move(action), std::move(observation)});
 }
 
-void RunCore::emit_action(const parse::AgentAction& action) { events_.emit({EventType::AgentAction, action_json(action)}); }
+void RunCore::emit_action(const parse::AgentAction& action) {
+  events_.emit({events::AgentAction{action.tool, action.tool_input, action.log}});
+}
 
 void RunCore::finish(Value output, const std::string& log) {
-  events_.emit({EventType::AgentFinish, Value{{"output", output}, {"log", log}}});
+  events_.emit({events::AgentFinish{output, log}});
   result_.output = std::move(output);
   result_.stopped_reason = StoppedReason::Finish;
 }
@@ -206,7 +199,7 @@ void RunCore::fail(const std::string& kind, const std::string& message) { fail(R
 
 void RunCore::fail(RunError error) {
   result_.stopped_reason = stopped_reason_of(error.kind);
-  events_.emit({EventType::Error, error.to_json()});
+  events_.emit({events::Failure{error.info()}});
   result_.error = std::move(error);
 }
 

@@ -154,6 +154,6 @@ class RunCore {
 Value action_json(const parse::AgentAction& action);
 // A traced run's chain_start names its trace (`trace_id`), the caller's span it joins (`parent_span_id`), and
 // `sampled: false` when the caller asked that it not be recorded.
-void add_trace(Value& chain_start, const TraceContext* trace);
+void add_trace(events::ChainStart& chain_start, const TraceContext* trace);
 
 }  // namespace engine::agent

@@ -23,6 +23,13 @@ Value RunResult::usage_json() const {
   return u;
 }
 
+events::ChainEnd RunResult::chain_end() const {
+  events::ChainEnd end{output, stopped_reason, elapsed_ms, {}, std::nullopt};
+  end.usage = {usage.prompt_tokens, usage.completion_tokens, usage.total(), llm_calls, cost_usd};
+  if (error) end.error = error->info();
+  return end;
+}
+
 RunError RunError::from(const Error& e, const std::string& prefix) {
   return RunError{e.kind(), prefix + e.message(), e.loc(), e.source_line()};
 }
@@ -32,6 +39,8 @@ Value RunError::to_json() const {
   if (at.known()) j["at"] = at.str();
   return j;
 }
+
+events::ErrorInfo RunError::info() const { return {kind, message, at.known() ? at.str() : std::string()}; }
 
 Value RunResult::to_json() const {
   Value agent_steps = Value::array();

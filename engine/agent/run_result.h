@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "engine/core/error.h"
+#include "engine/core/event_kinds.h"
 #include "engine/core/stopped_reason.h"
 #include "engine/core/usage_meter.h"
 #include "engine/core/value.h"
@@ -33,6 +34,7 @@ struct RunError {
   // "file:line:col: message", the quoted line and the caret, as Error::formatted().
   std::string formatted() const { return to_error().formatted(); }
   Value to_json() const;  // {kind, message, at: "file:line:col" when known}
+  events::ErrorInfo info() const;  // the same, as events carry it
 };
 
 struct RunResult {
@@ -51,6 +53,8 @@ struct RunResult {
   bool ok() const { return !error; }
   Value to_json() const;  // the --json document
   Value usage_json() const;  // {prompt_tokens, completion_tokens, total_tokens, llm_calls, cost_usd when known}
+  // The chain_end event that says how it ended.
+  events::ChainEnd chain_end() const;
   // usage, llm_calls and cost_usd from what a meter counted; the cost is known when `priced` or a call was priced.
   void take_usage(const SpentUsage& spent, bool priced);
 };

@@ -44,7 +44,7 @@ class ToolCallingRun {
         std::string wrong = read_answer(*cfg_.output, resp.text, answer);
         if (wrong.empty()) return core_.finish(std::move(answer), resp.text);
         // A text answer where a structured one is due: the model is told how to give it, and asked again.
-        core_.events().emit({EventType::ParseError, Value{{"message", wrong}, {"text", resp.text}}});
+        core_.events().emit({events::ParseError{wrong, resp.text}});
         req.messages.push_back({"assistant", resp.text, {}, ""});
         req.messages.push_back({"user", cfg_.output->as_tool
                                             ? "Give the final answer by calling " + cfg_.output->tool_name +

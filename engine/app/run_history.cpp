@@ -8,6 +8,7 @@
 #include <set>
 
 #include "engine/core/error.h"
+#include "engine/core/event_json.h"
 #include "engine/core/json_parse.h"
 #include "engine/core/json_text.h"
 #include "engine/core/text.h"
@@ -66,8 +67,7 @@ void replay_run(const store::RunRecord& run, EventSink& sink, std::chrono::stead
     if (!type) continue;
     std::string run_id = record.value("run_id", run.id), path = record.value("path", "");
     double t_ms = record.value("t_ms", 0.0);
-    for (const char* key : {"t_ms", "type", "run_id", "path"}) record.erase(key);
-    Event event{*type, std::move(record)};
+    Event event = event_from_fields(*type, record);
     event.at = start + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
                            std::chrono::duration<double, std::milli>(t_ms));
     sink.receive(event, EventPlace{run_id, path});

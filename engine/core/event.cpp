@@ -1,44 +1,46 @@
 #include "engine/core/event.h"
 
+#include "engine/core/name_table.h"
+
 namespace engine {
+namespace {
 
-std::string_view event_name(EventType type) {
-  switch (type) {
-    case EventType::ChainStart: return "chain_start";
-    case EventType::ChainEnd: return "chain_end";
-    case EventType::LlmStart: return "llm_start";
-    case EventType::LlmToken: return "llm_token";
-    case EventType::AnswerToken: return "answer_token";
-    case EventType::LlmRetry: return "llm_retry";
-    case EventType::LlmEnd: return "llm_end";
-    case EventType::AgentAction: return "agent_action";
-    case EventType::AgentFinish: return "agent_finish";
-    case EventType::ToolStart: return "tool_start";
-    case EventType::ToolLog: return "tool_log";
-    case EventType::ToolProgress: return "tool_progress";
-    case EventType::ParserLog: return "parser_log";
-    case EventType::ToolEnd: return "tool_end";
-    case EventType::ParseError: return "parse_error";
-    case EventType::EarlyStop: return "early_stop";
-    case EventType::Error: return "error";
-    case EventType::StepStart: return "step_start";
-    case EventType::StepRetry: return "step_retry";
-    case EventType::StepEnd: return "step_end";
-  }
-  return "unknown";
-}
+constexpr Named<EventType> kEventNames[] = {
+    {EventType::ChainStart, "chain_start"},   {EventType::ChainEnd, "chain_end"},
+    {EventType::LlmStart, "llm_start"},       {EventType::LlmToken, "llm_token"},
+    {EventType::AnswerToken, "answer_token"}, {EventType::LlmRetry, "llm_retry"},
+    {EventType::LlmEnd, "llm_end"},           {EventType::AgentAction, "agent_action"},
+    {EventType::AgentFinish, "agent_finish"}, {EventType::ToolStart, "tool_start"},
+    {EventType::ToolLog, "tool_log"},         {EventType::ToolProgress, "tool_progress"},
+    {EventType::ParserLog, "parser_log"},     {EventType::ToolEnd, "tool_end"},
+    {EventType::ParseError, "parse_error"},   {EventType::EarlyStop, "early_stop"},
+    {EventType::Error, "error"},              {EventType::StepStart, "step_start"},
+    {EventType::StepRetry, "step_retry"},     {EventType::StepEnd, "step_end"},
+};
 
-std::optional<EventType> event_type_named(std::string_view name) {
-  for (int t = static_cast<int>(EventType::ChainStart); t <= static_cast<int>(EventType::StepEnd); ++t)
-    if (event_name(static_cast<EventType>(t)) == name) return static_cast<EventType>(t);
-  return std::nullopt;
-}
+constexpr Named<StepStatus> kStepStatusNames[] = {
+    {StepStatus::Done, "done"}, {StepStatus::Skipped, "skipped"}, {StepStatus::Failed, "failed"}};
 
-bool is_full_detail_field(EventType type, std::string_view key) {
-  if (type == EventType::LlmStart) return key == "prompt" || key == "messages";
-  if (type == EventType::ChainStart) return key == "inputs";
-  return false;
+constexpr Named<ChainKind> kChainKindNames[] = {{ChainKind::Agent, "AgentExecutor"}, {ChainKind::Workflow, "Workflow"}};
+
+// Each kind sits in the variant at its type's place, so `Event::type()` is the variant's index.
+template <size_t... I>
+constexpr bool kinds_in_order(std::index_sequence<I...>) {
+  return ((static_cast<size_t>(std::variant_alternative_t<I, EventData>::type) == I) && ...);
 }
+static_assert(kinds_in_order(std::make_index_sequence<std::variant_size_v<EventData>>()));
+static_assert(std::size(kEventNames) == std::variant_size_v<EventData>);
+
+}  // namespace
+
+std::string_view event_name(EventType type) { return name_in(kEventNames, type); }
+std::optional<EventType> event_type_named(std::string_view name) { return value_named(kEventNames, name); }
+
+std::string_view name_of(StepStatus status) { return name_in(kStepStatusNames, status); }
+std::optional<StepStatus> step_status_named(std::string_view name) { return value_named(kStepStatusNames, name); }
+
+std::string_view name_of(ChainKind kind) { return name_in(kChainKindNames, kind); }
+std::optional<ChainKind> chain_kind_named(std::string_view name) { return value_named(kChainKindNames, name); }
 
 void PlacingSink::receive(const Event& event, const EventPlace& place) {
   std::string_view run_id = run_id_.empty() ? place.run_id : std::string_view(run_id_);

@@ -6,9 +6,10 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <variant>
 #include <vector>
 
-#include "engine/core/value.h"
+#include "engine/core/event_kinds.h"
 
 namespace engine {
 
@@ -17,45 +18,25 @@ namespace engine {
 // and an input of megabytes would be held once more.
 enum class EventDetail { None, Summary, Full };
 
-// Every kind of event, docs/trace.md says what each holds.
-enum class EventType {
-  ChainStart,
-  ChainEnd,
-  LlmStart,
-  LlmToken,
-  AnswerToken,
-  LlmRetry,
-  LlmEnd,
-  AgentAction,
-  AgentFinish,
-  ToolStart,
-  ToolLog,
-  ToolProgress,
-  ParserLog,
-  ToolEnd,
-  ParseError,
-  EarlyStop,
-  Error,
-  StepStart,
-  StepRetry,
-  StepEnd,
-};
-
-// "chain_start", "llm_end", ...: the name traces and tests use.
-std::string_view event_name(EventType type);
-// The type of that name, or none.
-std::optional<EventType> event_type_named(std::string_view name);
-// Whether `key` of an event of `type` is one emitters add only for EventDetail::Full: llm_start's prompt and
-// messages, chain_start's inputs. A sink reading Summary may still receive them when it shares a fanout with one
-// reading Full (a trace file, the run store); what it shows must not depend on its neighbours.
-bool is_full_detail_field(EventType type, std::string_view key);
+// One event of each kind (core/event_kinds.h), in the order of EventType.
+using EventData = std::variant<events::ChainStart, events::ChainEnd, events::LlmStart, events::LlmToken,
+                               events::AnswerToken, events::LlmRetry, events::LlmEnd, events::AgentAction,
+                               events::AgentFinish, events::ToolStart, events::ToolLog, events::ToolProgress,
+                               events::ParserLog, events::ToolEnd, events::ParseError, events::EarlyStop,
+                               events::Failure, events::StepStart, events::StepRetry, events::StepEnd>;
 
 struct Event {
-  EventType type;
-  Value data;  // the event's fields
+  EventData data;
   // When it happened, taken as the event is made (by its emitter), not when a sink receives it: a sink behind a
   // lock or a queue would otherwise shift it, and a span's start and end must be the call's own.
   std::chrono::steady_clock::time_point at = std::chrono::steady_clock::now();
+
+  EventType type() const { return static_cast<EventType>(data.index()); }
+  // The event as kind K, or null when it is of another kind.
+  template <class K>
+  const K* as() const {
+    return std::get_if<K>(&data);
+  }
 };
 
 // Whose an event is: the run's id, and the path of the step that emitted it ("classify", "revise[2]",

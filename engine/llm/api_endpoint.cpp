@@ -158,9 +158,8 @@ LlmResponse ApiEndpoint::send(const std::string& url, const std::vector<std::str
       throw Error("llm.unavailable", provider_ + ": no answer from " + url + " after " + std::to_string(attempt + 1) +
                                          (attempt == 0 ? " attempt: " : " attempts; the last: ") + failure);
     if (request.events) {
-      Value ev{{"attempt", attempt + 1}, {"error", failure}, {"wait_ms", static_cast<long>(wait.count())}};
-      if (reader->shown_any()) ev["discarded_partial"] = true;
-      request.events->emit(Event{EventType::LlmRetry, std::move(ev)});
+      request.events->emit(
+          Event{events::LlmRetry{attempt + 1, failure, static_cast<long>(wait.count()), reader->shown_any()}});
     }
     sleep_or_throw(request.cancel, wait);
   }

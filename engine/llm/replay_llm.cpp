@@ -141,7 +141,7 @@ LlmResponse ReplayLlm::complete(const LlmRequest& request) const {
   size_t index = it->second[std::min(n, it->second.size() - 1)];
   LlmResponse r = entries_[index].response;
   if (request.stream && request.events && !r.text.empty())
-    request.events->emit(Event{EventType::LlmToken, Value{{"text", r.text}}});
+    request.events->emit(Event{events::LlmToken{r.text}});
   return r;
 }
 

@@ -58,7 +58,7 @@ void TextStream::show(size_t upto, bool final) {
   size_t end = redactor_.redact_stream(text_, shown_, upto, final, piece);
   if (end <= shown_) return;
   shown_ = end;
-  if (!piece.empty()) events_->emit(Event{EventType::LlmToken, Value{{"text", std::move(piece)}}});
+  if (!piece.empty()) events_->emit(Event{events::LlmToken{std::move(piece)}});
 }
 
 }  // namespace engine::llm

@@ -22,9 +22,11 @@ class ProgressSink : public EventSink {
       : send_(send), token_(std::move(token)), next_(next) {}
   void receive(const Event& event, const EventPlace& place) override {
     std::string message;
-    if (event.type == EventType::StepEnd) message = "step " + string_field(event.data, "step") + " " + string_field(event.data, "status");
-    else if (event.type == EventType::ToolEnd) message = "tool " + string_field(event.data, "tool") + " answered";
-    else if (event.type == EventType::LlmEnd) message = event.data.contains("error") ? "the model call failed" : "the model answered";
+    if (const auto* step = event.as<events::StepEnd>())
+      message = "step " + step->step + " " + std::string(name_of(step->status));
+    else if (const auto* tool = event.as<events::ToolEnd>()) message = "tool " + tool->tool + " answered";
+    else if (const auto* call = event.as<events::LlmEnd>())
+      message = call->error ? "the model call failed" : "the model answered";
     if (!message.empty()) {
       std::lock_guard lock(mu_);
       send_(jsonrpc::make_notification("notifications/progress",

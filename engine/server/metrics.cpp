@@ -135,11 +135,11 @@ std::string Metrics::text(size_t runs_running, size_t runs_waiting) const {
 }
 
 void ModelCallTimer::receive(const Event& event, const EventPlace& place) {
-  if (event.type == EventType::LlmStart || event.type == EventType::LlmEnd) {
+  if (event.type() == EventType::LlmStart || event.type() == EventType::LlmEnd) {
     std::string key = std::string(place.run_id) + "/" + std::string(place.step);
     auto now = event.at;
     std::lock_guard lock(mu_);
-    if (event.type == EventType::LlmStart) {
+    if (event.type() == EventType::LlmStart) {
       started_[key] = now;
     } else if (auto it = started_.find(key); it != started_.end()) {
       metrics_.time_model_call(workflow_, std::chrono::duration<double>(now - it->second).count());

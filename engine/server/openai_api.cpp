@@ -124,12 +124,11 @@ class AnswerChunks : public EventSink {
 
   void receive(const Event& event, const EventPlace& place) override {
     inner_.receive(event, place);
-    if (event.type != EventType::AnswerToken || !place.step.empty()) return;
-    auto text = event.data.find("text");
-    if (text == event.data.end() || !text->is_string()) return;
-    sent_ += text->get_ref<const std::string&>();
+    const auto* token = event.as<events::AnswerToken>();
+    if (!token || !place.step.empty()) return;
+    sent_ += token->text;
     std::string piece;
-    masking_.write(text->get_ref<const std::string&>(), piece, true);
+    masking_.write(token->text, piece, true);
     if (!piece.empty()) send_(piece);
   }
   EventDetail detail() const override { return std::max(inner_.detail(), EventDetail::Summary); }

@@ -25,8 +25,7 @@ HttpResponse sse_head() {
 
 void SseEventSink::receive(const Event& event, const EventPlace& place) {
   double t_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start_).count();
-  Value record = trace::event_record(event, place, t_ms, detail());
-  exchange_->send(sse_event(event_name(event.type), to_json_text(record)));
+  exchange_->send(sse_event(event_name(event.type()), trace::event_line(event, place, t_ms, detail())));
 }
 
 }  // namespace engine::server

@@ -20,17 +20,8 @@ const char* const kToolColors[] = {"\033[36;1m\033[1;3m", "\033[33;1m\033[1;3m",
 const char* const kBold = "\033[1m";
 const char* const kReset = "\033[0m";
 
-std::string str(const Value& data, const char* key) {
-  auto it = data.find(key);
-  return it != data.end() && it->is_string() ? it->get<std::string>() : std::string();
-}
-
 // A tool's output as the model read it: text as it is, structured output as JSON.
-std::string text_or_json(const Value& data, const char* key) {
-  auto it = data.find(key);
-  if (it == data.end()) return "";
-  return it->is_string() ? it->get<std::string>() : to_json_text(*it);
-}
+std::string text_or_json(const Value& v) { return v.is_string() ? v.get<std::string>() : to_json_text(v); }
 
 // A value as one short line: what a report shows of an input that may be a whole prompt.
 std::string excerpt(const Value& v) {
@@ -97,104 +88,116 @@ void ConsolePrinter::receive(const Event& e, const EventPlace& place) {
   std::lock_guard lock(mutex_);
   auto it = chains_.find(place.step);
   if (it == chains_.end()) it = chains_.emplace(std::string(place.step), Chain{}).first;
-  indent_.assign(2 * depth(e.type, place.step), ' ');
+  indent_.assign(2 * depth(e.type(), place.step), ' ');
   showing_.assign(place.step);
   show(e, it->second);
   out_.flush();
 }
 
 void ConsolePrinter::show(const Event& e, Chain& chain) {
-  const Value& d = e.data;
-  switch (e.type) {
-    case EventType::ChainStart:
-      chain.observation_prefix = str(d, "observation_prefix");
-      chain.llm_prefix = str(d, "llm_prefix");
+  switch (e.type()) {
+    case EventType::ChainStart: {
+      const auto& d = *e.as<events::ChainStart>();
+      chain.observation_prefix = d.observation_prefix;
+      chain.llm_prefix = d.llm_prefix;
       newline();  // LangChain prints two line breaks before the chain's name
       newline();
       // As LangChain's verbose mode: an agent is the AgentExecutor chain; a workflow of steps goes by its name.
-      write("> Entering new " + (str(d, "chain") == "AgentExecutor" ? "AgentExecutor" : str(d, "name")) + " chain...",
-            kBold);
+      write("> Entering new " + (d.chain == ChainKind::Agent ? std::string(name_of(d.chain)) : d.name) + " chain...", kBold);
       newline();
       break;
+    }
     case EventType::LlmStart:
-      chain.streamed = d.value("stream", false);
+      chain.streamed = e.as<events::LlmStart>()->stream;
       chain.streamed_text.clear();
       break;
     case EventType::LlmToken: {
-      std::string text = str(d, "text");
+      const std::string& text = e.as<events::LlmToken>()->text;
       write(text, kGreen);
       chain.streamed_text += text;
       break;
     }
     case EventType::AnswerToken: break;  // the answer's pieces are in the llm_token text already shown
     case EventType::LlmRetry: {
+      const auto& d = *e.as<events::LlmRetry>();
       newline();
-      std::string note = "Retrying (attempt " + std::to_string(d.value("attempt", 0) + 1) + ") after " +
-                         str(d, "error");
-      if (d.value("discarded_partial", false)) note += "; the text above is discarded";
+      std::string note = "Retrying (attempt " + std::to_string(d.attempt + 1) + ") after " + d.error;
+      if (d.discarded_partial) note += "; the text above is discarded";
       chain.streamed_text.clear();  // the next attempt streams its answer from the start
       write(note, kRed);
       newline();
       break;
     }
-    case EventType::AgentAction:
-    case EventType::AgentFinish: write_log(chain, str(d, "log"), kGreen); break;
-    case EventType::ToolEnd:
+    case EventType::AgentAction: write_log(chain, e.as<events::AgentAction>()->log, kGreen); break;
+    case EventType::AgentFinish: write_log(chain, e.as<events::AgentFinish>()->log, kGreen); break;
+    case EventType::ToolEnd: {
+      const auto& d = *e.as<events::ToolEnd>();
       newline();
       write(chain.observation_prefix, nullptr);
-      write(text_or_json(d, "observation"), d.contains("error") ? kRed : tool_color(str(d, "tool")));
+      write(text_or_json(d.observation), d.failed() ? kRed : tool_color(d.tool));
       newline();
       // After a return_direct tool the model is not asked again, so LangChain's console shows no "Thought:".
-      if (!d.value("return_direct", false)) write(chain.llm_prefix, nullptr);
-      break;
-    case EventType::ParseError:
-      write_log(chain, str(d, "text"), kGreen);
-      newline();
-      write("Parse error: " + str(d, "message"), kRed);
-      newline();
-      break;
-    case EventType::ToolLog:
-      newline();
-      write("[" + str(d, "tool") + "] " + str(d, "message"), nullptr);
-      break;
-    case EventType::ToolProgress: {
-      newline();
-      std::string done = text_or_json(d, "progress");
-      if (d.contains("total")) done += "/" + text_or_json(d, "total");
-      write("[" + str(d, "tool") + "] " + done + (d.contains("message") ? " " + str(d, "message") : ""), nullptr);
+      if (!d.return_direct) write(chain.llm_prefix, nullptr);
       break;
     }
-    case EventType::ParserLog:  // on a line of its own: the model's text for the same step follows
-      if (!at_line_start_) newline();
-      write("[" + str(d, "parser") + "] " + str(d, "message"), nullptr);
+    case EventType::ParseError: {
+      const auto& d = *e.as<events::ParseError>();
+      write_log(chain, d.text, kGreen);
+      newline();
+      write("Parse error: " + d.message, kRed);
       newline();
       break;
+    }
+    case EventType::ToolLog: {
+      const auto& d = *e.as<events::ToolLog>();
+      newline();
+      write("[" + d.tool + "] " + d.message, nullptr);
+      break;
+    }
+    case EventType::ToolProgress: {
+      const auto& d = *e.as<events::ToolProgress>();
+      newline();
+      std::string done = text_or_json(d.progress);
+      if (d.total) done += "/" + text_or_json(*d.total);
+      write("[" + d.tool + "] " + done + (d.message ? " " + *d.message : ""), nullptr);
+      break;
+    }
+    case EventType::ParserLog: {  // on a line of its own: the model's text for the same step follows
+      const auto& d = *e.as<events::ParserLog>();
+      if (!at_line_start_) newline();
+      write("[" + d.parser + "] " + d.message, nullptr);
+      newline();
+      break;
+    }
     case EventType::EarlyStop:
       newline();
-      write("Stopped: " + str(d, "reason"), kRed);
+      write("Stopped: " + std::string(name_of(e.as<events::EarlyStop>()->reason)), kRed);
       break;
-    case EventType::StepStart:
+    case EventType::StepStart: {
+      const auto& d = *e.as<events::StepStart>();
       newline();
-      write("[" + str(d, "step") + "] started (" + str(d, "kind") + ")", kBold);
+      write("[" + d.step + "] started (" + std::string(name_of(d.kind)) + ")", kBold);
       break;
-    case EventType::StepRetry:
+    }
+    case EventType::StepRetry: {
+      const auto& d = *e.as<events::StepRetry>();
       newline();
-      write("[" + str(d, "step") + "] attempt " + std::to_string(d.value("attempt", 0)) + " failed (" +
-                (d.contains("error") ? str(d["error"], "message") : std::string()) + "); retrying in " +
-                std::to_string(d.value("wait_ms", 0L)) + " ms",
+      write("[" + d.step + "] attempt " + std::to_string(d.attempt) + " failed (" + d.error.message + "); retrying in " +
+                std::to_string(d.wait_ms) + " ms",
             kRed);
       break;
+    }
     case EventType::StepEnd: {
+      const auto& d = *e.as<events::StepEnd>();
       newline();
-      std::string status = str(d, "status");
-      std::string line = "[" + str(d, "step") + "] ";
-      if (status == "skipped") line += "skipped: its when: does not hold";
-      else line += status + " in " + milliseconds_text(d.value("elapsed_ms", 0.0));
-      if (auto error = d.find("error"); error != d.end()) line += " (" + str(*error, "kind") + ")";
-      write(line, status == "failed" ? kRed : kBold);
+      std::string line = "[" + d.step + "] ";
+      if (d.status == StepStatus::Skipped) line += "skipped: its when: does not hold";
+      else line += std::string(name_of(d.status)) + " in " + milliseconds_text(d.elapsed_ms);
+      if (d.error) line += " (" + d.error->kind + ")";
+      write(line, d.status == StepStatus::Failed ? kRed : kBold);
       // A failed step's report: what it was given (the error itself is the caller's to print, once).
-      if (auto given = d.find("inputs"); given != d.end() && given->is_object())
-        for (const auto& [name, value] : given->items()) {
+      if (d.inputs && d.inputs->is_object())
+        for (const auto& [name, value] : d.inputs->items()) {
           newline();
           write("  " + name + ": " + excerpt(value), nullptr);
         }
@@ -202,7 +205,7 @@ void ConsolePrinter::show(const Event& e, Chain& chain) {
     }
     case EventType::ChainEnd:
       newline();
-      if (!d.contains("error")) {
+      if (!e.as<events::ChainEnd>()->error) {
         newline();
         write("> Finished chain.", kBold);
         newline();

@@ -7,10 +7,11 @@
 
 namespace engine::trace {
 
-// With EventDetail::Summary the fields emitters add for Full readers only (prompts, messages, inputs) are left out.
+// With EventDetail::Summary the fields for Full readers only (prompts, messages, inputs) are left out: a sink reading
+// a summary may share a fanout with one reading everything, and what it shows must not depend on its neighbours.
 Value event_record(const Event& event, const EventPlace& place, double t_ms, EventDetail detail = EventDetail::Full);
-// The same object as JSON text, written straight out (no copy of the event's data into a new tree): the line a
-// --trace file and the run store keep.
-std::string event_line(const Event& event, const EventPlace& place, double t_ms);
+// The same object as JSON text, written straight from the event (no tree is built): the line a --trace file and the
+// run store keep, and a served stream's event.
+std::string event_line(const Event& event, const EventPlace& place, double t_ms, EventDetail detail = EventDetail::Full);
 
 }  // namespace engine::trace

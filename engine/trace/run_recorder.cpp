@@ -1,6 +1,7 @@
 #include "engine/trace/run_recorder.h"
 
 #include "engine/core/error.h"
+#include "engine/core/event_json.h"
 #include "engine/core/json_text.h"
 #include "engine/trace/event_record.h"
 
@@ -10,46 +11,46 @@ RunRecorder::RunRecorder(store::RunWriter& writer, RunSource source, std::shared
     : writer_(writer), source_(std::move(source)), secrets_(std::move(secrets)) {}
 
 void RunRecorder::receive(const Event& event, const EventPlace& place) {
-  if (event.type == EventType::LlmToken || event.type == EventType::AnswerToken) return;
+  if (event.type() == EventType::LlmToken || event.type() == EventType::AnswerToken) return;
   std::unique_lock lock(mutex_);
   auto it = runs_.find(place.run_id);
   if (it == runs_.end()) {
     // A run starts with its chain_start at its own path; anything else is a run this recorder did not see begin.
-    if (event.type != EventType::ChainStart || !place.step.empty()) return;
+    const auto* start = event.as<events::ChainStart>();
+    if (!start || !place.step.empty()) return;
     Pending run;
     run.start = event.at;
     store::RunRecord& r = run.record;
     r.id = std::string(place.run_id);
-    r.workflow = event.data.value("name", "");
+    r.workflow = start->name;
     r.source = source_.file;
     r.command = source_.command;
     r.started_ms = clock_.unix_ms(event.at);
-    if (auto inputs = event.data.find("inputs"); inputs != event.data.end()) r.inputs = *inputs;
-    r.trace_id = event.data.value("trace_id", "");
+    if (start->inputs) r.inputs = *start->inputs;
+    r.trace_id = start->trace_id;
     it = runs_.emplace(std::string(place.run_id), std::move(run)).first;
   }
   Pending& run = it->second;
   double t_ms = std::chrono::duration<double, std::milli>(event.at - run.start).count();
   run.record.events.push_back(event_line(event, place, t_ms));
-  if (event.type != EventType::ChainEnd || !place.step.empty()) return;
+  const auto* end = event.as<events::ChainEnd>();
+  if (!end || !place.step.empty()) return;
   Pending done = std::move(run);
   runs_.erase(it);
   lock.unlock();  // the write is this run's alone; other runs' events go on meanwhile
-  finish(done, event.data);
+  finish(done, *end);
 }
 
-void RunRecorder::finish(Pending& run, const Value& end) {
+void RunRecorder::finish(Pending& run, const events::ChainEnd& end) {
   store::RunRecord& r = run.record;
-  r.output = end.value("output", Value());
-  r.stopped_reason = end.value("stopped_reason", "");
-  r.elapsed_ms = end.value("elapsed_ms", 0.0);
-  if (auto error = end.find("error"); error != end.end()) r.error = *error;
-  r.status = r.error.is_null() ? "ok" : "failed";
-  if (auto usage = end.find("usage"); usage != end.end() && usage->is_object()) {
-    r.prompt_tokens = usage->value("prompt_tokens", int64_t{0});
-    r.completion_tokens = usage->value("completion_tokens", int64_t{0});
-    if (auto cost = usage->find("cost_usd"); cost != usage->end() && cost->is_number()) r.cost_usd = cost->get<double>();
-  }
+  r.output = end.output;
+  r.stopped_reason = name_of(end.stopped_reason);
+  r.elapsed_ms = end.elapsed_ms;
+  if (end.error) r.error = error_value(*end.error);
+  r.status = end.error ? "failed" : "ok";
+  r.prompt_tokens = end.usage.prompt_tokens;
+  r.completion_tokens = end.usage.completion_tokens;
+  r.cost_usd = end.usage.cost_usd;
   // Masked here, whole, as it leaves for the store: every string of it, the events' JSON lines escaped forms and all.
   std::shared_ptr<const Redactor> masks = secrets_->masks();
   redact_value(r.inputs, *masks);

@@ -39,7 +39,7 @@ class RunRecorder : public EventSink {
     std::chrono::steady_clock::time_point start;
     store::RunRecord record;
   };
-  void finish(Pending& run, const Value& chain_end);
+  void finish(Pending& run, const events::ChainEnd& chain_end);
 
   store::RunWriter& writer_;
   RunSource source_;

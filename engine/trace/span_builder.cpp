@@ -7,18 +7,6 @@
 namespace engine::trace {
 namespace {
 
-std::string_view view_of(const Value& d, const char* key) {
-  auto it = d.find(key);
-  return it != d.end() && it->is_string() ? std::string_view(it->get_ref<const std::string&>()) : std::string_view();
-}
-
-std::string text_of(const Value& d, const char* key) { return std::string(view_of(d, key)); }
-
-bool flag_of(const Value& d, const char* key) {
-  auto it = d.find(key);
-  return it != d.end() && it->is_boolean() && it->get<bool>();
-}
-
 // Where a path sits: `greet[3]` under `greet`, `billing/researcher` under `billing`, a step under the run ("").
 std::string_view enclosing_path(std::string_view path) {
   if (!path.empty() && path.back() == ']') {
@@ -29,18 +17,16 @@ std::string_view enclosing_path(std::string_view path) {
   return slash == std::string_view::npos ? std::string_view() : path.substr(0, slash);
 }
 
-void fail_with(Span& span, const Value& error) {
+void fail_with(Span& span, const events::ErrorInfo& error) {
   span.failed = true;
-  span.status_message = text_of(error, "message");
-  if (std::string kind = text_of(error, "kind"); !kind.empty()) span.attributes.set("error.type", kind);
+  span.status_message = error.message;
+  if (!error.kind.empty()) span.attributes.set("error.type", error.kind);
 }
 
-void add_usage(Span& span, const Value& usage) {
-  if (!usage.is_object()) return;
-  if (auto in = usage.find("prompt_tokens"); in != usage.end() && in->is_number())
-    span.attributes.set_json("gen_ai.usage.input_tokens", *in);
-  if (auto out = usage.find("completion_tokens"); out != usage.end() && out->is_number())
-    span.attributes.set_json("gen_ai.usage.output_tokens", *out);
+template <class Usage>
+void add_usage(Span& span, const Usage& usage) {
+  span.attributes.set_json("gen_ai.usage.input_tokens", Value(usage.prompt_tokens));
+  span.attributes.set_json("gen_ai.usage.output_tokens", Value(usage.completion_tokens));
 }
 
 // Text for a content attribute: at most `limit` bytes, cut where a UTF-8 sequence starts.
@@ -54,36 +40,29 @@ std::string as_text(const Value& v) { return v.is_string() ? v.get<std::string>(
 
 // A message as the conventions write it: {role, parts}, each part text, a tool call the assistant makes, or a tool's
 // response to one.
-Value conventions_message(const Value& m) {
-  std::string role = text_of(m, "role"), content = text_of(m, "content");
+Value conventions_message(const std::string& role, const std::string& content,
+                          const std::vector<events::ToolCallMade>& calls, const std::string& tool_call_id) {
   Value parts = Value::array();
   if (role == "tool")
-    parts.push_back({{"type", "tool_call_response"}, {"id", text_of(m, "tool_call_id")}, {"response", content}});
+    parts.push_back({{"type", "tool_call_response"}, {"id", tool_call_id}, {"response", content}});
   else if (!content.empty())
     parts.push_back({{"type", "text"}, {"content", content}});
-  if (auto calls = m.find("tool_calls"); calls != m.end() && calls->is_array())
-    for (const auto& c : *calls)
-      parts.push_back({{"type", "tool_call"}, {"id", text_of(c, "id")}, {"name", text_of(c, "name")},
-                       {"arguments", text_of(c, "arguments")}});
+  for (const auto& c : calls)
+    parts.push_back({{"type", "tool_call"}, {"id", c.id}, {"name", c.name}, {"arguments", c.arguments}});
   return Value{{"role", role}, {"parts", std::move(parts)}};
 }
 
 // What the model was sent: the chat messages, or the text prompt as one user message.
-std::string input_messages(const Value& start) {
+std::string input_messages(const events::LlmStart& start) {
   Value out = Value::array();
-  if (auto messages = start.find("messages"); messages != start.end() && messages->is_array()) {
-    for (const auto& m : *messages) out.push_back(conventions_message(m));
-  } else {
-    out.push_back(conventions_message(Value{{"role", "user"}, {"content", text_of(start, "prompt")}}));
-  }
+  for (const auto& m : start.messages) out.push_back(conventions_message(m.role, m.content, m.tool_calls, m.tool_call_id));
+  if (start.messages.empty()) out.push_back(conventions_message("user", start.prompt.value_or(""), {}, ""));
   return to_json_text(out);
 }
 
-std::string output_messages(const Value& end) {
-  Value reply{{"role", "assistant"}, {"content", text_of(end, "text")}};
-  if (auto calls = end.find("tool_calls"); calls != end.end()) reply["tool_calls"] = *calls;
-  Value message = conventions_message(reply);
-  message["finish_reason"] = text_of(end, "finish_reason");
+std::string output_messages(const events::LlmEnd& end) {
+  Value message = conventions_message("assistant", end.text, end.tool_calls, "");
+  message["finish_reason"] = end.finish_reason;
   return to_json_text(Value::array({std::move(message)}));
 }
 
@@ -119,21 +98,21 @@ const Span* SpanBuilder::parent_for(std::string_view run_id, std::string_view pa
 }
 
 void SpanBuilder::open(std::string_view run_id, std::string_view path, std::string key, Span span,
-                       const Value* chain_start) {
+                       const events::ChainStart* chain_start) {
   if (const Span* parent = parent_for(run_id, path)) {
     span.trace_id = parent->trace_id;
     span.parent_id = parent->span_id;
   } else {  // the run's root: the trace its chain_start names (and the caller's span), or one of its own
     auto known = trace_of_run_.find(run_id);
-    if (chain_start) span.trace_id = view_of(*chain_start, "trace_id");
+    if (chain_start) span.trace_id = chain_start->trace_id;
     if (span.trace_id.empty()) {
       if (known != trace_of_run_.end()) span.trace_id = known->second;
       else new_id(span.trace_id);
     }
     if (known != trace_of_run_.end()) known->second = span.trace_id;
     else trace_of_run_.emplace(std::string(run_id), span.trace_id);
-    if (chain_start) span.parent_id = view_of(*chain_start, "parent_span_id");
-    span.remote_parent = !span.parent_id.empty() && !(chain_start && flag_of(*chain_start, "parent_local"));
+    if (chain_start) span.parent_id = chain_start->parent_span_id;
+    span.remote_parent = !span.parent_id.empty() && !(chain_start && chain_start->parent_local);
   }
   if (span.span_id.empty()) new_id(span.span_id);
   Stack* stack = open_at(run_id, path);
@@ -167,7 +146,6 @@ void SpanBuilder::close(std::string_view run_id, std::string_view path, std::str
 }
 
 void SpanBuilder::receive(const Event& event, const EventPlace& place) {
-  const Value& d = event.data;
   std::string_view run_id = place.run_id, path = place.step;
   auto make = [&](std::string name, SpanKind kind, const char* operation) {
     Span span;
@@ -178,53 +156,52 @@ void SpanBuilder::receive(const Event& event, const EventPlace& place) {
     return span;
   };
   // A tool call's span, from its tool_start (or from the tool_end of a call refused before it ran).
-  auto open_tool_call = [&] {
-    std::string tool = text_of(d, "tool");
+  auto open_tool_call = [&](const std::string& tool, const std::string& call_id, const std::string& span_id,
+                            const Value* input) {
     Span span = make("execute_tool " + tool, SpanKind::Internal, "execute_tool");
-    span.span_id = text_of(d, "span_id");  // a traced run's, named as the parent of what the tool asks elsewhere
+    span.span_id = span_id;  // a traced run's, named as the parent of what the tool asks elsewhere
     span.attributes.set("gen_ai.tool.name", tool);
-    span.attributes.set("gen_ai.tool.call.id", text_of(d, "call_id"));
-    if (auto input = d.find("input"); content_.enabled && input != d.end())
+    span.attributes.set("gen_ai.tool.call.id", call_id);
+    if (input && content_.enabled)
       span.attributes.set("gen_ai.tool.call.arguments", bounded(as_text(*input), content_.limit));
-    open(run_id, path, "tool:" + text_of(d, "call_id"), std::move(span));
+    open(run_id, path, "tool:" + call_id, std::move(span));
   };
   std::lock_guard lock(mutex_);
   // A run whose caller asked for no recording (an unsampled traceparent) makes no spans, nor do its parts.
   if (auto unsampled = unsampled_.find(run_id); unsampled != unsampled_.end()) {
-    if (event.type == EventType::ChainEnd && path.empty()) unsampled_.erase(unsampled);
+    if (event.type() == EventType::ChainEnd && path.empty()) unsampled_.erase(unsampled);
     return;
   }
-  if (event.type == EventType::ChainStart && path.empty())
-    if (auto sampled = d.find("sampled"); sampled != d.end() && *sampled == false) {
-      unsampled_.emplace(run_id);
-      return;
-    }
-  switch (event.type) {
+  switch (event.type()) {
     case EventType::ChainStart: {
-      std::string name = text_of(d, "name");
-      bool agent = text_of(d, "chain") == "AgentExecutor";
+      const auto& d = *event.as<events::ChainStart>();
+      if (path.empty() && d.sampled == false) {
+        unsampled_.emplace(run_id);
+        return;
+      }
       Stack* here = open_at(run_id, path);
       bool inside_step = here && !here->empty();
       // A run, or a workflow run by a step or as a tool; an agent step's chain is the agent alone.
+      bool agent = d.chain == ChainKind::Agent;
       if (!inside_step || !agent) {
-        Span run = make("invoke_workflow " + name, SpanKind::Internal, "invoke_workflow");
-        run.attributes.set("gen_ai.workflow.name", name);
+        Span run = make("invoke_workflow " + d.name, SpanKind::Internal, "invoke_workflow");
+        run.attributes.set("gen_ai.workflow.name", d.name);
         run.attributes.set("engine.run_id", std::string(run_id));
         open(run_id, path, "run", std::move(run), &d);
       }
       if (agent) {
-        Span span = make("invoke_agent " + name, SpanKind::Internal, "invoke_agent");
-        span.attributes.set("gen_ai.agent.name", name);
+        Span span = make("invoke_agent " + d.name, SpanKind::Internal, "invoke_agent");
+        span.attributes.set("gen_ai.agent.name", d.name);
         open(run_id, path, "agent", std::move(span));
       }
       break;
     }
     case EventType::ChainEnd: {
+      const auto& d = *event.as<events::ChainEnd>();
       auto finish = [&](Span& span) {
-        if (auto error = d.find("error"); error != d.end()) fail_with(span, *error);
-        if (std::string reason = text_of(d, "stopped_reason"); !reason.empty())
-          span.attributes.set("engine.stopped_reason", reason);
-        if (auto usage = d.find("usage"); usage != d.end()) add_usage(span, *usage);
+        if (d.error) fail_with(span, *d.error);
+        span.attributes.set("engine.stopped_reason", std::string(name_of(d.stopped_reason)));
+        add_usage(span, d.usage);
       };
       close(run_id, path, "agent", event.at, finish);
       close(run_id, path, "run", event.at, finish);
@@ -233,58 +210,67 @@ void SpanBuilder::receive(const Event& event, const EventPlace& place) {
       break;
     }
     case EventType::StepStart: {
-      Span span = make(text_of(d, "step"), SpanKind::Internal, nullptr);
-      span.attributes.set("engine.step.kind", text_of(d, "kind"));
+      const auto& d = *event.as<events::StepStart>();
+      Span span = make(d.step, SpanKind::Internal, nullptr);
+      span.attributes.set("engine.step.kind", std::string(name_of(d.kind)));
       open(run_id, path, "step", std::move(span));
       break;
     }
-    case EventType::StepEnd:
+    case EventType::StepEnd: {
+      const auto& d = *event.as<events::StepEnd>();
       close(run_id, path, "step", event.at, [&](Span& span) {
-        span.attributes.set("engine.step.status", text_of(d, "status"));
-        if (auto error = d.find("error"); error != d.end()) fail_with(span, *error);
+        span.attributes.set("engine.step.status", std::string(name_of(d.status)));
+        if (d.error) fail_with(span, *d.error);
       });
       break;
+    }
     case EventType::LlmStart: {
-      std::string llm = text_of(d, "llm");
-      size_t colon = llm.find(':');
-      std::string provider = llm.substr(0, colon), model = colon == std::string::npos ? "" : llm.substr(colon + 1);
+      const auto& d = *event.as<events::LlmStart>();
+      size_t colon = d.llm.find(':');
+      std::string provider = d.llm.substr(0, colon), model = colon == std::string::npos ? "" : d.llm.substr(colon + 1);
       Span span = make(model.empty() ? "chat" : "chat " + model, SpanKind::Client, "chat");
-      span.span_id = text_of(d, "span_id");  // a traced run's, sent with the request as its traceparent
+      span.span_id = d.span_id;  // a traced run's, sent with the request as its traceparent
       span.attributes.set("gen_ai.provider.name", provider);
       if (!model.empty()) span.attributes.set("gen_ai.request.model", model);
-      if (d.value("stream", false)) span.attributes.set("gen_ai.request.stream", true);
-      if (auto t = d.find("temperature"); t != d.end()) span.attributes.set_json("gen_ai.request.temperature", *t);
-      if (auto m = d.find("max_tokens"); m != d.end()) span.attributes.set_json("gen_ai.request.max_tokens", *m);
-      if (auto stop = d.find("stop"); stop != d.end()) span.attributes.set_json("gen_ai.request.stop_sequences", *stop);
+      if (d.stream) span.attributes.set("gen_ai.request.stream", true);
+      if (d.temperature) span.attributes.set_json("gen_ai.request.temperature", Value(*d.temperature));
+      if (d.max_tokens) span.attributes.set_json("gen_ai.request.max_tokens", Value(*d.max_tokens));
+      if (!d.stop.empty()) span.attributes.set_json("gen_ai.request.stop_sequences", Value(d.stop));
       if (content_.enabled) span.attributes.set("gen_ai.input.messages", bounded(input_messages(d), content_.limit));
-      open(run_id, path, "llm:" + std::to_string(d.value("call", 0)), std::move(span));
+      open(run_id, path, "llm:" + std::to_string(d.call), std::move(span));
       break;
     }
-    case EventType::LlmEnd:
-      close(run_id, path, "llm:" + std::to_string(d.value("call", 0)), event.at, [&](Span& span) {
-        if (auto error = d.find("error"); error != d.end()) return fail_with(span, *error);
-        if (std::string reason = text_of(d, "finish_reason"); !reason.empty())
-          span.attributes.set("gen_ai.response.finish_reasons", std::vector<std::string>{reason});
-        if (auto usage = d.find("usage"); usage != d.end()) add_usage(span, *usage);
-        if (std::string model = text_of(d, "model"); !model.empty()) span.attributes.set("gen_ai.response.model", model);
-        if (std::string id = text_of(d, "id"); !id.empty()) span.attributes.set("gen_ai.response.id", id);
+    case EventType::LlmEnd: {
+      const auto& d = *event.as<events::LlmEnd>();
+      close(run_id, path, "llm:" + std::to_string(d.call), event.at, [&](Span& span) {
+        if (d.error) return fail_with(span, *d.error);
+        if (!d.finish_reason.empty())
+          span.attributes.set("gen_ai.response.finish_reasons", std::vector<std::string>{d.finish_reason});
+        add_usage(span, d.usage);
+        if (!d.model.empty()) span.attributes.set("gen_ai.response.model", d.model);
+        if (!d.id.empty()) span.attributes.set("gen_ai.response.id", d.id);
         if (content_.enabled) span.attributes.set("gen_ai.output.messages", bounded(output_messages(d), content_.limit));
       });
       break;
-    case EventType::ToolStart: open_tool_call(); break;
+    }
+    case EventType::ToolStart: {
+      const auto& d = *event.as<events::ToolStart>();
+      open_tool_call(d.tool, d.call_id, d.span_id, &d.input);
+      break;
+    }
     case EventType::ToolEnd: {
-      std::string key = "tool:" + text_of(d, "call_id");
+      const auto& d = *event.as<events::ToolEnd>();
+      std::string key = "tool:" + d.call_id;
       bool started = false;
       if (Stack* here = open_at(run_id, path))
         for (const Open& o : *here) started = started || o.key == key;
-      if (!started) open_tool_call();  // refused before it ran: a span of no length says so
+      if (!started) open_tool_call(d.tool, d.call_id, "", nullptr);  // refused before it ran: a span of no length
       close(run_id, path, key, event.at, [&](Span& span) {
-        if (auto result = d.find("observation"); content_.enabled && result != d.end())
-          span.attributes.set("gen_ai.tool.call.result", bounded(as_text(*result), content_.limit));
-        if (std::string kind = text_of(d, "error"); !kind.empty()) {
+        if (content_.enabled) span.attributes.set("gen_ai.tool.call.result", bounded(as_text(d.observation), content_.limit));
+        if (d.failed()) {
           span.failed = true;
-          span.status_message = kind;
-          span.attributes.set("error.type", kind);
+          span.status_message = d.error;
+          span.attributes.set("error.type", d.error);
         }
       });
       break;

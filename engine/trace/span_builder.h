@@ -52,7 +52,7 @@ class SpanBuilder : public EventSink {
   using Where = std::map<std::string, Stack, std::less<>>;
 
   void open(std::string_view run_id, std::string_view path, std::string key, Span span,
-            const Value* chain_start = nullptr);
+            const events::ChainStart* chain_start = nullptr);
   template <class Finish>
   void close(std::string_view run_id, std::string_view path, std::string_view key,
              std::chrono::steady_clock::time_point at, const Finish& finish);

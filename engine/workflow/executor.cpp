@@ -106,10 +106,12 @@ agent::RunResult Executor::run_steps(const Value& inputs, EventSink& events, con
   using Clock = std::chrono::steady_clock;
   auto start = Clock::now();
   if (events.detail() != EventDetail::None) {
-    Value begin{{"name", parts_.name.empty() ? "Workflow" : parts_.name}, {"chain", "Workflow"}};
-    if (events.detail() == EventDetail::Full) begin["inputs"] = inputs;
+    events::ChainStart begin;
+    begin.name = parts_.name.empty() ? "Workflow" : parts_.name;
+    begin.chain = ChainKind::Workflow;
+    if (events.detail() == EventDetail::Full) begin.inputs = inputs;
     agent::add_trace(begin, options.trace);
-    events.emit({EventType::ChainStart, std::move(begin)});
+    events.emit({std::move(begin)});
   }
   GraphRun g = run_graph(parts_.steps, inputs, events, options, kDefaultMaxParallel, {}, workers_.get());
   agent::RunResult r;
@@ -129,12 +131,7 @@ agent::RunResult Executor::run_steps(const Value& inputs, EventSink& events, con
     }
   }
   r.elapsed_ms = engine::elapsed_ms(start);
-  if (events.detail() != EventDetail::None) {
-    Value end{{"output", r.output}, {"stopped_reason", name_of(r.stopped_reason)}, {"elapsed_ms", r.elapsed_ms},
-              {"usage", r.usage_json()}};
-    if (r.error) end["error"] = r.error->to_json();
-    events.emit({EventType::ChainEnd, std::move(end)});
-  }
+  if (events.detail() != EventDetail::None) events.emit({r.chain_end()});
   return r;
 }
 

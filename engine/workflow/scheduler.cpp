@@ -27,13 +27,18 @@ std::string seconds_text(std::chrono::milliseconds d) {
 
 enum class State { Waiting, Running, Done, Skipped, Failed };
 
-const char* status_name(State s) {
+// What `steps.NAME.status` says: how the step ended, or not_run.
+std::string_view status_name(State s) {
   switch (s) {
-    case State::Done: return "done";
-    case State::Skipped: return "skipped";
-    case State::Failed: return "failed";
+    case State::Done: return name_of(StepStatus::Done);
+    case State::Skipped: return name_of(StepStatus::Skipped);
+    case State::Failed: return name_of(StepStatus::Failed);
     default: return "not_run";
   }
+}
+
+StepStatus ended_as(State s) {
+  return s == State::Skipped ? StepStatus::Skipped : s == State::Failed ? StepStatus::Failed : StepStatus::Done;
 }
 
 class GraphRunner {
@@ -210,10 +215,10 @@ class GraphRunner {
       if (!given.is_null()) report.outcome.details["inputs"] = std::move(given);
     }
     try {
-      Value done{{"step", event_name(i)}, {"status", status_name(report.end)}, {"elapsed_ms", report.elapsed_ms}};
-      if (report.error) done["error"] = report.error->to_json();
-      if (report.outcome.details.contains("inputs")) done["inputs"] = report.outcome.details["inputs"];
-      placed.emit({EventType::StepEnd, std::move(done)});
+      events::StepEnd done{event_name(i), ended_as(report.end), report.elapsed_ms, std::nullopt, std::nullopt};
+      if (report.error) done.error = report.error->info();
+      if (report.outcome.details.contains("inputs")) done.inputs = report.outcome.details["inputs"];
+      placed.emit({std::move(done)});
     } catch (...) {  // a sink that cannot show the end does not change it
     }
     finish(i, std::move(report));
@@ -250,7 +255,7 @@ class GraphRunner {
       report.end = State::Skipped;
       return;
     }
-    ctx.events.emit({EventType::StepStart, Value{{"step", event_name(i)}, {"kind", name_of(step.kind)}}});
+    ctx.events.emit({events::StepStart{event_name(i), step.kind}});
     if (!step.for_each) {
       report.outcome = run_work(i, vars, ctx);
       return;
@@ -286,8 +291,8 @@ class GraphRunner {
         failure = e;
       }
       // Out of the catch block: a wait there would hold a fiber's thread (core/fiber.h).
-      ctx.events.emit({EventType::StepRetry, Value{{"step", event_name(i)}, {"attempt", n}, {"wait_ms", wait.count()},
-                                                   {"error", agent::RunError::from(*failure).to_json()}}});
+      ctx.events.emit(
+          {events::StepRetry{event_name(i), n, static_cast<long>(wait.count()), agent::RunError::from(*failure).info()}});
       sleep_or_throw(ctx.options.cancel, wait);
       wait *= 2;
     }

@@ -48,14 +48,10 @@ StepOutcome ToolWork::run(const tmpl::Vars& vars, EventSink& events, const agent
   if (std::string refused = tools::prepare_arguments(*tool_, input); !refused.empty())
     throw Error("tool.invalid_arguments", "tool '" + tool_->name() + "': " + refused);
   // One call at a time at a step's path (an item of a for_each has its own), so one id pairs its start and end.
-  Value start{{"tool", tool_->name()}, {"call_id", "call_1"}, {"input", input}};
   std::string span_id = options.trace ? new_span_id() : std::string();  // as an agent's tool call has (run_core.cpp)
-  if (!span_id.empty()) start["span_id"] = span_id;
-  events.emit({EventType::ToolStart, std::move(start)});
+  events.emit({events::ToolStart{tool_->name(), "call_1", input, span_id}});
   tools::ToolResult r = tool_->instantiate({&events, options.cancel, nullptr, options.trace})->invoke(input, span_id);
-  Value end{{"tool", tool_->name()}, {"call_id", "call_1"}, {"observation", r.output}};
-  if (!r.ok()) end["error"] = r.error_kind;
-  events.emit({EventType::ToolEnd, std::move(end)});
+  events.emit({events::ToolEnd{tool_->name(), "call_1", r.output, r.ok() ? "" : r.error_kind}});
   if (options.cancel && options.cancel->stopped()) throw_stopped(*options.cancel);  // whatever the tool answered
   if (!r.ok()) throw Error(r.error_kind, r.text());
   return StepOutcome{std::move(r.output)};

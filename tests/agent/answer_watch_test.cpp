@@ -16,7 +16,7 @@ struct Collected : EventSink {
   size_t received = 0;
   void receive(const Event& event, const EventPlace&) override {
     ++received;
-    if (event.type == EventType::AnswerToken) answer_pieces.push_back(event.data["text"].get<std::string>());
+    if (const auto* token = event.as<events::AnswerToken>()) answer_pieces.push_back(token->text);
   }
 };
 
@@ -26,8 +26,8 @@ parse::ReactParser default_react_parser() {
 
 void stream_call(EventSink& sink, const std::vector<std::string>& tokens, std::string_view step = "") {
   EventPlace place{"run", step};
-  sink.receive(Event{EventType::LlmStart, Value::object()}, place);
-  for (const auto& t : tokens) sink.receive(Event{EventType::LlmToken, Value{{"text", t}}}, place);
+  sink.receive(test::event(EventType::LlmStart, Value::object()), place);
+  for (const auto& t : tokens) sink.receive(test::event(EventType::LlmToken, Value{{"text", t}}), place);
 }
 
 std::string joined(const std::vector<std::string>& pieces) {
@@ -71,8 +71,8 @@ TEST_CASE("answer watch: a retried attempt starts over and a sub-workflow's answ
   stream_call(watch, {"Final Answer: from a tool's workflow"}, "researcher");
   CHECK(out.answer_pieces.empty());
   stream_call(watch, {"Thought: hmm\nFinal"});
-  watch.receive(Event{EventType::LlmRetry, Value::object()}, EventPlace{"run", ""});
-  for (std::string t : {" Answer: not", " this"}) watch.receive(Event{EventType::LlmToken, Value{{"text", t}}}, {"run", ""});
+  watch.receive(test::event(EventType::LlmRetry, Value::object()), EventPlace{"run", ""});
+  for (std::string t : {" Answer: not", " this"}) watch.receive(test::event(EventType::LlmToken, Value{{"text", t}}), {"run", ""});
   CHECK(out.answer_pieces.empty());  // " Answer: not this" alone holds no marker
 }
 
@@ -103,7 +103,7 @@ TEST_CASE("answer watch: a long answer is read a few times over, not once per to
     answer += tokens.back();
   }
   stream_call(watch, tokens);
-  watch.receive(Event{EventType::LlmEnd, Value::object()}, EventPlace{"run", ""});
+  watch.receive(test::event(EventType::LlmEnd, Value::object()), EventPlace{"run", ""});
   CHECK(joined(out.answer_pieces) == answer.substr(1));
   size_t text_size = tokens.front().size() + answer.size();
   INFO("read " << parser.bytes_read << " bytes of a text of " << text_size);

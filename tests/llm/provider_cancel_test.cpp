@@ -133,7 +133,7 @@ TEST_CASE("provider cancel: the scripted provider's stream ends with the run, ho
     int tokens = 0;
     explicit StopAtTen(Cancel& c) : cancel(c) {}
     void receive(const Event& e, const EventPlace&) override {
-      if (e.type == EventType::LlmToken && ++tokens == 10) cancel.cancel();
+      if (e.type() == EventType::LlmToken && ++tokens == 10) cancel.cancel();
     }
   } watcher(cancel);
   LlmRequest request = cancellable_request(cancel, true);

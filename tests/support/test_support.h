@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/core/event.h"
+#include "engine/core/event_json.h"
 #include "engine/core/secret_set.h"
 
 namespace engine::test {
@@ -91,6 +91,10 @@ std::shared_ptr<SecretSet> secrets_of(std::initializer_list<std::string> values)
 std::vector<Value> trace_lines(const std::filesystem::path& file);
 
 // Records events for assertions, with their names and places as a trace shows them.
+// An event of `type` with the fields given as a trace writes them (what is not given stays unset): for tests that
+// feed sinks events as they would read them in a trace.
+inline Event event(EventType type, const Value& fields) { return event_from_fields(type, fields); }
+
 class EventLog : public EventSink {
  public:
   struct Logged {
@@ -100,7 +104,7 @@ class EventLog : public EventSink {
     std::string step;  // the place's path
   };
   void receive(const Event& e, const EventPlace& place) override {
-    events.push_back({std::string(event_name(e.type)), e.data, std::string(place.run_id), std::string(place.step)});
+    events.push_back({std::string(event_name(e.type())), event_fields(e), std::string(place.run_id), std::string(place.step)});
   }
   EventDetail detail() const override { return level; }
   std::vector<std::string> types() const;

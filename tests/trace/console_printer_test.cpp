@@ -7,6 +7,7 @@
 
 #include "engine/trace/console_printer.h"
 #include "engine/trace/jsonl_writer.h"
+#include "support/test_support.h"
 
 using namespace engine;
 
@@ -15,11 +16,11 @@ namespace {
 const Value kReactChain{{"name", "AgentExecutor"}, {"observation_prefix", "Observation: "}, {"llm_prefix", "Thought: "}};
 
 void replay(EventSink& sink) {
-  sink.emit({EventType::ChainStart, kReactChain});
-  sink.emit({EventType::AgentAction, Value{{"log", " I should add.\nAction: calc\nAction Input: 1+1"}}});
-  sink.emit({EventType::ToolEnd, Value{{"observation", "2"}}});
-  sink.emit({EventType::AgentFinish, Value{{"log", "I know.\nFinal Answer: 2"}}});
-  sink.emit({EventType::ChainEnd, Value::object()});
+  sink.emit(test::event(EventType::ChainStart, kReactChain));
+  sink.emit(test::event(EventType::AgentAction, Value{{"log", " I should add.\nAction: calc\nAction Input: 1+1"}}));
+  sink.emit(test::event(EventType::ToolEnd, Value{{"observation", "2"}}));
+  sink.emit(test::event(EventType::AgentFinish, Value{{"log", "I know.\nFinal Answer: 2"}}));
+  sink.emit(test::event(EventType::ChainEnd, Value::object()));
 }
 }  // namespace
 
@@ -35,12 +36,12 @@ TEST_CASE("the console shows a run as LangChain's verbose mode", "[trace]") {
 TEST_CASE("a structured observation is shown as the JSON text the model read", "[trace]") {
   std::ostringstream out;
   trace::ConsolePrinter printer(out, false);
-  printer.emit({EventType::ChainStart, kReactChain});
+  printer.emit(test::event(EventType::ChainStart, kReactChain));
   out.str("");
-  printer.emit({EventType::ToolEnd, Value{{"observation", {{"celsius", 21}, {"alerts", Value::array()}}}}});
+  printer.emit(test::event(EventType::ToolEnd, Value{{"observation", {{"celsius", 21}, {"alerts", Value::array()}}}}));
   CHECK(out.str() == "\nObservation: {\"celsius\":21,\"alerts\":[]}\nThought: ");
   out.str("");
-  printer.emit({EventType::ToolEnd, Value{{"observation", "done"}, {"return_direct", true}}});
+  printer.emit(test::event(EventType::ToolEnd, Value{{"observation", "done"}, {"return_direct", true}}));
   CHECK(out.str() == "\nObservation: done\n");  // the model is not asked again: no "Thought:"
 }
 
@@ -54,7 +55,7 @@ TEST_CASE("colour as LangChain's: the model's text green, each tool's observatio
   auto observed = [&](const std::string& tool, const char* observation) {
     std::ostringstream o;
     trace::ConsolePrinter p(o, true, {"search", "calc", "lookup", "fourth"});
-    p.emit({EventType::ToolEnd, Value{{"tool", tool}, {"observation", observation}}});
+    p.emit(test::event(EventType::ToolEnd, Value{{"tool", tool}, {"observation", observation}}));
     return o.str();
   };
   CHECK(observed("search", "x") == "\n\033[36;1m\033[1;3mx\033[0m\n");  // blue
@@ -71,9 +72,9 @@ TEST_CASE("colour as LangChain's: the model's text green, each tool's observatio
 TEST_CASE("a failed run ends without Finished chain, and its error is left to the caller to print once", "[trace]") {
   std::ostringstream out;
   trace::ConsolePrinter printer(out, false);
-  printer.emit({EventType::ChainStart, Value{{"name", "AgentExecutor"}}});
-  printer.emit({EventType::Error, Value{{"kind", "llm.http"}, {"message", "the server said no"}}});
-  printer.emit({EventType::ChainEnd, Value{{"error", {{"kind", "llm.http"}, {"message", "the server said no"}}}}});
+  printer.emit(test::event(EventType::ChainStart, Value{{"name", "AgentExecutor"}}));
+  printer.emit(test::event(EventType::Error, Value{{"kind", "llm.http"}, {"message", "the server said no"}}));
+  printer.emit(test::event(EventType::ChainEnd, Value{{"error", {{"kind", "llm.http"}, {"message", "the server said no"}}}}));
   CHECK(out.str() == "\n\n> Entering new AgentExecutor chain...\n\n");
 }
 
@@ -96,17 +97,17 @@ TEST_CASE("the JSONL trace writes one parseable line per event", "[trace]") {
 TEST_CASE("a streamed answer is shown as its tokens arrive, and not again as the step's log", "[trace][stream]") {
   std::ostringstream out;
   trace::ConsolePrinter printer(out, false);
-  printer.emit({EventType::ChainStart, kReactChain});
-  printer.emit({EventType::LlmStart, Value{{"stream", true}}});
-  for (const char* t : {" I should", " add.\nAction: calc", "\nAction Input: 1+1"}) printer.emit({EventType::LlmToken, Value{{"text", t}}});
-  printer.emit({EventType::AgentAction, Value{{"log", " I should add.\nAction: calc\nAction Input: 1+1"}}});
-  printer.emit({EventType::ToolEnd, Value{{"observation", "2"}}});
-  printer.emit({EventType::LlmStart, Value{{"stream", true}}});
-  printer.emit({EventType::LlmToken, Value{{"text", "I kn"}}});
-  printer.emit({EventType::LlmRetry, Value{{"attempt", 1}, {"error", "HTTP 503: busy"}, {"discarded_partial", true}}});
-  printer.emit({EventType::LlmToken, Value{{"text", "I know.\nFinal Answer: 2"}}});
-  printer.emit({EventType::AgentFinish, Value{{"log", "I know.\nFinal Answer: 2"}}});
-  printer.emit({EventType::ChainEnd, Value::object()});
+  printer.emit(test::event(EventType::ChainStart, kReactChain));
+  printer.emit(test::event(EventType::LlmStart, Value{{"stream", true}}));
+  for (const char* t : {" I should", " add.\nAction: calc", "\nAction Input: 1+1"}) printer.emit(test::event(EventType::LlmToken, Value{{"text", t}}));
+  printer.emit(test::event(EventType::AgentAction, Value{{"log", " I should add.\nAction: calc\nAction Input: 1+1"}}));
+  printer.emit(test::event(EventType::ToolEnd, Value{{"observation", "2"}}));
+  printer.emit(test::event(EventType::LlmStart, Value{{"stream", true}}));
+  printer.emit(test::event(EventType::LlmToken, Value{{"text", "I kn"}}));
+  printer.emit(test::event(EventType::LlmRetry, Value{{"attempt", 1}, {"error", "HTTP 503: busy"}, {"discarded_partial", true}}));
+  printer.emit(test::event(EventType::LlmToken, Value{{"text", "I know.\nFinal Answer: 2"}}));
+  printer.emit(test::event(EventType::AgentFinish, Value{{"log", "I know.\nFinal Answer: 2"}}));
+  printer.emit(test::event(EventType::ChainEnd, Value::object()));
   CHECK(out.str() ==
         "\n\n> Entering new AgentExecutor chain...\n I should add.\nAction: calc\nAction Input: 1+1\nObservation: 2\n"
         "Thought: I kn\nRetrying (attempt 2) after HTTP 503: busy; the text above is discarded\n"
@@ -116,11 +117,11 @@ TEST_CASE("a streamed answer is shown as its tokens arrive, and not again as the
 TEST_CASE("escape sequences from the model, a tool or a server are shown escaped, never sent raw", "[trace]") {
   std::ostringstream out;
   trace::ConsolePrinter printer(out, true);
-  printer.emit({EventType::LlmStart, Value{{"stream", true}}});
-  printer.emit({EventType::LlmToken, Value{{"text", "Thought: \x1b]52;c;cHduZWQ=\x07 clipboard"}}});
-  printer.emit({EventType::ToolEnd, Value{{"observation", "\x1b[2J\rcleared"}}});
-  printer.emit({EventType::ToolLog, Value{{"tool", "t"}, {"message", "title \x1b]0;pwned\x07 \xc2\x9b" "31m"}}});
-  printer.emit({EventType::ParseError, Value{{"message", "server said \x1b[5m"}, {"text", ""}}});
+  printer.emit(test::event(EventType::LlmStart, Value{{"stream", true}}));
+  printer.emit(test::event(EventType::LlmToken, Value{{"text", "Thought: \x1b]52;c;cHduZWQ=\x07 clipboard"}}));
+  printer.emit(test::event(EventType::ToolEnd, Value{{"observation", "\x1b[2J\rcleared"}}));
+  printer.emit(test::event(EventType::ToolLog, Value{{"tool", "t"}, {"message", "title \x1b]0;pwned\x07 \xc2\x9b" "31m"}}));
+  printer.emit(test::event(EventType::ParseError, Value{{"message", "server said \x1b[5m"}, {"text", ""}}));
   std::string s = out.str();
   // the only ESC bytes left are the printer's own colours
   std::string without_colours = s;
@@ -138,12 +139,12 @@ TEST_CASE("escape sequences from the model, a tool or a server are shown escaped
 TEST_CASE("the console shows each step's start, retries and end, skipped and failed ones too", "[trace]") {
   std::ostringstream out;
   trace::ConsolePrinter printer(out, false);
-  printer.emit({EventType::StepStart, Value{{"step", "classify"}, {"kind", "llm"}}});
-  printer.emit({EventType::StepRetry, Value{{"step", "classify"}, {"attempt", 1}, {"wait_ms", 1000},
-                                    {"error", {{"kind", "llm.http"}, {"message", "503 Service Unavailable"}}}}});
-  printer.emit({EventType::StepEnd, Value{{"step", "classify"}, {"status", "done"}, {"elapsed_ms", 1210}}});
-  printer.emit({EventType::StepEnd, Value{{"step", "technical"}, {"status", "skipped"}, {"elapsed_ms", 0}}});
-  printer.emit({EventType::StepEnd, Value{{"step", "billing"}, {"status", "failed"}, {"elapsed_ms", 3}}});
+  printer.emit(test::event(EventType::StepStart, Value{{"step", "classify"}, {"kind", "llm"}}));
+  printer.emit(test::event(EventType::StepRetry, Value{{"step", "classify"}, {"attempt", 1}, {"wait_ms", 1000},
+                                    {"error", {{"kind", "llm.http"}, {"message", "503 Service Unavailable"}}}}));
+  printer.emit(test::event(EventType::StepEnd, Value{{"step", "classify"}, {"status", "done"}, {"elapsed_ms", 1210}}));
+  printer.emit(test::event(EventType::StepEnd, Value{{"step", "technical"}, {"status", "skipped"}, {"elapsed_ms", 0}}));
+  printer.emit(test::event(EventType::StepEnd, Value{{"step", "billing"}, {"status", "failed"}, {"elapsed_ms", 3}}));
   CHECK(out.str() ==
         "\n[classify] started (llm)\n[classify] attempt 1 failed (503 Service Unavailable); retrying in 1000 ms"
         "\n[classify] done in 1210 ms\n[technical] skipped: its when: does not hold\n[billing] failed in 3.0 ms");
@@ -152,13 +153,13 @@ TEST_CASE("the console shows each step's start, retries and end, skipped and fai
 TEST_CASE("what happens inside a step is indented under it, its start and end at its parent's level", "[trace]") {
   std::ostringstream out;
   trace::ConsolePrinter printer(out, false);
-  printer.receive({EventType::ChainStart, Value{{"name", "Workflow"}}}, {"r1", ""});
-  printer.receive({EventType::StepStart, Value{{"step", "billing"}, {"kind", "agent"}}}, {"r1", "billing"});
-  printer.receive({EventType::ChainStart, kReactChain}, {"r1", "billing"});
-  printer.receive({EventType::AgentAction, Value{{"log", " Look it up.\nAction: refunds"}}}, {"r1", "billing"});
-  printer.receive({EventType::StepStart, Value{{"step", "agent"}, {"kind", "agent"}}}, {"r1", "billing/research"});
-  printer.receive({EventType::ToolEnd, Value{{"observation", "pending"}}}, {"r1", "billing"});
-  printer.receive({EventType::StepEnd, Value{{"step", "billing"}, {"status", "done"}, {"elapsed_ms", 7}}},
+  printer.receive(test::event(EventType::ChainStart, Value{{"name", "Workflow"}}), {"r1", ""});
+  printer.receive(test::event(EventType::StepStart, Value{{"step", "billing"}, {"kind", "agent"}}), {"r1", "billing"});
+  printer.receive(test::event(EventType::ChainStart, kReactChain), {"r1", "billing"});
+  printer.receive(test::event(EventType::AgentAction, Value{{"log", " Look it up.\nAction: refunds"}}), {"r1", "billing"});
+  printer.receive(test::event(EventType::StepStart, Value{{"step", "agent"}, {"kind", "agent"}}), {"r1", "billing/research"});
+  printer.receive(test::event(EventType::ToolEnd, Value{{"observation", "pending"}}), {"r1", "billing"});
+  printer.receive(test::event(EventType::StepEnd, Value{{"step", "billing"}, {"status", "done"}, {"elapsed_ms", 7}}),
                   {"r1", "billing"});
   CHECK(out.str() ==
         "\n\n> Entering new Workflow chain...\n"
@@ -174,12 +175,12 @@ TEST_CASE("chains streaming at once on several threads each keep their own text"
   std::ostringstream out;
   trace::ConsolePrinter printer(out, false);
   // two steps stream their answers, token by token, interleaved; each one's log is then not shown again
-  printer.receive({EventType::LlmStart, Value{{"stream", true}}}, {"r1", "a"});
-  printer.receive({EventType::LlmStart, Value{{"stream", true}}}, {"r1", "b"});
-  printer.receive({EventType::LlmToken, Value{{"text", "Final Answer: A"}}}, {"r1", "a"});
-  printer.receive({EventType::LlmToken, Value{{"text", "Final Answer: B"}}}, {"r1", "b"});
-  printer.receive({EventType::AgentFinish, Value{{"log", "Final Answer: A"}}}, {"r1", "a"});
-  printer.receive({EventType::AgentFinish, Value{{"log", "Final Answer: B"}}}, {"r1", "b"});
+  printer.receive(test::event(EventType::LlmStart, Value{{"stream", true}}), {"r1", "a"});
+  printer.receive(test::event(EventType::LlmStart, Value{{"stream", true}}), {"r1", "b"});
+  printer.receive(test::event(EventType::LlmToken, Value{{"text", "Final Answer: A"}}), {"r1", "a"});
+  printer.receive(test::event(EventType::LlmToken, Value{{"text", "Final Answer: B"}}), {"r1", "b"});
+  printer.receive(test::event(EventType::AgentFinish, Value{{"log", "Final Answer: A"}}), {"r1", "a"});
+  printer.receive(test::event(EventType::AgentFinish, Value{{"log", "Final Answer: B"}}), {"r1", "b"});
   CHECK(out.str() == "  Final Answer: A\n  Final Answer: B");  // another chain's text starts its own line
 
   std::ostringstream many;
@@ -189,7 +190,7 @@ TEST_CASE("chains streaming at once on several threads each keep their own text"
     threads.emplace_back([&shared, t] {
       std::string step = "s" + std::to_string(t);
       for (int i = 0; i < 200; ++i)
-        shared.receive({EventType::StepEnd, Value{{"step", step}, {"status", "done"}, {"elapsed_ms", i}}}, {"r1", step});
+        shared.receive(test::event(EventType::StepEnd, Value{{"step", step}, {"status", "done"}, {"elapsed_ms", i}}), {"r1", step});
     });
   for (auto& th : threads) th.join();
   std::istringstream lines(many.str());
@@ -206,8 +207,8 @@ TEST_CASE("chains streaming at once on several threads each keep their own text"
 TEST_CASE("the JSONL trace gives each event its run id and its step's path", "[trace]") {
   std::ostringstream out;
   trace::JsonlWriter writer(out);
-  writer.receive({EventType::StepStart, Value{{"step", "agent"}, {"kind", "agent"}}}, {"7f3a", "research/agent"});
-  writer.receive({EventType::ChainEnd, Value::object()}, {"7f3a", ""});
+  writer.receive(test::event(EventType::StepStart, Value{{"step", "agent"}, {"kind", "agent"}}), {"7f3a", "research/agent"});
+  writer.receive(test::event(EventType::ChainEnd, Value::object()), {"7f3a", ""});
   std::istringstream lines(out.str());
   std::string first, second;
   std::getline(lines, first);
@@ -223,9 +224,9 @@ TEST_CASE("the JSONL trace gives each event its run id and its step's path", "[t
 TEST_CASE("a failed step's end names its error's kind and what it was given, each input on a short line", "[trace]") {
   std::ostringstream out;
   trace::ConsolePrinter printer(out, false);
-  printer.receive({EventType::StepEnd, Value{{"step", "ask"}, {"status", "failed"}, {"elapsed_ms", 4},
+  printer.receive(test::event(EventType::StepEnd, Value{{"step", "ask"}, {"status", "failed"}, {"elapsed_ms", 4},
                                               {"error", {{"kind", "llm.http_error"}, {"message", "HTTP 400"}}},
-                                              {"inputs", {{"prompt", "line one\nline two " + std::string(300, 'x')}}}}},
+                                              {"inputs", {{"prompt", "line one\nline two " + std::string(300, 'x')}}}}),
                   {"r1", "ask"});
   CHECK(out.str() == "\n[ask] failed in 4.0 ms (llm.http_error)\n  prompt: line one line two " + std::string(182, 'x') +
                          "... (318 bytes)");
@@ -234,9 +235,9 @@ TEST_CASE("a failed step's end names its error's kind and what it was given, eac
 TEST_CASE("a parser's log line stands on a line of its own before the text it read", "[trace]") {
   std::ostringstream out;
   trace::ConsolePrinter printer(out, false);
-  printer.emit({EventType::ChainStart, kReactChain});
+  printer.emit(test::event(EventType::ChainStart, kReactChain));
   out.str("");
-  printer.emit({EventType::ParserLog, Value{{"parser", "parsers/p.lua"}, {"message", "no Action:"}}});
-  printer.emit({EventType::ParseError, Value{{"message", "Invalid Format"}, {"text", "Thought: hm"}}});
+  printer.emit(test::event(EventType::ParserLog, Value{{"parser", "parsers/p.lua"}, {"message", "no Action:"}}));
+  printer.emit(test::event(EventType::ParseError, Value{{"message", "Invalid Format"}, {"text", "Thought: hm"}}));
   CHECK(out.str() == "[parsers/p.lua] no Action:\nThought: hm\nParse error: Invalid Format\n");
 }

@@ -11,7 +11,7 @@ using namespace engine;
 namespace {
 
 void at(EventSink& sink, const std::string& run, const std::string& path, EventType type, Value data) {
-  sink.receive(Event{type, std::move(data)}, EventPlace{run, path});
+  sink.receive(test::event(type, data), EventPlace{run, path});
 }
 
 }  // namespace

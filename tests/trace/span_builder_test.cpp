@@ -8,6 +8,7 @@
 #include "engine/core/text.h"
 #include "engine/core/utf8.h"
 #include "engine/trace/span_builder.h"
+#include "support/test_support.h"
 
 using namespace engine;
 using engine::trace::Span;
@@ -19,7 +20,7 @@ struct Spans {
   std::vector<Span> ended;
   trace::SpanBuilder builder{[this](Span&& s) { ended.push_back(std::move(s)); }};
   void at(const std::string& path, EventType type, Value data) {
-    builder.receive(Event{type, std::move(data)}, EventPlace{"run-1", path});
+    builder.receive(test::event(type, data), EventPlace{"run-1", path});
   }
   const Span& named(const std::string& name) const {
     for (const auto& s : ended)
@@ -101,11 +102,11 @@ TEST_CASE("span builder: the trace a run's chain_start names is its trace, and s
           "[trace][spans]") {
   std::vector<Span> ended;
   trace::SpanBuilder builder([&](Span&& s) { ended.push_back(std::move(s)); });
-  builder.receive(Event{EventType::ChainStart, {{"name", "a"}, {"chain", "AgentExecutor"},
+  builder.receive(test::event(EventType::ChainStart, {{"name", "a"}, {"chain", "AgentExecutor"},
                                                 {"trace_id", "4bf92f3577b34da6a3ce929d0e0e4736"},
-                                                {"parent_span_id", "00f067aa0ba902b7"}}}, {"r", ""});
-  builder.receive(Event{EventType::ToolStart, {{"tool", "x"}, {"call_id", "call_1"}}}, {"r", ""});
-  builder.receive(Event{EventType::ToolEnd, {{"tool", "y"}, {"call_id", "call_2"}, {"error", "tool.unknown"}}}, {"r", ""});
+                                                {"parent_span_id", "00f067aa0ba902b7"}}), {"r", ""});
+  builder.receive(test::event(EventType::ToolStart, {{"tool", "x"}, {"call_id", "call_1"}}), {"r", ""});
+  builder.receive(test::event(EventType::ToolEnd, {{"tool", "y"}, {"call_id", "call_2"}, {"error", "tool.unknown"}}), {"r", ""});
   REQUIRE(ended.size() == 1);  // a refused call: a span of no length, failed
   CHECK(ended[0].name == "execute_tool y");
   CHECK(ended[0].failed);
@@ -149,7 +150,7 @@ TEST_CASE("span builder: content when opted in, as the conventions' messages, cu
   std::vector<Span> ended;
   trace::SpanBuilder builder([&](Span&& s) { ended.push_back(std::move(s)); }, trace::SpanContent{true, 400});
   CHECK(builder.detail() == EventDetail::Full);
-  auto at = [&](EventType type, Value data) { builder.receive(Event{type, std::move(data)}, EventPlace{"r", ""}); };
+  auto at = [&](EventType type, const Value& data) { builder.receive(test::event(type, data), EventPlace{"r", ""}); };
   at(EventType::ChainStart, {{"name", "a"}, {"chain", "AgentExecutor"}});
   Value messages = Value::array({
       {{"role", "system"}, {"content", "Be brief."}},

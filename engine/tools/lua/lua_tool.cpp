@@ -136,7 +136,7 @@ class LuaToolInstance : public ToolInstance {
   }
 
   void log(const std::string& line) {
-    if (events_) events_->emit(Event{EventType::ToolLog, Value{{"tool", name_}, {"message", line}}});
+    if (events_) events_->emit(Event{events::ToolLog{name_, line}});
   }
 
   std::string name_;  // a copy: an instance may outlive the Tool it came from

@@ -58,10 +58,10 @@ ToolResult McpTool::call(const Value& input, const ToolContext& context, const s
   wait.headers = param_header_lines(header_params_, input);
   if (context.events)
     wait.on_progress = [&](const Value& p) {
-      Value ev{{"tool", name()}, {"progress", field(p, "progress")}};
-      if (p.contains("total")) ev["total"] = p["total"];
-      if (p.contains("message")) ev["message"] = p["message"];
-      context.events->emit(Event{EventType::ToolProgress, std::move(ev)});
+      events::ToolProgress progress{name(), field(p, "progress"), std::nullopt, std::nullopt};
+      if (p.contains("total")) progress.total = p["total"];
+      if (const Value& message = field(p, "message"); message.is_string()) progress.message = message.get<std::string>();
+      context.events->emit(Event{std::move(progress)});
     };
   Value result;
   try {

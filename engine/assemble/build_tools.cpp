@@ -130,10 +130,8 @@ std::vector<std::shared_ptr<const tools::Tool>> mcp_tools(const spec::ToolSpec& 
     for (const auto& a : m.allow)
       if (a.value == e.tool) at = a.loc;
     throw Error(e.kind(), "tools: " + e.message(), at, quoted_line(s, at));
-  } catch (const Error& e) {
-    bool named = e.message().rfind("MCP server '", 0) == 0;  // the server's messages name it already
-    throw Error(e.kind(), "tools: " + (named ? "" : "MCP server '" + t.name.value + "': ") + e.message(), m.loc,
-                quoted_line(s, m.loc));
+  } catch (const Error& e) {  // the server's errors name it (McpServer)
+    throw Error(e.kind(), "tools: " + e.message(), m.loc, quoted_line(s, m.loc));
   }
   if (!set->warning().empty()) warnings.push_back(set->warning());
   source = set;

@@ -22,9 +22,9 @@ namespace engine::tools::mcp {
 
 class HttpChannel : public McpChannel {
  public:
-  // `headers` ("Name: value") go with every request. `server` names it in messages.
-  HttpChannel(std::string url, std::vector<std::string> headers, std::string server, size_t max_message_bytes,
-              ServerMessages messages);
+  // `headers` ("Name: value") go with every request. Its errors say what the server did; the McpServer that owns it
+  // puts the server's name before them.
+  HttpChannel(std::string url, std::vector<std::string> headers, size_t max_message_bytes, ServerMessages messages);
   ~HttpChannel() override;  // ends the session (DELETE), briefly, if the server still has it
 
   Value request(std::string_view method, Value params, const CallWait& wait) override;
@@ -48,7 +48,6 @@ class HttpChannel : public McpChannel {
   net::HttpClient http_;
   std::string url_;
   std::vector<std::string> headers_;
-  std::string server_;
   size_t max_message_;
   ServerMessages messages_;
   mutable std::mutex mu_;

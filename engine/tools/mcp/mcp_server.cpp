@@ -29,9 +29,9 @@ std::shared_ptr<McpClient> McpServer::start(const CallWait& wait) const {
       [this] { ++tools_changes_; }};
   std::unique_ptr<McpChannel> channel;
   if (config_.url.empty())
-    channel = std::make_unique<StdioChannel>(config_.process, *watch_, config_.name, config_.max_message_bytes, on_request);
+    channel = std::make_unique<StdioChannel>(config_.process, *watch_, config_.max_message_bytes, on_request);
   else
-    channel = std::make_unique<HttpChannel>(config_.url, config_.headers, config_.name, config_.max_message_bytes, on_request);
+    channel = std::make_unique<HttpChannel>(config_.url, config_.headers, config_.max_message_bytes, on_request);
   auto client = std::make_shared<McpClient>(std::move(channel));
   CallWait opening = wait;
   opening.on_progress = nullptr;
@@ -65,7 +65,7 @@ std::shared_ptr<McpClient> McpServer::client(const CallWait& wait) const {
         throw_stopped(*wait.cancel);
       }
       if (wait.deadline && std::chrono::steady_clock::now() >= *wait.deadline)
-        throw Error("mcp.timeout", "MCP server '" + config_.name + "' did not start in time");
+        throw Error("mcp.timeout", "did not start in time");
       connected_.wait_until(lock, wait.deadline);
     }
     connecting_ = true;
@@ -89,17 +89,31 @@ std::shared_ptr<McpClient> McpServer::client(const CallWait& wait) const {
   return started;
 }
 
+template <class F>
+auto McpServer::naming_itself(const Cancel* cancel, F&& work) const -> decltype(work()) {
+  try {
+    return work();
+  } catch (const Error& e) {
+    if (cancel && cancel->stopped()) throw;  // the run's stop, not the server's doing
+    throw Error(e.kind(), "MCP server '" + config_.name + "': " + e.message(), e.loc(), e.source_line());
+  }
+}
+
 std::vector<ListedTool> McpServer::list_tools(const Cancel* cancel) const {
   CallWait wait;
   wait.deadline = std::chrono::steady_clock::now() + config_.timeout;
   wait.cancel = cancel;
   wait.what = "tools/list";
-  return client(wait)->list_tools(config_.max_tools, wait);
+  return naming_itself(cancel, [&] { return client(wait)->list_tools(config_.max_tools, wait); });
 }
 
 Value McpServer::call(const std::string& tool, const Value& arguments, CallWait wait) const {
   if (!wait.deadline) wait.deadline = std::chrono::steady_clock::now() + config_.timeout;
   if (wait.what.empty()) wait.what = "tools/call '" + tool + "'";
+  return naming_itself(wait.cancel, [&] { return call_once_more_if_lost(tool, arguments, wait); });
+}
+
+Value McpServer::call_once_more_if_lost(const std::string& tool, const Value& arguments, const CallWait& wait) const {
   auto c = client(wait);
   std::exception_ptr failed;
   try {

@@ -39,7 +39,8 @@ class McpServer {
 
   const McpServerConfig& config() const { return config_; }
 
-  // Its tools, as it lists them now (it is started when it is not running). Throws Error (mcp.*, process.*).
+  // Its tools, as it lists them now (it is started when it is not running). Throws Error (mcp.*, process.*), its
+  // message beginning "MCP server 'NAME': ", or the run's stop as it is.
   std::vector<ListedTool> list_tools(const Cancel* cancel = nullptr) const;
   // tools/call's result object. `wait.deadline`, when unset, is the configured timeout from now. Throws Error.
   Value call(const std::string& tool, const Value& arguments, CallWait wait) const;
@@ -50,6 +51,10 @@ class McpServer {
 
  private:
   std::shared_ptr<McpClient> client(const CallWait& wait) const;  // the running one, or a new one
+  Value call_once_more_if_lost(const std::string& tool, const Value& arguments, const CallWait& wait) const;
+  // Runs `work`; an error from it leaves naming this server, once: its channel and client say only what it did.
+  template <class F>
+  auto naming_itself(const Cancel* cancel, F&& work) const -> decltype(work());
   std::shared_ptr<McpClient> start(const CallWait& wait) const;
 
   McpServerConfig config_;

@@ -34,9 +34,9 @@ std::string last_lines(const std::string& tail) {
 
 }  // namespace
 
-StdioChannel::StdioChannel(const net::ProcessSpec& spec, net::DescriptorWatch& watch, std::string server,
-                           size_t max_message_bytes, ServerMessages messages)
-    : server_(std::move(server)), max_message_(max_message_bytes), messages_(std::move(messages)) {
+StdioChannel::StdioChannel(const net::ProcessSpec& spec, net::DescriptorWatch& watch, size_t max_message_bytes,
+                           ServerMessages messages)
+    : max_message_(max_message_bytes), messages_(std::move(messages)) {
   process_ = std::make_unique<net::ChildProcess>(spec, watch);
   process_->follow_lines(
       max_message_, [this](std::string_view line) { on_line(line); }, [this](const std::string& why) { on_end(why); });
@@ -115,8 +115,8 @@ void StdioChannel::throw_closed(const CallWait& wait) {
     why = closed_why_;
   }
   std::string said = last_lines(process_->stderr_tail());
-  throw Error("mcp.closed", "MCP server '" + server_ + "' went away" + (wait.what.empty() ? "" : " during " + wait.what) +
-                                ": " + why + (said.empty() ? "" : "; its last words on stderr: " + said));
+  throw Error("mcp.closed", "went away" + (wait.what.empty() ? std::string() : " during " + wait.what) + ": " + why +
+                                (said.empty() ? "" : "; its last words on stderr: " + said));
 }
 
 void StdioChannel::answer(const Value& response) {
@@ -164,7 +164,7 @@ void StdioChannel::send(const Value& message, const CallWait& wait) {
       throw_stopped(*wait.cancel);
     }
     if (wait.deadline && std::chrono::steady_clock::now() >= *wait.deadline)
-      throw Error("mcp.timeout", "MCP server '" + server_ + "' did not read " + wait.what + " in time");
+      throw Error("mcp.timeout", "did not read " + wait.what + " in time");
     write_turn_.wait_until(lock, wait.deadline);
   }
   if (closed_) {
@@ -266,7 +266,7 @@ Value StdioChannel::request(std::string_view method, Value params, const CallWai
     }
     if (pending.response) return std::move(*pending.response);
     if (!pending.broken.empty())
-      throw Error("mcp.protocol", "MCP server '" + server_ + "' answered " + wait.what + " badly: " + pending.broken);
+      throw Error("mcp.protocol", "answered " + wait.what + " badly: " + pending.broken);
     if (closed_) {
       lock.unlock();
       throw_closed(wait);
@@ -278,7 +278,7 @@ Value StdioChannel::request(std::string_view method, Value params, const CallWai
       on_stop.reset();
       tell_cancelled(id, stopped ? "the run stopped" : "the call timed out");
       if (wait.cancel && wait.cancel->stopped()) throw_stopped(*wait.cancel);
-      throw Error("mcp.timeout", "MCP server '" + server_ + "' did not answer " + wait.what + " in time");
+      throw Error("mcp.timeout", "did not answer " + wait.what + " in time");
     }
     pending.changed.wait_until(lock, deadline);
   }

@@ -18,8 +18,9 @@ namespace engine::tools::mcp {
 
 class StdioChannel : public McpChannel {
  public:
-  // Starts the server; throws Error "process.spawn" when it cannot be. `server` names it in messages.
-  StdioChannel(const net::ProcessSpec& spec, net::DescriptorWatch& watch, std::string server, size_t max_message_bytes,
+  // Starts the server; throws Error "process.spawn" when it cannot be. Its errors say what the server did; the
+  // McpServer that owns it puts the server's name before them.
+  StdioChannel(const net::ProcessSpec& spec, net::DescriptorWatch& watch, size_t max_message_bytes,
                ServerMessages messages);
   ~StdioChannel() override;  // stops the server: stdin closed, then SIGTERM, then SIGKILL
 
@@ -41,7 +42,6 @@ class StdioChannel : public McpChannel {
   [[noreturn]] void throw_closed(const CallWait& wait);  // with mu_ not held
   void tell_cancelled(int64_t id, const std::string& reason);
 
-  std::string server_;
   size_t max_message_;
   ServerMessages messages_;
   mutable std::mutex mu_;

@@ -167,7 +167,7 @@ TEST_CASE("mcp http: a refusal names the status and quotes the server", "[tools]
   } catch (const Error& e) {
     CHECK(e.kind() == "mcp.rejected");
     CHECK(std::string(e.message()) ==
-          "MCP server 'sessions' answered initialize with HTTP 401: {\"error\":\"the token sk-abcdef0123456789 is not "
+          "MCP server 'sessions': answered initialize with HTTP 401: {\"error\":\"the token sk-abcdef0123456789 is not "
           "valid here\"}");
   }
 }
@@ -205,7 +205,7 @@ TEST_CASE("mcp http: a 400 with -32022 naming the revisions the server speaks op
   } catch (const Error& e) {
     CHECK(e.kind() == "mcp.protocol");
     CHECK(std::string(e.message()) ==
-          "the server speaks only protocol revisions 2099-01-01, none of which the engine speaks (it speaks "
+          "MCP server 'alien': speaks only protocol revisions 2099-01-01, none of which the engine speaks (it speaks "
           "2026-07-28 and 2025-11-25 back to 2024-11-05)");
   }
   CHECK(alien.initialized_in.empty());

@@ -95,7 +95,7 @@ TEST_CASE("mcp: results are structured content, joined text, or a tool failure t
   CHECK(broken.error_kind == "mcp.bad_result");
   CHECK(broken.text() == "tool 'bad_struct' answered with structured content that does not match its outputSchema: at /sum: is required");
   CHECK(mcp_error_of([&] { f.server->call("nope", Value::object(), {}); }) ==
-        "mcp.error: tools/call 'nope' failed: Tool nope not found (code -32602)");
+        "mcp.error: MCP server 'fake': answered tools/call 'nope' with an error: Tool nope not found (code -32602)");
 }
 
 TEST_CASE("mcp: progress notifications reach the run as events", "[tools][mcp]") {
@@ -133,7 +133,7 @@ TEST_CASE("mcp: a stopped run cancels its call and tells the server and a late c
   CHECK(r.error_kind == "run.cancelled");
   ToolResult late = f.call("slow", Value::object());
   CHECK(late.error_kind == "mcp.timeout");
-  CHECK(late.text() == "tool 'slow': MCP server 'fake' did not answer tools/call 'slow' in time");
+  CHECK(late.text() == "tool 'slow': MCP server 'fake': did not answer tools/call 'slow' in time");
   CHECK(f.call("cancelled", Value::object()).output == "2");
 }
 
@@ -143,7 +143,7 @@ TEST_CASE("mcp: a server that dies mid-call fails that call with its last words 
   f.set = f.tools();
   ToolResult r = f.call("crash", Value::object());
   CHECK(r.error_kind == "mcp.closed");
-  CHECK(r.text() == "tool 'crash': MCP server 'fake' went away during tools/call 'crash': 'node' closed its output; "
+  CHECK(r.text() == "tool 'crash': MCP server 'fake': went away during tools/call 'crash': 'node' closed its output; "
                     "its last words on stderr: working on it\npanic: the index is corrupt");
   CHECK(f.call("add", Value{{"a", 1}, {"b", 1}}).output == Value{{"sum", 2}});
 }
@@ -152,34 +152,34 @@ TEST_CASE("mcp: hostile servers end in clear errors, never a hang or a crash", "
   SECTION("one that dies before answering") {
     Fixture f(fake("die_at_start"));
     CHECK(mcp_error_of([&] { f.tools(); }) ==
-          "mcp.closed: MCP server 'fake' went away during server/discover: 'node' closed its output; its last words on "
+          "mcp.closed: MCP server 'fake': went away during server/discover: 'node' closed its output; its last words on "
           "stderr: starting...\nfatal: no configuration found");
   }
   SECTION("one that never answers") {
     Fixture f(fake("silent", 300ms));
-    CHECK(mcp_error_of([&] { f.tools(); }) == "mcp.timeout: MCP server 'fake' did not answer initialize in time");
+    CHECK(mcp_error_of([&] { f.tools(); }) == "mcp.timeout: MCP server 'fake': did not answer initialize in time");
   }
   SECTION("one whose line never ends") {
     McpServerConfig c = fake("huge");
     c.max_message_bytes = 1 << 20;
     Fixture f(c);
     CHECK(mcp_error_of([&] { f.tools(); }) ==
-          "mcp.closed: MCP server 'fake' went away during initialize: 'node' wrote a line longer than 1048576 bytes; "
+          "mcp.closed: MCP server 'fake': went away during initialize: 'node' wrote a line longer than 1048576 bytes; "
           "it was stopped");
   }
   SECTION("one that lists 100,000 tools") {
     Fixture f(fake("many_tools"));
     CHECK(mcp_error_of([&] { f.tools(); }) ==
-          "mcp.limit: the server lists more than 1000 tools; an agent cannot choose among so many");
+          "mcp.limit: MCP server 'fake': lists more than 1000 tools; an agent cannot choose among so many");
   }
   SECTION("one whose list never ends") {
     Fixture f(fake("endless_pages"));
-    CHECK(mcp_error_of([&] { f.tools(); }) == "mcp.limit: the server's tool list goes on past 100 pages");
+    CHECK(mcp_error_of([&] { f.tools(); }) == "mcp.limit: MCP server 'fake': lists its tools on more than 100 pages");
   }
   SECTION("one that speaks a revision the engine does not") {
     Fixture f(fake("old_version"));
     CHECK(mcp_error_of([&] { f.tools(); }) ==
-          "mcp.protocol: the server answered initialize with protocol revision '2023-01-01', which the engine does "
+          "mcp.protocol: MCP server 'fake': answered initialize with protocol revision '2023-01-01', which the engine does "
           "not speak (it speaks 2026-07-28 and 2025-11-25)");
   }
   SECTION("one that writes lines that are not JSON-RPC among its answers") {
@@ -196,14 +196,14 @@ TEST_CASE("mcp: hostile servers end in clear errors, never a hang or a crash", "
     Fixture f(fake("bad_utf8", 600s));
     f.set = f.tools();
     CHECK(mcp_error_of([&] { f.server->call("add", Value{{"a", 1}, {"b", 2}}, {}); }) ==
-          "mcp.protocol: MCP server 'fake' answered tools/call 'add' badly: its answer is not valid UTF-8");
+          "mcp.protocol: MCP server 'fake': answered tools/call 'add' badly: its answer is not valid UTF-8");
   }
   SECTION("a command that is not there") {
     McpServerConfig c = fake("good");
     c.process.program = "no-such-mcp-server";
     Fixture f(c);
     CHECK(mcp_error_of([&] { f.tools(); }) ==
-          "process.spawn: cannot start 'no-such-mcp-server': not found on the PATH given to it");
+          "process.spawn: MCP server 'fake': cannot start 'no-such-mcp-server': not found on the PATH given to it");
   }
 }
 

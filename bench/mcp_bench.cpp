@@ -44,7 +44,7 @@ int main(int argc, char** argv) {
   else config.url = argv[2];
   try {
     auto t0 = Clock::now();
-    auto server = std::make_unique<tools::mcp::McpServer>(config, std::make_shared<net::DescriptorWatch>());
+    auto server = std::make_unique<tools::mcp::McpServer>(config, std::make_shared<net::IoThreads>());
     auto listed = server->list_tools();
     double start_ms = ms_since(t0);
     double cpu0 = cpu_us();

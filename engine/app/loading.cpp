@@ -59,7 +59,10 @@ std::shared_ptr<const workflow::Executor> load_executor(const std::string& path,
                                                    : assemble::kDefaultLlmConcurrency;
   auto gate = std::make_shared<llm::LlmGate>(calls, options.rate_limits);
   return assemble::build_executor(
-      spec, {.record_file = options.record_file, .llm_gate = std::move(gate), .connect_mcp = options.connect_mcp});
+      spec, {.record_file = options.record_file,
+             .llm_gate = std::move(gate),
+             .connect_mcp = options.connect_mcp,
+             .io = options.io});
 }
 
 }  // namespace engine::app

@@ -24,6 +24,9 @@ struct LoadOptions {
   // Where the load puts the secrets it reads: the front end's set, which its outputs mask (core/secret_set.h).
   // Null: a set of the workflow's own.
   std::shared_ptr<SecretSet> secrets;
+  // The process's I/O threads (net/io_threads.h): a front end that loads many workflows gives them all one, so the
+  // threads do not grow with what is served. Null: the workflow's own.
+  std::shared_ptr<net::IoThreads> io;
 };
 
 // The providers `--llm PROVIDER:MODEL` takes: openai, ollama, llamacpp, anthropic, replay.

@@ -165,7 +165,8 @@ std::optional<agent::OutputSchema> output_schema(const spec::WorkflowSpec& s, co
 }
 
 std::unique_ptr<agent::Agent> build_react_agent(const spec::WorkflowSpec& s, const tools::ToolRegistry& registry,
-                                                std::shared_ptr<const llm::LlmClient> llm) {
+                                                std::shared_ptr<const llm::LlmClient> llm,
+                                                const std::shared_ptr<net::IoThreads>& io) {
   const spec::AgentSpec& a = s.agent;
   std::vector<agent::AgentTool> tools = agent_tools(s, registry);
   agent::ReactAgentConfig cfg{.prompt = build_prompt(s, tools)};
@@ -190,7 +191,7 @@ std::unique_ptr<agent::Agent> build_react_agent(const spec::WorkflowSpec& s, con
                 "llm.chat_template to render them, or use endpoint: chat",
                 s.llm.endpoint.loc, quoted_line(s, s.llm.endpoint.loc));
 
-  auto parser = build_parser(s, cfg.tools);
+  auto parser = build_parser(s, cfg.tools, io);
   return std::make_unique<agent::ReactAgent>(std::move(cfg), std::move(parser), std::move(llm));
 }
 
@@ -237,9 +238,10 @@ std::unique_ptr<agent::Agent> build_tool_calling_agent(const spec::WorkflowSpec&
 }  // namespace
 
 std::unique_ptr<agent::Agent> build_agent(const spec::WorkflowSpec& s, const tools::ToolRegistry& registry,
-                                          std::shared_ptr<const llm::LlmClient> llm) {
+                                          std::shared_ptr<const llm::LlmClient> llm,
+                                          const std::shared_ptr<net::IoThreads>& io) {
   return s.agent.kind.value == "tool_calling" ? build_tool_calling_agent(s, registry, std::move(llm))
-                                              : build_react_agent(s, registry, std::move(llm));
+                                              : build_react_agent(s, registry, std::move(llm), io);
 }
 
 }  // namespace engine::assemble

@@ -24,13 +24,13 @@ std::shared_ptr<const workflow::Executor> build(const spec::WorkflowSpec& s, con
     options.llm_gate = std::make_shared<llm::LlmGate>(
         s.llm.max_concurrent_calls ? static_cast<size_t>(*s.llm.max_concurrent_calls) : kDefaultLlmConcurrency);
   if (!options.built) options.built = std::make_shared<BuiltExecutors>();
-  if (!options.pipes) options.pipes = std::make_shared<net::DescriptorWatch>();
-  // Sub-workflows share the cap, what was built and the pipes' watch; the recording is the root workflow's alone.
+  if (!options.io) options.io = std::make_shared<net::IoThreads>();
+  // Sub-workflows share the cap, what was built and the I/O threads; the recording is the root workflow's alone.
   BuildOptions inner{.record_file = "",
                      .llm_gate = options.llm_gate,
                      .built = options.built,
                      .connect_mcp = options.connect_mcp,
-                     .pipes = options.pipes};
+                     .io = options.io};
   // A workflow whose steps call no model (templates, tools) names none, and needs none.
   bool needs_llm = s.steps.empty();
   spec::for_each_step(s.steps, [&](const spec::StepSpec& st) {
@@ -52,12 +52,12 @@ std::shared_ptr<const workflow::Executor> build(const spec::WorkflowSpec& s, con
   if (s.steps.empty()) {
     noted(found, [&] {
       if (!found) {
-        parts.agent = build_agent(s, registry, std::move(llm));
+        parts.agent = build_agent(s, registry, std::move(llm), options.io);
         return;
       }
       spec::WorkflowSpec named = s;
       named.agent = named_tools_only(s.agent, registry, found);
-      parts.agent = build_agent(named, registry, std::move(llm));
+      parts.agent = build_agent(named, registry, std::move(llm), options.io);
     });
     parts.chat_input = chat_input(s);
     parts.chat_output = s.agent.memory.output_key;

@@ -20,7 +20,8 @@ std::vector<std::string> grant_secrets(const spec::AllowSpec& allow, const Secre
 
 }  // namespace
 
-tools::Capabilities build_capabilities(const spec::AllowSpec& allow, const spec::WorkflowSpec& s, const std::string& path) {
+tools::Capabilities build_capabilities(const spec::AllowSpec& allow, const spec::WorkflowSpec& s, const std::string& path,
+                                       const std::shared_ptr<net::IoThreads>& io) {
   tools::Grants grants;
   for (size_t i = 0; i < allow.http.size(); ++i) {
     const auto& h = allow.http[i];
@@ -36,7 +37,7 @@ tools::Capabilities build_capabilities(const spec::AllowSpec& allow, const spec:
     grants.files.push_back(tools::FileGrant{f.root_dir, f.root.value, f.write, static_cast<size_t>(f.max_bytes)});
   SourceLoc at = !allow.files.empty() ? allow.files.front().root.loc : SourceLoc{};
   try {
-    return tools::Capabilities::granted(std::move(grants), grant_secrets(allow, s.secrets.get()));
+    return tools::Capabilities::granted(std::move(grants), grant_secrets(allow, s.secrets.get()), io);
   } catch (const Error& e) {
     throw Error(e.kind(), path + ".allow: " + e.message(), at, quoted_line(s, at));
   }

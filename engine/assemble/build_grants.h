@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/net/io_threads.h"
 #include "engine/spec/workflow_spec.h"
 #include "engine/tools/capabilities.h"
 #include "engine/tools/lua/lua_sandbox.h"
@@ -13,7 +14,7 @@ namespace engine::assemble {
 // Throws Error "spec.bad_value" at a grant's url when it is not one (the prefix is parsed here, with the parser
 // every request is checked by), and FileAccess's errors at a root that cannot be opened.
 tools::Capabilities build_capabilities(const spec::AllowSpec& allow, const spec::WorkflowSpec& spec,
-                                       const std::string& path);
+                                       const std::string& path, const std::shared_ptr<net::IoThreads>& io);
 // Where a search_docs tool keeps its index: its `index:`, else the default beside the workflow
 // (tools/document_search.h).
 std::filesystem::path search_docs_index_file(const spec::ToolSpec& tool, const spec::WorkflowSpec& spec);

@@ -111,8 +111,7 @@ std::string without_trailing_slash(std::string url) {
 }
 
 // The OpenAI-compatible presets: where each server listens and where its key comes from.
-std::shared_ptr<const llm::LlmClient> build_openai_compatible(const spec::LlmSpec& l,
-                                                              const std::shared_ptr<llm::LlmGate>& gate) {
+std::shared_ptr<const llm::LlmClient> build_openai_compatible(const spec::LlmSpec& l, const BuildOptions& options) {
   llm::OpenAiConfig c;
   c.provider = l.provider.value;
   c.model = l.model;
@@ -134,12 +133,13 @@ std::shared_ptr<const llm::LlmClient> build_openai_compatible(const spec::LlmSpe
   c.seed = l.seed;
   c.response_format = l.response_format;
   c.parallel_tool_calls = l.parallel_tool_calls;
-  http_timeouts_and_retry(l, c.timeouts, c.retry, gate);
+  http_timeouts_and_retry(l, c.timeouts, c.retry, options.llm_gate);
+  c.io = options.io;
   c.extra = l.extra;
   return std::make_shared<llm::OpenAiLlm>(std::move(c));
 }
 
-std::shared_ptr<const llm::LlmClient> build_anthropic(const spec::LlmSpec& l, const std::shared_ptr<llm::LlmGate>& gate) {
+std::shared_ptr<const llm::LlmClient> build_anthropic(const spec::LlmSpec& l, const BuildOptions& options) {
   llm::AnthropicConfig c;
   c.model = l.model;
   c.base_url = without_trailing_slash(l.base_url.empty() ? env_or("ANTHROPIC_BASE_URL", c.base_url) : l.base_url);
@@ -148,16 +148,16 @@ std::shared_ptr<const llm::LlmClient> build_anthropic(const spec::LlmSpec& l, co
   c.temperature = l.temperature;
   if (l.max_tokens) c.max_tokens = *l.max_tokens;
   c.parallel_tool_calls = l.parallel_tool_calls;
-  http_timeouts_and_retry(l, c.timeouts, c.retry, gate);
+  http_timeouts_and_retry(l, c.timeouts, c.retry, options.llm_gate);
+  c.io = options.io;
   c.extra = l.extra;
   return std::make_shared<llm::AnthropicLlm>(std::move(c));
 }
 
 std::shared_ptr<const llm::LlmClient> build_provider(const spec::LlmSpec& l, const std::string& at,
-                                                     const spec::WorkflowSpec& s,
-                                                     const std::shared_ptr<llm::LlmGate>& gate) {
+                                                     const spec::WorkflowSpec& s, const BuildOptions& options) {
   const std::string& p = l.provider.value;
-  if (p == "anthropic") return build_anthropic(l, gate);
+  if (p == "anthropic") return build_anthropic(l, options);
   if (p == "replay") {
     try {
       return std::make_shared<llm::ReplayLlm>(l.recording_file.string());
@@ -166,7 +166,7 @@ std::shared_ptr<const llm::LlmClient> build_provider(const spec::LlmSpec& l, con
       throw at_key(e, at + ".recording", l.recording.loc, s);
     }
   }
-  if (p != "scripted") return build_openai_compatible(l, gate);
+  if (p != "scripted") return build_openai_compatible(l, options);
   llm::ScriptedScript script;
   script.model = l.model;
   for (size_t i = 0; i < l.replies.size(); ++i)
@@ -182,7 +182,7 @@ std::shared_ptr<const llm::LlmClient> build_provider(const spec::LlmSpec& l, con
 }  // namespace
 
 std::shared_ptr<const llm::LlmClient> build_llm(const spec::WorkflowSpec& s, const BuildOptions& options) {
-  std::shared_ptr<const llm::LlmClient> client = build_provider(s.llm, "llm", s, options.llm_gate);
+  std::shared_ptr<const llm::LlmClient> client = build_provider(s.llm, "llm", s, options);
   if (!options.record_file.empty())
     client = std::make_shared<llm::RecordingLlm>(std::move(client), options.record_file,
                                                     s.secrets ? s.secrets : SecretSet::with_environment_keys());
@@ -192,7 +192,7 @@ std::shared_ptr<const llm::LlmClient> build_llm(const spec::WorkflowSpec& s, con
 
 std::shared_ptr<const llm::LlmClient> build_step_llm(const spec::LlmSpec& l, const std::string& at,
                                                      const spec::WorkflowSpec& s, const BuildOptions& options) {
-  std::shared_ptr<const llm::LlmClient> client = build_provider(l, at, s, options.llm_gate);
+  std::shared_ptr<const llm::LlmClient> client = build_provider(l, at, s, options);
   if (options.llm_gate) client = std::make_shared<llm::GatedLlm>(std::move(client), options.llm_gate);
   return client;
 }

@@ -8,7 +8,7 @@
 
 #include "engine/llm/llm_client.h"
 #include "engine/llm/llm_gate.h"
-#include "engine/net/descriptor_watch.h"
+#include "engine/net/io_threads.h"
 #include "engine/spec/workflow_spec.h"
 
 namespace engine::workflow {
@@ -32,8 +32,10 @@ struct BuildOptions {
   // Whether MCP servers are started to list their tools. Without, a server's tools are those the workflow names
   // (for `engine validate`, which starts nothing).
   bool connect_mcp = true;
-  // Waits on the pipes of every MCP server the build starts (one thread for them all); made with the first.
-  std::shared_ptr<net::DescriptorWatch> pipes;
+  // The process's I/O threads: the transport every HTTP client built drives its transfers from fibers on, and the
+  // watch on every MCP server's pipes (net/io_threads.h). A front end that builds many workflows (engine serve) gives
+  // them all one; build_executor makes one when none is given.
+  std::shared_ptr<net::IoThreads> io;
   // A validation's problems (core/diagnostics.h): each tool, step, agent and output is built on its own, a problem
   // noted and the rest still built; the executor is then not made (null). Sub-workflows are built without: their
   // first problem is noted where the step or tool names them.

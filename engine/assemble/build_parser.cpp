@@ -53,10 +53,11 @@ std::unique_ptr<const parse::OutputParser> build_keyword_parser(const spec::Pars
 
 // A Lua parser: the script's function reads the text in a sandbox of its own per call, so the parser stays
 // immutable and shared like every other.
-std::unique_ptr<const parse::OutputParser> build_lua_parser(const spec::ParserSpec& p, const spec::WorkflowSpec& s) {
+std::unique_ptr<const parse::OutputParser> build_lua_parser(const spec::ParserSpec& p, const spec::WorkflowSpec& s,
+                                                            const std::shared_ptr<net::IoThreads>& io) {
   tools::lua::LuaFunctionConfig cfg{p.script_file, script_display_path(s, p.script.value), p.function,
                                     granted_limits(lua_limits(p.limits), p.limits, p.allow), {}};
-  if (!p.allow.empty()) cfg.capabilities = build_capabilities(p.allow, s, p.path);
+  if (!p.allow.empty()) cfg.capabilities = build_capabilities(p.allow, s, p.path, io);
   std::shared_ptr<const tools::lua::LuaFunction> function;
   try {
     function = tools::lua::LuaFunction::load(cfg);
@@ -76,11 +77,12 @@ std::unique_ptr<const parse::OutputParser> build_lua_parser(const spec::ParserSp
 
 // One parser of agent.parser. Each regex is compiled here, so an error can name its own key and line.
 std::unique_ptr<const parse::OutputParser> build_one_parser(const spec::ParserSpec& p, const spec::WorkflowSpec& s,
-                                                        const std::vector<agent::AgentTool>& tools) {
+                                                        const std::vector<agent::AgentTool>& tools,
+                                                        const std::shared_ptr<net::IoThreads>& io) {
   if (p.kind.value == "json_blob")
     return std::make_unique<parse::JsonBlobParser>(parse::JsonBlobOptions{p.action_key, p.input_key, p.final_action});
   if (p.kind.value == "keyword") return build_keyword_parser(p, s, tools);
-  if (p.kind.value == "lua") return build_lua_parser(p, s);
+  if (p.kind.value == "lua") return build_lua_parser(p, s, io);
   auto compile_regex = [&](const spec::Located<std::string>& pattern, const std::string& key) {
     try {
       return parse::Regex::compile(pattern.value, parse::ReactParser::regex_options(p.dotall));
@@ -104,9 +106,10 @@ std::unique_ptr<const parse::OutputParser> build_one_parser(const spec::ParserSp
 }  // namespace
 
 std::shared_ptr<const parse::OutputParser> build_parser(const spec::WorkflowSpec& s,
-                                                        const std::vector<agent::AgentTool>& tools) {
+                                                        const std::vector<agent::AgentTool>& tools,
+                                                        const std::shared_ptr<net::IoThreads>& io) {
   std::vector<std::unique_ptr<const parse::OutputParser>> parsers;
-  for (const auto& p : s.agent.parsers) parsers.push_back(build_one_parser(p, s, tools));
+  for (const auto& p : s.agent.parsers) parsers.push_back(build_one_parser(p, s, tools, io));
   if (parsers.size() == 1) return std::move(parsers[0]);
   return std::make_shared<parse::ParserChain>(std::move(parsers));
 }

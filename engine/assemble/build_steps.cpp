@@ -26,7 +26,7 @@ const std::vector<std::string> kStepFields = {"output", "status"};
 std::shared_ptr<const workflow::Executor> agent_executor(const spec::StepSpec& st, const spec::WorkflowSpec& s,
                                                          const tools::ToolRegistry& registry,
                                                          std::shared_ptr<const llm::LlmClient> llm,
-                                                         const Diagnostics* found) {
+                                                         const BuildOptions& options, const Diagnostics* found) {
   spec::WorkflowSpec one = s;
   if (st.llm) one.llm = *st.llm;  // the agent's own model: its chat template, tool choice and prices too
   one.steps.clear();
@@ -42,7 +42,7 @@ std::shared_ptr<const workflow::Executor> agent_executor(const spec::StepSpec& s
   parts.name = st.name;
   parts.inputs = std::move(inputs);
   parts.tools = registry;
-  parts.agent = build_agent(one, registry, std::move(llm));
+  parts.agent = build_agent(one, registry, std::move(llm), options.io);
   return std::make_shared<workflow::Executor>(std::move(parts));
 }
 
@@ -137,13 +137,14 @@ tmpl::Template expression(const spec::Located<std::string>& src, const std::stri
 
 // A lua step's script, loaded and compiled once: a tool's script (a function, or a table with `run`), called with
 // the step's inputs as one table.
-std::shared_ptr<const tools::lua::LuaTool> lua_step_script(const spec::StepSpec& st, const spec::WorkflowSpec& s) {
+std::shared_ptr<const tools::lua::LuaTool> lua_step_script(const spec::StepSpec& st, const spec::WorkflowSpec& s,
+                                                           const BuildOptions& options) {
   tools::lua::LuaToolConfig cfg;
   cfg.file = st.lua_file;
   cfg.display_path = script_display_path(s, st.lua.value);
   cfg.name = st.name;
   cfg.limits = granted_limits(lua_limits(st.lua_limits), st.lua_limits, st.allow);
-  if (!st.allow.empty()) cfg.capabilities = build_capabilities(st.allow, s, st.path);
+  if (!st.allow.empty()) cfg.capabilities = build_capabilities(st.allow, s, st.path, options.io);
   try {
     return tools::lua::LuaTool::load(cfg);
   } catch (const Error& e) {
@@ -262,7 +263,7 @@ void build_step(const spec::StepSpec& st, workflow::Step& step, const Scope& sco
       read(t, path + ".inputs." + name, value.loc);
       inputs.emplace_back(name, std::move(t));
     }
-    step.work = std::make_shared<workflow::LuaWork>(lua_step_script(st, s), std::move(inputs));
+    step.work = std::make_shared<workflow::LuaWork>(lua_step_script(st, s, options), std::move(inputs));
   } else if (st.kind.value == StepKind::Loop) {
     // The body is a graph of its own; what it reads outside, and what `until` reads, are the loop's edges.
     Scope body_scope{{}, scope.local, true, scope.found};
@@ -282,7 +283,7 @@ void build_step(const spec::StepSpec& st, workflow::Step& step, const Scope& sco
       inputs.emplace_back(name, std::move(t));
     }
     auto model = st.llm ? build_step_llm(*st.llm, path + ".llm", s, options) : llm;
-    step.work = std::make_shared<workflow::SubRunWork>(agent_executor(st, s, registry, std::move(model), scope.found),
+    step.work = std::make_shared<workflow::SubRunWork>(agent_executor(st, s, registry, std::move(model), options, scope.found),
                                                        std::move(inputs));
   }
   if (!st.when.value.empty()) {

@@ -93,7 +93,7 @@ std::vector<std::shared_ptr<const tools::Tool>> mcp_tools(const spec::ToolSpec& 
                                                           const BuildOptions& options, std::vector<std::string>& warnings,
                                                           std::shared_ptr<const tools::ToolSource>& source) {
   const spec::McpSpec& m = *t.mcp;
-  auto server = std::make_shared<const tools::mcp::McpServer>(server_config(t), options.pipes);
+  auto server = std::make_shared<const tools::mcp::McpServer>(server_config(t), options.io);
   tools::mcp::ToolsetOptions o;
   for (const auto& a : m.allow) o.allow.push_back(a.value);
   o.prefix = m.prefix;
@@ -146,7 +146,7 @@ std::shared_ptr<const tools::Tool> load_tool(const spec::ToolSpec& t, const spec
     std::shared_ptr<const tools::Tool> tool;
     std::string at = "tools[" + std::to_string(&t - s.tools.data()) + "]";
     tools::GrantedToolOptions granted;
-    if (!t.allow.empty()) granted.capabilities = build_capabilities(t.allow, s, at);
+    if (!t.allow.empty()) granted.capabilities = build_capabilities(t.allow, s, at, options.io);
     if (t.limits.timeout_given) granted.timeout = std::chrono::milliseconds(t.limits.timeout_ms);
     if (t.builtin.value == "search_docs") granted.index_file = search_docs_index_file(t, s).string();
     try {
@@ -173,7 +173,7 @@ std::shared_ptr<const tools::Tool> load_tool(const spec::ToolSpec& t, const spec
   cfg.schema_options = schema_options;
   cfg.limits = granted_limits(lua_limits(t.limits), t.limits, t.allow);
   std::string at = "tools[" + std::to_string(&t - s.tools.data()) + "]";
-  if (!t.allow.empty()) cfg.capabilities = build_capabilities(t.allow, s, at);
+  if (!t.allow.empty()) cfg.capabilities = build_capabilities(t.allow, s, at, options.io);
   try {
     return tools::lua::LuaTool::load(cfg);
   } catch (const Error& e) {

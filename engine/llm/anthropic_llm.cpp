@@ -180,7 +180,7 @@ class AnthropicStreamReader : public SseReader {
 }  // namespace
 
 AnthropicLlm::AnthropicLlm(AnthropicConfig config)
-    : cfg_(std::move(config)), api_("anthropic", cfg_.api_key_env, cfg_.timeouts, cfg_.retry) {}
+    : cfg_(std::move(config)), api_("anthropic", cfg_.api_key_env, cfg_.timeouts, cfg_.retry, cfg_.io) {}
 
 Value AnthropicLlm::request_body(const LlmRequest& request) const {
   std::string system;

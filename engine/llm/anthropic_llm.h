@@ -21,6 +21,7 @@ struct AnthropicConfig {
   std::optional<bool> parallel_tool_calls;
   RetryPolicy retry;
   net::HttpTimeouts timeouts;
+  std::shared_ptr<net::IoThreads> io;  // the process's transport thread; none: the client's own
   Value extra = Value::object();  // keys passed through verbatim
 };
 

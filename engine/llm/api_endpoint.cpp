@@ -89,8 +89,13 @@ void throw_server_error(const std::string& provider, const Value& error, const s
   throw RetryableError("llm.stream_error", message);
 }
 
-ApiEndpoint::ApiEndpoint(std::string provider, std::string api_key_env, net::HttpTimeouts timeouts, RetryPolicy retry)
-    : provider_(std::move(provider)), api_key_env_(std::move(api_key_env)), timeouts_(timeouts), retry_(retry) {
+ApiEndpoint::ApiEndpoint(std::string provider, std::string api_key_env, net::HttpTimeouts timeouts, RetryPolicy retry,
+                         std::shared_ptr<net::IoThreads> io)
+    : provider_(std::move(provider)),
+      api_key_env_(std::move(api_key_env)),
+      timeouts_(timeouts),
+      retry_(retry),
+      http_(std::move(io)) {
   if (const char* key = api_key_env_.empty() ? nullptr : std::getenv(api_key_env_.c_str())) api_key_ = key;
   redactor_ = std::make_shared<const Redactor>(std::vector<std::string>{api_key_});
 }

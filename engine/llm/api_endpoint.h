@@ -54,7 +54,8 @@ class ApiEndpoint {
  public:
   // The key is read from `api_key_env` here, once, when the provider is built (an executor's providers are built
   // once and shared by its runs): a request never reads the environment, and a key changed in it later is not seen.
-  ApiEndpoint(std::string provider, std::string api_key_env, net::HttpTimeouts timeouts, RetryPolicy retry);
+  ApiEndpoint(std::string provider, std::string api_key_env, net::HttpTimeouts timeouts, RetryPolicy retry,
+              std::shared_ptr<net::IoThreads> io = nullptr);
 
   // The key ("" when none is configured or set).
   const std::string& api_key() const { return api_key_; }

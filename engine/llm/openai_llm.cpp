@@ -187,7 +187,7 @@ class OpenAiStreamReader : public SseReader {
 }  // namespace
 
 OpenAiLlm::OpenAiLlm(OpenAiConfig config)
-    : cfg_(std::move(config)), api_(cfg_.provider, cfg_.api_key_env, cfg_.timeouts, cfg_.retry) {}
+    : cfg_(std::move(config)), api_(cfg_.provider, cfg_.api_key_env, cfg_.timeouts, cfg_.retry, cfg_.io) {}
 
 std::string OpenAiLlm::url() const {
   return cfg_.base_url + (cfg_.endpoint == OpenAiEndpoint::Chat ? "/chat/completions" : "/completions");

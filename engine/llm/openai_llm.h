@@ -27,6 +27,7 @@ struct OpenAiConfig {
   std::optional<bool> parallel_tool_calls;
   RetryPolicy retry;
   net::HttpTimeouts timeouts;
+  std::shared_ptr<net::IoThreads> io;  // the process's transport thread; none: the client's own
   size_t max_stop_sequences = 4;  // more are applied by the engine to the text
   Value extra = Value::object();  // keys passed through verbatim
 };

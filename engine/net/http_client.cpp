@@ -10,6 +10,7 @@
 #include "engine/core/fiber.h"
 #include "engine/core/limits.h"
 #include "engine/net/curl_api.h"
+#include "engine/net/io_threads.h"
 #include "engine/net/transport.h"
 
 namespace engine::net {
@@ -152,7 +153,7 @@ const std::string* HttpResponse::header(const std::string& name) const {
   return nullptr;
 }
 
-HttpClient::HttpClient() = default;
+HttpClient::HttpClient(std::shared_ptr<IoThreads> io) : io_(std::move(io)) {}
 HttpClient::~HttpClient() = default;
 
 std::unique_ptr<HttpClient::Handle> HttpClient::acquire() const {
@@ -163,10 +164,10 @@ std::unique_ptr<HttpClient::Handle> HttpClient::acquire() const {
   return h;
 }
 
-Transport& HttpClient::transport() const {
+IoThreads& HttpClient::io() const {
   std::lock_guard<std::mutex> lock(mu_);
-  if (!transport_) transport_ = std::make_unique<Transport>();
-  return *transport_;
+  if (!io_) io_ = std::make_shared<IoThreads>();
+  return *io_;
 }
 
 void HttpClient::release(std::unique_ptr<Handle> h) const {
@@ -231,7 +232,7 @@ HttpResponse HttpClient::send(const HttpRequest& request, const BodySink& sink, 
   if (FiberPool::current()) {
     // A run on a fiber hands the transfer over and gives its thread to other runs until the answer is in.
     try {
-      finished = transport().perform(c, cancel, rc);
+      finished = io().transport().perform(c, cancel, rc);
     } catch (...) {
       api.slist_free_all(list);
       throw;

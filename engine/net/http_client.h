@@ -1,9 +1,9 @@
 #pragma once
 // HTTP over libcurl, for every user (the LLM providers, MCP servers, granted APIs). Connections are kept alive and
-// reused: a client holds a small
-// pool of curl handles, each with its own connection cache, shared by every run (and thread) of an executor. A run
-// on a thread drives its own transfer; runs on fibers (a batch's) hand theirs to one transport thread, which drives
-// them all through one multi handle and one connection cache while their fibers give their threads up.
+// reused: a client holds a small pool of curl handles, each with its own connection cache, shared by every run (and
+// thread) of an executor. A run on a thread drives its own transfer; runs on fibers (a batch's, a server's) hand
+// theirs to the transport thread of the client's IoThreads (net/io_threads.h), shared by every client a front end
+// builds, while their fibers give their threads up.
 #include <chrono>
 #include <functional>
 #include <memory>
@@ -18,7 +18,7 @@
 
 namespace engine::net {
 
-class Transport;
+class IoThreads;
 
 struct HttpTimeouts {
   std::chrono::milliseconds connect{10'000};
@@ -54,7 +54,8 @@ using BodySink = std::function<bool(std::string_view piece)>;
 
 class HttpClient {
  public:
-  HttpClient();
+  // `io`: the process's I/O threads, whose transport drives this client's transfers from fibers; none: its own.
+  explicit HttpClient(std::shared_ptr<IoThreads> io = nullptr);
   ~HttpClient();
   HttpClient(const HttpClient&) = delete;
   HttpClient& operator=(const HttpClient&) = delete;
@@ -73,11 +74,11 @@ class HttpClient {
   struct Handle;
   std::unique_ptr<Handle> acquire() const;
   void release(std::unique_ptr<Handle> h) const;
-  Transport& transport() const;  // started with the first transfer from a fiber
+  IoThreads& io() const;  // the one given, or the client's own made with its first transfer from a fiber
 
   mutable std::mutex mu_;
   mutable std::vector<std::unique_ptr<Handle>> idle_;
-  mutable std::unique_ptr<Transport> transport_;
+  mutable std::shared_ptr<IoThreads> io_;
 };
 
 }  // namespace engine::net

@@ -11,6 +11,7 @@
 #include "engine/core/json_parse.h"
 #include "engine/core/json_text.h"
 #include "engine/core/limits.h"
+#include "engine/net/io_threads.h"
 #include "engine/server/mcp_service.h"
 #include "engine/server/serve.h"
 
@@ -41,6 +42,7 @@ int serve_mcp_stdio(const McpStdioOptions& options, std::vector<std::string>& pr
   app::LoadOptions load = options.load;
   std::optional<trace::OtlpSettings> otlp = options.otlp;
   std::shared_ptr<SecretSet> secrets = one_secret_set(load, otlp);
+  if (!load.io) load.io = std::make_shared<net::IoThreads>();  // one for every workflow, as engine serve has
   if (load.calls_in_flight == 0) load.calls_in_flight = options.service.runs_in_flight;
   std::shared_ptr<const Catalog> catalog = Catalog::load(options.paths, load, problems);
   std::unique_ptr<trace::OtlpExporter> exporter;

@@ -6,6 +6,7 @@
 #include "engine/core/error.h"
 #include "engine/core/json_text.h"
 #include "engine/core/limits.h"
+#include "engine/net/io_threads.h"
 
 namespace engine::server {
 namespace {
@@ -37,6 +38,9 @@ Server::Server(ServeOptions options, std::vector<std::string>& problems) : optio
   // One set for every workflow served, the collector's headers and every answer: a key no output of the process
   // may show is one no response may show either, whichever workflow's it is.
   secrets_ = one_secret_set(options_.load, options_.otlp);
+  // One transport thread and one pipe watch for every workflow served, however many models, grants and MCP
+  // servers they name; kept across reloads.
+  if (!options_.load.io) options_.load.io = std::make_shared<net::IoThreads>();
   // Many runs in flight, each mostly waiting on its model: they share a few threads (core/fiber.h).
   if (options_.load.calls_in_flight == 0) options_.load.calls_in_flight = options_.service.runs_in_flight;
   OriginPolicy origins{options_.tokens.empty() && is_loopback_host(options_.host), options_.allowed_origins};

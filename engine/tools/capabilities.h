@@ -15,14 +15,17 @@ struct Capabilities {
   std::shared_ptr<const HttpAccess> http;
   std::shared_ptr<const FileAccess> files;
 
-  // Throws FileAccess's Error for a root that is not a folder. `secrets`: as HttpAccess takes them.
-  static Capabilities granted(Grants grants, std::vector<std::string> secrets);
+  // Throws FileAccess's Error for a root that is not a folder. `secrets` and `io`: as HttpAccess takes them.
+  static Capabilities granted(Grants grants, std::vector<std::string> secrets,
+                              std::shared_ptr<net::IoThreads> io = nullptr);
   bool empty() const { return !http && !files; }
 };
 
-inline Capabilities Capabilities::granted(Grants grants, std::vector<std::string> secrets) {
+inline Capabilities Capabilities::granted(Grants grants, std::vector<std::string> secrets,
+                                          std::shared_ptr<net::IoThreads> io) {
   Capabilities c;
-  if (!grants.http.empty()) c.http = std::make_shared<const HttpAccess>(std::move(grants.http), std::move(secrets));
+  if (!grants.http.empty())
+    c.http = std::make_shared<const HttpAccess>(std::move(grants.http), std::move(secrets), std::move(io));
   if (!grants.files.empty()) c.files = std::make_shared<const FileAccess>(std::move(grants.files));
   return c;
 }

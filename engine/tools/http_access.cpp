@@ -56,9 +56,9 @@ std::string resolve_location(const net::Url& from, const std::string& location) 
 
 }  // namespace
 
-HttpAccess::HttpAccess(std::vector<HttpGrant> grants, std::vector<std::string> secrets)
+HttpAccess::HttpAccess(std::vector<HttpGrant> grants, std::vector<std::string> secrets, std::shared_ptr<net::IoThreads> io)
     : grants_(std::move(grants)), secrets_(std::move(secrets)), redactor_(secrets_),
-      client_(std::make_unique<net::HttpClient>()) {}
+      client_(std::make_unique<net::HttpClient>(std::move(io))) {}
 
 HttpAccess::~HttpAccess() = default;
 

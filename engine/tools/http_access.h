@@ -18,6 +18,7 @@
 
 namespace engine::net {
 class HttpClient;
+class IoThreads;
 }
 
 namespace engine::tools {
@@ -43,7 +44,8 @@ class HttpAccess {
 
   // `secrets`: the grants' header values no output may show (those read from ${VAR}, and any of a header that
   // carries credentials by its name).
-  HttpAccess(std::vector<HttpGrant> grants, std::vector<std::string> secrets);
+  // `io`: the process's transport thread for requests from fibers (net/io_threads.h); none: the client's own.
+  HttpAccess(std::vector<HttpGrant> grants, std::vector<std::string> secrets, std::shared_ptr<net::IoThreads> io = nullptr);
   ~HttpAccess();
   HttpAccess(const HttpAccess&) = delete;
   HttpAccess& operator=(const HttpAccess&) = delete;

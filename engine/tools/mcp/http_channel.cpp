@@ -27,8 +27,9 @@ bool passed(const std::optional<SteadyTime>& deadline) {
 }  // namespace
 
 HttpChannel::HttpChannel(std::string url, std::vector<std::string> headers, size_t max_message_bytes,
-                         ServerMessages messages)
-    : url_(std::move(url)),
+                         ServerMessages messages, std::shared_ptr<net::IoThreads> io)
+    : http_(std::move(io)),
+      url_(std::move(url)),
       headers_(std::move(headers)),
       max_message_(max_message_bytes),
       messages_(std::move(messages)) {}

@@ -24,7 +24,8 @@ class HttpChannel : public McpChannel {
  public:
   // `headers` ("Name: value") go with every request. Its errors say what the server did; the McpServer that owns it
   // puts the server's name before them.
-  HttpChannel(std::string url, std::vector<std::string> headers, size_t max_message_bytes, ServerMessages messages);
+  HttpChannel(std::string url, std::vector<std::string> headers, size_t max_message_bytes, ServerMessages messages,
+              std::shared_ptr<net::IoThreads> io);
   ~HttpChannel() override;  // ends the session (DELETE), briefly, if the server still has it
 
   Value request(std::string_view method, Value params, const CallWait& wait) override;

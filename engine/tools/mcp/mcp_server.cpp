@@ -13,8 +13,8 @@ constexpr std::chrono::milliseconds kProbeWait{10'000};
 
 }  // namespace
 
-McpServer::McpServer(McpServerConfig config, std::shared_ptr<net::DescriptorWatch> watch)
-    : config_(std::move(config)), watch_(std::move(watch)) {}
+McpServer::McpServer(McpServerConfig config, std::shared_ptr<net::IoThreads> io)
+    : config_(std::move(config)), io_(std::move(io)) {}
 
 McpServer::~McpServer() = default;
 
@@ -29,9 +29,9 @@ std::shared_ptr<McpClient> McpServer::start(const CallWait& wait) const {
       [this] { ++tools_changes_; }};
   std::unique_ptr<McpChannel> channel;
   if (config_.url.empty())
-    channel = std::make_unique<StdioChannel>(config_.process, *watch_, config_.max_message_bytes, on_request);
+    channel = std::make_unique<StdioChannel>(config_.process, io_->pipes(), config_.max_message_bytes, on_request);
   else
-    channel = std::make_unique<HttpChannel>(config_.url, config_.headers, config_.max_message_bytes, on_request);
+    channel = std::make_unique<HttpChannel>(config_.url, config_.headers, config_.max_message_bytes, on_request, io_);
   auto client = std::make_shared<McpClient>(std::move(channel));
   CallWait opening = wait;
   opening.on_progress = nullptr;

@@ -13,7 +13,7 @@
 #include "engine/core/fiber.h"
 #include "engine/core/limits.h"
 #include "engine/net/child_process.h"
-#include "engine/net/descriptor_watch.h"
+#include "engine/net/io_threads.h"
 #include "engine/tools/mcp/mcp_client.h"
 
 namespace engine::tools::mcp {
@@ -32,7 +32,8 @@ struct McpServerConfig {
 
 class McpServer {
  public:
-  McpServer(McpServerConfig config, std::shared_ptr<net::DescriptorWatch> watch);
+  // `io`: the process's I/O threads: the watch on a stdio server's pipes, the transport of one over HTTP.
+  McpServer(McpServerConfig config, std::shared_ptr<net::IoThreads> io);
   ~McpServer();
   McpServer(const McpServer&) = delete;
   McpServer& operator=(const McpServer&) = delete;
@@ -58,7 +59,7 @@ class McpServer {
   std::shared_ptr<McpClient> start(const CallWait& wait) const;
 
   McpServerConfig config_;
-  std::shared_ptr<net::DescriptorWatch> watch_;
+  std::shared_ptr<net::IoThreads> io_;
   // The connection is the one thing here that changes: runs share it, and the first to find it gone replaces it.
   mutable std::mutex mu_;
   mutable Condition connected_;

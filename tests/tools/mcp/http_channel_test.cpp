@@ -11,7 +11,7 @@
 #include "engine/core/error.h"
 #include "engine/core/json_parse.h"
 #include "engine/core/json_text.h"
-#include "engine/net/descriptor_watch.h"
+#include "engine/net/io_threads.h"
 #include "engine/tools/mcp/mcp_server.h"
 #include "support/test_support.h"
 
@@ -136,7 +136,7 @@ std::string sum(const McpServer& server, int a, int b) {
 TEST_CASE("mcp http: a session the server forgot is opened again and the call goes again once", "[tools][mcp]") {
   SessionServer s;
   McpServer server(McpServerConfig{.name = "sessions", .url = s.url(), .timeout = std::chrono::milliseconds(5000)},
-                   std::make_shared<net::DescriptorWatch>());
+                   std::make_shared<net::IoThreads>());
   CHECK(server.list_tools().size() == 1);
   CHECK(sum(server, 2, 3) == "5");
   CHECK(s.sessions == 1);
@@ -150,7 +150,7 @@ TEST_CASE("mcp http: a session the server forgot is opened again and the call go
 TEST_CASE("mcp http: a stream closed before the answer is taken up again from its last event id", "[tools][mcp]") {
   SessionServer s;
   McpServer server(McpServerConfig{.name = "sessions", .url = s.url(), .timeout = std::chrono::milliseconds(5000)},
-                   std::make_shared<net::DescriptorWatch>());
+                   std::make_shared<net::IoThreads>());
   server.list_tools();
   s.cut = true;
   CHECK(sum(server, 20, 22) == "42");
@@ -160,7 +160,7 @@ TEST_CASE("mcp http: a refusal names the status and quotes the server", "[tools]
   SessionServer s;
   s.refuse = true;
   McpServer server(McpServerConfig{.name = "sessions", .url = s.url(), .timeout = std::chrono::milliseconds(5000)},
-                   std::make_shared<net::DescriptorWatch>());
+                   std::make_shared<net::IoThreads>());
   try {
     server.list_tools();
     FAIL("no error");
@@ -176,7 +176,7 @@ TEST_CASE("mcp http: a request the server makes on a call's stream is answered w
           "[tools][mcp]") {
   SessionServer s;
   McpServer server(McpServerConfig{.name = "sessions", .url = s.url(), .timeout = std::chrono::milliseconds(5000)},
-                   std::make_shared<net::DescriptorWatch>());
+                   std::make_shared<net::IoThreads>());
   server.list_tools();
   Value r = server.call("add", Value{{"a", 1}, {"b", 2}, {"ping", true}}, {});
   CHECK(r["content"][0]["text"] == "3");
@@ -190,7 +190,7 @@ TEST_CASE("mcp http: a 400 with -32022 naming the revisions the server speaks op
   SessionServer s;
   s.speaks = {"2024-11-05", "2025-06-18", "2099-01-01"};
   McpServer server(McpServerConfig{.name = "older", .url = s.url(), .timeout = std::chrono::milliseconds(5000)},
-                   std::make_shared<net::DescriptorWatch>());
+                   std::make_shared<net::IoThreads>());
   CHECK(sum(server, 2, 3) == "5");
   CHECK(s.initialized_in == std::vector<std::string>{"2025-06-18"});  // once, in the revision named: no guess first
   CHECK(server.info().protocol_version == "2025-06-18");
@@ -198,7 +198,7 @@ TEST_CASE("mcp http: a 400 with -32022 naming the revisions the server speaks op
   SessionServer alien;
   alien.speaks = {"2099-01-01"};
   McpServer none(McpServerConfig{.name = "alien", .url = alien.url(), .timeout = std::chrono::milliseconds(5000)},
-                 std::make_shared<net::DescriptorWatch>());
+                 std::make_shared<net::IoThreads>());
   try {
     none.list_tools();
     FAIL("no error");

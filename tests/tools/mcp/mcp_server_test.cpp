@@ -8,7 +8,7 @@
 #include "engine/core/cancel.h"
 #include "engine/core/error.h"
 #include "engine/core/fiber.h"
-#include "engine/net/descriptor_watch.h"
+#include "engine/net/io_threads.h"
 #include "engine/tools/mcp/mcp_server.h"
 #include "engine/tools/mcp/mcp_tool.h"
 #include "support/test_support.h"
@@ -29,7 +29,7 @@ McpServerConfig fake(const std::string& mode, std::chrono::milliseconds timeout 
 }
 
 struct Fixture {
-  explicit Fixture(McpServerConfig config) : server(std::make_shared<const McpServer>(std::move(config), watch)) {}
+  explicit Fixture(McpServerConfig config) : server(std::make_shared<const McpServer>(std::move(config), io)) {}
   Toolset tools(ToolsetOptions options = {}) { return list_toolset(server, options); }
   ToolResult call(const std::string& name, const Value& args, EventSink* events = nullptr, const Cancel* cancel = nullptr) {
     for (const auto& t : set.tools)
@@ -37,7 +37,7 @@ struct Fixture {
     FAIL("no tool " << name);
     return {};
   }
-  std::shared_ptr<net::DescriptorWatch> watch = std::make_shared<net::DescriptorWatch>();
+  std::shared_ptr<net::IoThreads> io = std::make_shared<net::IoThreads>();
   std::shared_ptr<const McpServer> server;
   Toolset set;
 };

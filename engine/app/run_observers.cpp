@@ -12,9 +12,8 @@ RunObservers::RunObservers(const ObserverOptions& o) {
   std::optional<trace::OtlpSettings> settings =
       trace::otlp_settings(o.otlp, [](const char* name) { return std::getenv(name); }, o.secrets);
   if (settings) {
-    trace::SpanContent content = settings->content;
     exporter_.emplace(std::move(*settings));
-    builder_.emplace([this](trace::Span&& span) { exporter_->add(std::move(span)); }, content);
+    builder_.emplace(*exporter_);
     events_.add(&*builder_);
   }
   if (o.store) {

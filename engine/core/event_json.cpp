@@ -84,7 +84,8 @@ class TextWriter : public WriteRules<TextWriter> {
   }
   template <class T>
   void put(const std::optional<T>& v) {
-    put(*v);
+    if (v) put(*v);
+    else out_ += "null";  // a kind that lists an optional field as `always`
   }
   template <class T>
   void put(const std::vector<T>& list) {
@@ -121,7 +122,7 @@ class ValueWriter : public WriteRules<ValueWriter> {
   template <class T>
   Value value(const T& v) {
     if constexpr (Enum<T>) return std::string(name_of(v));
-    else if constexpr (IsOptional<T>::value) return value(*v);
+    else if constexpr (IsOptional<T>::value) return v ? value(*v) : Value();
     else if constexpr (IsVector<T>::value) {
       Value list = Value::array();
       for (const auto& item : v) list.push_back(value(item));

@@ -46,7 +46,7 @@ class ProgressSink : public EventSink {
 
 }  // namespace
 
-McpService::McpService(CatalogSource catalog, RunLauncher& runs, Metrics& metrics, RunObservers observers)
+McpService::McpService(CatalogSource catalog, RunLauncher& runs, Metrics& metrics, ServerObservers observers)
     : catalog_(std::move(catalog)), runs_(runs), metrics_(metrics), observers_(std::move(observers)) {}
 
 Value McpService::parse_error(const std::string& why) { return jsonrpc::make_error(nullptr, jsonrpc::kParseError, why); }

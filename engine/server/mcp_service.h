@@ -31,7 +31,7 @@ class McpService {
 
   // `observers`: where the tool calls' runs are traced and recorded (as command "mcp"), when anywhere.
   // Tool calls start as every run of the server does (`runs`: run_launcher.h).
-  McpService(CatalogSource catalog, RunLauncher& runs, Metrics& metrics, RunObservers observers = {});
+  McpService(CatalogSource catalog, RunLauncher& runs, Metrics& metrics, ServerObservers observers = {});
 
   // One message from the client. A request is answered once through `send` (a tool call later, from its run's
   // fiber, after its progress notifications); a notification is acted on (a cancel) or ignored. A message that is
@@ -58,7 +58,7 @@ class McpService {
   CatalogSource catalog_;
   RunLauncher& runs_;
   Metrics& metrics_;
-  RunObservers observers_;
+  ServerObservers observers_;
   std::mutex mu_;
   std::map<std::string, std::shared_ptr<Cancel>> calls_;  // by the request id's JSON text: what a cancel stops
 };

@@ -61,7 +61,7 @@ int serve_mcp_stdio(const McpStdioOptions& options, std::vector<std::string>& pr
   RunSlots slots(options.service.runs_in_flight, options.service.runs_queued);
   Metrics metrics;
   RunLauncher runs(pool, slots, options.service.run_timeout);
-  McpService service([catalog] { return catalog; }, runs, metrics, RunObservers{exporter.get(), store_writer.get(), secrets});
+  McpService service([catalog] { return catalog; }, runs, metrics, ServerObservers{exporter.get(), store_writer.get(), secrets});
   LineWriter writer(options.out_fd, secrets);
   McpService::Send send = [&writer](const Value& message) {
     if (!message.is_null()) writer.write(message);

@@ -56,7 +56,7 @@ Server::Server(ServeOptions options, std::vector<std::string>& problems) : optio
   }
   pool_ = std::make_unique<FiberPool>(FiberPool::threads_for(options_.service.runs_in_flight));
   service_ = std::make_unique<Service>(std::move(catalog), TokenCheck(options_.tokens), options_.service, *pool_,
-                                       RunObservers{exporter_.get(), writer_.get(), secrets_}, std::move(origins));
+                                       ServerObservers{exporter_.get(), writer_.get(), secrets_}, std::move(origins));
   http_ = std::make_unique<HttpServer>(
       options_.host, options_.port, options_.http, [this](const std::shared_ptr<Exchange>& e) { service_->handle(e); },
       [this](const Completion& c) { log_access(c); }, secrets_);

@@ -20,7 +20,7 @@ ServerSpan http_server_span(const HttpRequest& request) {
   return span;
 }
 
-ServedRunSinks::ServedRunSinks(const RunObservers& observers, const std::string* traceparent, trace::RunSource source,
+ServedRunSinks::ServedRunSinks(const ServerObservers& observers, const std::string* traceparent, trace::RunSource source,
                                ServerSpan server, EventSink* next)
     : exporter_(observers.spans) {
   if (next) all_.add(next);
@@ -50,7 +50,7 @@ ServedRunSinks::ServedRunSinks(const RunObservers& observers, const std::string*
     context_->parent_local = true;
     server_ = std::move(span);
   }
-  builder_.emplace([this](trace::Span&& span) { exporter_->add(std::move(span)); }, exporter_->content());
+  builder_.emplace(*exporter_);
   all_.add(&*builder_);
 }
 

@@ -22,7 +22,7 @@ namespace engine::server {
 
 // What the server has for its runs' events: either may be null. `secrets`: the server's, which the records are
 // masked by.
-struct RunObservers {
+struct ServerObservers {
   trace::OtlpExporter* spans = nullptr;
   store::RunWriter* store = nullptr;  // the run store's writer
   std::shared_ptr<const SecretSet> secrets = std::make_shared<const SecretSet>();
@@ -44,10 +44,10 @@ class ServedRunSinks {
   // `traceparent`: the caller's W3C trace context, or null. `source`: the command and workflow file the store
   // records. `server`: the request's span, which the runs' spans are children of. `next`: another sink for the
   // runs' events (a stream's), or null.
-  ServedRunSinks(const RunObservers& observers, const std::string* traceparent, trace::RunSource source,
+  ServedRunSinks(const ServerObservers& observers, const std::string* traceparent, trace::RunSource source,
                  ServerSpan server, EventSink* next = nullptr);
   // A request of `engine serve`: its traceparent header, recorded as "serve".
-  ServedRunSinks(const RunObservers& observers, const HttpRequest& request, const std::string& file,
+  ServedRunSinks(const ServerObservers& observers, const HttpRequest& request, const std::string& file,
                  EventSink* next = nullptr)
       : ServedRunSinks(observers, request.header("traceparent"), trace::RunSource{"serve", file},
                        observers.spans ? http_server_span(request) : ServerSpan{}, next) {}  // named only when sent

@@ -44,7 +44,7 @@ HttpResponse run_response(const agent::RunResult& result) {
 }  // namespace
 
 Service::Service(std::shared_ptr<const Catalog> catalog, TokenCheck tokens, ServiceLimits limits, FiberPool& pool,
-                 RunObservers observers, OriginPolicy origins)
+                 ServerObservers observers, OriginPolicy origins)
     : catalog_(std::move(catalog)),
       tokens_(std::move(tokens)),
       origins_(std::move(origins)),

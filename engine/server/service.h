@@ -34,7 +34,7 @@ class Service {
   // `observers`: where the runs' spans go and where they are recorded, when anywhere (served_run_sinks.h).
   // `origins`: which requests are answered by their Host and Origin (request_origin.h), on every route.
   Service(std::shared_ptr<const Catalog> catalog, TokenCheck tokens, ServiceLimits limits, FiberPool& pool,
-          RunObservers observers = {}, OriginPolicy origins = {});
+          ServerObservers observers = {}, OriginPolicy origins = {});
 
   void handle(const std::shared_ptr<Exchange>& exchange);
 
@@ -72,7 +72,7 @@ class Service {
   std::atomic<bool> draining_{false};
   Metrics metrics_;
   McpService mcp_;
-  RunObservers observers_;
+  ServerObservers observers_;
   RunViewer viewer_;
 };
 

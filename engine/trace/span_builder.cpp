@@ -3,6 +3,7 @@
 #include "engine/core/json_text.h"
 #include "engine/core/trace_context.h"
 #include "engine/core/utf8.h"
+#include "engine/trace/otlp_exporter.h"
 
 namespace engine::trace {
 namespace {
@@ -70,6 +71,9 @@ std::string output_messages(const events::LlmEnd& end) {
 
 SpanBuilder::SpanBuilder(Ended ended, SpanContent content)
     : ended_(std::move(ended)), content_(content), random_(std::random_device{}()) {}
+
+SpanBuilder::SpanBuilder(OtlpExporter& exporter)
+    : SpanBuilder([&exporter](Span&& span) { exporter.add(std::move(span)); }, exporter.content()) {}
 
 template <size_t N>
 void SpanBuilder::new_id(HexId<N>& id) {

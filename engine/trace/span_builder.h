@@ -31,11 +31,16 @@ struct SpanContent {
   size_t limit = 64 * 1024;  // bytes of each such attribute; longer ones are cut (at a UTF-8 boundary)
 };
 
+class OtlpExporter;
+
 class SpanBuilder : public EventSink {
  public:
   using Ended = std::function<void(Span&&)>;
   // `ended` is called with each span as it ends, on the thread of the event that ended it.
   explicit SpanBuilder(Ended ended, SpanContent content = {});
+  // Each span, as it ends, queued on `exporter` (which must outlive the builder), with the exporter's content
+  // settings: what a front end's runs and a served request's runs are watched by when spans are sent.
+  explicit SpanBuilder(OtlpExporter& exporter);
   void receive(const Event& event, const EventPlace& place) override;
   // Spans need the calls' and steps' fields; the prompts only when they carry content.
   EventDetail detail() const override { return content_.enabled ? EventDetail::Full : EventDetail::Summary; }

@@ -14,7 +14,7 @@ constexpr std::chrono::milliseconds kProbeWait{10'000};
 }  // namespace
 
 McpServer::McpServer(McpServerConfig config, std::shared_ptr<net::IoThreads> io)
-    : config_(std::move(config)), io_(std::move(io)) {}
+    : config_(std::move(config)), io_(io ? std::move(io) : std::make_shared<net::IoThreads>()) {}
 
 McpServer::~McpServer() = default;
 

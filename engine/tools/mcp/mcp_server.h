@@ -32,7 +32,8 @@ struct McpServerConfig {
 
 class McpServer {
  public:
-  // `io`: the process's I/O threads: the watch on a stdio server's pipes, the transport of one over HTTP.
+  // `io`: the process's I/O threads: the watch on a stdio server's pipes, the transport of one over HTTP; none:
+  // its own.
   McpServer(McpServerConfig config, std::shared_ptr<net::IoThreads> io);
   ~McpServer();
   McpServer(const McpServer&) = delete;

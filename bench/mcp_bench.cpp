@@ -51,7 +51,7 @@ int main(int argc, char** argv) {
     auto t1 = Clock::now();
     for (int i = 0; i < n; ++i) {
       Value r = server->call("get-sum", Value{{"a", i}, {"b", 1}}, {});
-      if (!r.contains("content")) throw Error("bench", "get-sum answered without content");
+      if (!r.contains("content")) throw Error(ErrorKind::McpProtocol, "get-sum answered without content");
     }
     double calls_ms = ms_since(t1);
     double cpu = cpu_us() - cpu0;
@@ -59,7 +59,7 @@ int main(int argc, char** argv) {
                 "\"cpu_per_call_us\":%.1f}\n",
                 mode.c_str(), listed.size(), start_ms, calls_ms * 1000 / n, cpu / n);
   } catch (const Error& e) {
-    std::fprintf(stderr, "mcp_bench: %s: %s\n", e.kind().c_str(), e.message().c_str());
+    std::fprintf(stderr, "mcp_bench: %s: %s\n", std::string(e.kind_name()).c_str(), e.message().c_str());
     return 1;
   }
   return 0;

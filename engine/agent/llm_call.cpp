@@ -46,7 +46,7 @@ LlmCall call_llm(const llm::LlmClient& llm, llm::LlmRequest& req, EventSink& eve
   } catch (const Error& e) {
     // A call that fails ends too, so its start pairs with an end (a span closes) whatever the run does next.
     if (watched)
-      events.emit({events::LlmEnd{.call = req.call_index, .error = events::ErrorInfo{e.kind(), e.message(), ""}}});
+      events.emit({events::LlmEnd{.call = req.call_index, .error = events::ErrorInfo{std::string(e.kind_name()), e.message(), ""}}});
     throw;
   }
   const llm::LlmResponse& resp = call.response;

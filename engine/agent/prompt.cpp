@@ -39,14 +39,14 @@ namespace {
 // as text, as a list of parts or none, and the keys beside it (tool_calls, tool_call_id, name, reasoning_content).
 void check_template_message(const Value& m, const std::string& at) {
   if (!m.is_object() || !m.contains("role") || !m["role"].is_string() || m["role"].get_ref<const std::string&>().empty())
-    throw Error("prompt.placeholder", at + " must be a message with a role");
+    throw Error(ErrorKind::PromptPlaceholder, at + " must be a message with a role");
   if (auto c = m.find("content"); c != m.end() && !c->is_string() && !c->is_null() && !c->is_array())
-    throw Error("prompt.placeholder", at + ".content must be text, a list of parts or null, got " + std::string(c->type_name()));
+    throw Error(ErrorKind::PromptPlaceholder, at + ".content must be text, a list of parts or null, got " + std::string(c->type_name()));
   if (auto c = m.find("content"); c != m.end() && c->is_array())
     for (size_t i = 0; i < c->size(); ++i)
-      if (!(*c)[i].is_object()) throw Error("prompt.placeholder", at + ".content[" + std::to_string(i) + "] must be a part, {type, ...}");
+      if (!(*c)[i].is_object()) throw Error(ErrorKind::PromptPlaceholder, at + ".content[" + std::to_string(i) + "] must be a part, {type, ...}");
   if (auto calls = m.find("tool_calls"); calls != m.end() && !calls->is_array() && !calls->is_null())
-    throw Error("prompt.placeholder", at + ".tool_calls must be a list of calls");
+    throw Error(ErrorKind::PromptPlaceholder, at + ".tool_calls must be a list of calls");
 }
 
 // The messages a placeholder stands for, checked: the variable may be an input, which is anyone's data. Sent to a
@@ -55,7 +55,7 @@ void append_placeholder(const std::string& variable, const tmpl::Vars& ctx, bool
   const Value* it = ctx.find(variable);
   if (!it || it->is_null()) return;  // an absent list is no messages, as an optional placeholder
   if (!it->is_array())
-    throw Error("prompt.placeholder", "the placeholder '" + variable + "' needs a list of {role, content} messages, got " +
+    throw Error(ErrorKind::PromptPlaceholder, "the placeholder '" + variable + "' needs a list of {role, content} messages, got " +
                                           std::string(it->type_name()));
   for (size_t i = 0; i < it->size(); ++i) {
     const Value& m = (*it)[i];
@@ -66,10 +66,10 @@ void append_placeholder(const std::string& variable, const tmpl::Vars& ctx, bool
       continue;
     }
     if (!m.is_object() || !m.contains("role") || !m.contains("content") || !m["content"].is_string())
-      throw Error("prompt.placeholder", at + " must be {role, content} with text content");
+      throw Error(ErrorKind::PromptPlaceholder, at + " must be {role, content} with text content");
     const Value& role = m["role"];
     if (role != "system" && role != "user" && role != "assistant")
-      throw Error("prompt.placeholder", at + ".role must be system, user or assistant, got " + role.dump());
+      throw Error(ErrorKind::PromptPlaceholder, at + ".role must be system, user or assistant, got " + role.dump());
     out.push_back(Value{{"role", role}, {"content", m["content"]}});
   }
 }

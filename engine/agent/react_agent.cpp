@@ -44,7 +44,7 @@ class ReactRun {
       }
       if (auto* failure = std::get_if<parse::ParseFailure>(&parsed)) {
         core_.events().emit({events::ParseError{failure->message, text}});
-        if (cfg_.on_parse_error == ParseErrorPolicy::Fail) return core_.fail("parse.failed", failure->message);
+        if (cfg_.on_parse_error == ParseErrorPolicy::Fail) return core_.fail(ErrorKind::ParseFailed, failure->message);
         // As LangChain's handle_parsing_errors: the error goes back to the model as the observation.
         add_step(parse::AgentAction{"_Exception", "Invalid or incomplete response", text},
                  Observation{failure->message, failure->message});

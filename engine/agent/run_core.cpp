@@ -55,9 +55,9 @@ RunResult RunCore::execute(const Value& inputs, const std::function<void()>& loo
     fail(RunError::from(e));
   } catch (const std::bad_alloc&) {
     // Every input is bounded, so this is a limit set too high for the machine; the run fails, the process goes on.
-    fail("engine.out_of_memory", "the run ran out of memory");
+    fail(ErrorKind::EngineOutOfMemory, "the run ran out of memory");
   } catch (const std::exception& e) {
-    fail("engine.internal", std::string("internal error: ") + e.what());
+    fail(ErrorKind::EngineInternal, std::string("internal error: ") + e.what());
   }
   if (options_.finishing && !result_.error) {
     try {
@@ -103,7 +103,7 @@ bool RunCore::stop_early(StoppedReason reason) {
 
 void RunCore::fail_without_answer(StoppedReason limit) {
   events_.emit({events::EarlyStop{limit}});
-  fail("output.missing",
+  fail(ErrorKind::OutputMissing,
        "the run reached " + std::string(name_of(limit)) + " before an answer that matches the output schema");
   result_.stopped_reason = limit;
 }
@@ -136,11 +136,11 @@ std::string RunCore::next_call_id(const parse::AgentAction& action) {
   return action.tool_call_id.empty() ? "call_" + std::to_string(tool_calls_made_) : action.tool_call_id;
 }
 
-void RunCore::refuse_call(const parse::AgentAction& action, std::string why, const char* kind,
+void RunCore::refuse_call(const parse::AgentAction& action, std::string why, ErrorKind kind,
                           Observation& observation) {
   observation.text = why;
   observation.output = std::move(why);
-  events_.emit({events::ToolEnd{action.tool, next_call_id(action), observation.output, kind}});
+  events_.emit({events::ToolEnd{action.tool, next_call_id(action), observation.output, std::string(name_of(kind))}});
 }
 
 RunCore::ToolOutcome RunCore::run_tool(parse::AgentAction& action, Observation& observation) {
@@ -152,12 +152,12 @@ RunCore::ToolOutcome RunCore::run_tool(parse::AgentAction& action, Observation& 
     for (const auto& t : tools_) names.push_back(t.tool->name());
     // LangChain's InvalidTool observation, so the model can correct itself.
     refuse_call(action, action.tool + " is not a valid tool, try one of [" + join(names, ", ") + "].",
-                "tool.unknown", observation);
+                ErrorKind::ToolUnknown, observation);
     return ToolOutcome::Continue;
   }
   // Arguments that do not fit the tool's parameters go back to the model; the tool is not run.
   if (std::string refused = tools::prepare_arguments(*entry->tool, action.tool_input); !refused.empty()) {
-    refuse_call(action, std::move(refused), "tool.invalid_arguments", observation);
+    refuse_call(action, std::move(refused), ErrorKind::ToolInvalidArguments, observation);
     return ToolOutcome::Continue;
   }
   std::string call_id = next_call_id(action);
@@ -167,7 +167,7 @@ RunCore::ToolOutcome RunCore::run_tool(parse::AgentAction& action, Observation& 
   auto& instance = instances_[entry->tool.get()];
   if (!instance) instance = entry->tool->instantiate({&events_, options_.cancel, &meter_, options_.trace});
   tools::ToolResult r = instance->invoke(action.tool_input, span_id);
-  events_.emit({events::ToolEnd{action.tool, std::move(call_id), r.output, r.ok() ? "" : r.error_kind,
+  events_.emit({events::ToolEnd{action.tool, std::move(call_id), r.output, r.ok() ? "" : std::string(name_of(*r.error_kind)),
                                 entry->return_direct}});
   // A run stopped while its tool ran ends here, whatever the tool made of it (a script may have caught the error
   // its HTTP request ended with, and answered): not an observation, not a return_direct answer.
@@ -175,7 +175,7 @@ RunCore::ToolOutcome RunCore::run_tool(parse::AgentAction& action, Observation& 
   observation.text = tools::observation_text(r.output);
   observation.output = std::move(r.output);
   if (!r.ok() && entry->fail_run_on_error) {
-    fail(r.error_kind, observation.text);
+    fail(*r.error_kind, observation.text);
     return ToolOutcome::Failed;
   }
   return entry->return_direct && r.ok() ? ToolOutcome::ReturnDirect : ToolOutcome::Continue;
@@ -195,7 +195,7 @@ void RunCore::finish(Value output, const std::string& log) {
   result_.stopped_reason = StoppedReason::Finish;
 }
 
-void RunCore::fail(const std::string& kind, const std::string& message) { fail(RunError{kind, message, {}, {}}); }
+void RunCore::fail(ErrorKind kind, const std::string& message) { fail(RunError{kind, message, {}, {}}); }
 
 void RunCore::fail(RunError error) {
   result_.stopped_reason = stopped_reason_of(error.kind);

@@ -118,14 +118,14 @@ class RunCore {
   ToolOutcome run_tool(parse::AgentAction& action, Observation& observation);
   // A call that is answered without running a tool (an unknown tool, arguments that do not fit, a final answer
   // that does not match): `why` is the observation, `kind` the tool_end's error.
-  void refuse_call(const parse::AgentAction& action, std::string why, const char* kind, Observation& observation);
+  void refuse_call(const parse::AgentAction& action, std::string why, ErrorKind kind, Observation& observation);
   // Ends the run with a return_direct tool's observation as the answer.
   void return_direct(const Observation& observation);
 
   void record_step(parse::AgentAction action, Value observation);
   void emit_action(const parse::AgentAction& action);
   void finish(Value output, const std::string& log);
-  void fail(const std::string& kind, const std::string& message);
+  void fail(ErrorKind kind, const std::string& message);
   void fail(RunError error);
 
   EventSink& events() { return events_; }

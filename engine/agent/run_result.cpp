@@ -40,7 +40,7 @@ Value RunError::to_json() const {
   return j;
 }
 
-events::ErrorInfo RunError::info() const { return {kind, message, at.known() ? at.str() : std::string()}; }
+events::ErrorInfo RunError::info() const { return {std::string(name_of(kind)), message, at.known() ? at.str() : std::string()}; }
 
 Value RunResult::to_json() const {
   Value agent_steps = Value::array();

@@ -23,7 +23,7 @@ struct AgentStep {
 // Why a run failed: the Error's kind and message, and where it points (a template's line in the workflow file),
 // kept so the console can show the line with a caret, as it shows a build error.
 struct RunError {
-  std::string kind;
+  ErrorKind kind;
   std::string message;
   SourceLoc at;
   std::string source_line;

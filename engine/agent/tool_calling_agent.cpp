@@ -67,7 +67,7 @@ class ToolCallingRun {
           if (wrong.empty()) return core_.finish(std::move(action.tool_input), action.log);
           core_.emit_action(action);
           Observation refused;
-          core_.refuse_call(action, cfg_.output->tool_name + " was not accepted: " + wrong, "output.invalid", refused);
+          core_.refuse_call(action, cfg_.output->tool_name + " was not accepted: " + wrong, ErrorKind::OutputInvalid, refused);
           req.messages.push_back({"tool", std::move(refused.text), {}, call.id});
           core_.record_step(std::move(action), std::move(refused.output));
           continue;

@@ -21,7 +21,7 @@ size_t number(const std::string& text, const std::string& what) {
   } catch (const std::exception&) {
     used = 0;
   }
-  if (used != text.size() || text.empty() || text[0] == '-') throw Error("usage", what);
+  if (used != text.size() || text.empty() || text[0] == '-') throw Error(ErrorKind::Usage, what);
   return static_cast<size_t>(n);
 }
 
@@ -30,10 +30,10 @@ size_t number(const std::string& text, const std::string& what) {
 Shard parse_shard(const std::string& text) {
   std::string what = "--shard takes K/N, the shard K (from 0) of N, got '" + text + "'";
   size_t slash = text.find('/');
-  if (slash == std::string::npos) throw Error("usage", what);
+  if (slash == std::string::npos) throw Error(ErrorKind::Usage, what);
   Shard s{number(text.substr(0, slash), what), number(text.substr(slash + 1), what)};
   if (s.count == 0 || s.index >= s.count || s.count > limits::kShards)
-    throw Error("usage", "--shard " + text + ": K must be from 0 to N-1, and N from 1 to " + std::to_string(limits::kShards));
+    throw Error(ErrorKind::Usage, "--shard " + text + ": K must be from 0 to N-1, and N from 1 to " + std::to_string(limits::kShards));
   return s;
 }
 
@@ -50,22 +50,22 @@ Shard shard_from_environment(size_t count, const std::function<const char*(const
     std::string what = "SLURM_ARRAY_TASK_ID and SLURM_ARRAY_TASK_MIN must be numbers";
     size_t id = number(v, what);
     size_t min = set("SLURM_ARRAY_TASK_MIN") ? number(set("SLURM_ARRAY_TASK_MIN"), what) : 0;
-    if (id < min) throw Error("usage", what + ", with the task's id at least the array's first");
+    if (id < min) throw Error(ErrorKind::Usage, what + ", with the task's id at least the array's first");
     k = id - min;
     source = "SLURM_ARRAY_TASK_ID";
     if (count == 0 && set("SLURM_ARRAY_TASK_COUNT"))
       count = number(set("SLURM_ARRAY_TASK_COUNT"), "SLURM_ARRAY_TASK_COUNT must be a number");
   }
   if (!k) {
-    if (count > 1) throw Error("usage", "--shards " + std::to_string(count) + " needs the shard's number: give --shard K/N, or run under a Kubernetes Indexed Job (JOB_COMPLETION_INDEX) or a Slurm array (SLURM_ARRAY_TASK_ID)");
+    if (count > 1) throw Error(ErrorKind::Usage, "--shards " + std::to_string(count) + " needs the shard's number: give --shard K/N, or run under a Kubernetes Indexed Job (JOB_COMPLETION_INDEX) or a Slurm array (SLURM_ARRAY_TASK_ID)");
     return Shard{};
   }
   if (count == 0)
-    throw Error("usage", source + " says which shard this is, but not how many there are: give --shards N");
+    throw Error(ErrorKind::Usage, source + " says which shard this is, but not how many there are: give --shards N");
   if (count > limits::kShards)
-    throw Error("usage", std::to_string(count) + " shards are more than the " + std::to_string(limits::kShards) + " a batch may have");
+    throw Error(ErrorKind::Usage, std::to_string(count) + " shards are more than the " + std::to_string(limits::kShards) + " a batch may have");
   if (*k >= count)
-    throw Error("usage", source + " is " + std::to_string(*k) + ", past the last of " + std::to_string(count) + " shards");
+    throw Error(ErrorKind::Usage, source + " is " + std::to_string(*k) + ", past the last of " + std::to_string(count) + " shards");
   return Shard{*k, count};
 }
 
@@ -96,9 +96,9 @@ namespace {
 std::unique_ptr<DataReader> open_data(const BatchOptions& o) {
   std::error_code ec;
   if (std::filesystem::equivalent(o.data, o.out, ec))
-    throw Error("usage", "--out " + o.out.string() + " is the batch's data; give the results a file of their own");
+    throw Error(ErrorKind::Usage, "--out " + o.out.string() + " is the batch's data; give the results a file of their own");
   if (o.concurrency == 0 || o.concurrency > limits::kBatchConcurrency)
-    throw Error("usage", "--concurrency must be from 1 to " + std::to_string(limits::kBatchConcurrency) + ", got " +
+    throw Error(ErrorKind::Usage, "--concurrency must be from 1 to " + std::to_string(limits::kBatchConcurrency) + ", got " +
                              std::to_string(o.concurrency));
   return std::make_unique<DataReader>(o.data);
 }
@@ -177,7 +177,7 @@ void Batch::run_row(DataRow& row, Value& inputs, Value& rest, EventSink& events,
   Value line{{"index", row.index}, {"line", row.line}, {"status", "ok"}, {"inputs", inputs}, {"data", std::move(rest)}};
   agent::RunResult result;
   if (!row.error.empty()) {
-    result.error = agent::RunError{"data.bad_row", row.error, {}, {}};
+    result.error = agent::RunError{ErrorKind::DataBadRow, row.error, {}, {}};
     result.stopped_reason = StoppedReason::Error;
   } else {
     try {
@@ -255,7 +255,7 @@ BatchSummary Batch::run(EventSink& events, const Cancel& stop_launching, const C
         // already in flight finish theirs before the batch reports it.
         release_row();
         fail(std::make_exception_ptr(
-            Error("engine.out_of_memory", "no memory for run " + std::to_string(started + 1) + " of the " +
+            Error(ErrorKind::EngineOutOfMemory, "no memory for run " + std::to_string(started + 1) + " of the " +
                                               std::to_string(options_.concurrency) +
                                               " at once (a fiber's stack); give a lower --concurrency")));
         break;

@@ -96,15 +96,15 @@ DataReader::DataReader(const std::filesystem::path& path)
   std::string text, error;
   int line = 0;
   if (!next_record(text, line, error))
-    throw Error("data.bad_header", path_.string() + ": a CSV file needs a header row naming its columns; the file is empty");
-  if (!error.empty()) throw Error("data.bad_header", where(path_, line) + "the header row is not valid CSV: " + error);
+    throw Error(ErrorKind::DataBadHeader, path_.string() + ": a CSV file needs a header row naming its columns; the file is empty");
+  if (!error.empty()) throw Error(ErrorKind::DataBadHeader, where(path_, line) + "the header row is not valid CSV: " + error);
   std::vector<std::string>& fields = record_.fields();
   std::unordered_set<std::string_view> seen;
   seen.reserve(fields.size());
   for (auto& f : fields) {
-    if (f.empty()) throw Error("data.bad_header", where(path_, line) + "the header row has an empty column name");
+    if (f.empty()) throw Error(ErrorKind::DataBadHeader, where(path_, line) + "the header row has an empty column name");
     if (!seen.insert(f).second)
-      throw Error("data.bad_header", where(path_, line) + "the header row names the column " + quote_excerpt(f, 60) + " twice");
+      throw Error(ErrorKind::DataBadHeader, where(path_, line) + "the header row names the column " + quote_excerpt(f, 60) + " twice");
   }
   header_ = std::move(fields);
 }
@@ -195,10 +195,10 @@ ColumnMap::ColumnMap(const std::vector<std::string>& pairs, const std::vector<wo
   for (const auto& pair : pairs) {
     size_t eq = pair.find('=');
     if (eq == std::string::npos || eq == 0 || eq + 1 == pair.size())
-      throw Error("usage", "--map takes INPUT=COLUMN, got " + quote_excerpt(pair, 60));
+      throw Error(ErrorKind::Usage, "--map takes INPUT=COLUMN, got " + quote_excerpt(pair, 60));
     std::string input = pair.substr(0, eq);
     if (std::find(names.begin(), names.end(), input) == names.end())
-      throw Error("usage", "--map " + pair + ": the workflow has no input '" + input + "'" +
+      throw Error(ErrorKind::Usage, "--map " + pair + ": the workflow has no input '" + input + "'" +
                                did_you_mean(input, names) + " (inputs: " + join(names, ", ") + ")");
     mapped.emplace_back(input, pair.substr(eq + 1));
   }
@@ -226,7 +226,7 @@ void ColumnMap::split(const Value& columns, Value& inputs, Value& rest) const {
 void ColumnMap::check_header(const std::vector<std::string>& header) const {
   for (const auto& s : sources_)
     if (s.needed && std::find(header.begin(), header.end(), s.column) == header.end())
-      throw Error("usage", "the data has no column '" + s.column + "' for the input '" + s.input + "'" +
+      throw Error(ErrorKind::Usage, "the data has no column '" + s.column + "' for the input '" + s.input + "'" +
                                did_you_mean(s.column, header) + " (columns: " + listed(header) +
                                "); name its column with --map " + s.input + "=COLUMN");
 }

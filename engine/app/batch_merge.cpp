@@ -38,14 +38,14 @@ MergeReport merge_results(const std::vector<std::filesystem::path>& inputs, cons
   std::error_code ec;
   for (const auto& in : inputs)
     if (std::filesystem::equivalent(in, out, ec))
-      throw Error("usage", "--out " + out.string() + " is one of the files to merge; give a new file");
+      throw Error(ErrorKind::Usage, "--out " + out.string() + " is one of the files to merge; give a new file");
   MergeReport report;
   std::vector<Found> found;
   std::vector<FileDescriptor> files;
   for (size_t f = 0; f < inputs.size(); ++f) {
     auto locked = open_locked(inputs[f], O_RDONLY, LockMode::Shared);
     if (!locked)
-      throw Error("batch.busy", "an engine batch (or eval) is still writing '" + inputs[f].string() +
+      throw Error(ErrorKind::BatchBusy, "an engine batch (or eval) is still writing '" + inputs[f].string() +
                                     "'; merge it once it has ended");
     files.push_back(std::move(*locked));
     check_results_start(inputs[f], "merge only the results files of engine batch");
@@ -61,7 +61,7 @@ MergeReport merge_results(const std::vector<std::filesystem::path>& inputs, cons
           report.torn.push_back(where);
           continue;
         }
-        throw Error("batch.bad_results", where + ": not a batch's result line");
+        throw Error(ErrorKind::BatchBadResults, where + ": not a batch's result line");
       }
       found.push_back({*index, f, lines.start_offset(), text.size(), v["status"] == "ok"});
     }
@@ -91,7 +91,7 @@ MergeReport merge_results(const std::vector<std::filesystem::path>& inputs, cons
     next = f.index + 1;
     line.resize(f.length);
     if (::pread(files[f.file].get(), line.data(), f.length, static_cast<off_t>(f.offset)) != static_cast<ssize_t>(f.length))
-      throw Error("io.read_failed", "cannot read back '" + inputs[f.file].string() + "'");
+      throw Error(ErrorKind::IoReadFailed, "cannot read back '" + inputs[f.file].string() + "'");
     line += '\n';
     merged.write(line);
     ++report.lines;

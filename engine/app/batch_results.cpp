@@ -28,7 +28,7 @@ FileDescriptor open_for_append(const std::filesystem::path& path) {
   // batch would lose the lines appended meanwhile.
   auto fd = open_locked(path, O_RDWR | O_APPEND | O_CREAT, LockMode::Exclusive);
   if (!fd)
-    throw Error("batch.busy", "another engine process (a batch, eval or merge) is using '" + path.string() +
+    throw Error(ErrorKind::BatchBusy, "another engine process (a batch, eval or merge) is using '" + path.string() +
                                   "'; wait for it to end, or give --out another file");
   return std::move(*fd);
 }
@@ -49,7 +49,7 @@ void check_results_start(const std::filesystem::path& path, const std::string& f
   std::string_view head = reader.next();
   size_t first = head.find_first_not_of(" \t\r\n");
   if (first == std::string_view::npos || head[first] == '{') return;  // empty, or begins as results do
-  throw Error("batch.bad_results", path.string() + " is not a batch's results file (it begins with " +
+  throw Error(ErrorKind::BatchBadResults, path.string() + " is not a batch's results file (it begins with " +
                                        quote_excerpt(std::string(head.substr(first, 16)), 16) + ", not a JSON line); " +
                                        fix);
 }
@@ -77,7 +77,7 @@ void ResultsFile::rewrite_as(std::vector<LineSpan> spans) {
     for (const auto& s : spans) {
       line.resize(s.length);
       ssize_t n = ::pread(fd_.get(), line.data(), s.length, static_cast<off_t>(s.offset));
-      if (n != static_cast<ssize_t>(s.length)) throw file_error("cannot read back", path_, "io.read_failed");
+      if (n != static_cast<ssize_t>(s.length)) throw file_error("cannot read back", path_, ErrorKind::IoReadFailed);
       line += '\n';
       out.write(line);
     }
@@ -112,7 +112,7 @@ void ResultsFile::load(bool retry_failed) {
         resumed_.cut_torn = true;
         break;
       }
-      throw Error("batch.bad_results", path_.string() + ":" + std::to_string(lines.line_number()) +
+      throw Error(ErrorKind::BatchBadResults, path_.string() + ":" + std::to_string(lines.line_number()) +
                                            ": not a batch's result line" +
                                            (lines.too_long() ? " (longer than " +
                                                                    std::to_string(limits::kResultLineBytes >> 20) + " MiB)"
@@ -141,7 +141,7 @@ void ResultsFile::load(bool retry_failed) {
     if (::ftruncate(fd_.get(), static_cast<off_t>(end_)) != 0) throw file_error("cannot cut the torn line of", path_);
   } else {
     struct stat st {};
-    if (::fstat(fd_.get(), &st) != 0) throw file_error("cannot read", path_, "io.read_failed");
+    if (::fstat(fd_.get(), &st) != 0) throw file_error("cannot read", path_, ErrorKind::IoReadFailed);
     end_ = static_cast<uint64_t>(st.st_size);  // past any empty lines at the end
   }
 }
@@ -150,7 +150,7 @@ bool ResultsFile::done(size_t index, const std::string& inputs_json) const {
   auto it = done_.find(index);
   if (it == done_.end()) return false;
   if (it->second && *it->second != inputs_hash(inputs_json))
-    throw Error("batch.other_data", path_.string() + " has a result for row " + std::to_string(index) +
+    throw Error(ErrorKind::BatchOtherData, path_.string() + " has a result for row " + std::to_string(index) +
                                         " run with other inputs than the data's: it was made from other data. "
                                         "Give --out a new file to start again");
   return true;
@@ -159,7 +159,7 @@ bool ResultsFile::done(size_t index, const std::string& inputs_json) const {
 void ResultsFile::append(const Value& line) {
   auto index = line.find("index");
   if (index == line.end() || !index->is_number_integer() || index->get<int64_t>() < 0)
-    throw Error("batch.bad_results", "a result line needs its row's index");
+    throw Error(ErrorKind::BatchBadResults, "a result line needs its row's index");
   std::string text = to_json_text(line);
   if (text.size() >= limits::kResultLineBytes) {
     // No reader would take it back (resume, eval, merge): the row fails, saying why, and stays resumable.

@@ -37,7 +37,7 @@ IndexReport index_folder(const std::filesystem::path& folder, const std::filesys
   std::error_code ec;
   auto root = std::filesystem::canonical(folder, ec);
   if (ec || !std::filesystem::is_directory(root))
-    throw Error("io.read_failed", "'" + folder.string() + "' is not a folder");
+    throw Error(ErrorKind::IoReadFailed, "'" + folder.string() + "' is not a folder");
   return index_into(root, folder.string(), file.empty() ? tools::default_index_file(std::filesystem::current_path(), root) : file);
 }
 
@@ -48,7 +48,7 @@ std::vector<IndexReport> index_workflow(const std::string& workflow) {
     if (t.builtin.value == "search_docs" && !t.allow.files.empty())
       reports.push_back(index_into(t.allow.files.front().root_dir, t.allow.files.front().root.value,
                                    assemble::search_docs_index_file(t, s)));
-  if (reports.empty()) throw Error("usage", "'" + workflow + "' has no search_docs tool to index for");
+  if (reports.empty()) throw Error(ErrorKind::Usage, "'" + workflow + "' has no search_docs tool to index for");
   return reports;
 }
 

@@ -69,12 +69,12 @@ EvaluationReport Evaluation::run(const EvaluationOptions& o, const Cancel& cance
   // Opened for reading either way: the lock needs no write access, and the scored file replaces them by rename.
   auto held = open_locked(o.results, O_RDONLY, in_place ? LockMode::Exclusive : LockMode::Shared);
   if (!held)
-    throw Error("batch.busy", "an engine batch is still writing '" + o.results.string() +
+    throw Error(ErrorKind::BatchBusy, "an engine batch is still writing '" + o.results.string() +
                                   "'; score its results once it has ended");
   std::optional<FileDescriptor> out_held;
   if (!in_place && std::filesystem::exists(out, ec)) {
     out_held = open_locked(out, O_RDONLY, LockMode::Exclusive);
-    if (!out_held) throw Error("batch.busy", "another engine process is writing '" + out.string() + "'; give --out another file");
+    if (!out_held) throw Error(ErrorKind::BatchBusy, "another engine process is writing '" + out.string() + "'; give --out another file");
   }
   check_results_start(o.results, "give --results the file engine batch wrote");
   FileReplacement scored(out);
@@ -130,7 +130,7 @@ EvaluationReport Evaluation::run(const EvaluationOptions& o, const Cancel& cance
     if (text.empty()) continue;
     Value v = lines.too_long() ? Value(Value::value_t::discarded) : parse_json(text);
     if (!result_index(v))
-      throw Error("batch.bad_results", o.results.string() + ":" + std::to_string(lines.line_number()) +
+      throw Error(ErrorKind::BatchBadResults, o.results.string() + ":" + std::to_string(lines.line_number()) +
                                            ": not a batch's result line" +
                                            (lines.complete() ? "" : " (cut short: run the batch again to finish it)"));
     chunk.push_back(std::move(v));

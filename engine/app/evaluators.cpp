@@ -339,7 +339,7 @@ Score Evaluator::score(const Value& line, const Cancel* cancel) const {
   try {
     return score_ok(line, cancel);
   } catch (const Error& e) {
-    if (e.kind() == "run.cancelled" || e.kind() == "run.timeout") throw;
+    if (e.kind() == ErrorKind::RunCancelled || e.kind() == ErrorKind::RunTimeout) throw;
     return Score{0, false, e.message()};
   }
 }

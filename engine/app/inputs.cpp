@@ -27,7 +27,7 @@ Value given_inputs(const workflow::Executor& executor, const GivenInputs& o) {
     JsonError why{false, "not an object"};
     Value v = parse_json_file(o.file, limits::kFileBytes, Pipes::Allowed, &why);
     if (v.is_discarded() || !v.is_object())
-      throw Error("input.bad_file", "--inputs " + o.file + ": expected a JSON object of inputs (" + why.message + ")");
+      throw Error(ErrorKind::InputBadFile, "--inputs " + o.file + ": expected a JSON object of inputs (" + why.message + ")");
     given = std::move(v);
   }
   std::vector<std::string> names;
@@ -35,7 +35,7 @@ Value given_inputs(const workflow::Executor& executor, const GivenInputs& o) {
   std::vector<std::string> flagged;  // the inputs --input has given, each once
   auto give = [&](const std::string& name, std::string value, const std::string& pair) {
     if (std::find(flagged.begin(), flagged.end(), name) != flagged.end())
-      throw Error("input.duplicate", "--input " + quote_excerpt(pair, 40) + " gives the input '" + name +
+      throw Error(ErrorKind::InputDuplicate, "--input " + quote_excerpt(pair, 40) + " gives the input '" + name +
                                          "' a second time; give each input once");
     flagged.push_back(name);
     given[name] = std::move(value);
@@ -56,7 +56,7 @@ Value given_inputs(const workflow::Executor& executor, const GivenInputs& o) {
       if (names.size() == 1)
         as_text = "; to give the whole text to '" + names[0] + "', write --input '" + names[0] + "=" +
                   (pair.size() <= 60 ? pair : key + "=...") + "'";
-      throw Error("input.unknown",
+      throw Error(ErrorKind::InputUnknown,
                   "--input " + quote_excerpt(pair, 40) + ": the workflow has no input '" + key + "'" + hint + as_text);
     }
     // A bare value goes to the one input that has no default, or to the only input.
@@ -65,7 +65,7 @@ Value given_inputs(const workflow::Executor& executor, const GivenInputs& o) {
       if (!i.default_value) candidates.push_back(i.name);
     if (candidates.size() != 1 && names.size() == 1) candidates = names;
     if (candidates.size() != 1)
-      throw Error("input.ambiguous", "--input " + quote_excerpt(pair, 40) +
+      throw Error(ErrorKind::InputAmbiguous, "--input " + quote_excerpt(pair, 40) +
                                          " has no key, and the workflow has " + std::to_string(names.size()) +
                                          " inputs; write --input NAME=VALUE (inputs: " + join(names, ", ") + ")");
     give(candidates[0], pair, pair);
@@ -81,7 +81,7 @@ void require_chat_input(const workflow::Executor& executor) {
   if (!executor.chat_input().empty()) return;
   std::vector<std::string> names;
   for (const auto& i : executor.inputs()) names.push_back(i.name);
-  throw Error("usage", "a chat needs to know which input holds the human's message, and this workflow has " +
+  throw Error(ErrorKind::Usage, "a chat needs to know which input holds the human's message, and this workflow has " +
                            (names.empty() ? std::string("no inputs") : "the inputs " + join(names, ", ")) +
                            ": declare an input named 'input', or set agent.memory.input_key");
 }

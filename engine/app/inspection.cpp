@@ -19,7 +19,7 @@ std::string render_template_file(const std::string& path, const std::string& var
     JsonError why{false, "not an object"};
     vars = parse_json(text, &why);
     if (vars.is_discarded() || !vars.is_object())
-      throw Error("input.bad_file", "--vars " + vars_file + ": expected a JSON object (" + why.message + ")");
+      throw Error(ErrorKind::InputBadFile, "--vars " + vars_file + ": expected a JSON object (" + why.message + ")");
   }
   tmpl::TemplateOptions options;
   options.strict_undefined = !lenient;
@@ -46,12 +46,12 @@ tools::ToolResult call_tool(const workflow::Executor& executor, const std::strin
                             const std::string& name, const std::string& input, EventSink& logs) {
   const tools::Tool* tool = executor.tools().find(name);
   if (!tool)
-    throw Error("input.unknown_tool", "no tool named '" + name + "' in " + workflow_file +
+    throw Error(ErrorKind::InputUnknownTool, "no tool named '" + name + "' in " + workflow_file +
                                           did_you_mean(name, executor.tools().names()) + " (tools: " +
                                           join(executor.tools().names(), ", ") + ")");
   Value arguments(input);
   std::string refused = tools::prepare_arguments(*tool, arguments);
-  if (!refused.empty()) return tools::ToolResult::failure("tool.invalid_arguments", refused);
+  if (!refused.empty()) return tools::ToolResult::failure(ErrorKind::ToolInvalidArguments, refused);
   return tool->instantiate({&logs})->invoke(arguments);
 }
 

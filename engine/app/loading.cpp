@@ -15,7 +15,7 @@ void override_llm(spec::WorkflowSpec& spec, const std::string& llm) {
   std::string provider = llm.substr(0, colon);
   if (colon == std::string::npos || colon + 1 == llm.size() ||
       std::find(providers.begin(), providers.end(), provider) == providers.end())
-    throw Error("usage", "--llm takes PROVIDER:MODEL with PROVIDER one of " + join(providers, ", ") +
+    throw Error(ErrorKind::Usage, "--llm takes PROVIDER:MODEL with PROVIDER one of " + join(providers, ", ") +
                              did_you_mean(provider, providers) + ", got '" + llm + "'");
   auto override = [&](spec::LlmSpec& l) {
     // Another provider's key variable would send that provider's key to this one: the preset's own is read instead.
@@ -46,7 +46,7 @@ std::string documentation_folder() { return spec::shipped_docs_folder().string()
 
 std::string model_override(const std::string& llm, const std::string& replay_file) {
   if (replay_file.empty()) return llm;
-  if (!llm.empty()) throw Error("usage", "--replay FILE and --llm both choose the model; give one of them");
+  if (!llm.empty()) throw Error(ErrorKind::Usage, "--replay FILE and --llm both choose the model; give one of them");
   return "replay:" + replay_file;
 }
 

@@ -93,23 +93,23 @@ const std::vector<std::string>& project_kinds() {
 NewProject init_project(const fs::path& folder, const std::string& kind) {
   const auto& kinds = project_kinds();
   if (std::find(kinds.begin(), kinds.end(), kind) == kinds.end())
-    throw Error("usage", "unknown kind '" + kind + "'; engine init makes " + join(kinds, ", "));
+    throw Error(ErrorKind::Usage, "unknown kind '" + kind + "'; engine init makes " + join(kinds, ", "));
   std::vector<PlannedFile> files = planned_files(kind, project_name(folder));
   std::vector<std::string> taken;
   std::error_code ec;
   for (const PlannedFile& f : files)
     if (fs::exists(fs::symlink_status(folder / f.path, ec))) taken.push_back((folder / f.path).string());
   if (!taken.empty())
-    throw Error("io.exists", (taken.size() == 1 ? "'" + taken[0] + "' exists" : "these files exist: " + join(taken, ", ")) +
+    throw Error(ErrorKind::IoExists, (taken.size() == 1 ? "'" + taken[0] + "' exists" : "these files exist: " + join(taken, ", ")) +
                                  "; engine init never overwrites a file: give a new or empty folder");
   NewProject made{folder, {}};
   for (const PlannedFile& f : files) {
     fs::path path = folder / f.path;
     fs::create_directories(path.parent_path().empty() ? fs::path(".") : path.parent_path(), ec);
-    if (ec) throw Error("io.write_failed", "cannot make the folder '" + path.parent_path().string() + "': " + ec.message());
+    if (ec) throw Error(ErrorKind::IoWriteFailed, "cannot make the folder '" + path.parent_path().string() + "': " + ec.message());
     // O_EXCL: a file made since the check above is still never overwritten, nor is a link followed.
     FileDescriptor fd(::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644));
-    if (!fd.valid()) throw file_error("cannot write", path, errno == EEXIST ? "io.exists" : "io.write_failed");
+    if (!fd.valid()) throw file_error("cannot write", path, errno == EEXIST ? ErrorKind::IoExists : ErrorKind::IoWriteFailed);
     if (!write_fully(fd.get(), f.text)) throw file_error("cannot write", path);
     made.files.push_back(f.path);
   }

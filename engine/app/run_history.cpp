@@ -20,7 +20,7 @@ namespace {
 // "30m", "2h", "7d" before `now`, or a day "2026-11-27" (from its midnight, UTC), in Unix milliseconds.
 int64_t since_ms(const std::string& since, std::chrono::system_clock::time_point now) {
   auto refuse = [&] {
-    return Error("usage", "--since '" + printable_excerpt(since, 40) +
+    return Error(ErrorKind::Usage, "--since '" + printable_excerpt(since, 40) +
                               "' is neither an age (30m, 2h, 7d) nor a day (2026-11-27)");
   };
   int64_t now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count();
@@ -42,7 +42,7 @@ int64_t since_ms(const std::string& since, std::chrono::system_clock::time_point
 std::vector<store::RunRecord> list_runs(store::RunStore& store, const RunQuery& q,
                                         std::chrono::system_clock::time_point now) {
   if (!q.status.empty() && q.status != "ok" && q.status != "failed")
-    throw Error("usage", "--status is ok or failed, not '" + printable_excerpt(q.status, 40) + "'");
+    throw Error(ErrorKind::Usage, "--status is ok or failed, not '" + printable_excerpt(q.status, 40) + "'");
   store::RunFilter filter;
   filter.workflow = q.workflow;
   filter.status = q.status;
@@ -54,7 +54,7 @@ std::vector<store::RunRecord> list_runs(store::RunStore& store, const RunQuery& 
 store::RunRecord find_run(store::RunStore& store, const std::string& id) {
   std::optional<store::RunRecord> run = store.find(id);
   if (!run)
-    throw Error("store.no_such_run", "no run in " + store.file().string() + " has the id '" +
+    throw Error(ErrorKind::StoreNoSuchRun, "no run in " + store.file().string() + " has the id '" +
                                          printable_excerpt(id, 40) + "' (engine runs list shows them)");
   return std::move(*run);
 }

@@ -25,9 +25,9 @@ std::unique_ptr<store::RunStore> recording_store(const std::filesystem::path& fi
 
 std::unique_ptr<store::RunStore> open_store(const StoreOptions& o) {
   std::optional<std::filesystem::path> file = store_file(o);
-  if (!file) throw Error("usage", "the run store is off (ENGINE_STORE=off, or no HOME): name one with --store FILE");
+  if (!file) throw Error(ErrorKind::Usage, "the run store is off (ENGINE_STORE=off, or no HOME): name one with --store FILE");
   if (!std::filesystem::exists(*file))
-    throw Error("store.no_store", "no runs are recorded in " + file->string() + " yet (the file does not exist)");
+    throw Error(ErrorKind::StoreNoStore, "no runs are recorded in " + file->string() + " yet (the file does not exist)");
   return recording_store(*file);
 }
 

@@ -48,7 +48,7 @@ Session Session::open(const std::filesystem::path& file, std::string output_key,
   // A session is kept in a file of its own: a FIFO would block the chat at its open, a device would swallow turns.
   struct stat named {};
   if (::lstat(file.c_str(), &named) == 0 && !S_ISREG(named.st_mode) && !S_ISLNK(named.st_mode))
-    throw Error("io.write_failed", "the session file '" + file.string() +
+    throw Error(ErrorKind::IoWriteFailed, "the session file '" + file.string() +
                                        "' is not a regular file (a pipe, a device or a folder); give a file's name");
   // Held alone while the session goes on: two chats appending to one file would each lose the other's turns. Never
   // through a symlink (one planted at a new session's name would have the turns written elsewhere). Non-blocking to
@@ -57,13 +57,13 @@ Session Session::open(const std::filesystem::path& file, std::string output_key,
   if (held) {
     struct stat opened {};
     if (::fstat(held->get(), &opened) != 0 || !S_ISREG(opened.st_mode))
-      throw Error("io.write_failed", "the session file '" + file.string() + "' is not a regular file; give a file's name");
+      throw Error(ErrorKind::IoWriteFailed, "the session file '" + file.string() + "' is not a regular file; give a file's name");
   }
   if (!held)
-    throw Error("session.busy", "another engine process is using the session file '" + file.string() +
+    throw Error(ErrorKind::SessionBusy, "another engine process is using the session file '" + file.string() +
                                     "'; end it first, or give another file");
   std::string text = read_file(file, limits::kSessionBytes);
-  auto fail = [&](const char* kind, int line, int col, const std::string& message) {
+  auto fail = [&](ErrorKind kind, int line, int col, const std::string& message) {
     throw Error(kind, message, SourceLoc{file.string(), line, col});
   };
   int line_no = 0;
@@ -71,7 +71,7 @@ Session Session::open(const std::filesystem::path& file, std::string output_key,
     ++line_no;
     size_t end = text.find('\n', start);
     if (end == std::string::npos)
-      fail("session.torn", line_no, 1,
+      fail(ErrorKind::SessionTorn, line_no, 1,
            "the session's last line is cut short (was the process stopped while writing it?); the " +
                std::to_string(s.turns_) + " lines before it are whole: remove line " + std::to_string(line_no) +
                " to resume from them");
@@ -80,18 +80,18 @@ Session Session::open(const std::filesystem::path& file, std::string output_key,
     if (line.empty()) continue;
     JsonError error;
     Value v = parse_json(line, &error);
-    if (v.is_discarded()) fail("session.invalid", line_no, column_of(error.message), "not a session line: " + error.message);
+    if (v.is_discarded()) fail(ErrorKind::SessionInvalid, line_no, column_of(error.message), "not a session line: " + error.message);
     std::string type = v.is_object() ? v.value("type", "") : "";
     if (type == "reset") {
       s.exchanges_.clear();
       s.outputs_.clear();
     } else if (type == "turn") {
       if (!v.contains("input") || !v["input"].is_string() || !v.contains("output"))
-        fail("session.invalid", line_no, 1, "a turn needs a text 'input' and an 'output'");
+        fail(ErrorKind::SessionInvalid, line_no, 1, "a turn needs a text 'input' and an 'output'");
       s.exchanges_.push_back({v["input"].get<std::string>(), remembered_text(v["output"], s.output_key_)});
       s.outputs_.push_back(std::move(v["output"]));
     } else {
-      fail("session.invalid", line_no, 1, "not a session line: its type must be \"turn\" or \"reset\"");
+      fail(ErrorKind::SessionInvalid, line_no, 1, "not a session line: its type must be \"turn\" or \"reset\"");
     }
     ++s.turns_;
   }
@@ -131,7 +131,7 @@ void Session::save_as(const std::filesystem::path& path) const {
   text = (secrets_ ? secrets_ : SecretSet::with_environment_keys())->mask(text);
   FileDescriptor fd(::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600));
   if (!fd.valid()) {
-    if (errno == EEXIST) throw Error("io.exists", "'" + path.string() + "' exists; give a new file name");
+    if (errno == EEXIST) throw Error(ErrorKind::IoExists, "'" + path.string() + "' exists; give a new file name");
     throw file_error("cannot write", path);
   }
   if (!write_fully(fd.get(), text) || ::fsync(fd.get()) != 0) throw file_error("cannot write", path);

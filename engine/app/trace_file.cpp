@@ -6,14 +6,14 @@ namespace engine::app {
 
 TraceFile::TraceFile(const std::string& path, std::ios::openmode mode, std::shared_ptr<SecretSet> secrets)
     : path_(path), file_(path, mode), mask_(file_.rdbuf(), std::move(secrets)), out_(&mask_), jsonl_(out_) {
-  if (!file_) throw Error("io.write_failed", "cannot write the trace file '" + path + "'");
+  if (!file_) throw Error(ErrorKind::IoWriteFailed, "cannot write the trace file '" + path + "'");
 }
 
 void TraceFile::finish() {
   bool sent = mask_.finish();
   file_.flush();
   if (!sent || !out_ || !file_)
-    throw Error("io.write_failed", "cannot write the trace file '" + path_ + "': some of its events were lost");
+    throw Error(ErrorKind::IoWriteFailed, "cannot write the trace file '" + path_ + "': some of its events were lost");
 }
 
 }  // namespace engine::app

@@ -51,7 +51,7 @@ Validation validate_workflow(const std::string& name, size_t max_errors, bool co
   } catch (const Error& e) {  // what stops the reading (the YAML's syntax, an empty file, a cycle of steps)
     found.note(e);
   } catch (const std::bad_alloc&) {
-    found.note(Error("engine.out_of_memory", "out of memory while building the workflow"));
+    found.note(Error(ErrorKind::EngineOutOfMemory, "out of memory while building the workflow"));
   }
   return finished(std::move(v), found);
 }
@@ -83,7 +83,7 @@ Validation validate_file(const std::string& file, bool connect) {
   } catch (const Error& e) {
     v.errors.push_back(e);
   } catch (const std::bad_alloc&) {
-    v.errors.push_back(Error("engine.out_of_memory", "out of memory while loading the file"));
+    v.errors.push_back(Error(ErrorKind::EngineOutOfMemory, "out of memory while loading the file"));
   }
   return v;
 }

@@ -73,8 +73,9 @@ void check(const spec::TestExpectations& e, const agent::RunResult& r, std::vect
   if (!r.ok() && !e.error && !e.stopped_reason) failures.push_back("the run failed: " + r.error->formatted());
   if (e.error) {
     if (r.ok()) failures.push_back("error: expected an error of kind " + e.error->value + ", and the run ended ok");
-    else if (r.error->kind != e.error->value)
-      failures.push_back("error: expected " + e.error->value + ", got " + r.error->kind + ": " + r.error->message);
+    else if (name_of(r.error->kind) != e.error->value)
+      failures.push_back("error: expected " + e.error->value + ", got " + std::string(name_of(r.error->kind)) + ": " +
+                         r.error->message);
   }
   if (e.stopped_reason && name_of(r.stopped_reason) != e.stopped_reason->value)
     failures.push_back("stopped_reason: expected " + e.stopped_reason->value + ", got " + std::string(name_of(r.stopped_reason)));
@@ -124,7 +125,7 @@ TestOutcome run_one(const spec::WorkflowSpec& workflow, const spec::WorkflowTest
     if (r.stopped_reason == StoppedReason::Cancelled && cancel.stopped()) throw_stopped(cancel);
     check(t.expect, r, out.failures);
   } catch (const Error& e) {
-    if ((e.kind() == "run.cancelled" || e.kind() == "run.timeout") && cancel.stopped()) throw;
+    if ((e.kind() == ErrorKind::RunCancelled || e.kind() == ErrorKind::RunTimeout) && cancel.stopped()) throw;
     out.failures.push_back(e.formatted());
   }
   out.elapsed_ms = engine::elapsed_ms(start);
@@ -177,7 +178,7 @@ spec::TestFileSpec load_test_file(const std::string& name) {
   std::error_code ec;
   if (std::filesystem::exists(beside, ec)) return spec::load_tests(beside);
   if (auto within = spec::load_tests_in_workflow(arg)) return std::move(*within);
-  throw Error("usage", arg + " has no tests: write them in " + beside.string() + ", or under `tests:` in it (docs/testing.md)");
+  throw Error(ErrorKind::Usage, arg + " has no tests: write them in " + beside.string() + ", or under `tests:` in it (docs/testing.md)");
 }
 
 namespace {
@@ -203,12 +204,12 @@ std::vector<std::string> find_tests(const std::filesystem::path& folder) {
   std::vector<std::string> found;
   std::error_code ec;
   fs::recursive_directory_iterator it(folder, fs::directory_options::skip_permission_denied, ec), end;
-  if (ec) throw Error("io.read_failed", "cannot read the folder " + folder.string() + ": " + ec.message());
+  if (ec) throw Error(ErrorKind::IoReadFailed, "cannot read the folder " + folder.string() + ": " + ec.message());
   size_t seen = 0;
   for (; it != end; it.increment(ec)) {
-    if (ec) throw Error("io.read_failed", "cannot read under " + folder.string() + ": " + ec.message());
+    if (ec) throw Error(ErrorKind::IoReadFailed, "cannot read under " + folder.string() + ": " + ec.message());
     if (++seen > kMaxEntries)
-      throw Error("usage", "more than 100,000 files under " + folder.string() + ": name the folders that hold tests");
+      throw Error(ErrorKind::Usage, "more than 100,000 files under " + folder.string() + ": name the folders that hold tests");
     std::string name = it->path().filename().string();
     if (it->is_directory(ec) && !it->is_symlink(ec)) {
       if (name.empty() || name[0] == '.' || name == "node_modules") it.disable_recursion_pending();

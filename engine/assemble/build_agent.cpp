@@ -29,7 +29,7 @@ Value chat_template_tools(const spec::WorkflowSpec& s, const std::vector<agent::
   const spec::LlmSpec& l = s.llm;
   if (!l.chat_template_all_tools && l.chat_template_tools.empty()) return nullptr;
   if (!l.chat_template.given)
-    throw Error("spec.conflict", "llm.chat_template_tools lists tools for a chat template, but llm.chat_template is not given",
+    throw Error(ErrorKind::SpecConflict, "llm.chat_template_tools lists tools for a chat template, but llm.chat_template is not given",
                 l.chat_template_tools_loc, quoted_line(s, l.chat_template_tools_loc));
   std::vector<std::string> names;
   for (const auto& t : tools) names.push_back(t.tool->name());
@@ -45,7 +45,7 @@ Value chat_template_tools(const spec::WorkflowSpec& s, const std::vector<agent::
   for (const auto& wanted : l.chat_template_tools) {
     auto it = std::find_if(tools.begin(), tools.end(), [&](const agent::AgentTool& t) { return t.tool->name() == wanted.value; });
     if (it == tools.end())
-      throw Error("spec.unknown_tool", "unknown tool '" + wanted.value + "' in llm.chat_template_tools: not one of the agent's tools" +
+      throw Error(ErrorKind::SpecUnknownTool, "unknown tool '" + wanted.value + "' in llm.chat_template_tools: not one of the agent's tools" +
                                            did_you_mean(wanted.value, names),
                   wanted.loc, quoted_line(s, wanted.loc));
     add(*it->tool);
@@ -57,7 +57,7 @@ Value chat_template_tools(const spec::WorkflowSpec& s, const std::vector<agent::
 agent::Prompt build_prompt(const spec::WorkflowSpec& s, const std::vector<agent::AgentTool>& tools) {
   const spec::AgentSpec& a = s.agent;
   if (s.llm.chat_template.given && a.messages.empty())
-    throw Error("spec.conflict",
+    throw Error(ErrorKind::SpecConflict,
                 "llm.chat_template renders a list of messages, but " + a.path + ".prompt is a single template; give " +
                     a.path + ".prompt as a list of {role, content} or drop the chat template",
                 s.llm.chat_template.loc, quoted_line(s, s.llm.chat_template.loc));
@@ -127,7 +127,7 @@ agent::RunLimits run_limits(const spec::WorkflowSpec& s) {
   limits.max_cost = a.max_cost;
   if (auto price = model_price(s.llm)) limits.price = llm::Price{price->prompt, price->completion};
   if (a.max_cost && !limits.price)
-    throw Error("spec.missing_key",
+    throw Error(ErrorKind::SpecMissingKey,
                 a.path + ".max_cost needs the price of model '" + s.llm.model + "' in llm.prices" +
                     (s.llm.prices.empty() ? "" : " (priced: " + priced_models(s.llm) + ")"),
                 a.max_cost_loc, quoted_line(s, a.max_cost_loc));
@@ -158,7 +158,7 @@ std::optional<agent::OutputSchema> output_schema(const spec::WorkflowSpec& s, co
   }
   for (const auto& t : tools)
     if (t.tool->name() == out->tool_name)
-      throw Error("spec.conflict", "a tool is named '" + out->tool_name + "', the name of the tool through which an "
+      throw Error(ErrorKind::SpecConflict, "a tool is named '" + out->tool_name + "', the name of the tool through which an "
                   "agent with an output_schema gives its answer; rename the tool", a.output_schema_loc,
                   quoted_line(s, a.output_schema_loc));
   return out;
@@ -186,7 +186,7 @@ std::unique_ptr<agent::Agent> build_react_agent(const spec::WorkflowSpec& s, con
   cfg.on_parse_error = a.on_parse_error.value == "retry" ? agent::ParseErrorPolicy::Retry : agent::ParseErrorPolicy::Fail;
   cfg.memory = build_memory(s, cfg.prompt, prompt_parts(cfg.prompt, cfg.scratchpad ? &*cfg.scratchpad : nullptr, s));
   if (s.llm.endpoint.value == "completions" && !a.messages.empty() && !s.llm.chat_template.given)
-    throw Error("spec.conflict",
+    throw Error(ErrorKind::SpecConflict,
                 "llm.endpoint completions takes a text prompt, and agent.prompt is a list of messages; give "
                 "llm.chat_template to render them, or use endpoint: chat",
                 s.llm.endpoint.loc, quoted_line(s, s.llm.endpoint.loc));
@@ -202,7 +202,7 @@ std::string tool_choice(const spec::WorkflowSpec& s, const std::vector<agent::Ag
   for (const auto& t : tools) allowed.push_back(t.tool->name());
   if (!s.agent.output_schema.is_null()) allowed.push_back("final_answer");
   if (!choice.value.empty() && std::find(allowed.begin(), allowed.end(), choice.value) == allowed.end())
-    throw Error("spec.bad_value",
+    throw Error(ErrorKind::SpecBadValue,
                 "llm.tool_choice '" + choice.value + "' is neither auto, none, required, any nor one of the agent's tools" +
                     did_you_mean(choice.value, allowed),
                 choice.loc, quoted_line(s, choice.loc));
@@ -215,12 +215,12 @@ std::unique_ptr<agent::Agent> build_tool_calling_agent(const spec::WorkflowSpec&
                                                        std::shared_ptr<const llm::LlmClient> llm) {
   const spec::AgentSpec& a = s.agent;
   if (s.llm.chat_template.given)
-    throw Error("spec.conflict",
+    throw Error(ErrorKind::SpecConflict,
                 "a tool_calling agent sends its tools and messages to a chat API; llm.chat_template would turn them "
                 "into text (use a react agent with a chat template)",
                 s.llm.chat_template.loc, quoted_line(s, s.llm.chat_template.loc));
   if (s.llm.endpoint.value == "completions")
-    throw Error("spec.conflict", "a tool_calling agent needs endpoint: chat; the completions endpoint takes no tools",
+    throw Error(ErrorKind::SpecConflict, "a tool_calling agent needs endpoint: chat; the completions endpoint takes no tools",
                 s.llm.endpoint.loc, quoted_line(s, s.llm.endpoint.loc));
   std::vector<agent::AgentTool> tools = agent_tools(s, registry);
   agent::ToolCallingAgentConfig cfg{.prompt = build_prompt(s, tools)};

@@ -28,7 +28,7 @@ tools::Capabilities build_capabilities(const spec::AllowSpec& allow, const spec:
     std::string why;
     auto url = net::parse_url(h.url.value, &why);
     if (!url)
-      throw Error("spec.bad_value", path + ".allow.http[" + std::to_string(i) + "].url: the URL " + why, h.url.loc,
+      throw Error(ErrorKind::SpecBadValue, path + ".allow.http[" + std::to_string(i) + "].url: the URL " + why, h.url.loc,
                   quoted_line(s, h.url.loc));
     grants.http.push_back(tools::HttpGrant{h.url.value, std::move(*url), h.methods, h.headers,
                                            static_cast<size_t>(h.max_bytes)});

@@ -27,7 +27,7 @@ std::vector<llm::ToolCall> fixed_tool_calls(const std::vector<spec::ScriptedTool
   for (size_t i = 0; i < calls.size(); ++i) {
     const auto& c = calls[i];
     if (parse_json(c.arguments.value).is_discarded())
-      throw at_key(Error("spec.bad_value", "the arguments are not JSON: " + quote_excerpt(c.arguments.value, 60)),
+      throw at_key(Error(ErrorKind::SpecBadValue, "the arguments are not JSON: " + quote_excerpt(c.arguments.value, 60)),
                    path + "[" + std::to_string(i) + "].arguments", c.arguments.loc, s);
     out.push_back({"", c.name.value, c.arguments.value});
   }
@@ -43,7 +43,7 @@ void reads_only_groups(const tmpl::Template& t, const parse::Regex& regex, const
     if (!name.empty()) groups.push_back(name);
   for (const auto& name : t.free_names()) {
     if (name == "groups" || name == "prompt" || std::find(groups.begin(), groups.end(), name) != groups.end()) continue;
-    throw Error("spec.undefined_group",
+    throw Error(ErrorKind::SpecUndefinedGroup,
                 what + " uses '" + name + "', which its match regex does not define" + did_you_mean(name, groups) +
                     (groups.empty() ? " (it names no groups: write (?P<" + name + ">...))"
                                     : " (its groups: " + join(groups, ", ") + ")"),

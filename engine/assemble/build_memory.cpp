@@ -29,13 +29,13 @@ void check_placeholders(const spec::WorkflowSpec& s) {
     if (p.value.empty() || contains(known, p.value)) continue;
     if (p.value == "agent_scratchpad") {
       if (steps_as_messages) continue;
-      throw Error("spec.conflict",
+      throw Error(ErrorKind::SpecConflict,
                   "{placeholder: agent_scratchpad} gives a ReAct agent's steps as tool calls and tool results, which "
                   "only a chat template (llm.chat_template) can render" +
                       std::string(s.agent.scratchpad.given ? ", and not with agent.scratchpad" : ""),
                   p.loc, quoted_line(s, p.loc));
     }
-    throw Error("spec.undeclared_variable",
+    throw Error(ErrorKind::SpecUndeclaredVariable,
                 "the placeholder '" + p.value + "' names neither history nor a declared input" +
                     did_you_mean(p.value, known),
                 p.loc, quoted_line(s, p.loc));
@@ -66,14 +66,14 @@ agent::Memory build_memory(const spec::WorkflowSpec& s, const agent::Prompt& pro
   agent::Memory memory;
   if (m.kind.value == "none") {
     if (!reads_history.empty())
-      throw Error("spec.missing_key",
+      throw Error(ErrorKind::SpecMissingKey,
                   "the prompt reads '" + reads_history + "', but the agent has no memory, so it would always be "
                   "empty; add agent.memory (for instance {kind: window, k: 5})",
                   read_at, quoted_line(s, read_at));
     return memory;
   }
   if (reads_history.empty() && !has_placeholder)
-    throw Error("spec.unused", s.agent.path + ".memory is set, but the prompt reads neither history nor history_text, "
+    throw Error(ErrorKind::SpecUnused, s.agent.path + ".memory is set, but the prompt reads neither history nor history_text, "
                                "and has no {placeholder: history}: the model would never see the conversation",
                 m.loc, quoted_line(s, m.loc));
   memory.kind = m.kind.value == "full"     ? agent::Memory::Kind::Full
@@ -93,7 +93,7 @@ std::string chat_input(const spec::WorkflowSpec& s) {
   std::vector<std::string> inputs = declared_inputs(s);
   if (!m.input_key.value.empty()) {
     if (!contains(inputs, m.input_key.value))
-      throw Error("spec.undeclared_variable",
+      throw Error(ErrorKind::SpecUndeclaredVariable,
                   s.agent.path + ".memory.input_key '" + m.input_key.value + "' is not a declared input" +
                       (did_you_mean(m.input_key.value, inputs).empty()
                            ? " (declared inputs: " + (inputs.empty() ? std::string("none") : join(inputs, ", ")) + ")"
@@ -104,7 +104,7 @@ std::string chat_input(const spec::WorkflowSpec& s) {
   if (contains(inputs, "input")) return "input";
   if (inputs.size() == 1) return inputs[0];
   if (m.kind.value != "none")
-    throw Error("spec.missing_key",
+    throw Error(ErrorKind::SpecMissingKey,
                 s.agent.path + ".memory needs input_key: which input holds the human's message (declared inputs: " +
                     (inputs.empty() ? std::string("none") : join(inputs, ", ")) + ")",
                 m.loc, quoted_line(s, m.loc));

@@ -28,7 +28,7 @@ std::unique_ptr<const parse::OutputParser> build_keyword_parser(const spec::Pars
     const auto& r = p.keyword_rules[i];
     std::string path = p.path + ".rules[" + std::to_string(i) + "]";
     if (std::find(names.begin(), names.end(), r.tool.value) == names.end())
-      throw Error("spec.unknown_tool", "unknown tool '" + r.tool.value + "' in " + path + ".tool" +
+      throw Error(ErrorKind::SpecUnknownTool, "unknown tool '" + r.tool.value + "' in " + path + ".tool" +
                                            did_you_mean(r.tool.value, names),
                   r.tool.loc, quoted_line(s, r.tool.loc));
     std::optional<parse::Regex> regex;

@@ -80,14 +80,14 @@ References references(const tmpl::Template& t, const std::string& what, const So
     SourceLoc at = loc;
     if (current)
       if (auto place = t.place_in_file(current->line, current->col)) at = *place;
-    throw Error("spec.bad_reference", what + " reads " + message, at, quoted_line(s, at));
+    throw Error(ErrorKind::SpecBadReference, what + " reads " + message, at, quoted_line(s, at));
   };
   std::vector<std::string> provided = {"inputs", "steps"};
   if (scope.in_loop) provided.insert(provided.end(), {"previous", "iteration"});
   if (!scope.in_loop)
     for (const auto& name : t.free_names())
       if ((name == "previous" || name == "iteration") && std::find(inputs.begin(), inputs.end(), name) == inputs.end())
-        throw Error("spec.bad_reference",
+        throw Error(ErrorKind::SpecBadReference,
                     what + " reads '" + name + "', which exists only inside a loop's steps (kind: loop)", loc,
                     quoted_line(s, loc));
   provided.insert(provided.end(), item_names.begin(), item_names.end());
@@ -176,7 +176,7 @@ std::vector<workflow::Step> build_graph(const std::vector<spec::StepSpec>& specs
     std::vector<std::string> names;
     for (size_t i : cycle) names.push_back(steps[i].name);
     const SourceLoc& loc = specs[cycle.front()].loc;
-    throw Error("spec.cycle", "the steps read each other in a cycle: " + join(names, " -> "), loc, quoted_line(s, loc));
+    throw Error(ErrorKind::SpecCycle, "the steps read each other in a cycle: " + join(names, " -> "), loc, quoted_line(s, loc));
   }
   return steps;
 }
@@ -228,7 +228,7 @@ void build_step(const spec::StepSpec& st, workflow::Step& step, const Scope& sco
       if (t->name() == st.tool.value) tool = t;
     if (!tool && scope.found && scope.found->was_left_out(Diagnostics::Entry::tool, st.tool.value)) return;
     if (!tool)
-      throw Error("spec.unknown_tool",
+      throw Error(ErrorKind::SpecUnknownTool,
                   "unknown tool '" + st.tool.value + "' in " + path + ".tool" + did_you_mean(st.tool.value, registry.names()),
                   st.tool.loc, quoted_line(s, st.tool.loc));
     tmpl::Template t = step_template(st.text, s);
@@ -240,7 +240,7 @@ void build_step(const spec::StepSpec& st, workflow::Step& step, const Scope& sco
     std::vector<std::pair<std::string, tmpl::Template>> inputs;
     for (const auto& [name, value] : st.inputs) {
       if (std::find(declared.begin(), declared.end(), name) == declared.end())
-        throw Error("spec.bad_reference",
+        throw Error(ErrorKind::SpecBadReference,
                     path + ".inputs." + name + ": '" + st.workflow.value + "' has no input '" + name + "'" +
                         (did_you_mean(name, declared).empty()
                              ? " (its inputs: " + (declared.empty() ? std::string("none") : join(declared, ", ")) + ")"
@@ -252,7 +252,7 @@ void build_step(const spec::StepSpec& st, workflow::Step& step, const Scope& sco
     }
     for (const auto& i : child.inputs)
       if (!i.default_value && std::none_of(st.inputs.begin(), st.inputs.end(), [&](const auto& g) { return g.first == i.name; }))
-        throw Error("spec.missing_key", path + " gives no value for '" + st.workflow.value + "' input '" + i.name +
+        throw Error(ErrorKind::SpecMissingKey, path + " gives no value for '" + st.workflow.value + "' input '" + i.name +
                                             "', which has no default: add it under " + path + ".inputs",
                     st.workflow.loc, quoted_line(s, st.workflow.loc));
     step.work = std::make_shared<workflow::SubRunWork>(build_executor(child, options), std::move(inputs));

@@ -152,12 +152,12 @@ std::shared_ptr<const tools::Tool> load_tool(const spec::ToolSpec& t, const spec
     try {
       tool = tools::make_builtin_tool(t.builtin.value, t.name.value, t.description, t.parameters, schema_options, granted);
     } catch (const Error& e) {
-      if (e.kind() == "spec.missing_grant" || e.kind() == "spec.conflict")
+      if (e.kind() == ErrorKind::SpecMissingGrant || e.kind() == ErrorKind::SpecConflict)
         throw Error(e.kind(), at + ": " + e.message(), t.builtin.loc, quoted_line(s, t.builtin.loc));
       throw parameters_error(e, t, s);
     }
     if (!tool)
-      throw Error("spec.unknown_builtin",
+      throw Error(ErrorKind::SpecUnknownBuiltin,
                   "unknown builtin tool '" + t.builtin.value + "'" +
                       did_you_mean(t.builtin.value, tools::builtin_tool_names()) + " (available: " +
                       join(tools::builtin_tool_names(), ", ") + ")",
@@ -178,7 +178,7 @@ std::shared_ptr<const tools::Tool> load_tool(const spec::ToolSpec& t, const spec
     return tools::lua::LuaTool::load(cfg);
   } catch (const Error& e) {
     if (e.loc().line > 0) throw;  // a syntax error already points into the script
-    if (e.kind() == "schema.invalid" && !t.parameters.is_null()) throw parameters_error(e, t, s);
+    if (e.kind() == ErrorKind::SchemaInvalid && !t.parameters.is_null()) throw parameters_error(e, t, s);
     throw Error(e.kind(), "tool '" + (t.name.value.empty() ? t.lua.value : t.name.value) + "': " + e.message(),
                 t.lua.loc, quoted_line(s, t.lua.loc));
   }
@@ -218,7 +218,7 @@ tools::ToolRegistry build_tools(const spec::WorkflowSpec& s, const BuildOptions&
     for (auto& tool : given)
       noted(options.found, [&] {
         if (registry.find(tool->name()))
-          throw Error("spec.duplicate_key",
+          throw Error(ErrorKind::SpecDuplicateKey,
                       "two tools are named '" + tool->name() + "'" +
                           (t.mcp ? " (an MCP server's tool among them: a prefix: keeps them apart)" : ""),
                       t.loc, quoted_line(s, t.loc));
@@ -245,7 +245,7 @@ std::vector<agent::AgentTool> agent_tools(const spec::WorkflowSpec& s, const too
   auto names = registry.names();
   auto require = [&](const spec::Located<std::string>& ref, const std::string& path) {
     if (!registry.find(ref.value))
-      throw Error("spec.unknown_tool", "unknown tool '" + ref.value + "' in " + path + did_you_mean(ref.value, names),
+      throw Error(ErrorKind::SpecUnknownTool, "unknown tool '" + ref.value + "' in " + path + did_you_mean(ref.value, names),
                   ref.loc, quoted_line(s, ref.loc));
   };
   for (const auto& r : s.agent.tools) require(r, s.agent.path + ".tools");

@@ -40,8 +40,8 @@ void check_free_names(const tmpl::Template& t, const std::vector<std::string>& i
     if (source && source->given && source->key_path.empty())
       for (const tmpl::NamePath& read : t.free_paths())
         if (!read.parts.empty() && read.parts[0] == name && read.line > 0)
-          throw t.error_at(read.line, read.col, "spec.undeclared_variable", message);
-    throw Error("spec.undeclared_variable", message, loc, quoted_line(s, loc));
+          throw t.error_at(read.line, read.col, ErrorKind::SpecUndeclaredVariable, message);
+    throw Error(ErrorKind::SpecUndeclaredVariable, message, loc, quoted_line(s, loc));
   }
 }
 

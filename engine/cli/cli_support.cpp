@@ -49,18 +49,21 @@ CLI::Validator finite_number(double min, double max) {
 }
 
 
-std::string error_line(const std::string& kind, const std::string& formatted, bool color) {
-  std::string label = kind.empty() ? "error" : "error[" + kind + "]";
+std::string error_line(std::string_view kind, const std::string& formatted, bool color) {
+  std::string label = kind.empty() ? "error" : "error[" + std::string(kind) + "]";
   if (color) label = "\033[1;31m" + label + "\033[0m";
   return "engine: " + label + ": " + formatted;
 }
 
-void print_error(const std::string& kind, const std::string& formatted, bool no_color) {
-  std::cerr << error_line(kind, terminal_safe(formatted), stderr_wants_color(no_color))
-            << std::endl;
+void print_error(std::string_view kind, const std::string& formatted, bool no_color) {
+  std::cerr << error_line(kind, terminal_safe(formatted), stderr_wants_color(no_color)) << std::endl;
 }
 
-void print_error(const std::string& formatted) { print_error("", formatted); }
+void print_error(ErrorKind kind, const std::string& formatted, bool no_color) {
+  print_error(name_of(kind), formatted, no_color);
+}
+
+void print_error(const std::string& formatted) { print_error(std::string_view(), formatted, false); }
 
 std::shared_ptr<const workflow::Executor> load_executor(const std::string& path, const app::LoadOptions& given) {
   app::LoadOptions options = given;
@@ -76,11 +79,11 @@ int guarded(const std::function<int()>& body, bool no_color) {
   } catch (const Error& e) {
     print_error(e.kind(), e.formatted(), no_color);
     // Running out of memory, or a collector that took nothing, is no mistake in the input: the command failed.
-    return e.kind() == "engine.out_of_memory" || e.kind() == "otlp.not_sent" ? kRunFailed : kBadInput;
+    return e.kind() == ErrorKind::EngineOutOfMemory || e.kind() == ErrorKind::OtlpNotSent ? kRunFailed : kBadInput;
   } catch (const std::bad_alloc&) {
-    print_error("engine.out_of_memory", "out of memory: a limit is set higher than this machine can hold", no_color);
+    print_error(ErrorKind::EngineOutOfMemory, "out of memory: a limit is set higher than this machine can hold", no_color);
   } catch (const std::exception& e) {
-    print_error("engine.internal", std::string("internal error: ") + e.what(), no_color);
+    print_error(ErrorKind::EngineInternal, std::string("internal error: ") + e.what(), no_color);
   }
   return kRunFailed;
 }

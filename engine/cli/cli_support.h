@@ -28,9 +28,11 @@ CLI::Validator finite_number(double min, double max);
 int guarded(const std::function<int()>& body, bool no_color = false);
 // "engine: error[kind]: message" on stderr, the label red on a terminal (not with NO_COLOR or --no-color); the kind
 // is what docs/errors.md lists, so a user can look it up. Without a kind (a usage mistake): "engine: error: message".
-void print_error(const std::string& kind, const std::string& formatted, bool no_color = false);
+void print_error(ErrorKind kind, const std::string& formatted, bool no_color = false);
 void print_error(const std::string& formatted);
-std::string error_line(const std::string& kind, const std::string& formatted, bool color);
+// `kind` as written down (a stored run's), the label left without one when it is empty.
+void print_error(std::string_view kind, const std::string& formatted, bool no_color);
+std::string error_line(std::string_view kind, const std::string& formatted, bool color);
 
 // app::load_executor, then "engine: warning: ..." on stderr for each thing the build could not check (an MCP
 // tool's schema the engine cannot validate), masked as errors are.

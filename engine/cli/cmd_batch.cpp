@@ -50,7 +50,7 @@ struct BatchCommandOptions {
 int run_batch(BatchCommandOptions& o) {
   // Not marked required, so that `engine batch merge` needs none of them.
   if (o.workflow.empty() || o.data.empty() || o.out.empty())
-    throw Error("usage", "engine batch needs a WORKFLOW, --data FILE and --out FILE (see engine batch --help)");
+    throw Error(ErrorKind::Usage, "engine batch needs a WORKFLOW, --data FILE and --out FILE (see engine batch --help)");
   // Before any thread starts, so that every thread of the batch inherits it (core/priority.h).
   lower_priority(o.nice);
   Cancel stop_launching;
@@ -68,7 +68,7 @@ int run_batch(BatchCommandOptions& o) {
   std::string shard_source = "--shard";
   options.shard = o.shard.empty() ? app::shard_from_environment(o.shards, std::getenv, shard_source)
                                   : app::parse_shard(o.shard);
-  if (!o.shard.empty() && o.shards > 0) throw Error("usage", "give --shard K/N or --shards N, not both");
+  if (!o.shard.empty() && o.shards > 0) throw Error(ErrorKind::Usage, "give --shard K/N or --shards N, not both");
   // Each run may have a few calls in flight (parallel steps); the workflow's llm.max_concurrent_calls, if set, wins.
   auto executor = load_executor(
       o.workflow, {.llm = o.llm, .calls_in_flight = options.concurrency * 2, .rate_limits = {o.rpm, o.tpm}});

@@ -22,7 +22,7 @@ int run_index(const IndexOptions& o) {
   if (std::filesystem::is_directory(o.path)) {
     reports.push_back(app::index_folder(o.path, o.out));
   } else {
-    if (!o.out.empty()) throw Error("usage", "--out is for a folder; a workflow's search_docs keeps its index where its index: says");
+    if (!o.out.empty()) throw Error(ErrorKind::Usage, "--out is for a folder; a workflow's search_docs keeps its index where its index: says");
     reports = app::index_workflow(o.path);
   }
   for (const auto& r : reports) {

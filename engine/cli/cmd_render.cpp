@@ -27,7 +27,7 @@ bool is_workflow(const std::string& path) {
 
 std::string rendered(const RenderOptions& o) {
   if (is_workflow(o.file)) {
-    if (!o.vars.empty()) throw Error("usage", "--vars is for rendering a template file; give a workflow --input");
+    if (!o.vars.empty()) throw Error(ErrorKind::Usage, "--vars is for rendering a template file; give a workflow --input");
     auto executor = load_executor(o.file);
     return executor->render_first_prompt(app::collect_inputs(*executor, o.inputs));
   }

@@ -118,12 +118,12 @@ int export_run(const RunsOptions& o) {
   store::RunRecord run = app::find_run(*store, o.id);
   // Spans only: the run is in the store already, and its events were masked as they were stored.
   app::RunObservers spans({.otlp = o.otlp, .secrets = console_secrets()});
-  if (!spans.traced()) throw Error("usage", "name the collector: --otlp URL (or OTEL_EXPORTER_OTLP_ENDPOINT)");
+  if (!spans.traced()) throw Error(ErrorKind::Usage, "name the collector: --otlp URL (or OTEL_EXPORTER_OTLP_ENDPOINT)");
   auto ran_at = std::chrono::system_clock::time_point(std::chrono::milliseconds(run.started_ms));
   app::replay_run(run, spans.sink(), trace::WallClock().steady(ran_at));
   trace::OtlpExporter::Counts counts = spans.finish().spans;
   if (counts.dropped > 0)
-    throw Error("otlp.not_sent", "the collector did not take " + std::to_string(counts.dropped) + " of the " +
+    throw Error(ErrorKind::OtlpNotSent, "the collector did not take " + std::to_string(counts.dropped) + " of the " +
                                      std::to_string(counts.sent + counts.dropped) + " spans of run " + run.id +
                                      (counts.last_error.empty() ? std::string() : " (" + counts.last_error + ")"));
   std::cerr << "sent the " << counts.sent << " spans of run " << run.id << " (" << run.workflow << ")" << std::endl;

@@ -55,14 +55,14 @@ int run_tests(const TestOptions& o) {
     }
     std::vector<std::string> found = app::find_tests(arg);
     if (found.empty() && !o.files.empty())
-      throw Error("usage", "no tests under " + arg + " (no *.test.yaml, no workflow with its own tests:)");
+      throw Error(ErrorKind::Usage, "no tests under " + arg + " (no *.test.yaml, no workflow with its own tests:)");
     for (const auto& f : found) specs.push_back(app::load_test_file(f));
   }
   if (specs.empty())
-    throw Error("usage", "no tests found under the current folder: name workflows or test files (engine test "
+    throw Error(ErrorKind::Usage, "no tests found under the current folder: name workflows or test files (engine test "
                          "workflows/calculator.yaml), or write W.test.yaml beside a workflow (docs/testing.md)");
   app::keep_tests_named(specs, o.filter);
-  if (specs.empty()) throw Error("usage", "no test's name holds '" + printable_excerpt(o.filter, 80) + "' (--filter)");
+  if (specs.empty()) throw Error(ErrorKind::Usage, "no test's name holds '" + printable_excerpt(o.filter, 80) + "' (--filter)");
   std::vector<app::TestFileOutcome> outcomes;
   size_t tests = 0, passed = 0;
   for (const auto& s : specs) {

@@ -39,7 +39,7 @@ int run_command(int argc, char** argv) {
     return engine::cli::kOk;
   }
   if (auto unknown = engine::cli::unknown_command(app, argc, argv)) {
-    engine::cli::print_error("usage", *unknown);
+    engine::cli::print_error(engine::ErrorKind::Usage, *unknown);
     return engine::cli::kBadInput;
   }
   try {
@@ -47,11 +47,11 @@ int run_command(int argc, char** argv) {
   } catch (const CLI::ExtrasError& e) {
     auto unknown = engine::cli::unknown_flag(app, argc, argv);
     if (!unknown) return app.exit(e) == 0 ? 0 : engine::cli::kBadInput;
-    engine::cli::print_error("usage", *unknown);
+    engine::cli::print_error(engine::ErrorKind::Usage, *unknown);
     return engine::cli::kBadInput;
   } catch (const CLI::RequiredError& e) {
     if (auto hint = engine::cli::missing_workflow(app, argc, argv, e)) {
-      engine::cli::print_error("usage", *hint);
+      engine::cli::print_error(engine::ErrorKind::Usage, *hint);
       return engine::cli::kBadInput;
     }
     return app.exit(e) == 0 ? 0 : engine::cli::kBadInput;
@@ -70,7 +70,7 @@ int main(int argc, char** argv) {
   int exit_code = run_command(argc, argv);
   // An answer that never reached its reader is a failure, not a success (`engine run > /dev/full`).
   if (!console_mask.finish_output()) {
-    engine::cli::print_error("io.write_failed",
+    engine::cli::print_error(engine::ErrorKind::IoWriteFailed,
                              "cannot write the output to stdout (a full disk, or a reader that stopped reading)");
     if (exit_code == engine::cli::kOk) exit_code = engine::cli::kRunFailed;
   }

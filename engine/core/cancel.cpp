@@ -33,8 +33,8 @@ bool Cancel::sleep_for(std::chrono::milliseconds d) const {
 }
 
 Error stopped_error(const Cancel& cancel) {
-  if (cancel.timed_out()) return Error("run.timeout", cancel.timeout_message());
-  return Error("run.cancelled", "the run was cancelled");
+  if (cancel.timed_out()) return Error(ErrorKind::RunTimeout, cancel.timeout_message());
+  return Error(ErrorKind::RunCancelled, "the run was cancelled");
 }
 
 void throw_stopped(const Cancel& cancel) { throw stopped_error(cancel); }

@@ -15,9 +15,9 @@ std::string headline(const SourceLoc& loc, const std::string& message) {
 
 }  // namespace
 
-Error::Error(std::string kind, std::string message, SourceLoc loc, std::string source_line)
+Error::Error(ErrorKind kind, std::string message, SourceLoc loc, std::string source_line)
     : std::runtime_error(headline(loc, message)),
-      kind_(std::move(kind)),
+      kind_(kind),
       message_(std::move(message)),
       loc_(std::move(loc)),
       source_line_(std::move(source_line)) {}
@@ -62,13 +62,13 @@ std::string Error::formatted() const {
   return out;
 }
 
-Error located_error(std::string kind, std::string message, const SourceText& source, int line, int col) {
+Error located_error(ErrorKind kind, std::string message, const SourceText& source, int line, int col) {
   if (auto in_file = source.place_in_file(line, col)) {
     const Embedding& e = *source.embedding();
     std::string quoted(e.file->line(in_file->line));
-    return Error(std::move(kind), e.key_path + ": " + message, std::move(*in_file), std::move(quoted));
+    return Error(kind, e.key_path + ": " + message, std::move(*in_file), std::move(quoted));
   }
-  return Error(std::move(kind), std::move(message), source.loc(line, col), std::string(source.line(line)));
+  return Error(kind, std::move(message), source.loc(line, col), std::string(source.line(line)));
 }
 
 }  // namespace engine

@@ -1,20 +1,22 @@
 #pragma once
-// The one error type for bad input and failed runs. Each kind has a stable name documented in docs/errors.md,
-// and a location when the error comes from a file the user wrote.
+// The one error type for bad input and failed runs. Each has a kind (core/error_kind.h, with its stable name
+// documented in docs/errors.md), and a location when the error comes from a file the user wrote.
 #include <stdexcept>
 #include <string>
 #include <string_view>
 
+#include "engine/core/error_kind.h"
 #include "engine/core/source.h"
 
 namespace engine {
 
 class Error : public std::runtime_error {
  public:
-  // kind: stable dotted name such as "spec.unknown_key"; message: lowercase, says what was expected and found.
-  Error(std::string kind, std::string message, SourceLoc loc = {}, std::string source_line = {});
+  // message: lowercase, says what was expected and found.
+  Error(ErrorKind kind, std::string message, SourceLoc loc = {}, std::string source_line = {});
 
-  const std::string& kind() const { return kind_; }
+  ErrorKind kind() const { return kind_; }
+  std::string_view kind_name() const { return name_of(kind_); }
   const std::string& message() const { return message_; }
   const SourceLoc& loc() const { return loc_; }
   const std::string& source_line() const { return source_line_; }
@@ -23,7 +25,7 @@ class Error : public std::runtime_error {
   std::string formatted() const;
 
  private:
-  std::string kind_;
+  ErrorKind kind_;
   std::string message_;
   SourceLoc loc_;
   std::string source_line_;
@@ -40,6 +42,6 @@ struct LineExcerpt {
 LineExcerpt excerpt_line(std::string_view line, int col);
 
 // Builds an error located in `source`, quoting its line for the caret.
-Error located_error(std::string kind, std::string message, const SourceText& source, int line, int col);
+Error located_error(ErrorKind kind, std::string message, const SourceText& source, int line, int col);
 
 }  // namespace engine

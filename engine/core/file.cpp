@@ -46,7 +46,7 @@ bool write_fully(int fd, std::string_view text) {
 
 FileReader::FileReader(std::filesystem::path path, size_t max_bytes, Pipes pipes)
     : path_(std::move(path)), max_bytes_(max_bytes) {
-  auto fail = [&](const std::string& why) { return Error("io.read_failed", "cannot read '" + path_.string() + "': " + why); };
+  auto fail = [&](const std::string& why) { return Error(ErrorKind::IoReadFailed, "cannot read '" + path_.string() + "': " + why); };
   // O_NONBLOCK: opening a FIFO nobody writes to must not hang; it is cleared once the file proves to be a pipe.
   fd_ = FileDescriptor(::open(path_.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK));
   if (fd_.get() < 0) throw fail(std::strerror(errno));
@@ -56,7 +56,7 @@ FileReader::FileReader(std::filesystem::path path, size_t max_bytes, Pipes pipes
   if (S_ISFIFO(st.st_mode) && pipes == Pipes::Refused) throw fail("a pipe, where a regular file belongs");
   if (!S_ISREG(st.st_mode) && !S_ISFIFO(st.st_mode)) throw fail("not a regular file (a device or a socket)");
   if (S_ISREG(st.st_mode) && static_cast<unsigned long long>(st.st_size) > max_bytes)
-    throw Error("io.too_large", "cannot read '" + path_.string() + "': it is " + size_text(st.st_size) +
+    throw Error(ErrorKind::IoTooLarge, "cannot read '" + path_.string() + "': it is " + size_text(st.st_size) +
                                     ", more than the " + size_text(max_bytes) + " a file may have");
   ::fcntl(fd_.get(), F_SETFL, ::fcntl(fd_.get(), F_GETFL) & ~O_NONBLOCK);
   // The size from stat is a hint only (files under /proc report 0, a file may grow while read): the bound is on
@@ -68,10 +68,10 @@ std::string_view FileReader::next() {
   for (;;) {
     ssize_t n = ::read(fd_.get(), buf_, sizeof buf_);
     if (n < 0 && errno == EINTR) continue;
-    if (n < 0) throw Error("io.read_failed", "cannot read '" + path_.string() + "': " + std::strerror(errno));
+    if (n < 0) throw Error(ErrorKind::IoReadFailed, "cannot read '" + path_.string() + "': " + std::strerror(errno));
     total_ += static_cast<size_t>(n);
     if (total_ > max_bytes_)
-      throw Error("io.too_large", "cannot read '" + path_.string() + "': it holds more than the " +
+      throw Error(ErrorKind::IoTooLarge, "cannot read '" + path_.string() + "': it holds more than the " +
                                       size_text(max_bytes_) + " a file may have");
     return {buf_, static_cast<size_t>(n)};
   }
@@ -85,7 +85,7 @@ std::string read_file(const std::filesystem::path& path, size_t max_bytes, Pipes
   return out;
 }
 
-Error file_error(const std::string& what, const std::filesystem::path& file, const char* kind) {
+Error file_error(const std::string& what, const std::filesystem::path& file, ErrorKind kind) {
   return Error(kind, what + " '" + file.string() + "': " + std::strerror(errno));
 }
 
@@ -119,12 +119,12 @@ FileReplacement::FileReplacement(std::filesystem::path path) : path_(std::move(p
   struct stat old {};
   if (::stat(path_.c_str(), &old) == 0 && !S_ISREG(old.st_mode)) {
     if (!S_ISCHR(old.st_mode) && !S_ISFIFO(old.st_mode))
-      throw Error("io.write_failed", "cannot write '" + path_.string() + "': it is " +
+      throw Error(ErrorKind::IoWriteFailed, "cannot write '" + path_.string() + "': it is " +
                                          (S_ISDIR(old.st_mode) ? "a folder" : "not a file, a terminal or a pipe"));
     // Non-blocking to open: a FIFO nobody reads is refused at once (ENXIO) instead of waited on for ever.
     fd_ = FileDescriptor(::open(path_.c_str(), O_WRONLY | O_NONBLOCK | O_CLOEXEC));
     if (!fd_.valid())
-      throw errno == ENXIO ? Error("io.write_failed", "cannot write '" + path_.string() + "': it is a pipe nobody reads")
+      throw errno == ENXIO ? Error(ErrorKind::IoWriteFailed, "cannot write '" + path_.string() + "': it is a pipe nobody reads")
                            : file_error("cannot write", path_);
     int flags = ::fcntl(fd_.get(), F_GETFL);
     if (flags >= 0) ::fcntl(fd_.get(), F_SETFL, flags & ~O_NONBLOCK);

@@ -37,7 +37,7 @@ class FileDescriptor {
 bool write_fully(int fd, std::string_view text);
 
 // "WHAT 'FILE': the system's reason" from errno: the Error of a file operation that failed.
-Error file_error(const std::string& what, const std::filesystem::path& file, const char* kind = "io.write_failed");
+Error file_error(const std::string& what, const std::filesystem::path& file, ErrorKind kind = ErrorKind::IoWriteFailed);
 
 // A new version of a file, written beside it and renamed over it by commit(): a reader sees the old file or the new
 // one, never half of one. Dropped without commit() (an exception), the new file is removed and the old one stays.

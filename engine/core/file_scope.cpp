@@ -71,7 +71,7 @@ fs::path FileScope::resolve(const fs::path& base, const fs::path& name) const {
   std::string why = is_system_path(path) ? "a system folder no workflow may read"
                                          : "outside the folders a workflow may read (" +
                                                (where.empty() ? std::string("none") : join(where, ", ")) + ")";
-  throw Error("io.outside_scope", "'" + name.string() + "' resolves to '" + path.string() + "', " + why);
+  throw Error(ErrorKind::IoOutsideScope, "'" + name.string() + "' resolves to '" + path.string() + "', " + why);
 }
 
 std::string not_found_message(const fs::path& name, const std::vector<fs::path>& looked) {

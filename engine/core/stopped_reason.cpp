@@ -27,9 +27,9 @@ const std::vector<std::string>& stopped_reason_names() {
   return names;
 }
 
-StoppedReason stopped_reason_of(std::string_view error_kind) {
-  if (error_kind == "run.cancelled") return StoppedReason::Cancelled;
-  if (error_kind == "run.timeout") return StoppedReason::Timeout;
+StoppedReason stopped_reason_of(ErrorKind error_kind) {
+  if (error_kind == ErrorKind::RunCancelled) return StoppedReason::Cancelled;
+  if (error_kind == ErrorKind::RunTimeout) return StoppedReason::Timeout;
   return StoppedReason::Error;
 }
 

@@ -5,6 +5,8 @@
 #include <string_view>
 #include <vector>
 
+#include "engine/core/error_kind.h"
+
 namespace engine {
 
 enum class StoppedReason {
@@ -24,6 +26,6 @@ std::optional<StoppedReason> stopped_reason_named(std::string_view name);
 // Every name, in the order above: what a test file's expect.stopped_reason may say.
 const std::vector<std::string>& stopped_reason_names();
 // A failed run's reason by its error's kind: cancelled for run.cancelled, timeout for run.timeout, else error.
-StoppedReason stopped_reason_of(std::string_view error_kind);
+StoppedReason stopped_reason_of(ErrorKind error_kind);
 
 }  // namespace engine

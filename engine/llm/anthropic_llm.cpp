@@ -68,7 +68,7 @@ class AnthropicWholeReader : public ResponseReader {
     JsonError why_not;
     Value body = parse_json(r.body, &why_not);
     auto bad = [&](const std::string& why) {
-      return Error("llm.bad_response", "anthropic: " + why + ": " + quote_excerpt(api_.redact(r.body), 200));
+      return Error(ErrorKind::LlmBadResponse, "anthropic: " + why + ": " + quote_excerpt(api_.redact(r.body), 200));
     };
     if (body.is_discarded()) throw bad(why_not.too_deep ? "the server's answer is JSON " + why_not.message : "the server's answer is not JSON");
     if (body.is_object() && string_field(body, "type") == "error")
@@ -109,7 +109,7 @@ class AnthropicStreamReader : public SseReader {
 
   LlmResponse end_of_stream() override {
     if (!text_.stopped() && !done_)
-      throw RetryableError("llm.stream_cut", "anthropic: the stream ended before message_stop");
+      throw RetryableError(ErrorKind::LlmStreamCut, "anthropic: the stream ended before message_stop");
     text_.finish();
     LlmResponse out;
     out.finish_reason = text_.stopped() ? "stop" : finish_reason_of(stop_reason_);
@@ -126,7 +126,7 @@ class AnthropicStreamReader : public SseReader {
     JsonError why_not;
     Value d = parse_json(e.data, &why_not);
     if (d.is_discarded() || !d.is_object())
-      throw Error("llm.bad_response", "anthropic: a stream event is " +
+      throw Error(ErrorKind::LlmBadResponse, "anthropic: a stream event is " +
                                           (why_not.too_deep ? "JSON " + why_not.message : "not a JSON object") + ": " +
                                           quote_excerpt(api_.redact(e.data), 200));
     std::string type = string_field(d, "type");

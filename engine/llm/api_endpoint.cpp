@@ -85,8 +85,8 @@ void throw_server_error(const std::string& provider, const Value& error, const s
   std::string message = provider + ": the server reported an error: " + server_message(raw);
   if (type == "invalid_request_error" || type == "authentication_error" || type == "permission_error" ||
       type == "not_found_error" || type == "request_too_large")
-    throw Error("llm.http_error", message);
-  throw RetryableError("llm.stream_error", message);
+    throw Error(ErrorKind::LlmHttpError, message);
+  throw RetryableError(ErrorKind::LlmStreamError, message);
 }
 
 ApiEndpoint::ApiEndpoint(std::string provider, std::string api_key_env, net::HttpTimeouts timeouts, RetryPolicy retry,
@@ -102,7 +102,7 @@ ApiEndpoint::ApiEndpoint(std::string provider, std::string api_key_env, net::Htt
 
 const std::string& ApiEndpoint::require_api_key() const {
   if (!api_key_env_.empty() && api_key_.empty())
-    throw Error("llm.no_api_key",
+    throw Error(ErrorKind::LlmNoApiKey,
                 provider_ + ": the environment variable " + api_key_env_ + " is not set (the API key is read from it)");
   return api_key_;
 }
@@ -147,20 +147,20 @@ LlmResponse ApiEndpoint::send(const std::string& url, const std::vector<std::str
       retry = retryable_status(response->status);
       if (const std::string* should = response->header("x-should-retry")) retry = *should == "true";
     } catch (const Value::exception& e) {  // a field of an unexpected type in the answer
-      throw Error("llm.bad_response", provider_ + ": the server's answer has an unexpected shape (" + e.what() + ")");
+      throw Error(ErrorKind::LlmBadResponse, provider_ + ": the server's answer has an unexpected shape (" + e.what() + ")");
     } catch (const RetryableError& e) {
       failure = e.message();
     } catch (const Error& e) {
-      if (e.kind() != "http.transport") throw Error(e.kind(), redactor.redact(e.message()));
+      if (e.kind() != ErrorKind::HttpTransport) throw Error(e.kind(), redactor.redact(e.message()));
       failure = e.message();
     }
     failure = redactor.redact(failure);
-    if (!retry) throw Error("llm.http_error", provider_ + ": " + url + " answered " + failure);
+    if (!retry) throw Error(ErrorKind::LlmHttpError, provider_ + ": " + url + " answered " + failure);
     auto wait = backoff(attempt + 1, response ? &*response : nullptr);
     // The other calls wait too, even when this one has no retry left.
     if (response && response->status == 429 && retry_.rate_gate) retry_.rate_gate->hold_for(wait);
     if (attempt >= retry_.max_retries)
-      throw Error("llm.unavailable", provider_ + ": no answer from " + url + " after " + std::to_string(attempt + 1) +
+      throw Error(ErrorKind::LlmUnavailable, provider_ + ": no answer from " + url + " after " + std::to_string(attempt + 1) +
                                          (attempt == 0 ? " attempt: " : " attempts; the last: ") + failure);
     if (request.events) {
       request.events->emit(

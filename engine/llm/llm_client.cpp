@@ -72,7 +72,7 @@ Value response_to_json(const LlmResponse& r) {
 
 LlmResponse response_from_json(const Value& j) {
   if (!j.is_object() || !j.contains("text") || !j["text"].is_string())
-    throw Error("llm.bad_recording", "a recorded response needs a string 'text'");
+    throw Error(ErrorKind::LlmBadRecording, "a recorded response needs a string 'text'");
   LlmResponse r;
   r.text = j["text"].get<std::string>();
   r.finish_reason = string_field(j, "finish_reason");
@@ -80,7 +80,7 @@ LlmResponse response_from_json(const Value& j) {
   r.model = string_field(j, "model");
   r.id = string_field(j, "id");
   if (j.contains("tool_calls")) {
-    if (!j["tool_calls"].is_array()) throw Error("llm.bad_recording", "a recorded response's tool_calls must be a list");
+    if (!j["tool_calls"].is_array()) throw Error(ErrorKind::LlmBadRecording, "a recorded response's tool_calls must be a list");
     for (const auto& c : j["tool_calls"])
       r.tool_calls.push_back({string_field(c, "id"), string_field(c, "name"), string_field(c, "arguments")});
   }

@@ -63,7 +63,7 @@ class OpenAiWholeReader : public ResponseReader {
     JsonError why_not;
     Value body = parse_json(r.body, &why_not);
     auto bad = [&](const std::string& why) {
-      return Error("llm.bad_response", cfg_.provider + ": " + why + ": " + quote_excerpt(api_.redact(r.body), 200));
+      return Error(ErrorKind::LlmBadResponse, cfg_.provider + ": " + why + ": " + quote_excerpt(api_.redact(r.body), 200));
     };
     if (body.is_discarded()) throw bad(why_not.too_deep ? "the server's answer is JSON " + why_not.message : "the server's answer is not JSON");
     if (body.is_object() && body.contains("error") && !body.contains("choices"))
@@ -119,7 +119,7 @@ class OpenAiStreamReader : public SseReader {
 
   LlmResponse end_of_stream() override {
     if (!text_.stopped() && !done_ && finish_reason_.empty())
-      throw RetryableError("llm.stream_cut", cfg_.provider + ": the stream ended before its end marker");
+      throw RetryableError(ErrorKind::LlmStreamCut, cfg_.provider + ": the stream ended before its end marker");
     text_.finish();
     LlmResponse out;
     out.finish_reason = text_.stopped() ? "stop" : finish_reason_;
@@ -141,7 +141,7 @@ class OpenAiStreamReader : public SseReader {
     JsonError why_not;
     Value chunk = parse_json(e.data, &why_not);
     if (chunk.is_discarded())
-      throw Error("llm.bad_response", cfg_.provider + ": a stream event is " + (why_not.too_deep ? "JSON " + why_not.message : "not JSON") +
+      throw Error(ErrorKind::LlmBadResponse, cfg_.provider + ": a stream event is " + (why_not.too_deep ? "JSON " + why_not.message : "not JSON") +
                                           ": " + quote_excerpt(api_.redact(e.data), 200));
     if (!chunk.is_object()) return;
     if (chunk.contains("error")) throw_server_error(cfg_.provider, chunk["error"], api_.redact(e.data));
@@ -163,7 +163,7 @@ class OpenAiStreamReader : public SseReader {
       if (!c.is_object()) continue;
       const Value& at = c.contains("index") ? c["index"] : Value(calls_.size());
       if (!at.is_number_unsigned() || at.get<size_t>() > calls_.size() + 64)
-        throw Error("llm.bad_response", cfg_.provider + ": a tool call delta has a bad index: " + at.dump());
+        throw Error(ErrorKind::LlmBadResponse, cfg_.provider + ": a tool call delta has a bad index: " + at.dump());
       size_t index = at.get<size_t>();
       if (index >= calls_.size()) calls_.resize(index + 1);
       ToolCall& call = calls_[index];
@@ -198,7 +198,7 @@ Value OpenAiLlm::request_body(const LlmRequest& request) const {
   body["model"] = cfg_.model;
   if (cfg_.endpoint == OpenAiEndpoint::Completions) {
     if (request.prompt.empty() && !request.messages.empty())
-      throw Error("llm.bad_request", cfg_.provider +
+      throw Error(ErrorKind::LlmBadRequest, cfg_.provider +
                                          ": the completions endpoint takes a text prompt, and this prompt is chat "
                                          "messages; give llm.chat_template or use endpoint: chat");
     body["prompt"] = request.prompt;

@@ -9,7 +9,7 @@ namespace engine::llm {
 RecordingLlm::RecordingLlm(std::shared_ptr<const LlmClient> inner, const std::string& file,
                            std::shared_ptr<const SecretSet> secrets)
     : inner_(std::move(inner)), secrets_(std::move(secrets)), out_(file, std::ios::trunc) {
-  if (!out_) throw Error("io.write_failed", "cannot write the recording file '" + file + "'");
+  if (!out_) throw Error(ErrorKind::IoWriteFailed, "cannot write the recording file '" + file + "'");
 }
 
 LlmResponse RecordingLlm::complete(const LlmRequest& request) const {

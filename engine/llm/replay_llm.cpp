@@ -87,15 +87,15 @@ ReplayLlm::ReplayLlm(const std::string& file) : file_(file) {
   try {
     text = read_file(file, limits::kRecordingBytes);
   } catch (const Error& e) {
-    if (e.kind() == "io.too_large") throw;
-    throw Error("io.not_found", "cannot read the recording '" + file + "'");
+    if (e.kind() == ErrorKind::IoTooLarge) throw;
+    throw Error(ErrorKind::IoNotFound, "cannot read the recording '" + file + "'");
   }
   std::istringstream in(text);
   std::string line;
   for (int number = 1; std::getline(in, line); ++number) {
     if (trim(line).empty()) continue;
     auto fail = [&](const std::string& why) {
-      return Error("llm.bad_recording", why, SourceLoc{file, number, 1});
+      return Error(ErrorKind::LlmBadRecording, why, SourceLoc{file, number, 1});
     };
     JsonError why{false, "not an object"};
     Value v = parse_json(line, &why);
@@ -114,7 +114,7 @@ ReplayLlm::ReplayLlm(const std::string& file) : file_(file) {
     by_key_[e.key].push_back(entries_.size());
     entries_.push_back(std::move(e));
   }
-  if (entries_.empty()) throw Error("llm.bad_recording", "the recording '" + file + "' holds no requests");
+  if (entries_.empty()) throw Error(ErrorKind::LlmBadRecording, "the recording '" + file + "' holds no requests");
 }
 
 LlmResponse ReplayLlm::complete(const LlmRequest& request) const {
@@ -126,7 +126,7 @@ LlmResponse ReplayLlm::complete(const LlmRequest& request) const {
     size_t best = 0;
     for (const auto& e : entries_)
       if (size_t p = common_prefix(e.key, key); p > best) best = p, closest = &e;
-    throw Error("llm.replay_miss", "replay: call " + std::to_string(request.call_index + 1) + " sends a request that " +
+    throw Error(ErrorKind::LlmReplayMiss, "replay: call " + std::to_string(request.call_index + 1) + " sends a request that " +
                                        file_ + " does not hold (" + std::to_string(entries_.size()) +
                                        " recorded); against the closest, on line " + std::to_string(closest->line) +
                                        " (- recorded, + sent):\n" + request_diff(closest->request, actual));

@@ -82,7 +82,7 @@ LlmResponse ScriptedLlm::complete(const LlmRequest& request) const {
                             " (scripted failure " + std::to_string(call + 1) + " of " +
                             std::to_string(script_.fail_times) + ")";
       bool retryable = script_.fail_status == 429 || script_.fail_status >= 500;
-      throw Error(retryable ? "llm.unavailable" : "llm.http_error", message);
+      throw Error(retryable ? ErrorKind::LlmUnavailable : ErrorKind::LlmHttpError, message);
     }
   }
   std::string messages_text;
@@ -91,7 +91,7 @@ LlmResponse ScriptedLlm::complete(const LlmRequest& request) const {
   if (!script_.replies.empty()) {
     int index = request.run_state ? request.run_state->of<ScriptedRun>(this).replies++ : request.call_index;
     if (index < 0 || static_cast<size_t>(index) >= script_.replies.size())
-      throw Error("llm.script_exhausted", "the scripted provider has " + std::to_string(script_.replies.size()) +
+      throw Error(ErrorKind::LlmScriptExhausted, "the scripted provider has " + std::to_string(script_.replies.size()) +
                                               " replies, and call " + std::to_string(index + 1) +
                                               " asked for one more");
     reply = script_.replies[static_cast<size_t>(index)];
@@ -107,7 +107,7 @@ LlmResponse ScriptedLlm::complete(const LlmRequest& request) const {
       }
     }
     if (!matched)
-      throw Error("llm.no_rule", "no scripted rule matches the prompt (" + std::to_string(script_.rules.size()) +
+      throw Error(ErrorKind::LlmNoRule, "no scripted rule matches the prompt (" + std::to_string(script_.rules.size()) +
                                      " rules tried); add a catch-all rule with match: '(?s).*'");
   }
   LlmResponse r;

@@ -21,7 +21,7 @@ LlmResponse SseReader::finish(const net::HttpResponse&) {
     std::string_view head = trim(head_);
     if (head.empty() || head.front() == ':' || starts_with(head, "data") || starts_with(head, "event") ||
         starts_with(head, "id") || starts_with(head, "retry"))
-      throw RetryableError("llm.stream_cut", "the stream ended before its first event");
+      throw RetryableError(ErrorKind::LlmStreamCut, "the stream ended before its first event");
     net::HttpResponse whole;
     whole.body = std::move(head_);
     return read_whole(whole);

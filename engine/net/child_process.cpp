@@ -27,7 +27,7 @@ struct Pipe {
 
 Pipe make_pipe() {
   int fds[2];
-  if (::pipe2(fds, O_CLOEXEC) != 0) throw Error("process.spawn", std::string("cannot make a pipe: ") + std::strerror(errno));
+  if (::pipe2(fds, O_CLOEXEC) != 0) throw Error(ErrorKind::ProcessSpawn, std::string("cannot make a pipe: ") + std::strerror(errno));
   return {fds[0], fds[1]};
 }
 
@@ -51,7 +51,7 @@ std::string resolve(const std::string& program, const std::string& path) {
     if (end == std::string::npos) break;
     start = end + 1;
   }
-  throw Error("process.spawn", "cannot start '" + program + "': not found on the PATH given to it");
+  throw Error(ErrorKind::ProcessSpawn, "cannot start '" + program + "': not found on the PATH given to it");
 }
 
 // A write to a child that has closed its stdin raises SIGPIPE, whose default kills the engine: the signal is held
@@ -75,7 +75,7 @@ ssize_t write_without_sigpipe(int fd, const char* data, size_t n) {
 
 [[noreturn]] void timed_out_or_stopped(const Cancel* cancel, const std::string& program, const char* what) {
   if (cancel && cancel->stopped()) throw_stopped(*cancel);
-  throw Error("process.timeout", "'" + program + "' " + what);
+  throw Error(ErrorKind::ProcessTimeout, "'" + program + "' " + what);
 }
 
 }  // namespace
@@ -130,7 +130,7 @@ ChildProcess::ChildProcess(const ProcessSpec& spec, DescriptorWatch& watch) : wa
     ::close(out.read);
     ::close(err.read);
     pid_ = -1;
-    throw Error("process.spawn", "cannot start '" + spec.program + "': " + std::strerror(rc) +
+    throw Error(ErrorKind::ProcessSpawn, "cannot start '" + spec.program + "': " + std::strerror(rc) +
                                      (spec.cwd.empty() ? "" : " (in " + spec.cwd.string() + ")"));
   }
   stdin_fd_ = in.write;
@@ -166,7 +166,7 @@ std::string ChildProcess::stderr_tail() const {
 size_t ChildProcess::write_some(std::string_view bytes) {
   size_t written = 0;
   while (written < bytes.size()) {
-    if (stdin_fd_ < 0) throw Error("process.exited", "'" + program_ + "' is no longer running");
+    if (stdin_fd_ < 0) throw Error(ErrorKind::ProcessExited, "'" + program_ + "' is no longer running");
     ssize_t n = write_without_sigpipe(stdin_fd_, bytes.data() + written, bytes.size() - written);
     if (n > 0) {
       written += static_cast<size_t>(n);
@@ -174,7 +174,7 @@ size_t ChildProcess::write_some(std::string_view bytes) {
     }
     if (n < 0 && errno == EINTR) continue;
     if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) break;
-    throw Error("process.exited", "'" + program_ + "' stopped reading its input (" + std::strerror(errno) + ")");
+    throw Error(ErrorKind::ProcessExited, "'" + program_ + "' stopped reading its input (" + std::strerror(errno) + ")");
   }
   return written;
 }
@@ -225,7 +225,7 @@ bool ChildProcess::drain_stdout() {
 
 void ChildProcess::write(std::string_view bytes, std::optional<SteadyTime> deadline, const Cancel* cancel) {
   while (!bytes.empty()) {
-    if (stdin_fd_ < 0) throw Error("process.exited", "'" + program_ + "' is no longer running");
+    if (stdin_fd_ < 0) throw Error(ErrorKind::ProcessExited, "'" + program_ + "' is no longer running");
     ssize_t n = write_without_sigpipe(stdin_fd_, bytes.data(), bytes.size());
     if (n > 0) {
       bytes.remove_prefix(static_cast<size_t>(n));
@@ -236,7 +236,7 @@ void ChildProcess::write(std::string_view bytes, std::optional<SteadyTime> deadl
       if (!watch_.wait(stdin_fd_, true, deadline, cancel)) timed_out_or_stopped(cancel, program_, "did not read its input in time");
       continue;
     }
-    throw Error("process.exited", "'" + program_ + "' stopped reading its input (" + std::strerror(errno) + ")");
+    throw Error(ErrorKind::ProcessExited, "'" + program_ + "' stopped reading its input (" + std::strerror(errno) + ")");
   }
 }
 
@@ -253,7 +253,7 @@ std::optional<std::string> ChildProcess::read_line(size_t max_bytes, std::option
     }
     if (pending_.size() > max_bytes + 1) {
       stop(std::chrono::milliseconds(100));
-      throw Error("process.line_too_long", "'" + program_ + "' wrote a line longer than " + std::to_string(max_bytes) +
+      throw Error(ErrorKind::ProcessLineTooLong, "'" + program_ + "' wrote a line longer than " + std::to_string(max_bytes) +
                                                " bytes; it was stopped");
     }
     scanned = pending_.size();

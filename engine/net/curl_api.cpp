@@ -42,7 +42,7 @@ class LoadedCurl {
   LoadedCurl& operator=(const LoadedCurl&) = delete;
 
   const CurlApi& api() const {
-    if (!initialised_) throw Error("http.transport", error_);
+    if (!initialised_) throw Error(ErrorKind::HttpTransport, error_);
     return api_;
   }
 

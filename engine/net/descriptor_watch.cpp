@@ -30,7 +30,7 @@ void DescriptorWatch::start() {
   if (thread_.joinable()) return;
   epoll_fd_ = ::epoll_create1(EPOLL_CLOEXEC);
   wake_fd_ = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-  if (epoll_fd_ < 0 || wake_fd_ < 0) throw Error("process.spawn", std::string("cannot watch pipes: ") + std::strerror(errno));
+  if (epoll_fd_ < 0 || wake_fd_ < 0) throw Error(ErrorKind::ProcessSpawn, std::string("cannot watch pipes: ") + std::strerror(errno));
   epoll_event ev{};
   ev.events = EPOLLIN;
   ev.data.fd = wake_fd_;

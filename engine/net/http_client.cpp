@@ -129,14 +129,14 @@ bool drive(const CurlApi& api, CURLM* multi, CURL* c, const Cancel* cancel, CURL
   for (;;) {
     int running = 0;
     if (CURLMcode mc = api.multi_perform(multi, &running); mc != CURLM_OK)
-      throw Error("http.transport", api.multi_strerror(mc));
+      throw Error(ErrorKind::HttpTransport, api.multi_strerror(mc));
     if (!running) break;
     if (cancel && cancel->stopped()) return false;
     // curl's own timers (timeouts, the progress callback) need a turn at least this often.
     int slice = 1000;
     if (cancel) slice = static_cast<int>(cancel->wait_slice(std::chrono::milliseconds(slice)).count());
     if (CURLMcode mc = api.multi_poll(multi, nullptr, 0, slice, nullptr); mc != CURLM_OK)
-      throw Error("http.transport", api.multi_strerror(mc));
+      throw Error(ErrorKind::HttpTransport, api.multi_strerror(mc));
   }
   rc = CURLE_OK;
   int left = 0;
@@ -179,11 +179,11 @@ HttpResponse HttpClient::send(const HttpRequest& request, const BodySink& sink, 
   const std::string& method = request.method;
   if (method.empty() || method.size() > 16 ||
       !std::all_of(method.begin(), method.end(), [](char ch) { return ch >= 'A' && ch <= 'Z'; }))
-    throw Error("http.bad_request", "'" + method.substr(0, 16) + "' is not an HTTP method");
+    throw Error(ErrorKind::HttpBadRequest, "'" + method.substr(0, 16) + "' is not an HTTP method");
   const HttpTimeouts& timeouts = request.timeouts;
   if (cancel && cancel->stopped()) throw_stopped(*cancel);  // a stopped run sends nothing
   auto handle = acquire();
-  if (!handle->curl) throw Error("http.transport", "cannot create a curl handle");
+  if (!handle->curl) throw Error(ErrorKind::HttpTransport, "cannot create a curl handle");
   CURL* c = handle->curl;
   const CurlApi& api = handle->api;
   api.easy_reset(c);  // keeps the connection cache; clears the previous request's options
@@ -241,7 +241,7 @@ HttpResponse HttpClient::send(const HttpRequest& request, const BodySink& sink, 
     if (!handle->multi) handle->multi = api.multi_init();
     if (!handle->multi || api.multi_add_handle(handle->multi, c) != CURLM_OK) {
       api.slist_free_all(list);
-      throw Error("http.transport", "cannot start a transfer");
+      throw Error(ErrorKind::HttpTransport, "cannot start a transfer");
     }
     try {
       finished = drive(api, handle->multi, c, cancel, rc);
@@ -259,16 +259,16 @@ HttpResponse HttpClient::send(const HttpRequest& request, const BodySink& sink, 
   // A handle whose transfer did not end cleanly may hold a broken connection; it is let go, not reused.
   if (t.sink_error) std::rethrow_exception(t.sink_error);
   if (t.too_large)
-    throw Error("http.too_large", "the server's answer passed " + size_text(request.max_response_bytes) +
+    throw Error(ErrorKind::HttpTooLarge, "the server's answer passed " + size_text(request.max_response_bytes) +
                                       "; the transfer was stopped");
   if (response.aborted_by_sink) {
     if (rc == CURLE_OK) release(std::move(handle));  // the body ended while it lingered: its connection is whole
     return response;
   }
   if (t.stalled)
-    throw Error("http.transport", "the server sent nothing for " + std::to_string(timeouts.read.count()) +
+    throw Error(ErrorKind::HttpTransport, "the server sent nothing for " + std::to_string(timeouts.read.count()) +
                                       " ms (read timeout)");
-  if (rc != CURLE_OK) throw Error("http.transport", error[0] ? error : api.easy_strerror(rc));
+  if (rc != CURLE_OK) throw Error(ErrorKind::HttpTransport, error[0] ? error : api.easy_strerror(rc));
   release(std::move(handle));
   return response;
 }

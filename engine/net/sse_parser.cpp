@@ -33,7 +33,7 @@ void SseParser::feed(std::string_view bytes) {
     after_cr_ = false;
     partial_.append(bytes.substr(start));
     if (partial_.size() > limits::kStreamLineBytes)
-      throw Error("http.bad_stream", "the server sent a stream line longer than " +
+      throw Error(ErrorKind::HttpBadStream, "the server sent a stream line longer than " +
                                         std::to_string(limits::kStreamLineBytes >> 20) + " MiB without ending it");
   }
 }
@@ -64,7 +64,7 @@ void SseParser::line(std::string_view l) {
   if (!value.empty() && value[0] == ' ') value.remove_prefix(1);
   if (field == "data") {
     if (data_.size() + value.size() > limits::kStreamEventBytes)
-      throw Error("http.bad_stream", "the server sent a stream event of more than " + std::to_string(limits::kStreamEventBytes >> 20) +
+      throw Error(ErrorKind::HttpBadStream, "the server sent a stream event of more than " + std::to_string(limits::kStreamEventBytes >> 20) +
                                         " MiB");
     data_.append(value);
     data_.push_back('\n');

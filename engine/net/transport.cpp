@@ -57,7 +57,7 @@ Transport::Transport() : api_(curl_api()), lanes_(kLanes) {
       if (lane.multi) api_.multi_cleanup(lane.multi);
     if (epoll_ >= 0) close(epoll_);
     if (wake_fd_ >= 0) close(wake_fd_);
-    throw Error("http.transport", "cannot start the transport of concurrent requests");
+    throw Error(ErrorKind::HttpTransport, "cannot start the transport of concurrent requests");
   }
   thread_ = std::thread([this] { serve(); });
 }

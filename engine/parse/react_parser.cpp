@@ -53,16 +53,16 @@ ReactParser::ReactParser(Regex final_answer, Regex action, bool strip_quotes, Bo
   size_t groups = action_.group_names().size() - 1;
   bool named = has_any_group(action_, kToolNames) && has_any_group(action_, kInputNames);
   if (!named && groups < 2)
-    throw Error("regex.missing_group",
+    throw Error(ErrorKind::RegexMissingGroup,
                 "action regex needs groups named 'tool' and 'input' (or two groups), found " + std::to_string(groups));
   // A regex that names its groups must name the ones read: a misspelt name would fall back to group positions and
   // read the wrong text without a word.
   if (!named && !group_names_of(action_).empty())
-    throw Error("regex.missing_group", "action regex names its groups " + join(group_names_of(action_), ", ") +
+    throw Error(ErrorKind::RegexMissingGroup, "action regex names its groups " + join(group_names_of(action_), ", ") +
                                            ", but the parser reads groups named 'tool' (or 'action') and 'input' "
                                            "(or 'tool_input', 'action_input')");
   if (!has_any_group(final_answer_, kOutputNames) && !group_names_of(final_answer_).empty())
-    throw Error("regex.missing_group", "final_answer regex names its groups " + join(group_names_of(final_answer_), ", ") +
+    throw Error(ErrorKind::RegexMissingGroup, "final_answer regex names its groups " + join(group_names_of(final_answer_), ", ") +
                                            ", but the parser reads a group named 'output' (or 'answer', "
                                            "'final_answer')");
 }

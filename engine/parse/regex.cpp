@@ -95,7 +95,7 @@ Regex Regex::compile(std::string_view pattern, RegexOptions options) {
   impl->code.reset(pcre2_compile(reinterpret_cast<PCRE2_SPTR>(translated.data()), translated.size(), flags, &err,
                                  &offset, nullptr));
   if (!impl->code)
-    throw Error("regex.invalid", "invalid regex: " + pcre2_message(err) + " at offset " + std::to_string(offset));
+    throw Error(ErrorKind::RegexInvalid, "invalid regex: " + pcre2_message(err) + " at offset " + std::to_string(offset));
   pcre2_jit_compile(impl->code.get(), PCRE2_JIT_COMPLETE);  // without JIT support the interpreter still works
 
   impl->context.reset(pcre2_match_context_create(nullptr));
@@ -131,10 +131,10 @@ int run_match(const pcre2_code* code, pcre2_match_context* context, std::string_
   if (rc == PCRE2_ERROR_JIT_STACKLIMIT) rc = run(options | PCRE2_NO_JIT);
   if (rc == PCRE2_ERROR_MATCHLIMIT || rc == PCRE2_ERROR_DEPTHLIMIT || rc == PCRE2_ERROR_HEAPLIMIT ||
       rc == PCRE2_ERROR_JIT_STACKLIMIT)
-    throw Error("regex.limit", "regex gave up on a " + std::to_string(subject.size()) +
+    throw Error(ErrorKind::RegexLimit, "regex gave up on a " + std::to_string(subject.size()) +
                                    "-byte text: " + pcre2_message(rc) + " (the pattern backtracks too much)");
   if (rc < 0 && rc != PCRE2_ERROR_NOMATCH && rc != PCRE2_ERROR_PARTIAL)
-    throw Error("regex.match_failed", "regex match failed: " + pcre2_message(rc));
+    throw Error(ErrorKind::RegexMatchFailed, "regex match failed: " + pcre2_message(rc));
   return rc;
 }
 

@@ -73,7 +73,7 @@ std::vector<Violation> check_schema(const Value& schema, const SchemaOptions& op
 
 Schema Schema::compile(const Value& schema, const SchemaOptions& options) {
   CheckedSchema checked = check_and_rewrite(schema, options);
-  if (!checked.problems.empty()) throw Error("schema.invalid", "invalid schema: " + describe({checked.problems[0]}));
+  if (!checked.problems.empty()) throw Error(ErrorKind::SchemaInvalid, "invalid schema: " + describe({checked.problems[0]}));
   auto impl = std::make_shared<Impl>();
   impl->json = schema;
   valijson::SchemaParser parser(valijson::SchemaParser::kDraft7);
@@ -84,7 +84,7 @@ Schema Schema::compile(const Value& schema, const SchemaOptions& options) {
   } catch (const Error&) {
     throw;
   } catch (const std::exception& e) {
-    throw Error("schema.invalid", std::string("invalid schema: ") + e.what());
+    throw Error(ErrorKind::SchemaInvalid, std::string("invalid schema: ") + e.what());
   }
   return Schema(std::move(impl));
 }

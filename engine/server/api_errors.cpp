@@ -21,12 +21,13 @@ const char* type_for(int status) {
 
 }  // namespace
 
-int status_for_error(std::string_view kind) {
-  if (starts_with(kind, "input.") || starts_with(kind, "json.") || kind == "usage" || kind == "store.ambiguous") return 400;
-  if (kind == "store.no_such_run") return 404;
-  if (kind == "run.timeout") return 504;
-  if (kind == "run.cancelled") return 503;
-  if (starts_with(kind, "llm.")) return 502;
+int status_for_error(ErrorKind kind) {
+  std::string_view family = family_of(kind);
+  if (family == "input" || family == "json" || kind == ErrorKind::Usage || kind == ErrorKind::StoreAmbiguous) return 400;
+  if (kind == ErrorKind::StoreNoSuchRun) return 404;
+  if (kind == ErrorKind::RunTimeout) return 504;
+  if (kind == ErrorKind::RunCancelled) return 503;
+  if (family == "llm") return 502;
   return 500;
 }
 
@@ -36,6 +37,10 @@ HttpResponse error_response(int status, const std::string& message, const std::s
   if (!code.empty()) error["code"] = code;
   if (!param.empty()) error["param"] = param;
   return json_response(status, to_json_text(Value{{"error", std::move(error)}}));
+}
+
+HttpResponse error_response(int status, const std::string& message, ErrorKind code, const std::string& param) {
+  return error_response(status, message, std::string(name_of(code)), param);
 }
 
 }  // namespace engine::server

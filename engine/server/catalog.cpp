@@ -58,17 +58,17 @@ std::shared_ptr<const Catalog> Catalog::load(const std::vector<std::string>& pat
     if (served.name.empty()) served.name = served.executor->name();
     if (served.name.empty()) served.name = fs::path(file).stem().string();
     if (catalog->find(served.name))
-      throw Error("serve.duplicate", "two workflows are named '" + served.name + "' (" + file + " and " +
+      throw Error(ErrorKind::ServeDuplicate, "two workflows are named '" + served.name + "' (" + file + " and " +
                                          catalog->find(served.name)->file + "); a served workflow is found by its name");
     catalog->workflows_.push_back(std::move(served));
   }
   if (catalog->workflows_.empty() && !paths.empty()) {  // none named at all: `engine ui` shows runs, serves nothing
     if (problems.empty())
-      throw Error("serve.no_workflows", "no workflow to serve: give workflow files, or folders that hold some");
+      throw Error(ErrorKind::ServeNoWorkflows, "no workflow to serve: give workflow files, or folders that hold some");
     // Each was left out for a reason the user must see: the server stops before its warnings are printed.
     std::string why;
     for (const auto& p : problems) why += "\n" + p;
-    throw Error("serve.no_workflows", "no workflow to serve: none of those found loads:" + why);
+    throw Error(ErrorKind::ServeNoWorkflows, "no workflow to serve: none of those found loads:" + why);
   }
   return catalog;
 }

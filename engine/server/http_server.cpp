@@ -74,7 +74,7 @@ ListenAddress resolve_listen(const std::string& host, uint16_t port) {
   addrinfo* found = nullptr;
   int rc = getaddrinfo(host.c_str(), nullptr, &hints, &found);
   if (rc != 0 || !found)
-    throw Error("serve.listen", "cannot listen on '" + host + "': " + (rc ? gai_strerror(rc) : "no address"));
+    throw Error(ErrorKind::ServeListen, "cannot listen on '" + host + "': " + (rc ? gai_strerror(rc) : "no address"));
   ListenAddress out;
   std::memcpy(&out.storage, found->ai_addr, std::min<size_t>(found->ai_addrlen, sizeof out.storage));
   out.ipv6 = found->ai_family == AF_INET6;
@@ -145,7 +145,7 @@ HttpServer::HttpServer(const std::string& host, uint16_t port, ServerLimits limi
       MHD_OPTION_LISTEN_BACKLOG_SIZE, 1024u,
       MHD_OPTION_SOCK_ADDR, reinterpret_cast<sockaddr*>(&address.storage), MHD_OPTION_END);
   if (!daemon_)
-    throw Error("serve.listen", "cannot listen on " + host + ":" + std::to_string(port) +
+    throw Error(ErrorKind::ServeListen, "cannot listen on " + host + ":" + std::to_string(port) +
                                     " (is the port in use, or the address not this machine's?)");
   const MHD_DaemonInfo* bound = api.get_daemon_info(daemon_, MHD_DAEMON_INFO_BIND_PORT);
   port_ = bound ? bound->port : port;
@@ -154,7 +154,7 @@ HttpServer::HttpServer(const std::string& host, uint16_t port, ServerLimits limi
   epoll_fd_ = ::epoll_create1(EPOLL_CLOEXEC);
   if (!epoll_info || mailbox_->wake_fd < 0 || epoll_fd_ < 0) {
     api.stop_daemon(daemon_);
-    throw Error("serve.listen", "cannot set up the server's event loop");
+    throw Error(ErrorKind::ServeListen, "cannot set up the server's event loop");
   }
   epoll_event ev{};
   ev.events = EPOLLIN;

@@ -79,7 +79,7 @@ void Metrics::count_run(const std::string& workflow, const agent::RunResult& res
   w.completion_tokens += static_cast<uint64_t>(result.usage.completion_tokens);
   if (result.cost_usd) w.cost_usd += *result.cost_usd;
   ++w.stopped[std::string(name_of(result.stopped_reason))];
-  if (result.error) ++w.errors[result.error->kind];
+  if (result.error) ++w.errors[std::string(name_of(result.error->kind))];
 }
 
 void Metrics::time_model_call(const std::string& workflow, double seconds) {

@@ -37,7 +37,7 @@ class LoadedMhd {
   LoadedMhd& operator=(const LoadedMhd&) = delete;
 
   const MhdApi& api() const {
-    if (!loaded_) throw Error("serve.library", error_);
+    if (!loaded_) throw Error(ErrorKind::ServeLibrary, error_);
     return api_;
   }
 

@@ -30,11 +30,11 @@ std::string message_text(const Value& message, size_t index) {
       if (part.is_object() && part.value("type", "") == "text" && part.contains("text") && part["text"].is_string())
         text += part["text"].get<std::string>();
       else
-        throw Error("input.bad_message", "messages[" + std::to_string(index) +
+        throw Error(ErrorKind::InputBadMessage, "messages[" + std::to_string(index) +
                                              "].content has a part that is not text; a workflow takes text");
     return text;
   }
-  throw Error("input.bad_message", "messages[" + std::to_string(index) + "] needs a text content");
+  throw Error(ErrorKind::InputBadMessage, "messages[" + std::to_string(index) + "] needs a text content");
 }
 
 std::string role_of(const Value& message) {
@@ -54,17 +54,17 @@ struct ChatRequest {
 ChatRequest read_chat_request(const std::string& body) {
   JsonError error;
   Value v = parse_json(body, &error);
-  if (v.is_discarded()) throw Error("input.invalid_json", "the body is not JSON: " + error.message);
-  if (!v.is_object()) throw Error("input.not_object", "the body must be a JSON object");
+  if (v.is_discarded()) throw Error(ErrorKind::InputInvalidJson, "the body is not JSON: " + error.message);
+  if (!v.is_object()) throw Error(ErrorKind::InputNotObject, "the body must be a JSON object");
   ChatRequest r;
   if (!v.contains("model") || !v["model"].is_string())
-    throw Error("input.missing", "'model' is required: the name of a served workflow (GET /v1/models)");
+    throw Error(ErrorKind::InputMissing, "'model' is required: the name of a served workflow (GET /v1/models)");
   r.model = v["model"].get<std::string>();
   if (!v.contains("messages") || !v["messages"].is_array() || v["messages"].empty())
-    throw Error("input.missing", "'messages' must be a non-empty list of messages");
+    throw Error(ErrorKind::InputMissing, "'messages' must be a non-empty list of messages");
   const Value& messages = v["messages"];
   if (role_of(messages.back()) != "user")
-    throw Error("input.bad_message", "the last message must be the user's: it is the workflow's input");
+    throw Error(ErrorKind::InputBadMessage, "the last message must be the user's: it is the workflow's input");
   r.message = message_text(messages.back(), messages.size() - 1);
   // Earlier messages become the memory's exchanges: each user message with the assistant's reply after it. System
   // and tool messages are left out: the workflow's own prompt says who the agent is.
@@ -77,7 +77,7 @@ ChatRequest read_chat_request(const std::string& body) {
       r.history.emplace_back(std::move(*asked), message_text(messages[i], i));
       asked.reset();
     } else if (role != "system" && role != "developer" && role != "tool" && role != "assistant") {
-      throw Error("input.bad_message", "messages[" + std::to_string(i) + "] has no known role");
+      throw Error(ErrorKind::InputBadMessage, "messages[" + std::to_string(i) + "] has no known role");
     }
   }
   if (v.contains("stream") && v["stream"].is_boolean()) r.stream = v["stream"].get<bool>();
@@ -227,7 +227,7 @@ void Service::chat_completion(const std::shared_ptr<Exchange>& exchange) {
     }
     if (result.ok() && r.stream && !chunks.finish(raw_answer(result))) {
       result.error = agent::RunError::from(Error(
-          "serve.answer_withdrawn",
+          ErrorKind::ServeAnswerWithdrawn,
           "the model wrote on past what read as its final answer, so the answer streamed so far is not the run's "
           "answer; ask again, or without stream"));
       result.stopped_reason = StoppedReason::Error;

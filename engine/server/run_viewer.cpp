@@ -24,7 +24,7 @@ size_t limit_of(const std::string& given) {
   size_t n = 0;
   auto [end, ec] = std::from_chars(given.data(), given.data() + given.size(), n);
   if (ec != std::errc() || end != given.data() + given.size() || n < 1 || n > 1000)
-    throw Error("usage", "limit is a whole number from 1 to 1000, not '" + printable_excerpt(given, 40) + "'");
+    throw Error(ErrorKind::Usage, "limit is a whole number from 1 to 1000, not '" + printable_excerpt(given, 40) + "'");
   return n;
 }
 

@@ -27,8 +27,8 @@ Value inputs_of(const std::string& body) {
   if (body.find_first_not_of(" \t\r\n") == std::string::npos) return Value::object();
   JsonError error;
   Value v = parse_json(body, &error);
-  if (v.is_discarded()) throw Error("input.invalid_json", "the body is not JSON: " + error.message);
-  if (!v.is_object()) throw Error("input.not_object", "the body must be a JSON object of the workflow's inputs");
+  if (v.is_discarded()) throw Error(ErrorKind::InputInvalidJson, "the body is not JSON: " + error.message);
+  if (!v.is_object()) throw Error(ErrorKind::InputNotObject, "the body must be a JSON object of the workflow's inputs");
   return v;
 }
 
@@ -220,11 +220,11 @@ void Service::batch(const std::shared_ptr<Exchange>& exchange, const ServedWorkf
   const Value* list = body.is_object() && body.contains("inputs") ? &body["inputs"] : nullptr;
   if (!list || !list->is_array())
     return exchange->respond(error_response(400, "the body must be {\"inputs\": [ {...}, ... ]}: one object of inputs "
-                                                 "per run", "input.not_object", "inputs"));
+                                                 "per run", ErrorKind::InputNotObject, "inputs"));
   if (list->size() > limits_.max_batch)
     return exchange->respond(error_response(400, "a batch holds at most " + std::to_string(limits_.max_batch) +
                                                      " inputs (--max-batch); this one holds " +
-                                                     std::to_string(list->size()), "input.too_many", "inputs"));
+                                                     std::to_string(list->size()), ErrorKind::InputTooMany, "inputs"));
   // Each input is a run of its own under the server's slots, as many requests would be: all are admitted at once
   // (or the batch is turned away), and each waits for its slot.
   size_t n = list->size();
@@ -232,7 +232,7 @@ void Service::batch(const std::shared_ptr<Exchange>& exchange, const ServedWorkf
     return exchange->respond(error_response(400, "this server takes at most " + std::to_string(slots_.capacity()) +
                                                      " runs at once (--runs plus --queue); a batch of " +
                                                      std::to_string(n) + " can never be taken",
-                                            "input.too_many", "inputs"));
+                                            ErrorKind::InputTooMany, "inputs"));
   auto executor = workflow.executor;
   auto rows = std::make_shared<Value>(std::move(*list));
   auto results = std::make_shared<std::vector<Value>>(n);
@@ -246,7 +246,7 @@ void Service::batch(const std::shared_ptr<Exchange>& exchange, const ServedWorkf
           [this, executor, rows, results, sinks, row_error, name = workflow.name](size_t i, const Cancel& cancel) {
             try {
               if (!(*rows)[i].is_object())
-                throw Error("input.not_object", "inputs[" + std::to_string(i) + "] is not an object of inputs");
+                throw Error(ErrorKind::InputNotObject, "inputs[" + std::to_string(i) + "] is not an object of inputs");
               Value inputs = executor->resolve_inputs(std::move((*rows)[i]));
               ModelCallTimer timer(metrics_, name, (*sinks)->sink());
               agent::RunResult result = executor->run(inputs, timer, {.cancel = &cancel, .trace = (*sinks)->trace()});

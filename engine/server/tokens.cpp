@@ -43,7 +43,7 @@ void add_token(std::vector<std::string>& out, std::string_view text, const std::
   std::string_view token = trim(text);
   if (token.empty() || token.front() == '#') return;
   if (token.size() < 16 || token.find_first_of(" \t") != std::string_view::npos)
-    throw Error("serve.bad_token", "a token in " + where + " is shorter than 16 bytes or holds a space; use a long "
+    throw Error(ErrorKind::ServeBadToken, "a token in " + where + " is shorter than 16 bytes or holds a space; use a long "
                                    "random one, such as `openssl rand -hex 32` prints");
   out.emplace_back(token);
 }

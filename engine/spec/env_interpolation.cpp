@@ -30,7 +30,7 @@ std::string interpolate_env(const std::string& text, const EnvLookup& env) {
       continue;
     }
     size_t close = text.find('}', i + 2);
-    if (close == std::string::npos) throw Error("spec.env_syntax", "'${' without a closing '}' (write $${ for a literal ${)");
+    if (close == std::string::npos) throw Error(ErrorKind::SpecEnvSyntax, "'${' without a closing '}' (write $${ for a literal ${)");
     std::string body = text.substr(i + 2, close - i - 2);
     std::optional<std::string> dflt;
     size_t sep = body.find(":-");
@@ -38,11 +38,11 @@ std::string interpolate_env(const std::string& text, const EnvLookup& env) {
     if (sep != std::string::npos) dflt = body.substr(sep + 2);
     bool valid = !name.empty() && !std::isdigit(static_cast<unsigned char>(name[0]));
     for (char c : name) valid = valid && (std::isalnum(static_cast<unsigned char>(c)) || c == '_');
-    if (!valid) throw Error("spec.env_syntax", "'${" + body + "}' is not a variable reference (write $${ for a literal ${)");
+    if (!valid) throw Error(ErrorKind::SpecEnvSyntax, "'${" + body + "}' is not a variable reference (write $${ for a literal ${)");
     auto value = env(name);
     if (value && (!value->empty() || !dflt)) out += *value;
     else if (dflt) out += *dflt;
-    else throw Error("spec.env_unset", "environment variable '" + name + "' is not set (use ${" + name + ":-default})");
+    else throw Error(ErrorKind::SpecEnvUnset, "environment variable '" + name + "' is not set (use ${" + name + ":-default})");
     i = close;
   }
   return out;

@@ -36,19 +36,19 @@ class EvalLoader {
 
   EvalSpec load(const YAML::Node& root) {
     EvalSpec e;
-    if (!root || root.IsNull()) r_.fail("spec.missing_key", "an evaluation file needs `evaluators:`", root);
+    if (!root || root.IsNull()) r_.fail(ErrorKind::SpecMissingKey, "an evaluation file needs `evaluators:`", root);
     r_.expect_map(root, "the evaluation file", kEvalKeys);
     if (root["version"]) r_.integer(root["version"], "version", 1, 1);
     if (root["threshold"]) e.threshold = fraction(root["threshold"], "threshold");
     r_.expect_present(root, "evaluators", "the evaluation file");
     const YAML::Node& list = root["evaluators"];
-    if (!list.IsMap()) r_.fail("spec.wrong_type", "evaluators must be a mapping of names to evaluators", list);
-    if (list.size() == 0) r_.fail("spec.missing_key", "evaluators must name at least one evaluator", list);
+    if (!list.IsMap()) r_.fail(ErrorKind::SpecWrongType, "evaluators must be a mapping of names to evaluators", list);
+    if (list.size() == 0) r_.fail(ErrorKind::SpecMissingKey, "evaluators must name at least one evaluator", list);
     if (list.size() > limits::kEvaluators)
-      r_.fail("spec.too_many", "more than " + std::to_string(limits::kEvaluators) + " evaluators", list);
+      r_.fail(ErrorKind::SpecTooMany, "more than " + std::to_string(limits::kEvaluators) + " evaluators", list);
     for (const auto& kv : list) {
       for (const auto& before : e.evaluators)
-        if (before.name == kv.first.Scalar()) r_.fail("spec.duplicate_key", "duplicate key '" + before.name + "' in evaluators", kv.first);
+        if (before.name == kv.first.Scalar()) r_.fail(ErrorKind::SpecDuplicateKey, "duplicate key '" + before.name + "' in evaluators", kv.first);
       e.evaluators.push_back(evaluator(kv.first.Scalar(), kv.first, kv.second));
     }
     return e;
@@ -57,7 +57,7 @@ class EvalLoader {
  private:
   double fraction(const YAML::Node& n, const std::string& path) {
     double v = r_.number(n, path, 0);
-    if (v > 1) r_.fail("spec.out_of_range", path + " is a fraction from 0 to 1, got " + n.Scalar(), n);
+    if (v > 1) r_.fail(ErrorKind::SpecOutOfRange, path + " is a fraction from 0 to 1, got " + n.Scalar(), n);
     return v;
   }
 
@@ -66,11 +66,11 @@ class EvalLoader {
     EvaluatorSpec e;
     e.name = name;
     e.at = r_.loc(key);
-    if (!n.IsMap()) r_.fail("spec.wrong_type", at + " must be a mapping", n);
+    if (!n.IsMap()) r_.fail(ErrorKind::SpecWrongType, at + " must be a mapping", n);
     r_.expect_present(n, "kind", at);
     e.kind = r_.located_str(n["kind"], at + ".kind");
     if (std::find(kKinds.begin(), kKinds.end(), e.kind.value) == kKinds.end())
-      r_.fail("spec.bad_value", at + ".kind must be one of " + join(kKinds, ", ") + ", got '" + e.kind.value + "'" +
+      r_.fail(ErrorKind::SpecBadValue, at + ".kind must be one of " + join(kKinds, ", ") + ", got '" + e.kind.value + "'" +
                                     did_you_mean(e.kind.value, kKinds),
               n["kind"]);
     const std::string& kind = e.kind.value;
@@ -87,7 +87,7 @@ class EvalLoader {
       e.pattern = r_.located_raw(n["pattern"], at + ".pattern");
     } else if (kind == "json_schema") {
       r_.expect_present(n, "schema", at);
-      if (!n["schema"].IsMap()) r_.fail("spec.wrong_type", at + ".schema must be a mapping (a JSON Schema)", n["schema"]);
+      if (!n["schema"].IsMap()) r_.fail(ErrorKind::SpecWrongType, at + ".schema must be a mapping (a JSON Schema)", n["schema"]);
       e.schema = r_.value(n["schema"], at + ".schema");
       e.schema_at = r_.loc(n["schema"]);
     } else if (kind == "tool_trajectory") {
@@ -100,20 +100,20 @@ class EvalLoader {
       }
       e.order = n["order"] ? r_.located_str(n["order"], at + ".order") : Located<std::string>{"exact", e.at};
       if (std::find(kOrders.begin(), kOrders.end(), e.order.value) == kOrders.end())
-        r_.fail("spec.bad_value", at + ".order must be one of " + join(kOrders, ", ") + ", got '" + e.order.value + "'",
+        r_.fail(ErrorKind::SpecBadValue, at + ".order must be one of " + join(kOrders, ", ") + ", got '" + e.order.value + "'",
                 n["order"]);
     } else if (kind == "workflow") {
       r_.expect_present(n, "workflow", at);
       e.workflow = r_.located_str(n["workflow"], at + ".workflow");
       e.workflow_file = dir_ / e.workflow.value;
       if (n["inputs"]) {
-        if (!n["inputs"].IsMap()) r_.fail("spec.wrong_type", at + ".inputs must be a mapping of the judge's inputs", n["inputs"]);
+        if (!n["inputs"].IsMap()) r_.fail(ErrorKind::SpecWrongType, at + ".inputs must be a mapping of the judge's inputs", n["inputs"]);
         for (const auto& in : n["inputs"])
           e.inputs.emplace_back(in.first.Scalar(), r_.located_raw(in.second, at + ".inputs." + in.first.Scalar()));
       }
       if (n["scale"]) {
         e.scale = r_.number(n["scale"], at + ".scale", 0);
-        if (e.scale <= 0) r_.fail("spec.out_of_range", at + ".scale must be above 0", n["scale"]);
+        if (e.scale <= 0) r_.fail(ErrorKind::SpecOutOfRange, at + ".scale must be above 0", n["scale"]);
       }
     }
     if (kind == "numeric") {

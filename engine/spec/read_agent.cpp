@@ -60,7 +60,7 @@ ParserSpec parser(SectionReader& in, const YAML::Node& p, const std::string& pat
       r.expect_present(p, "rules", path);
       const YAML::Node& rules = p["rules"];
       if (!rules.IsSequence() || rules.size() == 0)
-        r.fail("spec.wrong_type", path + ".rules must be a list of {match, tool, input}", rules);
+        r.fail(ErrorKind::SpecWrongType, path + ".rules must be a list of {match, tool, input}", rules);
       for (size_t i = 0; i < rules.size(); ++i)
         in.entry([&] {
           std::string at = path + ".rules[" + std::to_string(i) + "]";
@@ -100,7 +100,7 @@ MemorySpec memory(SectionReader& in, const YAML::Node& n, const std::string& at)
   r.expect_present(n, "kind", at);
   m.kind = in.one_of(n["kind"], at + ".kind", {"none", "full", "window", "token_limit"});
   auto only_for = [&](const char* key, const char* kind) {
-    if (n[key] && m.kind.value != kind) r.fail("spec.conflict", at + "." + key + " is for kind: " + kind, n[key]);
+    if (n[key] && m.kind.value != kind) r.fail(ErrorKind::SpecConflict, at + "." + key + " is for kind: " + kind, n[key]);
   };
   in.key(n, "k", [&](const YAML::Node& v) {
     only_for("k", "window");
@@ -121,7 +121,7 @@ MemorySpec memory(SectionReader& in, const YAML::Node& n, const std::string& at)
 std::vector<MessageSpec> messages(SectionReader& in, const YAML::Node& n, const std::string& path) {
   YamlReader& r = in.r;
   std::vector<MessageSpec> out;
-  if (n.size() == 0) r.fail("spec.wrong_type", path + " must list at least one message", n);
+  if (n.size() == 0) r.fail(ErrorKind::SpecWrongType, path + " must list at least one message", n);
   for (size_t i = 0; i < n.size(); ++i)
     in.entry([&] {
       std::string item = path + "[" + std::to_string(i) + "]";
@@ -129,7 +129,7 @@ std::vector<MessageSpec> messages(SectionReader& in, const YAML::Node& n, const 
       if (n[i]["placeholder"]) {
         for (const char* key : {"role", "content"})
           if (n[i][key])
-            r.fail("spec.conflict", item + " is a placeholder; it takes no " + key + " (the messages it stands for have theirs)",
+            r.fail(ErrorKind::SpecConflict, item + " is a placeholder; it takes no " + key + " (the messages it stands for have theirs)",
                    n[i][key]);
         MessageSpec m;
         m.placeholder = r.located_str(n[i]["placeholder"], item + ".placeholder");
@@ -170,7 +170,7 @@ AgentSpec read_agent(SectionReader& in, const YAML::Node& n, const std::string& 
   if (tool_calling)
     for (const char* key : {"parser", "scratchpad", "on_parse_error"})
       in.key(n, key, [&](const YAML::Node& v) {
-        r.fail("spec.conflict",
+        r.fail(ErrorKind::SpecConflict,
                at + "." + key + " is for react agents; a tool_calling agent reads the model's tool calls, not its text", v);
       });
   in.entry([&] {
@@ -189,7 +189,7 @@ AgentSpec read_agent(SectionReader& in, const YAML::Node& n, const std::string& 
   const YAML::Node& parsers = n["parser"];
   if (parsers && parsers.IsSequence()) {
     in.entry([&] {
-      if (parsers.size() == 0) r.fail("spec.wrong_type", at + ".parser is an empty list; give at least one parser", parsers);
+      if (parsers.size() == 0) r.fail(ErrorKind::SpecWrongType, at + ".parser is an empty list; give at least one parser", parsers);
     });
     for (size_t i = 0; i < parsers.size(); ++i)
       in.entry([&] { a.parsers.push_back(parser(in, parsers[i], at + ".parser[" + std::to_string(i) + "]", a.loc)); });

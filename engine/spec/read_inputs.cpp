@@ -20,7 +20,7 @@ const KeyList kOutput = {"description", "value"};
 
 std::vector<InputSpec> read_inputs(SectionReader& in, const YAML::Node& n) {
   std::vector<InputSpec> out;
-  if (!n.IsMap()) in.r.fail("spec.wrong_type", "inputs must be a mapping of input names", n);
+  if (!n.IsMap()) in.r.fail(ErrorKind::SpecWrongType, "inputs must be a mapping of input names", n);
   std::vector<std::string> seen;
   for (const auto& kv : n) {
     InputSpec input;
@@ -29,7 +29,7 @@ std::vector<InputSpec> read_inputs(SectionReader& in, const YAML::Node& n) {
       input.loc = in.r.loc(kv.first);
       in.check_name(input.name, "input", kv.first);
       if (std::find(seen.begin(), seen.end(), input.name) != seen.end())
-        in.r.fail("spec.duplicate_key", "duplicate input '" + input.name + "'", kv.first);
+        in.r.fail(ErrorKind::SpecDuplicateKey, "duplicate input '" + input.name + "'", kv.first);
       seen.push_back(input.name);
     });
     if (!ok) continue;
@@ -51,14 +51,14 @@ std::vector<InputSpec> read_inputs(SectionReader& in, const YAML::Node& n) {
       in.key(body, "default", [&](const YAML::Node& v) {
         Value given = in.r.value(v, path + ".default");
         if (!input.type.empty() && !schema::has_value_type(given, input.type))
-          in.r.fail("spec.wrong_type", path + ".default must be " + schema::with_article(input.type) +
+          in.r.fail(ErrorKind::SpecWrongType, path + ".default must be " + schema::with_article(input.type) +
                                            " (the input's type), got " + schema::json_type_name(given), v);
         input.default_value = std::move(given);
       });
       in.key(body, "required", [&](const YAML::Node& v) {
         if (in.r.boolean(v, path + ".required") || input.default_value) return;
         if (!input.type.empty() && input.type != "string")
-          in.r.fail("spec.bad_value", path + ": an optional input of type " + input.type +
+          in.r.fail(ErrorKind::SpecBadValue, path + ": an optional input of type " + input.type +
                                           " needs a default of that type (without one it would be \"\")", v);
         input.default_value = Value("");
       });
@@ -70,7 +70,7 @@ std::vector<InputSpec> read_inputs(SectionReader& in, const YAML::Node& n) {
 
 std::vector<OutputSpec> read_outputs(SectionReader& in, const YAML::Node& n) {
   std::vector<OutputSpec> out;
-  if (!n.IsMap()) in.r.fail("spec.wrong_type", "outputs must be a mapping of output names", n);
+  if (!n.IsMap()) in.r.fail(ErrorKind::SpecWrongType, "outputs must be a mapping of output names", n);
   for (const auto& kv : n) {
     OutputSpec o;
     bool ok = in.entry([&] {

@@ -34,16 +34,16 @@ Value response_format(SectionReader& in, const YAML::Node& n, const std::string&
     std::string type = in.one_of(n, at + ".response_format", {"text", "json_object"}).value;
     return Value{{"type", type}};
   }
-  if (!n.IsMap()) in.r.fail("spec.wrong_type", at + ".response_format must be json_object, text, or a mapping", n);
+  if (!n.IsMap()) in.r.fail(ErrorKind::SpecWrongType, at + ".response_format must be json_object, text, or a mapping", n);
   Value v = in.r.value(n, at + ".response_format");
   if (!v.contains("type") || !v["type"].is_string())
-    in.r.fail("spec.missing_key", at + ".response_format needs a type (json_object, json_schema or text)", n);
+    in.r.fail(ErrorKind::SpecMissingKey, at + ".response_format needs a type (json_object, json_schema or text)", n);
   // OpenAI's {type: json_schema, json_schema: {name, schema, strict}}: the schema is checked as any other, and the
   // replies are validated against it (assemble/).
   if (v["type"] == "json_schema") {
     const YAML::Node& spec = n["json_schema"];
     if (!spec || !spec.IsMap() || !spec["schema"])
-      in.r.fail("spec.missing_key", at + ".response_format of type json_schema needs json_schema: {name, schema}", n);
+      in.r.fail(ErrorKind::SpecMissingKey, at + ".response_format of type json_schema needs json_schema: {name, schema}", n);
     in.json_schema(spec["schema"], at + ".response_format.json_schema.schema");
   }
   return v;
@@ -52,7 +52,7 @@ Value response_format(SectionReader& in, const YAML::Node& n, const std::string&
 // model -> {prompt, completion}, USD per million tokens.
 std::vector<std::pair<std::string, ModelPrice>> prices(SectionReader& in, const YAML::Node& n, const std::string& at) {
   std::vector<std::pair<std::string, ModelPrice>> out;
-  if (!n.IsMap()) in.r.fail("spec.wrong_type", at + ".prices must map model names to {prompt, completion}", n);
+  if (!n.IsMap()) in.r.fail(ErrorKind::SpecWrongType, at + ".prices must map model names to {prompt, completion}", n);
   for (const auto& kv : n) {
     std::string model = in.r.str(kv.first, at + ".prices");
     std::string path = at + ".prices." + model;
@@ -71,12 +71,12 @@ ScriptedRuleSpec scripted_rule(SectionReader& in, const YAML::Node& rule, const 
   for (const char* key : {"match", "user", "tool"})
     if (rule[key]) given.push_back(key);
   if (given.empty())
-    in.r.fail("spec.missing_key",
+    in.r.fail(ErrorKind::SpecMissingKey,
               path + " needs match: (a regex on the whole prompt), user: (on the user's last message) or tool: "
                      "(on a tool's result)",
               rule);
   if (given.size() > 1)
-    in.r.fail("spec.conflict", path + " has " + given[0] + " and " + given[1] + "; give one of them", rule);
+    in.r.fail(ErrorKind::SpecConflict, path + " has " + given[0] + " and " + given[1] + "; give one of them", rule);
   if (!rule["tool_calls"]) in.r.expect_present(rule, "reply", path);
   ScriptedRuleSpec out{in.r.located_raw(rule[given[0]], path + "." + given[0]), given[0], {}, {}};
   if (rule["reply"]) out.reply = in.r.located_raw(rule["reply"], path + ".reply");
@@ -93,17 +93,17 @@ void scripted(SectionReader& in, const YAML::Node& s, const std::string& at, Llm
   });
   in.key(s, "fail", [&](const YAML::Node& f) {
     in.r.expect_map(f, at + ".fail", keys::kScriptedFail);
-    if (!f["status"]) in.r.fail("spec.missing_key", at + ".fail needs status: an HTTP status, 400 to 599", f);
+    if (!f["status"]) in.r.fail(ErrorKind::SpecMissingKey, at + ".fail needs status: an HTTP status, 400 to 599", f);
     l.fail_status = static_cast<int>(in.r.integer(f["status"], at + ".fail.status", 400, 599));
     l.fail_times = f["times"] ? static_cast<int>(in.r.integer(f["times"], at + ".fail.times", 1, 1000)) : 1;
   });
   in.key(s, "rules", [&](const YAML::Node& rules) {
-    if (!rules.IsSequence()) in.r.fail("spec.wrong_type", at + ".rules must be a list", rules);
+    if (!rules.IsSequence()) in.r.fail(ErrorKind::SpecWrongType, at + ".rules must be a list", rules);
     for (size_t i = 0; i < rules.size(); ++i)
       in.entry([&] { l.rules.push_back(scripted_rule(in, rules[i], at + ".rules[" + std::to_string(i) + "]")); });
   });
   if (!l.replies.empty() && !l.rules.empty())
-    in.r.fail("spec.conflict", at + " has both replies and rules; give one of them", s);
+    in.r.fail(ErrorKind::SpecConflict, at + " has both replies and rules; give one of them", s);
 }
 
 const std::vector<std::string> kOverrideProviders = {"openai", "ollama", "llamacpp", "anthropic", "replay"};
@@ -126,7 +126,7 @@ LlmSpec read_llm(SectionReader& in, const YAML::Node& n, const std::string& at) 
   in.key(n, "provider", [&](const YAML::Node& v) {
     l.provider = r.located_str(v, at + ".provider");
     if (std::find(kProviders.begin(), kProviders.end(), l.provider.value) == kProviders.end())
-      r.fail("spec.bad_value", "unknown llm.provider '" + l.provider.value + "'" + did_you_mean(l.provider.value, kProviders), v);
+      r.fail(ErrorKind::SpecBadValue, "unknown llm.provider '" + l.provider.value + "'" + did_you_mean(l.provider.value, kProviders), v);
   });
   in.key(n, "model", [&](const YAML::Node& v) { l.model = r.str(v, at + ".model"); });
   in.entry([&] { l.chat_template = in.template_source(n["chat_template"], at + ".chat_template"); });
@@ -168,24 +168,24 @@ LlmSpec read_llm(SectionReader& in, const YAML::Node& n, const std::string& at) 
     l.max_tokens_field = in.one_of(v, at + ".max_tokens_field", {"max_tokens", "max_completion_tokens"}).value;
   });
   in.key(n, "extra", [&](const YAML::Node& v) {
-    if (!v.IsMap()) r.fail("spec.wrong_type", at + ".extra must be a mapping of request keys", v);
+    if (!v.IsMap()) r.fail(ErrorKind::SpecWrongType, at + ".extra must be a mapping of request keys", v);
     l.extra = r.value(v, at + ".extra");
   });
   in.key(n, "chat_template_tools", [&](const YAML::Node& t) {
     l.chat_template_tools_loc = r.loc(t);
     if (t.IsScalar() && r.str(t, at + ".chat_template_tools") == "all") l.chat_template_all_tools = true;
     else if (t.IsSequence()) l.chat_template_tools = r.str_list(t, at + ".chat_template_tools");
-    else r.fail("spec.wrong_type", at + ".chat_template_tools must be `all` or a list of the agent's tools", t);
+    else r.fail(ErrorKind::SpecWrongType, at + ".chat_template_tools must be `all` or a list of the agent's tools", t);
   });
   in.key(n, "add_generation_prompt", [&](const YAML::Node& v) {
     l.add_generation_prompt = r.boolean(v, at + ".add_generation_prompt");
   });
   in.key(n, "chat_template_kwargs", [&](const YAML::Node& v) {
-    if (!v.IsMap()) r.fail("spec.wrong_type", at + ".chat_template_kwargs must be a mapping of template variables", v);
+    if (!v.IsMap()) r.fail(ErrorKind::SpecWrongType, at + ".chat_template_kwargs must be a mapping of template variables", v);
     Value kwargs = r.value(v, at + ".chat_template_kwargs");
     for (std::string own : {"messages", "tools", "add_generation_prompt", "bos_token", "eos_token"})
       if (kwargs.contains(own))
-        r.fail("spec.conflict", at + ".chat_template_kwargs." + own + " is given by the engine (" +
+        r.fail(ErrorKind::SpecConflict, at + ".chat_template_kwargs." + own + " is given by the engine (" +
                                     (own == "messages" ? "from the prompt"
                                                        : "llm." + (own == "tools" ? "chat_template_tools" : own)) +
                                     ")",
@@ -200,9 +200,9 @@ LlmSpec read_llm(SectionReader& in, const YAML::Node& n, const std::string& at) 
   // What a provider needs, once every key read well (a validation has reported the key that did not).
   if (in.problems() != problems) return l;
   if (l.provider.value == "scripted" && l.replies.empty() && l.rules.empty())
-    r.fail("spec.missing_key", "the scripted provider needs " + at + ".scripted.replies or " + at + ".scripted.rules", n);
+    r.fail(ErrorKind::SpecMissingKey, "the scripted provider needs " + at + ".scripted.replies or " + at + ".scripted.rules", n);
   if (l.provider.value == "replay" && l.recording.value.empty())
-    r.fail("spec.missing_key", "the replay provider needs " + at + ".recording: FILE (a file written by --record)", n);
+    r.fail(ErrorKind::SpecMissingKey, "the replay provider needs " + at + ".recording: FILE (a file written by --record)", n);
   return l;
 }
 

@@ -62,7 +62,7 @@ void read_core(SectionReader& in, const YAML::Node& b, const std::string& at, St
                           "workflow", "lua", "limits", "allow"}) {
     if (b[key] && std::string_view(key) != own && !takes(kind, key))
       in.entry([&] {
-        r.fail("spec.conflict", path + "." + key + " is not for kind: " + named.value + " (it takes " + own + ")", b[key]);
+        r.fail(ErrorKind::SpecConflict, path + "." + key + " is not for kind: " + named.value + " (it takes " + own + ")", b[key]);
       });
   }
   r.expect_present(b, own, path);
@@ -75,7 +75,7 @@ void read_core(SectionReader& in, const YAML::Node& b, const std::string& at, St
     st.workflow = r.located_str(b["workflow"], path + ".workflow");
     st.workflow_spec = in.sub_workflow(b["workflow"], path + ".workflow");
   } else if (kind == StepKind::Loop) {
-    if (at != "steps") r.fail("spec.conflict", path + ": a loop inside a loop is not supported", b["kind"]);
+    if (at != "steps") r.fail(ErrorKind::SpecConflict, path + ": a loop inside a loop is not supported", b["kind"]);
     // The body first: its steps' problems are noted even when the loop's own keys have one.
     st.body = read_steps(in, b["steps"], path + ".steps");
     r.expect_present(b, "until", path);
@@ -83,7 +83,7 @@ void read_core(SectionReader& in, const YAML::Node& b, const std::string& at, St
     st.until = r.located_raw(b["until"], path + ".until");
     st.max_iterations = static_cast<int>(r.integer(b["max_iterations"], path + ".max_iterations", 1, 100));
     for (const char* key : {"for_each", "retry"})
-      if (b[key]) r.fail("spec.conflict", path + "." + key + " is not for kind: loop (give it to the steps inside)", b[key]);
+      if (b[key]) r.fail(ErrorKind::SpecConflict, path + "." + key + " is not for kind: loop (give it to the steps inside)", b[key]);
   } else if (kind == StepKind::Tool) {
     st.tool = r.located_str(b["tool"], path + ".tool");
     st.text = b["input"] ? in.template_source(b["input"], path + ".input")
@@ -104,7 +104,7 @@ void read_options(SectionReader& in, const YAML::Node& b, StepSpec& st) {
   }
   if (kind == StepKind::Agent || kind == StepKind::Workflow || kind == StepKind::Lua)
     in.key(b, "inputs", [&](const YAML::Node& inputs) {
-      if (!inputs.IsMap()) r.fail("spec.wrong_type", path + ".inputs must map the step's inputs to templates", inputs);
+      if (!inputs.IsMap()) r.fail(ErrorKind::SpecWrongType, path + ".inputs must map the step's inputs to templates", inputs);
       for (const auto& kv : inputs)
         in.entry([&] {
           std::string name = r.str(kv.first, path + ".inputs");
@@ -114,20 +114,20 @@ void read_options(SectionReader& in, const YAML::Node& b, StepSpec& st) {
     });
   in.key(b, "output_schema", [&](const YAML::Node& v) {
     if (kind != StepKind::Llm)
-      r.fail("spec.conflict", path + ".output_schema is for kind: llm (an agent step gives its agent one)", v);
+      r.fail(ErrorKind::SpecConflict, path + ".output_schema is for kind: llm (an agent step gives its agent one)", v);
     st.output_schema = in.json_schema(v, path + ".output_schema");
     st.output_schema_loc = r.loc(v);
   });
   in.key(b, "llm", [&](const YAML::Node& v) {
     if (kind != StepKind::Llm && kind != StepKind::Agent)
-      r.fail("spec.conflict",
+      r.fail(ErrorKind::SpecConflict,
              path + ".llm is for kinds llm and agent (a step of kind " + std::string(name_of(kind)) + " calls no model)", v);
     st.llm = read_llm(in, v, path + ".llm");
   });
   in.key(b, "when", [&](const YAML::Node& v) { st.when = r.located_raw(v, path + ".when"); });
   in.key(b, "for_each", [&](const YAML::Node& v) { st.for_each = r.located_raw(v, path + ".for_each"); });
   in.key(b, "concurrency", [&](const YAML::Node& v) {
-    if (!b["for_each"]) r.fail("spec.conflict", path + ".concurrency is for a step with for_each", v);
+    if (!b["for_each"]) r.fail(ErrorKind::SpecConflict, path + ".concurrency is for a step with for_each", v);
     st.concurrency = static_cast<int>(r.integer(v, path + ".concurrency", 1, 64));
   });
   in.key(b, "retry", [&](const YAML::Node& v) {
@@ -135,7 +135,7 @@ void read_options(SectionReader& in, const YAML::Node& b, StepSpec& st) {
     r.expect_present(v, "attempts", path + ".retry");
     st.attempts = static_cast<int>(r.integer(v["attempts"], path + ".retry.attempts", 1, 10));
     if (v["backoff"]) st.backoff = r.number(v["backoff"], path + ".retry.backoff", 0);
-    if (st.backoff > 60) r.fail("spec.bad_value", path + ".retry.backoff is at most 60 seconds", v["backoff"]);
+    if (st.backoff > 60) r.fail(ErrorKind::SpecBadValue, path + ".retry.backoff is at most 60 seconds", v["backoff"]);
   });
   in.key(b, "on_error", [&](const YAML::Node& v) {
     st.continue_on_error = in.one_of(v, path + ".on_error", {"fail", "continue"}).value == "continue";
@@ -143,7 +143,7 @@ void read_options(SectionReader& in, const YAML::Node& b, StepSpec& st) {
   in.key(b, "timeout", [&](const YAML::Node& v) {
     double seconds = r.number(v, path + ".timeout", 0);
     if (seconds <= 0 || seconds > 86400)
-      r.fail("spec.bad_value", path + ".timeout is seconds, more than 0 and at most 86400", v);
+      r.fail(ErrorKind::SpecBadValue, path + ".timeout is seconds, more than 0 and at most 86400", v);
     st.timeout = seconds;
   });
 }
@@ -152,9 +152,9 @@ void read_options(SectionReader& in, const YAML::Node& b, StepSpec& st) {
 
 std::vector<StepSpec> read_steps(SectionReader& in, const YAML::Node& n, const std::string& at) {
   YamlReader& r = in.r;
-  if (!n.IsMap() || n.size() == 0) r.fail("spec.wrong_type", at + " must be a mapping of step names", n);
+  if (!n.IsMap() || n.size() == 0) r.fail(ErrorKind::SpecWrongType, at + " must be a mapping of step names", n);
   if (n.size() > limits::kSteps)
-    r.fail("spec.too_many_steps", "a workflow has at most " + std::to_string(limits::kSteps) + " steps, got " +
+    r.fail(ErrorKind::SpecTooManySteps, "a workflow has at most " + std::to_string(limits::kSteps) + " steps, got " +
                                       std::to_string(n.size()), n);
   std::vector<StepSpec> out;
   for (const auto& kv : n) {
@@ -164,7 +164,7 @@ std::vector<StepSpec> read_steps(SectionReader& in, const YAML::Node& n, const s
       st.loc = r.loc(kv.first);
       in.check_name(st.name, "step", kv.first);
       if (std::find(in.seen_steps.begin(), in.seen_steps.end(), st.name) != in.seen_steps.end())
-        r.fail("spec.duplicate_key", "duplicate step '" + st.name + "' (a step's name is one in the whole file)", kv.first);
+        r.fail(ErrorKind::SpecDuplicateKey, "duplicate step '" + st.name + "' (a step's name is one in the whole file)", kv.first);
       in.seen_steps.push_back(st.name);
     });
     if (!named) continue;

@@ -56,11 +56,11 @@ McpSpec mcp(SectionReader& in, const YAML::Node& t, const std::string& path) {
   r.expect_map(m, at, keys::kMcp);
   McpSpec s;
   s.loc = r.loc(m);
-  if (m["command"] && m["url"]) r.fail("spec.conflict", at + " has both command (stdio) and url (HTTP); give one", m);
+  if (m["command"] && m["url"]) r.fail(ErrorKind::SpecConflict, at + " has both command (stdio) and url (HTTP); give one", m);
   if (!m["command"] && !m["url"])
-    r.fail("spec.missing_key", at + " needs command: (a server over stdio) or url: (over Streamable HTTP)", m);
+    r.fail(ErrorKind::SpecMissingKey, at + " needs command: (a server over stdio) or url: (over Streamable HTTP)", m);
   auto pairs = [&](const YAML::Node& n, const std::string& key_path) {
-    if (!n.IsMap()) r.fail("spec.wrong_type", key_path + " must be a mapping of names to text", n);
+    if (!n.IsMap()) r.fail(ErrorKind::SpecWrongType, key_path + " must be a mapping of names to text", n);
     std::vector<std::pair<std::string, std::string>> out;
     for (const auto& kv : n) {
       std::string name = kv.first.as<std::string>();
@@ -72,7 +72,7 @@ McpSpec mcp(SectionReader& in, const YAML::Node& t, const std::string& path) {
   };
   if (m["command"]) {
     s.command = r.located_str(m["command"], at + ".command");
-    if (s.command.value.empty()) r.fail("spec.bad_value", at + ".command is empty", m["command"]);
+    if (s.command.value.empty()) r.fail(ErrorKind::SpecBadValue, at + ".command is empty", m["command"]);
     in.key(m, "args", [&](const YAML::Node& v) {
       for (auto& a : r.str_list(v, at + ".args")) s.args.push_back(std::move(a.value));
     });
@@ -80,22 +80,22 @@ McpSpec mcp(SectionReader& in, const YAML::Node& t, const std::string& path) {
     s.cwd = in.dir;
     in.key(m, "cwd", [&](const YAML::Node& v) { s.cwd = (in.dir / r.str(v, at + ".cwd")).lexically_normal(); });
     in.key(m, "headers", [&](const YAML::Node& v) {
-      r.fail("spec.conflict", at + ".headers is for a server over HTTP (url:)", v);
+      r.fail(ErrorKind::SpecConflict, at + ".headers is for a server over HTTP (url:)", v);
     });
   } else {
     s.url = r.located_str(m["url"], at + ".url");
     if (s.url.value.rfind("http://", 0) != 0 && s.url.value.rfind("https://", 0) != 0)
-      r.fail("spec.bad_value", at + ".url must start with http:// or https://", m["url"]);
+      r.fail(ErrorKind::SpecBadValue, at + ".url must start with http:// or https://", m["url"]);
     in.key(m, "headers", [&](const YAML::Node& v) {
       s.headers = pairs(v, at + ".headers");
       for (const auto& [name, value] : s.headers)  // a line break would end the header and start another
         if (name.find_first_of("\r\n:") != std::string::npos || value.find_first_of("\r\n") != std::string::npos)
-          r.fail("spec.bad_value", at + ".headers." + name + " must be one line (and a name without ':')",
+          r.fail(ErrorKind::SpecBadValue, at + ".headers." + name + " must be one line (and a name without ':')",
                  v[name] ? v[name] : v);
     });
     for (const char* stdio_only : {"args", "env", "cwd"})
       in.key(m, stdio_only, [&](const YAML::Node& v) {
-        r.fail("spec.conflict", at + "." + stdio_only + " is for a server started as a command (command:)", v);
+        r.fail(ErrorKind::SpecConflict, at + "." + stdio_only + " is for a server started as a command (command:)", v);
       });
   }
   in.key(m, "roots", [&](const YAML::Node& v) {
@@ -103,13 +103,13 @@ McpSpec mcp(SectionReader& in, const YAML::Node& t, const std::string& path) {
   });
   in.key(t, "tools", [&](const YAML::Node& v) {
     s.allow = r.str_list(v, path + ".tools");
-    if (s.allow.empty()) r.fail("spec.bad_value", path + ".tools lists no tool; leave it out to use them all", v);
+    if (s.allow.empty()) r.fail(ErrorKind::SpecBadValue, path + ".tools lists no tool; leave it out to use them all", v);
   });
   in.key(t, "prefix", [&](const YAML::Node& v) { s.prefix = r.str(v, path + ".prefix"); });
   in.key(t, "timeout", [&](const YAML::Node& v) { s.timeout_s = in.seconds(v, path + ".timeout"); });
   for (const char* own : {"parameters", "limits", "description"})
     in.key(t, own, [&](const YAML::Node& v) {
-      r.fail("spec.conflict", path + "." + own + ": an MCP server's tools take theirs from the server", v);
+      r.fail(ErrorKind::SpecConflict, path + "." + own + ": an MCP server's tools take theirs from the server", v);
     });
   return s;
 }
@@ -130,11 +130,11 @@ bool tool(SectionReader& in, const YAML::Node& t, const std::string& path, ToolS
     s.parameters_loc = r.loc(v);
   });
   int implementations = (t["lua"] ? 1 : 0) + (t["builtin"] ? 1 : 0) + (t["workflow"] ? 1 : 0) + (t["mcp"] ? 1 : 0);
-  if (implementations > 1) r.fail("spec.conflict", path + " has more than one of lua, builtin, workflow and mcp; give one", t);
+  if (implementations > 1) r.fail(ErrorKind::SpecConflict, path + " has more than one of lua, builtin, workflow and mcp; give one", t);
   for (const char* own : {"tools", "prefix", "timeout"})
     if (!t["mcp"])
       in.key(t, own, [&](const YAML::Node& v) {
-        r.fail("spec.unknown_key", path + "." + own + " is for an mcp: server's tools", v);
+        r.fail(ErrorKind::SpecUnknownKey, path + "." + own + " is for an mcp: server's tools", v);
       });
   bool implemented = in.entry([&] {
     if (t["mcp"]) {
@@ -148,7 +148,7 @@ bool tool(SectionReader& in, const YAML::Node& t, const std::string& path, ToolS
     } else if (t["builtin"]) {
       s.builtin = r.located_str(t["builtin"], path + ".builtin");
     } else {
-      r.fail("spec.missing_key",
+      r.fail(ErrorKind::SpecMissingKey,
              path + " needs an implementation: lua: FILE, builtin: NAME, workflow: FILE or mcp: SERVER", t);
     }
   });
@@ -157,13 +157,13 @@ bool tool(SectionReader& in, const YAML::Node& t, const std::string& path, ToolS
   in.key(t, "limits", [&](const YAML::Node& v) { s.limits = in.lua_limits(v, path + ".limits"); });
   in.key(t, "allow", [&](const YAML::Node& v) {
     if (t["mcp"] || t["workflow"])
-      r.fail("spec.conflict", path + ".allow is for a Lua or built-in tool (an MCP server or a workflow reaches "
+      r.fail(ErrorKind::SpecConflict, path + ".allow is for a Lua or built-in tool (an MCP server or a workflow reaches "
                                   "what it reaches itself)", v);
     s.allow = in.allow(v, path + ".allow");
   });
   in.key(t, "index", [&](const YAML::Node& v) {
     if (s.builtin.value != "search_docs")
-      r.fail("spec.conflict", path + ".index is for builtin: search_docs (where it keeps its index)", v);
+      r.fail(ErrorKind::SpecConflict, path + ".index is for builtin: search_docs (where it keeps its index)", v);
     s.index = r.located_str(v, path + ".index");
     s.index_file = (in.dir / s.index.value).lexically_normal();
   });
@@ -175,7 +175,7 @@ bool tool(SectionReader& in, const YAML::Node& t, const std::string& path, ToolS
 
 std::vector<ToolSpec> read_tools(SectionReader& in, const YAML::Node& n) {
   std::vector<ToolSpec> out;
-  if (!n.IsSequence()) in.r.fail("spec.wrong_type", "tools must be a list", n);
+  if (!n.IsSequence()) in.r.fail(ErrorKind::SpecWrongType, "tools must be a list", n);
   for (size_t i = 0; i < n.size(); ++i) {
     ToolSpec s;
     bool whole = false;

@@ -16,7 +16,7 @@ const KeyList kToolCall = {"name", "arguments"};
 std::vector<ScriptedReplySpec> read_scripted_replies(const YamlReader& r, const YAML::Node& n, const std::string& path) {
   std::vector<ScriptedReplySpec> out;
   if (n.IsScalar()) return {{r.located_str(n, path), {}}};
-  if (!n.IsSequence()) r.fail("spec.wrong_type", path + " must be a list", n);
+  if (!n.IsSequence()) r.fail(ErrorKind::SpecWrongType, path + " must be a list", n);
   for (size_t i = 0; i < n.size(); ++i) {
     std::string item = path + "[" + std::to_string(i) + "]";
     if (!n[i].IsMap()) {
@@ -36,7 +36,7 @@ std::vector<ScriptedReplySpec> read_scripted_replies(const YamlReader& r, const 
 std::vector<ScriptedToolCallSpec> read_scripted_tool_calls(const YamlReader& r, const YAML::Node& n,
                                                            const std::string& path, bool templated) {
   std::vector<ScriptedToolCallSpec> out;
-  if (!n.IsSequence() || n.size() == 0) r.fail("spec.wrong_type", path + " must be a list of {name, arguments}", n);
+  if (!n.IsSequence() || n.size() == 0) r.fail(ErrorKind::SpecWrongType, path + " must be a list of {name, arguments}", n);
   for (size_t i = 0; i < n.size(); ++i) {
     std::string item = path + "[" + std::to_string(i) + "]";
     r.expect_map(n[i], item, keys::kToolCall);

@@ -96,7 +96,7 @@ fs::path find_workflow_file(const std::string& name) {
       if (fs::is_regular_file(folder / (name + ext), ec)) return folder == "." ? fs::path(name + ext) : folder / (name + ext);
     add_workflow_names(folder, known);
   }
-  throw Error("io.not_found", "workflow " + not_found_message(name, looked) + " (as " + name + ", " + name +
+  throw Error(ErrorKind::IoNotFound, "workflow " + not_found_message(name, looked) + " (as " + name + ", " + name +
                                   ".yaml or " + name + ".yml)" + did_you_mean(name, known));
 }
 

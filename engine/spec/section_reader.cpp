@@ -35,11 +35,11 @@ std::filesystem::path granted_root(const SectionReader& in, const std::string& w
   namespace fs = std::filesystem;
   std::error_code ec;
   fs::path root = fs::weakly_canonical(in.dir / written, ec);
-  if (ec || !fs::is_directory(root, ec)) in.r.fail("io.not_found", path + ": no folder '" + written + "'", at);
+  if (ec || !fs::is_directory(root, ec)) in.r.fail(ErrorKind::IoNotFound, path + ": no folder '" + written + "'", at);
   for (const char* system : {"/proc", "/dev", "/sys"})
     if (root == system || root.string().rfind(std::string(system) + "/", 0) == 0)
-      in.r.fail("io.outside_scope", path + ": '" + written + "' is a system folder", at);
-  if (root == "/") in.r.fail("io.outside_scope", path + ": '" + written + "' is the whole file system", at);
+      in.r.fail(ErrorKind::IoOutsideScope, path + ": '" + written + "' is a system folder", at);
+  if (root == "/") in.r.fail(ErrorKind::IoOutsideScope, path + ": '" + written + "' is the whole file system", at);
   return root;
 }
 
@@ -75,7 +75,7 @@ Located<std::string> SectionReader::one_of(const YAML::Node& n, const std::strin
                                            const std::vector<std::string>& allowed) {
   auto v = r.located_str(n, path);
   if (std::find(allowed.begin(), allowed.end(), v.value) == allowed.end())
-    r.fail("spec.bad_value", path + " must be one of " + quoted_list(allowed) + ", got '" + v.value + "'" +
+    r.fail(ErrorKind::SpecBadValue, path + " must be one of " + quoted_list(allowed) + ", got '" + v.value + "'" +
                                  did_you_mean(v.value, allowed), n);
   return v;
 }
@@ -83,7 +83,7 @@ Located<std::string> SectionReader::one_of(const YAML::Node& n, const std::strin
 void SectionReader::check_name(const std::string& name, const char* what, const YAML::Node& at) const {
   bool ok = !name.empty() && (std::isalpha(static_cast<unsigned char>(name[0])) || name[0] == '_');
   for (char c : name) ok = ok && (std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-');
-  if (!ok) r.fail("spec.bad_name", std::string(what) + " name '" + name + "' must be letters, digits, _ or -", at);
+  if (!ok) r.fail(ErrorKind::SpecBadName, std::string(what) + " name '" + name + "' must be letters, digits, _ or -", at);
 }
 
 double SectionReader::seconds(const YAML::Node& n, const std::string& path) const {
@@ -100,13 +100,13 @@ double SectionReader::seconds(const YAML::Node& n, const std::string& path) cons
   char* end = nullptr;
   double v = std::strtod(text.c_str(), &end);
   if (text.empty() || end != text.c_str() + text.size() || !(v * unit >= 0.001) || v * unit > limits::kSeconds)
-    r.fail("spec.bad_value", path + " must be a time from 1 ms to a day: seconds, or a number with ms, s or m", n);
+    r.fail(ErrorKind::SpecBadValue, path + " must be a time from 1 ms to a day: seconds, or a number with ms, s or m", n);
   return v * unit;
 }
 
 Value SectionReader::json_schema(const YAML::Node& n, const std::string& path) const {
   if (!n.IsMap())
-    r.fail("spec.wrong_type", path + " must be a JSON Schema: a mapping such as {type: object, properties: ...}", n);
+    r.fail(ErrorKind::SpecWrongType, path + " must be a JSON Schema: a mapping such as {type: object, properties: ...}", n);
   Value v = r.value(n, path);
   schema::SchemaOptions syntax_only{
       [](const std::string&) { return schema::Matcher([](std::string_view) { return true; }); }};
@@ -133,7 +133,7 @@ Value SectionReader::json_schema(const YAML::Node& n, const std::string& path) c
     if (!next.IsDefined()) break;
     at = next;
   }
-  r.fail("schema.invalid", where + ": " + problems[0].message, at);
+  r.fail(ErrorKind::SchemaInvalid, where + ": " + problems[0].message, at);
 }
 
 TemplateSource SectionReader::template_source(const YAML::Node& n, const std::string& path) {
@@ -152,7 +152,7 @@ TemplateSource SectionReader::template_source(const YAML::Node& n, const std::st
   key(n, "strict_undefined", [&](const YAML::Node& v) { t.overrides.strict_undefined = r.boolean(v, path + ".strict_undefined"); });
   key(n, "trim_blocks", [&](const YAML::Node& v) { t.overrides.trim_blocks = r.boolean(v, path + ".trim_blocks"); });
   key(n, "lstrip_blocks", [&](const YAML::Node& v) { t.overrides.lstrip_blocks = r.boolean(v, path + ".lstrip_blocks"); });
-  if (n["text"] && n["file"]) r.fail("spec.conflict", path + " has both text and file; give one", n);
+  if (n["text"] && n["file"]) r.fail(ErrorKind::SpecConflict, path + " has both text and file; give one", n);
   if (n["text"]) {
     t.text = r.located_raw(n["text"], path + ".text").value;
     t.origin = display + " (" + path + ")";
@@ -161,17 +161,17 @@ TemplateSource SectionReader::template_source(const YAML::Node& n, const std::st
     t.key_path = path + ".text";
     return t;
   }
-  if (!n["file"]) r.fail("spec.missing_key", path + " needs file: PATH or text: TEMPLATE", n);
+  if (!n["file"]) r.fail(ErrorKind::SpecMissingKey, path + " needs file: PATH or text: TEMPLATE", n);
   std::string rel = r.str(n["file"], path + ".file");
   std::filesystem::path file = within_scope(rel, path + ".file", n["file"]);
   try {
     t.text = read_file(file);
   } catch (const Error& e) {
-    r.fail("io.read_failed", path + ".file: " + e.message(), n["file"]);
+    r.fail(ErrorKind::IoReadFailed, path + ".file: " + e.message(), n["file"]);
   }
   size_t bad = utf8::find_invalid(t.text);
   if (bad != std::string::npos)
-    r.fail("spec.not_text", path + ".file: '" + rel + "' is not UTF-8 text (bad byte at offset " +
+    r.fail(ErrorKind::SpecNotText, path + ".file: '" + rel + "' is not UTF-8 text (bad byte at offset " +
                                 std::to_string(bad) + ")", n["file"]);
   t.origin = (std::filesystem::path(display).parent_path() / rel).lexically_normal().string();
   t.dir = file.parent_path();
@@ -189,7 +189,7 @@ std::filesystem::path SectionReader::within_scope(const std::string& name, const
   if (!found.exists) {
     // A bare name is looked for on the search path too: say how to add a folder to it.
     bool bare = !name.empty() && name[0] != '/' && name.rfind("./", 0) != 0 && name.rfind("../", 0) != 0;
-    r.fail("io.not_found",
+    r.fail(ErrorKind::IoNotFound,
            path + ": " + not_found_message(name, found.looked) +
                (bare ? "; put the folder that holds it on ENGINE_PATH (folders separated by ':'), or name it by "
                        "its path from the workflow's folder (./lib/" + name + ")"
@@ -207,10 +207,10 @@ std::shared_ptr<const WorkflowSpec> SectionReader::sub_workflow(const YAML::Node
     std::vector<std::string> chain;
     for (const auto& f : options.including) chain.push_back(f.filename().string());
     chain.push_back(canonical.filename().string());
-    r.fail("spec.cycle", path + ": '" + rel + "' includes itself: " + join(chain, " -> "), n);
+    r.fail(ErrorKind::SpecCycle, path + ": '" + rel + "' includes itself: " + join(chain, " -> "), n);
   }
   auto too_deep = [&] {
-    r.fail("spec.too_deep", path + ": workflows nest deeper than " + std::to_string(limits::kWorkflowNesting) + " files", n);
+    r.fail(ErrorKind::SpecTooDeep, path + ": workflows nest deeper than " + std::to_string(limits::kWorkflowNesting) + " files", n);
   };
   LoadedWorkflows& loaded = *options.loaded;
   if (auto it = loaded.by_path.find(canonical); it != loaded.by_path.end()) {
@@ -219,7 +219,7 @@ std::shared_ptr<const WorkflowSpec> SectionReader::sub_workflow(const YAML::Node
   }
   if (options.including.size() >= limits::kWorkflowNesting) too_deep();
   if (loaded.by_path.size() >= limits::kWorkflowFiles)
-    r.fail("spec.too_large", path + ": the workflow and the files it names hold more than " +
+    r.fail(ErrorKind::SpecTooLarge, path + ": the workflow and the files it names hold more than " +
                                  std::to_string(limits::kWorkflowFiles) + " workflow files", n);
   // Its problems are its own file's: the first is thrown, and noted where the step or tool names it.
   LoadOptions inner = options;
@@ -246,7 +246,7 @@ AllowSpec SectionReader::allow(const YAML::Node& n, const std::string& path) {
   r.expect_map(n, path, keys::kAllow);
   key(n, "http", [&](const YAML::Node& list) {
     if (!list.IsSequence() || list.size() == 0)
-      r.fail("spec.wrong_type", path + ".http must be a list of {url, methods, headers}", list);
+      r.fail(ErrorKind::SpecWrongType, path + ".http must be a list of {url, methods, headers}", list);
     for (size_t i = 0; i < list.size(); ++i) {
       std::string at = path + ".http[" + std::to_string(i) + "]";
       const YAML::Node& g = list[i];
@@ -255,7 +255,7 @@ AllowSpec SectionReader::allow(const YAML::Node& n, const std::string& path) {
       HttpGrantSpec h;
       h.url = r.located_str(g["url"], at + ".url");
       if (h.url.value.find_first_of("?#") != std::string::npos)
-        r.fail("spec.bad_value", at + ".url is a prefix: scheme, host, port and a path, without ? or #", g["url"]);
+        r.fail(ErrorKind::SpecBadValue, at + ".url is a prefix: scheme, host, port and a path, without ? or #", g["url"]);
       if (g["methods"]) {
         h.methods.clear();
         static const std::vector<std::string> kMethods = {"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"};
@@ -263,19 +263,19 @@ AllowSpec SectionReader::allow(const YAML::Node& n, const std::string& path) {
           std::string upper = m.value;
           for (auto& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
           if (std::find(kMethods.begin(), kMethods.end(), upper) == kMethods.end())
-            r.fail("spec.bad_value", at + ".methods: '" + m.value + "' is not one of " + quoted_list(kMethods), g["methods"]);
+            r.fail(ErrorKind::SpecBadValue, at + ".methods: '" + m.value + "' is not one of " + quoted_list(kMethods), g["methods"]);
           h.methods.push_back(upper);
         }
-        if (h.methods.empty()) r.fail("spec.bad_value", at + ".methods lists no method", g["methods"]);
+        if (h.methods.empty()) r.fail(ErrorKind::SpecBadValue, at + ".methods lists no method", g["methods"]);
       }
       if (g["headers"]) {
         const YAML::Node& hs = g["headers"];
-        if (!hs.IsMap()) r.fail("spec.wrong_type", at + ".headers must be a mapping of names to text", hs);
+        if (!hs.IsMap()) r.fail(ErrorKind::SpecWrongType, at + ".headers must be a mapping of names to text", hs);
         for (const auto& kv : hs) {
           std::string name = kv.first.as<std::string>();
           std::string value = r.str(kv.second, at + ".headers." + name);
           if (name.empty() || name.find_first_of("\r\n: ") != std::string::npos || value.find_first_of("\r\n") != std::string::npos)
-            r.fail("spec.bad_value", at + ".headers." + name + " must be one line (and a name without ':' or spaces)", kv.second);
+            r.fail(ErrorKind::SpecBadValue, at + ".headers." + name + " must be one line (and a name without ':' or spaces)", kv.second);
           if (read_from_environment(kv.second) || is_credential_header(name)) options.secrets->add(value);
           h.headers.emplace_back(std::move(name), std::move(value));
         }
@@ -286,7 +286,7 @@ AllowSpec SectionReader::allow(const YAML::Node& n, const std::string& path) {
   });
   key(n, "files", [&](const YAML::Node& list) {
     if (!list.IsSequence() || list.size() == 0)
-      r.fail("spec.wrong_type", path + ".files must be a list of {root, write}", list);
+      r.fail(ErrorKind::SpecWrongType, path + ".files must be a list of {root, write}", list);
     for (size_t i = 0; i < list.size(); ++i) {
       std::string at = path + ".files[" + std::to_string(i) + "]";
       const YAML::Node& g = list[i];
@@ -300,7 +300,7 @@ AllowSpec SectionReader::allow(const YAML::Node& n, const std::string& path) {
       a.files.push_back(std::move(f));
     }
   });
-  if (a.empty() && !n["http"] && !n["files"]) r.fail("spec.bad_value", path + " grants nothing: give http: or files:", n);
+  if (a.empty() && !n["http"] && !n["files"]) r.fail(ErrorKind::SpecBadValue, path + " grants nothing: give http: or files:", n);
   return a;
 }
 

@@ -33,7 +33,7 @@ class TestLoader {
   // `in_workflow`: the root is a workflow's, whose other keys are the workflow loader's business.
   TestFileSpec load(const YAML::Node& root, std::filesystem::path default_workflow, bool in_workflow = false) {
     TestFileSpec f;
-    if (!root || !root.IsMap()) r_.fail("spec.wrong_type", "a test file is a mapping with `tests:`", root);
+    if (!root || !root.IsMap()) r_.fail(ErrorKind::SpecWrongType, "a test file is a mapping with `tests:`", root);
     if (!in_workflow) {
       r_.expect_map(root, "the test file", keys::kTestFile);
       if (root["version"]) r_.integer(root["version"], "version", 1, 1);
@@ -42,12 +42,12 @@ class TestLoader {
                                                        : std::move(default_workflow);
     r_.expect_present(root, "tests", "the test file");
     const YAML::Node& tests = root["tests"];
-    if (!tests.IsMap()) r_.fail("spec.wrong_type", "tests must be a mapping of names to tests", tests);
-    if (tests.size() == 0) r_.fail("spec.missing_key", "tests must name at least one test", tests);
-    if (tests.size() > limits::kTests) r_.fail("spec.too_many", "more than " + std::to_string(limits::kTests) + " tests", tests);
+    if (!tests.IsMap()) r_.fail(ErrorKind::SpecWrongType, "tests must be a mapping of names to tests", tests);
+    if (tests.size() == 0) r_.fail(ErrorKind::SpecMissingKey, "tests must name at least one test", tests);
+    if (tests.size() > limits::kTests) r_.fail(ErrorKind::SpecTooMany, "more than " + std::to_string(limits::kTests) + " tests", tests);
     for (const auto& kv : tests) {
       for (const auto& before : f.tests)
-        if (before.name == kv.first.Scalar()) r_.fail("spec.duplicate_key", "duplicate key '" + before.name + "' in tests", kv.first);
+        if (before.name == kv.first.Scalar()) r_.fail(ErrorKind::SpecDuplicateKey, "duplicate key '" + before.name + "' in tests", kv.first);
       f.tests.push_back(test(kv.first, kv.second));
     }
     return f;
@@ -61,11 +61,11 @@ class TestLoader {
     std::string at = "tests." + t.name;
     r_.expect_map(n, at, keys::kTest);
     if (n["inputs"]) {
-      if (!n["inputs"].IsMap()) r_.fail("spec.wrong_type", at + ".inputs must be a mapping of input names to values", n["inputs"]);
+      if (!n["inputs"].IsMap()) r_.fail(ErrorKind::SpecWrongType, at + ".inputs must be a mapping of input names to values", n["inputs"]);
       t.inputs = r_.value(n["inputs"], at + ".inputs");
     }
     if (n["replies"] && n["recording"])
-      r_.fail("spec.conflict", at + " has both replies and a recording; give one of them", n["recording"]);
+      r_.fail(ErrorKind::SpecConflict, at + " has both replies and a recording; give one of them", n["recording"]);
     if (n["replies"]) t.replies = read_scripted_replies(r_, n["replies"], at + ".replies");
     if (n["recording"]) {
       t.recording = r_.located_str(n["recording"], at + ".recording");
@@ -79,17 +79,17 @@ class TestLoader {
   TestExpectations expectations(const YAML::Node& n, const std::string& at) {
     TestExpectations e;
     r_.expect_map(n, at, keys::kTestExpect);
-    if (n.size() == 0) r_.fail("spec.missing_key", at + " must say what the run must show", n);
+    if (n.size() == 0) r_.fail(ErrorKind::SpecMissingKey, at + " must say what the run must show", n);
     if (n["output"]) e.output = r_.value(n["output"], at + ".output");
     if (n["output_contains"]) e.output_contains = r_.located_str(n["output_contains"], at + ".output_contains");
     if (n["output_matches"]) e.output_matches = r_.located_raw(n["output_matches"], at + ".output_matches");
     if (n["outputs"]) {
-      if (!n["outputs"].IsMap()) r_.fail("spec.wrong_type", at + ".outputs must be a mapping of output names to values", n["outputs"]);
+      if (!n["outputs"].IsMap()) r_.fail(ErrorKind::SpecWrongType, at + ".outputs must be a mapping of output names to values", n["outputs"]);
       for (const auto& kv : n["outputs"])
         e.outputs.emplace_back(kv.first.Scalar(), r_.value(kv.second, at + ".outputs." + kv.first.Scalar()));
     }
     if (n["tools"]) {
-      if (!n["tools"].IsSequence()) r_.fail("spec.wrong_type", at + ".tools must be a list of tool names, in the order they are called", n["tools"]);
+      if (!n["tools"].IsSequence()) r_.fail(ErrorKind::SpecWrongType, at + ".tools must be a list of tool names, in the order they are called", n["tools"]);
       e.tools.emplace();
       for (const auto& name : r_.str_list(n["tools"], at + ".tools")) e.tools->push_back(name.value);
     }
@@ -98,21 +98,29 @@ class TestLoader {
       one_of(e.stopped_reason->value, stopped_reason_names(), at + ".stopped_reason", n["stopped_reason"]);
     }
     if (n["steps"]) {
-      if (!n["steps"].IsMap()) r_.fail("spec.wrong_type", at + ".steps must be a mapping of step names to statuses", n["steps"]);
+      if (!n["steps"].IsMap()) r_.fail(ErrorKind::SpecWrongType, at + ".steps must be a mapping of step names to statuses", n["steps"]);
       for (const auto& kv : n["steps"]) {
         std::string status = r_.str(kv.second, at + ".steps." + kv.first.Scalar());
         one_of(status, kStepStatuses, at + ".steps." + kv.first.Scalar(), kv.second);
         e.steps.emplace_back(kv.first.Scalar(), status == "ok" ? "done" : status);
       }
     }
-    if (n["error"]) e.error = r_.located_str(n["error"], at + ".error");
+    if (n["error"]) {
+      e.error = r_.located_str(n["error"], at + ".error");
+      // Too many kinds to list them all: the nearest, and where they are.
+      if (!error_kind_named(e.error->value))
+        r_.fail(ErrorKind::SpecBadValue, at + ".error: '" + e.error->value + "' is not an error kind" +
+                                             did_you_mean(e.error->value, error_kind_names()) +
+                                             "; docs/errors.md lists them",
+                n["error"]);
+    }
     if (n["llm_calls"]) e.llm_calls = static_cast<int>(r_.integer(n["llm_calls"], at + ".llm_calls", 0, 1'000'000));
     return e;
   }
 
   void one_of(const std::string& value, const std::vector<std::string>& allowed, const std::string& at, const YAML::Node& n) {
     if (std::find(allowed.begin(), allowed.end(), value) == allowed.end())
-      r_.fail("spec.bad_value", at + " must be one of " + join(allowed, ", ") + ", got '" + value + "'" +
+      r_.fail(ErrorKind::SpecBadValue, at + " must be one of " + join(allowed, ", ") + ", got '" + value + "'" +
                                     did_you_mean(value, allowed), n);
   }
 

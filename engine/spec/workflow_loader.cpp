@@ -37,7 +37,7 @@ class Loader {
   WorkflowSpec load(const YAML::Node& root) {
     WorkflowSpec w;
     if (!root.IsDefined() || root.IsNull())
-      r_.fail_at("spec.empty", "the workflow file is empty", SourceLoc{in_.display});
+      r_.fail_at(ErrorKind::SpecEmpty, "the workflow file is empty", SourceLoc{in_.display});
     r_.expect_map(root, "the workflow", keys::kTop);
     in_.key(root, "version", [&](const YAML::Node& v) { w.version = static_cast<int>(r_.integer(v, "version", 1, 1)); });
     in_.key(root, "name", [&](const YAML::Node& v) { w.name = r_.str(v, "name"); });
@@ -45,7 +45,7 @@ class Loader {
     section(root, "inputs", [&](const YAML::Node& v) { w.inputs = read_inputs(in_, v); });
     section(root, "outputs", [&](const YAML::Node& v) { w.outputs = read_outputs(in_, v); });
     if (root["steps"] && root["agent"])
-      r_.fail("spec.conflict", "a workflow has steps or one agent, not both: make the agent a step (kind: agent)",
+      r_.fail(ErrorKind::SpecConflict, "a workflow has steps or one agent, not both: make the agent a step (kind: agent)",
               root["agent"]);
     if (!root["steps"]) r_.expect_present(root, "llm", "the workflow");
     section(root, "llm", [&](const YAML::Node& v) { w.llm = read_llm(in_, v, "llm"); });
@@ -56,7 +56,7 @@ class Loader {
         for_each_step(w.steps, [&](const StepSpec& step) {
           if ((step.kind.value == StepKind::Llm || step.kind.value == StepKind::Agent) && !step.llm)
             in_.entry([&] {
-              r_.fail_at("spec.missing_key", step.path + " (kind: " + std::string(name_of(step.kind.value)) +
+              r_.fail_at(ErrorKind::SpecMissingKey, step.path + " (kind: " + std::string(name_of(step.kind.value)) +
                                                  ") needs a model: add an llm block to the workflow",
                          step.kind.loc);
             });
@@ -89,7 +89,7 @@ class Loader {
         continue;
       }
       if (std::find(names.begin(), names.end(), t.name.value) != names.end() && !t.name.value.empty())
-        in_.entry([&] { r_.fail_at("spec.duplicate_key", "two tools are named '" + t.name.value + "'", t.name.loc); });
+        in_.entry([&] { r_.fail_at(ErrorKind::SpecDuplicateKey, "two tools are named '" + t.name.value + "'", t.name.loc); });
       if (!t.name.value.empty()) names.push_back(t.name.value);
     }
     // Lua tools may take their name from the script, and an MCP server without a tools list names its tools when it
@@ -102,7 +102,7 @@ class Loader {
         if (std::find(names.begin(), names.end(), ref.value) == names.end() && lua_named_later == 0 &&
             !(in_.found() && in_.found()->was_left_out(Diagnostics::Entry::tool, ref.value)))
           in_.entry([&] {
-            r_.fail_at("spec.unknown_tool", "unknown tool '" + ref.value + "' in " + std::string(path) +
+            r_.fail_at(ErrorKind::SpecUnknownTool, "unknown tool '" + ref.value + "' in " + std::string(path) +
                                                 did_you_mean(ref.value, names), ref.loc);
           });
     };

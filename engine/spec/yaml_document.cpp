@@ -121,26 +121,26 @@ YAML::Node parse_yaml_document(const SourceText& source) {
     unsigned char b = static_cast<unsigned char>(source.text()[bad]);
     char hex[8];
     std::snprintf(hex, sizeof hex, "0x%02x", b);
-    throw Error("spec.not_text", std::string("not a YAML text file: ") + (b == 0 ? "NUL byte" : "invalid UTF-8 byte ") +
+    throw Error(ErrorKind::SpecNotText, std::string("not a YAML text file: ") + (b == 0 ? "NUL byte" : "invalid UTF-8 byte ") +
                                      (b == 0 ? "" : hex) + " (is it a binary file?)",
                 source.loc(line, col));
   }
   try {
     return YAML::Load(source.text());
   } catch (const YAML::DeepRecursion& e) {
-    throw Error("spec.too_deep", "YAML nested too deeply (yaml-cpp stops at " + std::to_string(e.depth()) + " levels)",
+    throw Error(ErrorKind::SpecTooDeep, "YAML nested too deeply (yaml-cpp stops at " + std::to_string(e.depth()) + " levels)",
                 source.loc(e.mark.line + 1, e.mark.column + 1), std::string(source.line(e.mark.line + 1)));
   } catch (const YAML::ParserException& e) {
     int line = e.mark.line + 1;
     if (auto tab = tab_indent_before(source, line))
-      throw Error("spec.yaml_syntax", "invalid YAML: a tab indents this line; YAML indents with spaces only",
+      throw Error(ErrorKind::SpecYamlSyntax, "invalid YAML: a tab indents this line; YAML indents with spaces only",
                   source.loc(tab->first, tab->second), std::string(source.line(tab->first)));
     // The structure's errors, on the line that breaks the indentation (yaml-cpp may stop on the line after it).
     if (e.msg == "illegal map value" || e.msg == "end of map not found" || e.msg == "end of sequence not found") {
       for (int n : {line, line - 1}) {
         if (n < 1) continue;
         if (auto why = misindented(source, n))
-          throw Error("spec.yaml_syntax", "invalid YAML: " + *why,
+          throw Error(ErrorKind::SpecYamlSyntax, "invalid YAML: " + *why,
                       source.loc(n, static_cast<int>(indent_of(source.line(n))) + 1), std::string(source.line(n)));
       }
     }
@@ -148,11 +148,11 @@ YAML::Node parse_yaml_document(const SourceText& source) {
       std::string_view text = source.line(line);
       size_t first = text.find(": ");
       if (first != std::string_view::npos && text.find(": ", first + 2) != std::string_view::npos)
-        throw Error("spec.yaml_syntax",
+        throw Error(ErrorKind::SpecYamlSyntax,
                     "invalid YAML: a second ': ' on this line; a value holding ': ' must be quoted (\"...\" or '...')",
                     source.loc(line, e.mark.column + 1), std::string(text));
     }
-    throw Error("spec.yaml_syntax", "invalid YAML: " + e.msg, source.loc(line, e.mark.column + 1),
+    throw Error(ErrorKind::SpecYamlSyntax, "invalid YAML: " + e.msg, source.loc(line, e.mark.column + 1),
                 std::string(source.line(line)));
   }
 }

@@ -54,11 +54,11 @@ SourceLoc YamlReader::loc(const YAML::Node& n) const {
   return src_.loc(m.line + 1, m.column + 1);
 }
 
-void YamlReader::fail(const std::string& kind, const std::string& message, const YAML::Node& at) const {
+void YamlReader::fail(ErrorKind kind, const std::string& message, const YAML::Node& at) const {
   fail_at(kind, message, loc(at));
 }
 
-void YamlReader::fail_at(const std::string& kind, const std::string& message, const SourceLoc& at) const {
+void YamlReader::fail_at(ErrorKind kind, const std::string& message, const SourceLoc& at) const {
   throw Error(kind, message, at, at.line > 0 ? std::string(src_.line(at.line)) : std::string());
 }
 
@@ -72,33 +72,33 @@ std::string YamlReader::what_is(const YAML::Node& n) const {
 
 void YamlReader::expect_map(const YAML::Node& node, const std::string& path,
                             const std::vector<std::string>& allowed) const {
-  if (!node.IsMap()) fail("spec.wrong_type", path + " must be a mapping, got " + what_is(node), node);
+  if (!node.IsMap()) fail(ErrorKind::SpecWrongType, path + " must be a mapping, got " + what_is(node), node);
   std::vector<std::string> seen;
   for (const auto& kv : node) {
-    if (!kv.first.IsScalar()) fail("spec.wrong_type", "keys in " + path + " must be plain names", kv.first);
+    if (!kv.first.IsScalar()) fail(ErrorKind::SpecWrongType, "keys in " + path + " must be plain names", kv.first);
     const std::string& key = kv.first.Scalar();
     // Neither stops the rest of the mapping from being read: the key is passed over (yaml-cpp reads the first of
     // two with one name).
     noted(found_, [&] {
       if (std::find(allowed.begin(), allowed.end(), key) == allowed.end()) {
         std::string misplaced = misplaced_key_hint(allowed, path, key);
-        fail("spec.unknown_key", "unknown key '" + key + "' in " + path +
+        fail(ErrorKind::SpecUnknownKey, "unknown key '" + key + "' in " + path +
                                      (misplaced.empty() ? did_you_mean(key, allowed) : misplaced),
              kv.first);
       }
       if (std::find(seen.begin(), seen.end(), key) != seen.end())
-        fail("spec.duplicate_key", "duplicate key '" + key + "' in " + path, kv.first);
+        fail(ErrorKind::SpecDuplicateKey, "duplicate key '" + key + "' in " + path, kv.first);
     });
     seen.push_back(key);
   }
 }
 
 void YamlReader::expect_present(const YAML::Node& parent, const char* key, const std::string& path) const {
-  if (!parent[key]) fail("spec.missing_key", "missing required key '" + std::string(key) + "' in " + path, parent);
+  if (!parent[key]) fail(ErrorKind::SpecMissingKey, "missing required key '" + std::string(key) + "' in " + path, parent);
 }
 
 std::string YamlReader::str(const YAML::Node& n, const std::string& path) const {
-  if (!n.IsScalar()) fail("spec.wrong_type", path + " must be a string, got " + what_is(n), n);
+  if (!n.IsScalar()) fail(ErrorKind::SpecWrongType, path + " must be a string, got " + what_is(n), n);
   try {
     return interpolate_env(n.Scalar(), env_);
   } catch (const Error& e) {
@@ -111,16 +111,16 @@ Located<std::string> YamlReader::located_str(const YAML::Node& n, const std::str
 }
 
 Located<std::string> YamlReader::located_raw(const YAML::Node& n, const std::string& path) const {
-  if (!n.IsScalar()) fail("spec.wrong_type", path + " must be a string, got " + what_is(n), n);
+  if (!n.IsScalar()) fail(ErrorKind::SpecWrongType, path + " must be a string, got " + what_is(n), n);
   return {n.Scalar(), loc(n)};
 }
 
 long long YamlReader::integer(const YAML::Node& n, const std::string& path, long long min, long long max) const {
   std::string s = n.IsScalar() ? str(n, path) : "";
   auto v = n.IsScalar() ? as_integer(s) : std::nullopt;
-  if (!v) fail("spec.wrong_type", path + " must be an integer, got " + what_is(n), n);
+  if (!v) fail(ErrorKind::SpecWrongType, path + " must be an integer, got " + what_is(n), n);
   if (*v < min || *v > max)
-    fail("spec.out_of_range",
+    fail(ErrorKind::SpecOutOfRange,
          path + " must be between " + std::to_string(min) + " and " + std::to_string(max) + ", got " + s, n);
   return *v;
 }
@@ -128,15 +128,15 @@ long long YamlReader::integer(const YAML::Node& n, const std::string& path, long
 double YamlReader::number(const YAML::Node& n, const std::string& path, double min, double max) const {
   std::string s = n.IsScalar() ? str(n, path) : "";
   auto v = n.IsScalar() ? as_double(s) : std::nullopt;
-  if (!v || std::isnan(*v)) fail("spec.wrong_type", path + " must be a number, got " + what_is(n), n);
-  if (*v < min) fail("spec.out_of_range", path + " must be at least " + shown_number(min) + ", got " + s, n);
-  if (*v > max) fail("spec.out_of_range", path + " must be at most " + shown_number(max) + ", got " + s, n);
+  if (!v || std::isnan(*v)) fail(ErrorKind::SpecWrongType, path + " must be a number, got " + what_is(n), n);
+  if (*v < min) fail(ErrorKind::SpecOutOfRange, path + " must be at least " + shown_number(min) + ", got " + s, n);
+  if (*v > max) fail(ErrorKind::SpecOutOfRange, path + " must be at most " + shown_number(max) + ", got " + s, n);
   return *v;
 }
 
 bool YamlReader::boolean(const YAML::Node& n, const std::string& path) const {
   auto v = n.IsScalar() ? as_bool(n.Scalar()) : std::nullopt;
-  if (!v) fail("spec.wrong_type", path + " must be true or false, got " + what_is(n), n);
+  if (!v) fail(ErrorKind::SpecWrongType, path + " must be true or false, got " + what_is(n), n);
   return *v;
 }
 
@@ -146,7 +146,7 @@ std::vector<Located<std::string>> YamlReader::str_list(const YAML::Node& n, cons
     out.push_back(located_str(n, path));
     return out;
   }
-  if (!n.IsSequence()) fail("spec.wrong_type", path + " must be a list of strings, got " + what_is(n), n);
+  if (!n.IsSequence()) fail(ErrorKind::SpecWrongType, path + " must be a list of strings, got " + what_is(n), n);
   for (size_t i = 0; i < n.size(); ++i) out.push_back(located_str(n[i], path + "[" + std::to_string(i) + "]"));
   return out;
 }
@@ -158,10 +158,10 @@ Value YamlReader::value(const YAML::Node& n, const std::string& path) const {
 
 Value YamlReader::value_at(const YAML::Node& n, const std::string& path, int depth, long& budget) const {
   if (--budget < 0)
-    fail("spec.too_large", path + " expands to more than " + std::to_string(limits::kYamlValueNodes) +
+    fail(ErrorKind::SpecTooLarge, path + " expands to more than " + std::to_string(limits::kYamlValueNodes) +
                                " values (an alias bomb?)", n);
   if (depth > limits::kYamlValueDepth)
-    fail("spec.too_deep", path + " is nested deeper than " + std::to_string(limits::kYamlValueDepth) +
+    fail(ErrorKind::SpecTooDeep, path + " is nested deeper than " + std::to_string(limits::kYamlValueDepth) +
                               " levels (a self-referencing alias?)", n);
   if (n.IsNull()) return nullptr;
   if (n.IsScalar()) {
@@ -184,7 +184,7 @@ Value YamlReader::value_at(const YAML::Node& n, const std::string& path, int dep
     Value obj = Value::object();
     for (const auto& kv : n) {
       std::string key = kv.first.IsScalar() ? kv.first.Scalar() : "";
-      if (obj.contains(key)) fail("spec.duplicate_key", "duplicate key '" + key + "' in " + path, kv.first);
+      if (obj.contains(key)) fail(ErrorKind::SpecDuplicateKey, "duplicate key '" + key + "' in " + path, kv.first);
       obj[key] = value_at(kv.second, path + "." + key, depth + 1, budget);
     }
     return obj;

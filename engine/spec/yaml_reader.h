@@ -23,8 +23,8 @@ class YamlReader {
       : src_(source), env_(std::move(env)), found_(found) {}
 
   SourceLoc loc(const YAML::Node& n) const;
-  [[noreturn]] void fail(const std::string& kind, const std::string& message, const YAML::Node& at) const;
-  [[noreturn]] void fail_at(const std::string& kind, const std::string& message, const SourceLoc& at) const;
+  [[noreturn]] void fail(ErrorKind kind, const std::string& message, const YAML::Node& at) const;
+  [[noreturn]] void fail_at(ErrorKind kind, const std::string& message, const SourceLoc& at) const;
 
   // Checks that `node` is a mapping whose keys are all in `allowed`, with no key twice.
   void expect_map(const YAML::Node& node, const std::string& path, const std::vector<std::string>& allowed) const;

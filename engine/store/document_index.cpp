@@ -224,7 +224,7 @@ std::vector<DocumentHit> DocumentIndex::search(const std::string& fts_query, siz
     q.bind(1, fts_query).bind(2, static_cast<int64_t>(limit));
     while (q.step()) hits.push_back(hit_of(q.text(0), q.integer(1), q.text(2), q.text(3), q.real(4)));
   } catch (const Error& e) {
-    throw Error("store.bad_query", "the search " + fts_query.substr(0, 200) + " cannot be read: " + e.message());
+    throw Error(ErrorKind::StoreBadQuery, "the search " + fts_query.substr(0, 200) + " cannot be read: " + e.message());
   }
   return hits;
 }
@@ -242,7 +242,7 @@ std::vector<DocumentHit> DocumentIndex::search_any(const std::vector<std::string
         if (n > 0) counted.emplace_back(n, t);
       }
     } catch (const Error& e) {
-      throw Error("store.bad_query", "a search term cannot be read: " + e.message());
+      throw Error(ErrorKind::StoreBadQuery, "a search term cannot be read: " + e.message());
     }
   }
   if (counted.empty()) return {};

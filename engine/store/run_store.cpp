@@ -88,7 +88,7 @@ void make_folder(const std::filesystem::path& file) {
   if (folder.empty() || std::filesystem::exists(folder)) return;
   std::error_code ec;
   std::filesystem::create_directories(folder, ec);
-  if (ec) throw Error("store.open_failed", "cannot make the run store's folder " + folder.string() + ": " + ec.message());
+  if (ec) throw Error(ErrorKind::StoreOpenFailed, "cannot make the run store's folder " + folder.string() + ": " + ec.message());
   ::chmod(folder.c_str(), 0700);  // runs hold prompts and answers: the user's alone
 }
 
@@ -96,7 +96,7 @@ void make_folder(const std::filesystem::path& file) {
 
 RunStore::RunStore(const std::filesystem::path& file) : file_(file), db_((make_folder(file), file.string())) {
   auto not_a_store = [&](const std::string& why) {
-    return Error("store.not_a_store", file.string() + " is not a run store of this engine: " + why +
+    return Error(ErrorKind::StoreNotAStore, file.string() + " is not a run store of this engine: " + why +
                                           " (give another file with --store, or move this one away)");
   };
   try {
@@ -131,7 +131,7 @@ RunStore::RunStore(const std::filesystem::path& file) : file_(file), db_((make_f
     int persist = 1;
     sqlite3_file_control(db_.handle(), "main", SQLITE_FCNTL_PERSIST_WAL, &persist);
   } catch (const Error& e) {
-    if (e.kind() == "store.not_a_store") throw;
+    if (e.kind() == ErrorKind::StoreNotAStore) throw;
     throw not_a_store(e.message());  // a corrupt file, or not a database at all
   }
   ::chmod(file.c_str(), 0600);
@@ -237,7 +237,7 @@ std::optional<RunRecord> RunStore::find(const std::string& id) {
   RunRecord run = read_run(s);
   int64_t row = s.integer(15);
   if (run.id != id && s.step())
-    throw Error("store.ambiguous", "more than one run's id starts with '" + id + "': give more of it");
+    throw Error(ErrorKind::StoreAmbiguous, "more than one run's id starts with '" + id + "': give more of it");
   Statement events = db_.prepare("SELECT record FROM events WHERE run = ?1 ORDER BY seq");
   events.bind(1, row);
   while (events.step()) {
@@ -276,7 +276,7 @@ size_t store_keep(const std::function<const char*(const char*)>& env) {
   size_t n = 0;
   auto [end, ec] = std::from_chars(given, given + std::strlen(given), n);
   if (ec != std::errc() || *end != '\0' || n == 0)
-    throw Error("usage", "ENGINE_STORE_KEEP is how many runs the store keeps, a whole number from 1, not '" +
+    throw Error(ErrorKind::Usage, "ENGINE_STORE_KEEP is how many runs the store keeps, a whole number from 1, not '" +
                              printable_excerpt(given, 40) + "'");
   return n;
 }

@@ -12,7 +12,7 @@ Database::Database(const std::string& file) {
     std::string why = db_ ? sqlite3_errmsg(db_) : sqlite3_errstr(rc);
     sqlite3_close(db_);
     db_ = nullptr;
-    throw Error("store.open_failed", "cannot open " + file + ": " + why);
+    throw Error(ErrorKind::StoreOpenFailed, "cannot open " + file + ": " + why);
   }
   sqlite3_busy_timeout(db_, 5000);
   sqlite3_extended_result_codes(db_, 1);
@@ -25,7 +25,7 @@ void Database::exec(const std::string& sql) {
   if (sqlite3_exec(db_, sql.c_str(), nullptr, nullptr, &message) != SQLITE_OK) {
     std::string why = message ? message : sqlite3_errmsg(db_);
     sqlite3_free(message);
-    throw Error("store.failed", why);
+    throw Error(ErrorKind::StoreFailed, why);
   }
 }
 
@@ -35,7 +35,7 @@ int64_t Database::last_insert_rowid() const { return sqlite3_last_insert_rowid(d
 
 Statement::Statement(sqlite3* db, std::string_view sql) : db_(db) {
   if (sqlite3_prepare_v2(db, sql.data(), static_cast<int>(sql.size()), &stmt_, nullptr) != SQLITE_OK)
-    throw Error("store.failed", sqlite3_errmsg(db));
+    throw Error(ErrorKind::StoreFailed, sqlite3_errmsg(db));
 }
 
 Statement::~Statement() { sqlite3_finalize(stmt_); }
@@ -68,7 +68,7 @@ bool Statement::step() {
   if (rc == SQLITE_DONE) return false;
   std::string why = sqlite3_errmsg(db_);
   sqlite3_reset(stmt_);
-  throw Error("store.failed", why);
+  throw Error(ErrorKind::StoreFailed, why);
 }
 
 void Statement::reset() {

@@ -192,7 +192,7 @@ std::optional<long long> python_int(std::string_view s, int base) {
   if (end != digits.data() + digits.size()) return std::nullopt;
   if (ec == std::errc::result_out_of_range || u > (negative ? 9223372036854775808ULL : 9223372036854775807ULL))
     throw BuiltinError{"integer overflow: '" + std::string(s.substr(0, 40)) + "' does not fit in 64 bits",
-                       "template.integer_overflow"};
+                       ErrorKind::TemplateIntegerOverflow};
   if (ec != std::errc()) return std::nullopt;
   return negative ? static_cast<long long>(0 - u) : static_cast<long long>(u);
 }

@@ -11,7 +11,7 @@ namespace {
 [[noreturn]] void overflow(const std::string& what) {
   throw BuiltinError{"integer overflow: " + what +
                          " does not fit in 64 bits (Jinja2 computes it exactly; the engine's integers are 64-bit)",
-                     "template.integer_overflow"};
+                     ErrorKind::TemplateIntegerOverflow};
 }
 
 std::string expr(long long x, const std::string& op, long long y) {

@@ -144,7 +144,7 @@ class Lexer {
   bool at(const char* lit) const { return s_.compare(pos_, std::strlen(lit), lit) == 0; }
 
   [[noreturn]] void fail(const std::string& msg, int line, int col) {
-    throw located_error("template.syntax", msg, src_, line, col);
+    throw located_error(ErrorKind::TemplateSyntax, msg, src_, line, col);
   }
 
   bool lex_comment() {

@@ -49,7 +49,7 @@ class Parser {
     return "'" + t.text + "'";
   }
   [[noreturn]] void fail_at(const Token& t, const std::string& msg) const {
-    throw located_error("template.syntax", msg, src_, t.line, t.col);
+    throw located_error(ErrorKind::TemplateSyntax, msg, src_, t.line, t.col);
   }
   // An integer literal; one past 64 bits is an error here, at compile time, rather than a float or a wrapped value.
   long long integer_literal(const Token& t) const {
@@ -63,10 +63,10 @@ class Parser {
     }
     auto [end, ec] = std::from_chars(t.text.data() + digits, t.text.data() + t.text.size(), v, base);
     if (ec == std::errc::invalid_argument || (ec == std::errc() && end != t.text.data() + t.text.size()))
-      throw located_error("template.syntax", "'" + t.text.substr(0, 40) + "' is not a valid number", src_, t.line,
+      throw located_error(ErrorKind::TemplateSyntax, "'" + t.text.substr(0, 40) + "' is not a valid number", src_, t.line,
                           t.col);
     if (ec != std::errc())
-      throw located_error("template.integer_overflow",
+      throw located_error(ErrorKind::TemplateIntegerOverflow,
                           "integer literal " + t.text.substr(0, 40) +
                               " does not fit in 64 bits (Jinja2 computes it exactly; the engine's integers are 64-bit)",
                           src_, t.line, t.col);
@@ -152,7 +152,7 @@ class Parser {
         {"trans", "the i18n extension"}, {"pluralize", "the i18n extension"}};
     for (const auto& [tag, why] : unsupported)
       if (name.text == tag)
-        throw located_error("template.unsupported",
+        throw located_error(ErrorKind::TemplateUnsupported,
                             "'" + tag + "' is not supported (" + why + "; docs/templates.md lists what is)", src_,
                             name.line, name.col);
     fail_at(name, "unknown tag '" + name.text + "'");

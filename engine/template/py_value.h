@@ -4,6 +4,7 @@
 #include <string>
 #include <string_view>
 
+#include "engine/core/error_kind.h"
 #include "engine/core/value.h"
 
 namespace engine::tmpl {
@@ -11,7 +12,7 @@ namespace engine::tmpl {
 // Thrown by builtins and value operations; the renderer adds the template location.
 struct BuiltinError {
   std::string message;
-  std::string kind = "template.render";
+  ErrorKind kind = ErrorKind::TemplateRender;
 };
 
 bool truthy(const Value& v);

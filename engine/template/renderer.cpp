@@ -247,10 +247,10 @@ class Renderer {
 
  private:
   // ---- errors ----
-  [[noreturn]] void fail(const std::string& kind, const std::string& msg, Pos p) const {
+  [[noreturn]] void fail(ErrorKind kind, const std::string& msg, Pos p) const {
     throw located_error(kind, msg, c_->source, p.line, p.col);
   }
-  [[noreturn]] void fail_undefined(const Ref& r) const { fail("template.undefined", r.message(), r.pos()); }
+  [[noreturn]] void fail_undefined(const Ref& r) const { fail(ErrorKind::TemplateUndefined, r.message(), r.pos()); }
 
   // Resolves an undefined per the template's mode: strict fails, lenient reads it as the empty string.
   const Value& defined(const Ref& r) const {
@@ -258,15 +258,15 @@ class Renderer {
       if (c_->options.strict_undefined && !r.is_soft()) fail_undefined(r);
       return kEmptyString;
     }
-    if (r.loop_state()) fail("template.render", "'loop' cannot be used as a value", r.pos());
+    if (r.loop_state()) fail(ErrorKind::TemplateRender, "'loop' cannot be used as a value", r.pos());
     if (r.callable_ptr() || r.module_ptr() || r.helper_ptr())
-      fail("template.render", "a macro, module, cycler or joiner cannot be used as a value", r.pos());
+      fail(ErrorKind::TemplateRender, "a macro, module, cycler or joiner cannot be used as a value", r.pos());
     return r.get();
   }
 
   void check_size(Pos p) const {
     if (out_.size() > c_->options.max_output_bytes)
-      fail("template.output_too_large",
+      fail(ErrorKind::TemplateOutputTooLarge,
            "rendered output exceeds " + std::to_string(c_->options.max_output_bytes) + " bytes", p);
   }
 
@@ -281,7 +281,7 @@ class Renderer {
 
   void tick(Pos p) {
     if (++budget_->steps > c_->options.max_render_steps)
-      fail("template.render_budget",
+      fail(ErrorKind::TemplateRenderBudget,
            "the render took more than " + std::to_string(c_->options.max_render_steps) +
                " steps (a loop or a recursion that never ends?)", p);
   }
@@ -296,11 +296,11 @@ class Renderer {
   void check_value(const Value& v, Pos p) const {
     if (v.is_string()) {
       if (v.get_ref<const std::string&>().size() > c_->options.max_output_bytes)
-        fail("template.output_too_large",
+        fail(ErrorKind::TemplateOutputTooLarge,
              "a string of more than " + std::to_string(c_->options.max_output_bytes) + " bytes (the output limit)", p);
     } else if (v.is_structured()) {
       if (json_depth(v) > limits::kJsonDepth)
-        fail("template.render", "a value nested deeper than " + std::to_string(limits::kJsonDepth) + " levels", p);
+        fail(ErrorKind::TemplateRender, "a value nested deeper than " + std::to_string(limits::kJsonDepth) + " levels", p);
     }
   }
 
@@ -449,18 +449,18 @@ class Renderer {
       for (auto& b : frames_[static_cast<size_t>(f)].vars)
         if (b.name == s.targets[0]) {
           if (!b.ns)
-            fail("template.render", "cannot assign attribute on non-namespace object '" + s.targets[0] + "'", s.pos);
+            fail(ErrorKind::TemplateRender, "cannot assign attribute on non-namespace object '" + s.targets[0] + "'", s.pos);
           (*b.ns)[s.attribute] = std::move(v);
           check_value(*b.ns, s.pos);  // {% set ns.x = ns %} nests the namespace in itself
           return;
         }
-    fail("template.undefined", "undefined variable '" + s.targets[0] + "'", s.pos);
+    fail(ErrorKind::TemplateUndefined, "undefined variable '" + s.targets[0] + "'", s.pos);
   }
 
   void include(const IncludeNode& inc) {
     if (!inc.target) return;  // missing, and `ignore missing`
     if (++budget_->call_depth > c_->options.max_call_depth)
-      fail("template.call_depth", "includes and macro calls nested deeper than " +
+      fail(ErrorKind::TemplateCallDepth, "includes and macro calls nested deeper than " +
                                       std::to_string(c_->options.max_call_depth) + " levels", inc.pos);
     if (inc.with_context) {
       const Compiled* saved_c = c_;
@@ -491,7 +491,7 @@ class Renderer {
     for (const auto& [name, bound] : imp.names) {
       Ref member = module_member(m, name, imp.pos);
       if (member.is_undefined())
-        fail("template.import", "the template '" + imp.name + "' does not export '" + name + "'", imp.pos);
+        fail(ErrorKind::TemplateImport, "the template '" + imp.name + "' does not export '" + name + "'", imp.pos);
       assign_special(bound, member);
       if (!member.is_special()) current().vars.back().owned = member.get();
     }
@@ -530,7 +530,7 @@ class Renderer {
   }
   void check_unpack(const Value& v, size_t names, Pos p) const {
     if (!v.is_array() || v.size() != names)
-      fail("template.render",
+      fail(ErrorKind::TemplateRender,
            "cannot unpack " + type_name(v) + (v.is_array() ? " of " + std::to_string(v.size()) + " items" : "") +
                " into " + std::to_string(names) + " names",
            p);
@@ -682,7 +682,7 @@ class Renderer {
     if (obj.module_ptr()) return module_member(obj.module_ptr(), py_str(key), p);
     if (const LoopState* l = obj.loop_state()) {
       if (key.is_string()) return loop_attr(*l, key.get<std::string>(), p);
-      fail("template.render", "'loop' has no item " + py_repr(key), p);
+      fail(ErrorKind::TemplateRender, "'loop' has no item " + py_repr(key), p);
     }
     if (const auto& h = obj.helper_ptr()) {
       if (h->kind == Helper::Kind::Cycler && is_attr && key == "current") return Ref::own(h->items[h->next]);
@@ -767,15 +767,15 @@ class Renderer {
       Ref r = eval(*a.star);
       const Value& items = defined(r);
       if (!items.is_array() && !items.is_string() && !items.is_object())
-        fail("template.render", "*items needs a list, got " + type_name(items), a.star->pos);
+        fail(ErrorKind::TemplateRender, "*items needs a list, got " + type_name(items), a.star->pos);
       for (Value& item : FilterList(items)) out.positional.push_back(std::move(item));
     }
     if (a.double_star) {
       Ref r = eval(*a.double_star);
       const Value& mapping = defined(r);
-      if (!mapping.is_object()) fail("template.render", "**mapping needs a dict, got " + type_name(mapping), a.double_star->pos);
+      if (!mapping.is_object()) fail(ErrorKind::TemplateRender, "**mapping needs a dict, got " + type_name(mapping), a.double_star->pos);
       for (const auto& [k, v] : mapping.items()) {
-        if (is_typed_key(k)) fail("template.render", "keywords must be strings", a.double_star->pos);
+        if (is_typed_key(k)) fail(ErrorKind::TemplateRender, "keywords must be strings", a.double_star->pos);
         out.keyword.emplace_back(k, v);
       }
     }
@@ -797,19 +797,19 @@ class Renderer {
       j.called = true;
       return Ref::own(first ? std::string() : j.separator);
     }
-    if (caller) fail("template.render", "{% call %} needs a macro to call", c.pos);
+    if (caller) fail(ErrorKind::TemplateRender, "{% call %} needs a macro to call", c.pos);
     if (c.callee->kind == ExprKind::Attr) {
       const auto& a = static_cast<const AttrExpr&>(*c.callee);
       Ref obj = eval(*a.object);
       if (obj.module_ptr()) {
         Ref m = module_member(obj.module_ptr(), a.name, c.pos);
         if (m.callable_ptr()) return invoke(*m.callable_ptr(), eval_args(c.args), c.pos, nullptr);
-        fail("template.render", "'" + a.name + "' is not a macro of the module", c.pos);
+        fail(ErrorKind::TemplateRender, "'" + a.name + "' is not a macro of the module", c.pos);
       }
       if (const LoopState* l = obj.loop_state()) {
         if (a.name == "cycle") {
           CallArgs args = eval_args(c.args);
-          if (args.positional.empty()) fail("template.render", "loop.cycle() expects at least one value", c.pos);
+          if (args.positional.empty()) fail(ErrorKind::TemplateRender, "loop.cycle() expects at least one value", c.pos);
           return Ref::own(args.positional[l->index0 % args.positional.size()]);
         }
         if (a.name == "changed") {  // true on the first call and whenever the values differ from the last call's
@@ -819,7 +819,7 @@ class Renderer {
           l->changed_last = std::move(now);
           return Ref::own(true);
         }
-        fail("template.render", "'loop." + a.name + "' is not callable", c.pos);
+        fail(ErrorKind::TemplateRender, "'loop." + a.name + "' is not callable", c.pos);
       }
       if (const auto& h = obj.helper_ptr(); h && h->kind == Helper::Kind::Cycler) {
         if (a.name == "next") {
@@ -831,7 +831,7 @@ class Renderer {
           h->next = 0;
           return Ref::own(Value());
         }
-        fail("template.render", "a cycler has no method '" + a.name + "' (it has next, reset and current)", c.pos);
+        fail(ErrorKind::TemplateRender, "a cycler has no method '" + a.name + "' (it has next, reset and current)", c.pos);
       }
       if (obj.is_undefined()) fail_undefined(obj);  // a method of an undefined fails in every mode, as in Jinja2
       const Value& self = defined(obj);
@@ -859,12 +859,12 @@ class Renderer {
         }
         if (name == "raise_exception") {
           // Hugging Face chat templates call this to reject a conversation they cannot format.
-          fail("template.raised", args.positional.empty() ? "raise_exception() called" : py_str(args.positional[0]),
+          fail(ErrorKind::TemplateRaised, args.positional.empty() ? "raise_exception() called" : py_str(args.positional[0]),
                c.pos);
         }
         if (name == "strftime_now") return Ref::own(strftime_now(args, c.pos));
         if (name == "cycler") {
-          if (args.positional.empty()) fail("template.render", "cycler() expects at least one value", c.pos);
+          if (args.positional.empty()) fail(ErrorKind::TemplateRender, "cycler() expects at least one value", c.pos);
           return Ref::helper(std::make_shared<Helper>(Helper{Helper::Kind::Cycler, Value(std::move(args.positional))}));
         }
         if (name == "joiner") {
@@ -873,25 +873,25 @@ class Renderer {
               Helper{Helper::Kind::Joiner, Value(), 0, sep ? py_str(*sep) : std::string(", ")}));
         }
         if (name == "lipsum")
-          fail("template.unsupported",
+          fail(ErrorKind::TemplateUnsupported,
                "'lipsum()' is not supported: it writes random text, and a prompt renders the same every time",
                c.callee->pos);
-        fail("template.undefined", "undefined function '" + name + "'", c.callee->pos);
+        fail(ErrorKind::TemplateUndefined, "undefined function '" + name + "'", c.callee->pos);
       }
-      fail("template.render", "'" + name + "' is not callable", c.pos);
+      fail(ErrorKind::TemplateRender, "'" + name + "' is not callable", c.pos);
     }
-    fail("template.render", "this expression is not callable", c.pos);
+    fail(ErrorKind::TemplateRender, "this expression is not callable", c.pos);
   }
 
   // loop(items) in a recursive loop: the loop's body over `items`, one level deeper, rendered to a string.
   Ref recurse(const LoopState& l, const CallExpr& c) {
     if (!l.node->recursive)
-      fail("template.render", "loop() is for a recursive loop: write {% for ... recursive %}", c.pos);
+      fail(ErrorKind::TemplateRender, "loop() is for a recursive loop: write {% for ... recursive %}", c.pos);
     CallArgs args = eval_args(c.args);
     if (args.positional.size() != 1 || !args.keyword.empty())
-      fail("template.render", "loop() takes the items of the next level", c.pos);
+      fail(ErrorKind::TemplateRender, "loop() takes the items of the next level", c.pos);
     if (++budget_->call_depth > c_->options.max_call_depth)
-      fail("template.call_depth", "recursive loop calls and macro calls nested deeper than " +
+      fail(ErrorKind::TemplateCallDepth, "recursive loop calls and macro calls nested deeper than " +
                                       std::to_string(c_->options.max_call_depth) + " levels", c.pos);
     const Value items = std::move(args.positional[0]);  // the level's items outlive its bindings
     std::string saved;
@@ -904,7 +904,7 @@ class Renderer {
 
   Value strftime_now(const CallArgs& a, Pos p) {
     if (a.positional.empty() || !a.positional[0].is_string())
-      fail("template.render", "strftime_now() expects a format string", p);
+      fail(ErrorKind::TemplateRender, "strftime_now() expects a format string", p);
     std::time_t now = std::time(nullptr);
     std::tm local{};
     localtime_r(&now, &local);
@@ -917,12 +917,12 @@ class Renderer {
     std::vector<long long> n;
     for (const auto& v : a.positional) {
       if (!v.is_number_integer() && !v.is_number_unsigned())
-        fail("template.render", "range() expects integers, got " + type_name(v), p);
+        fail(ErrorKind::TemplateRender, "range() expects integers, got " + type_name(v), p);
       n.push_back(as_int(v, p));
     }
-    if (n.empty() || n.size() > 3) fail("template.render", "range() expects 1 to 3 arguments", p);
+    if (n.empty() || n.size() > 3) fail(ErrorKind::TemplateRender, "range() expects 1 to 3 arguments", p);
     long long start = n.size() > 1 ? n[0] : 0, stop = n.size() > 1 ? n[1] : n[0], step = n.size() > 2 ? n[2] : 1;
-    if (step == 0) fail("template.render", "range() arg 3 must not be zero", p);
+    if (step == 0) fail(ErrorKind::TemplateRender, "range() arg 3 must not be zero", p);
     // Refuse absurd ranges before allocating them. The span is taken in unsigned arithmetic, where stop - start
     // cannot overflow, and no element past the last is computed.
     unsigned long long span = 0, stride = step > 0 ? static_cast<unsigned long long>(step)
@@ -931,7 +931,7 @@ class Renderer {
     if (step < 0 && start > stop) span = static_cast<unsigned long long>(start) - static_cast<unsigned long long>(stop);
     unsigned long long count = span == 0 ? 0 : (span - 1) / stride + 1;
     if (count > static_cast<unsigned long long>(limits::kTemplateRangeItems))
-      fail("template.render", "range() of more than " + std::to_string(limits::kTemplateRangeItems) + " items", p);
+      fail(ErrorKind::TemplateRender, "range() of more than " + std::to_string(limits::kTemplateRangeItems) + " items", p);
     Value out = Value::array();
     for (unsigned long long k = 0; k < count; ++k)
       out.push_back(static_cast<long long>(static_cast<unsigned long long>(start) + k * static_cast<unsigned long long>(step)));
@@ -1005,7 +1005,7 @@ class Renderer {
         return made(std::move(out), e.pos);
       }
     }
-    fail("template.render", "unknown expression", e.pos);
+    fail(ErrorKind::TemplateRender, "unknown expression", e.pos);
   }
 
   Ref filter(const FilterExpr& f) {
@@ -1017,7 +1017,7 @@ class Renderer {
       return input;
     }
     // json.dumps cannot write an undefined value, in any mode.
-    if (f.name == "tojson" && input.is_undefined()) fail("template.undefined", "tojson: " + input.message(), input.pos());
+    if (f.name == "tojson" && input.is_undefined()) fail(ErrorKind::TemplateUndefined, "tojson: " + input.message(), input.pos());
     const Value& v = defined(input);
     // attr() is Python's getattr: a dict's keys are not attributes, so it is undefined, as in Jinja2.
     if (f.name == "attr") return Ref::undefined("'" + type_name(v) + "' object has no attribute", f.pos);
@@ -1058,7 +1058,7 @@ class Renderer {
       }
       // The compile-time check names an unknown filter first; this keeps a gap in that check from being a crash.
       auto filter = find_filter(name);
-      if (!filter) fail("template.unknown_filter", "unknown filter '" + name + "'", p);
+      if (!filter) fail(ErrorKind::TemplateUnknownFilter, "unknown filter '" + name + "'", p);
       return filter(v, args);
     } catch (const BuiltinError& e) {
       fail(e.kind, name + ": " + e.message, p);
@@ -1087,7 +1087,7 @@ class Renderer {
     CallArgs args = eval_args(t.args);
     try {
       auto test = find_test(t.name);
-      if (!test) fail("template.unknown_test", "unknown test '" + t.name + "'", t.pos);
+      if (!test) fail(ErrorKind::TemplateUnknownTest, "unknown test '" + t.name + "'", t.pos);
       return test(v, args);
     } catch (const BuiltinError& e) {
       fail(e.kind, e.message, t.pos);
@@ -1100,7 +1100,7 @@ class Renderer {
   bool test_undefined(const TestExpr& t, const Ref& input) {
     static const char* const kTypeTests[] = {"string", "mapping", "none", "number", "integer", "float", "boolean",
                                              "true", "false", "sameas", "escaped"};
-    if (!find_test(t.name)) fail("template.unknown_test", "unknown test '" + t.name + "'", t.pos);
+    if (!find_test(t.name)) fail(ErrorKind::TemplateUnknownTest, "unknown test '" + t.name + "'", t.pos);
     for (const char* type_test : kTypeTests)
       if (t.name == type_test) return false;
     if (t.name == "sequence" && c_->options.strict_undefined && !input.is_soft()) return false;
@@ -1128,7 +1128,7 @@ class Renderer {
     }
     if (v.is_number()) return Ref::own(u.op == "-" ? -v.get<double>() : v.get<double>());
     if (v.is_boolean()) return Ref::own(u.op == "-" ? -static_cast<long long>(v.get<bool>()) : v.get<bool>());
-    fail("template.render", "bad operand type for unary " + u.op + ": '" + type_name(v) + "'", u.pos);
+    fail(ErrorKind::TemplateRender, "bad operand type for unary " + u.op + ": '" + type_name(v) + "'", u.pos);
   }
 
   static bool is_int(const Value& v) { return v.is_number_integer() || v.is_number_unsigned() || v.is_boolean(); }
@@ -1168,7 +1168,7 @@ class Renderer {
       if (l.is_string() && r.is_string()) return made(l.get<std::string>() + r.get<std::string>(), b.pos);
       if (l.is_array() && r.is_array()) {
         if (l.size() + r.size() > c_->options.max_output_bytes)
-          fail("template.output_too_large", "a list longer than the output limit", b.pos);
+          fail(ErrorKind::TemplateOutputTooLarge, "a list longer than the output limit", b.pos);
         Value out = l;
         out.insert(out.end(), r.begin(), r.end());
         return Ref::own(std::move(out));
@@ -1197,11 +1197,11 @@ class Renderer {
       }
     }
     if (!nums)
-      fail("template.render",
+      fail(ErrorKind::TemplateRender,
            "unsupported operand types for " + op + ": '" + type_name(l) + "' and '" + type_name(r) + "'", b.pos);
     bool ints = is_int(l) && is_int(r);
     if (op == "/") {
-      if (as_num(r) == 0) fail("template.render", "division by zero", b.pos);
+      if (as_num(r) == 0) fail(ErrorKind::TemplateRender, "division by zero", b.pos);
       return Ref::own(as_num(l) / as_num(r));
     }
     if (ints && !(op == "**" && as_int(r, b.pos) < 0)) {
@@ -1217,17 +1217,17 @@ class Renderer {
     if (op == "*") return Ref::own(x * y);
     if (op == "**") return Ref::own(std::pow(x, y));
     if (op == "//" || op == "%") {
-      if (y == 0) fail("template.render", "float division or modulo by zero", b.pos);
+      if (y == 0) fail(ErrorKind::TemplateRender, "float division or modulo by zero", b.pos);
       double q = std::floor(x / y);
       return Ref::own(op == "//" ? q : x - q * y);
     }
-    fail("template.render", "unknown operator " + op, b.pos);
+    fail(ErrorKind::TemplateRender, "unknown operator " + op, b.pos);
   }
 
   Ref repeat(const Value& v, long long n, Pos p) {
     size_t unit = v.is_string() ? v.get_ref<const std::string&>().size() : v.size();
     if (n > 0 && unit > 0 && static_cast<unsigned long long>(n) > c_->options.max_output_bytes / unit)
-      fail("template.output_too_large", "repetition exceeds the output limit", p);
+      fail(ErrorKind::TemplateOutputTooLarge, "repetition exceeds the output limit", p);
     if (v.is_string()) {
       std::string out;
       out.reserve(n > 0 ? unit * static_cast<size_t>(n) : 0);
@@ -1272,18 +1272,18 @@ class Renderer {
       Ref r = eval(*e);
       const Value& x = defined(r);
       if (x.is_null()) return dflt;
-      if (!is_int(x)) fail("template.render", "slice indices must be integers", e->pos);
+      if (!is_int(x)) fail(ErrorKind::TemplateRender, "slice indices must be integers", e->pos);
       return as_int(x, e->pos);
     };
     long long step = bound(s.step, 1).value();
-    if (step == 0) fail("template.render", "slice step cannot be zero", s.pos);
+    if (step == 0) fail(ErrorKind::TemplateRender, "slice step cannot be zero", s.pos);
     Value chars;
     const Value* seq = &v;
     if (v.is_string()) {
       chars = FilterList(v);
       seq = &chars;
     } else if (!v.is_array()) {
-      fail("template.render", "'" + type_name(v) + "' object is not subscriptable", s.pos);
+      fail(ErrorKind::TemplateRender, "'" + type_name(v) + "' object is not subscriptable", s.pos);
     }
     long long n = static_cast<long long>(seq->size());
     auto norm = [&](std::optional<long long> x, long long dflt) {
@@ -1332,18 +1332,18 @@ Ref Renderer::invoke(const Callable& c, CallArgs args, Pos pos, const Callable* 
   if (c.home != this) return c.home->invoke(c, std::move(args), pos, caller);
   tick(pos);
   if (++budget_->call_depth > c_->options.max_call_depth)
-    fail("template.call_depth",
+    fail(ErrorKind::TemplateCallDepth,
          "macro calls nested deeper than " + std::to_string(c_->options.max_call_depth) + " levels", pos);
   const MacroDef& def = *c.def;
   if (!def.catch_varargs && args.positional.size() > def.params.size())
-    fail("template.render",
+    fail(ErrorKind::TemplateRender,
          "macro '" + def.name + "' takes not more than " + std::to_string(def.params.size()) + " argument(s)", pos);
   for (const auto& keyword : args.keyword) {
     const std::string& name = keyword.first;
     bool known = std::any_of(def.params.begin() + static_cast<long>(std::min(args.positional.size(), def.params.size())),
                              def.params.end(), [&name](const auto& param) { return param.first == name; });
     if (!known && !def.catch_kwargs)
-      fail("template.render", "macro '" + def.name + "' takes no keyword argument '" + name + "'", pos);
+      fail(ErrorKind::TemplateRender, "macro '" + def.name + "' takes no keyword argument '" + name + "'", pos);
   }
   const Compiled* saved_c = c_;
   c_ = c.owner;

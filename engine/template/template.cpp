@@ -128,15 +128,15 @@ class Checker {
   void check_filter(const std::string& name, Pos pos) {
     // Jinja2's filters the engine leaves out, and why (docs/templates.md, "Differences from Jinja2").
     if (name == "random")
-      throw located_error("template.unsupported",
+      throw located_error(ErrorKind::TemplateUnsupported,
                           "the filter 'random' is not supported: a prompt renders the same every time, so runs and "
                           "tests repeat (pick with an input, or loop.cycle())",
                           src_, pos.line, pos.col);
     if (name == "urlize")
-      throw located_error("template.unsupported", "the filter 'urlize' is not supported: prompts are not HTML", src_,
+      throw located_error(ErrorKind::TemplateUnsupported, "the filter 'urlize' is not supported: prompts are not HTML", src_,
                           pos.line, pos.col);
     if (name != "default" && name != "d" && !find_filter(name))
-      throw located_error("template.unknown_filter", "unknown filter '" + name + "'" + did_you_mean(name, filter_names()),
+      throw located_error(ErrorKind::TemplateUnknownFilter, "unknown filter '" + name + "'" + did_you_mean(name, filter_names()),
                           src_, pos.line, pos.col);
   }
   void bind(const std::string& name) {
@@ -215,7 +215,7 @@ class Checker {
       case ExprKind::Test: {
         auto* t = static_cast<const TestExpr*>(e);
         if (t->name != "defined" && t->name != "undefined" && !find_test(t->name))
-          throw located_error("template.unknown_test",
+          throw located_error(ErrorKind::TemplateUnknownTest,
                               "unknown test '" + t->name + "'" + did_you_mean(t->name, test_names()), src_,
                               t->pos.line, t->pos.col);
         return expr(t->input.get()), args(t->args);
@@ -269,14 +269,14 @@ void resolve_includes(Body& body, const SourceText& src, const TemplateOptions& 
                       IncludedFiles& included) {
   auto load = [&](const std::string& name, Pos pos, bool ignore_missing) -> std::shared_ptr<const Compiled> {
     if (depth >= limits::kTemplateIncludeDepth)
-      throw located_error("template.include_depth",
+      throw located_error(ErrorKind::TemplateIncludeDepth,
                           "templates include each other deeper than " + std::to_string(limits::kTemplateIncludeDepth) +
                               " levels (a template including itself?)",
                           src, pos.line, pos.col);
     std::filesystem::path path;
     if (options.include_dir.empty()) {
       if (ignore_missing) return nullptr;
-      throw located_error("template.not_found",
+      throw located_error(ErrorKind::TemplateNotFound,
                           "template '" + name + "' not found (this template has no folder to include from)", src,
                           pos.line, pos.col);
     }
@@ -291,7 +291,7 @@ void resolve_includes(Body& body, const SourceText& src, const TemplateOptions& 
     std::error_code ec;
     if (!found.exists || !std::filesystem::is_regular_file(found.path, ec)) {
       if (ignore_missing) return nullptr;
-      throw located_error("template.not_found", "template " + not_found_message(name, found.looked), src, pos.line,
+      throw located_error(ErrorKind::TemplateNotFound, "template " + not_found_message(name, found.looked), src, pos.line,
                           pos.col);
     }
     path = found.path;
@@ -416,7 +416,7 @@ Template Template::compile_expression(const std::string& expression, std::string
   IncludedFiles included;
   auto c = compile_source("{{ " + expression + " }}", std::move(name), options, 0, included);
   if (c->body.size() != 1 || c->body[0]->kind != NodeKind::Output)
-    throw located_error("template.syntax", "expected one expression, got a template", c->source, 1, 1);
+    throw located_error(ErrorKind::TemplateSyntax, "expected one expression, got a template", c->source, 1, 1);
   return Template(std::move(c));
 }
 
@@ -426,14 +426,14 @@ bool Template::test(const Vars& vars) const { return truthy(evaluate(vars)); }
 const std::vector<std::string>& Template::free_names() const { return compiled_->free_names; }
 const std::vector<NamePath>& Template::free_paths() const { return compiled_->free_paths; }
 
-Error Template::error_at_start(std::string kind, std::string message) const {
+Error Template::error_at_start(ErrorKind kind, std::string message) const {
   const auto& embedding = compiled_->source.embedding();
   int col = 1 + (embedding ? embedding->wrap : 0);  // an expression's first character, past the "{{ " put around it
-  return located_error(std::move(kind), std::move(message), compiled_->source, 1, col);
+  return located_error(kind, std::move(message), compiled_->source, 1, col);
 }
 
-Error Template::error_at(int line, int col, std::string kind, std::string message) const {
-  return located_error(std::move(kind), std::move(message), compiled_->source, line, col);
+Error Template::error_at(int line, int col, ErrorKind kind, std::string message) const {
+  return located_error(kind, std::move(message), compiled_->source, line, col);
 }
 
 std::optional<SourceLoc> Template::place_in_file(int line, int col) const {

@@ -62,10 +62,10 @@ class Template {
   std::optional<SourceLoc> place_in_file(int line, int col) const;
   // An Error located where the template (or, for an expression, the expression itself) is written: what a step says
   // of the value an expression gave (a for_each that is not a list).
-  Error error_at_start(std::string kind, std::string message) const;
+  Error error_at_start(ErrorKind kind, std::string message) const;
   // An Error located at a line and column of the template, with its line quoted: what a check says of a name the
   // template reads (free_paths() give where).
-  Error error_at(int line, int col, std::string kind, std::string message) const;
+  Error error_at(int line, int col, ErrorKind kind, std::string message) const;
 
  private:
   explicit Template(std::shared_ptr<const Compiled> c) : compiled_(std::move(c)) {}

@@ -58,7 +58,7 @@ std::shared_ptr<const Tool> make_builtin_tool(const std::string& builtin, std::s
                                               const GrantedToolOptions& granted) {
   if (std::find(granted_tool_names().begin(), granted_tool_names().end(), builtin) != granted_tool_names().end()) {
     if (!parameters.is_null())
-      throw Error("spec.conflict", "builtin '" + builtin + "' declares its own parameters; leave parameters: out");
+      throw Error(ErrorKind::SpecConflict, "builtin '" + builtin + "' declares its own parameters; leave parameters: out");
     GrantedToolOptions o = granted;
     o.name = std::move(name);
     o.description = std::move(description);
@@ -68,7 +68,7 @@ std::shared_ptr<const Tool> make_builtin_tool(const std::string& builtin, std::s
   for (const auto& b : kBuiltins)
     if (builtin == b.name) {
       if (!granted.capabilities.empty())
-        throw Error("spec.conflict", "builtin '" + builtin + "' reaches nothing outside; leave allow: out");
+        throw Error(ErrorKind::SpecConflict, "builtin '" + builtin + "' reaches nothing outside; leave allow: out");
       return std::make_shared<FunctionTool>(builtin, name.empty() ? builtin : std::move(name),
                                             description.empty() ? b.description : std::move(description), b.fn,
                                             std::move(parameters), options);

@@ -75,7 +75,7 @@ std::vector<store::DocumentHit> KeywordSearch::search(const std::string& query, 
   }
   if (stale) refresh();
   auto terms = store::query_terms(query);
-  if (terms.empty()) throw Error("tool.error", "the query has no word to search for");
+  if (terms.empty()) throw Error(ErrorKind::ToolError, "the query has no word to search for");
   std::lock_guard lock(mutex_);
   return index().search_any(terms, limit);
 }

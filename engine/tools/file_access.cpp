@@ -24,20 +24,20 @@ std::string quoted(std::string_view path) { return quote_excerpt(path, 120); }
 
 // The names of a path as a tool gives it, refused as written when it could never be under a root.
 std::vector<std::string> names_of(std::string_view path) {
-  if (path.find('\0') != std::string_view::npos) throw Error("tool.refused", "the path " + quoted(path) + " has a NUL byte");
+  if (path.find('\0') != std::string_view::npos) throw Error(ErrorKind::ToolRefused, "the path " + quoted(path) + " has a NUL byte");
   if (path.size() > limits::kPathBytes)
-    throw Error("tool.refused", "the path " + quoted(path) + " is longer than " + std::to_string(limits::kPathBytes) + " bytes");
+    throw Error(ErrorKind::ToolRefused, "the path " + quoted(path) + " is longer than " + std::to_string(limits::kPathBytes) + " bytes");
   if (!path.empty() && path[0] == '/')
-    throw Error("tool.refused", "the path " + quoted(path) + " is absolute: paths are relative to the granted root");
+    throw Error(ErrorKind::ToolRefused, "the path " + quoted(path) + " is absolute: paths are relative to the granted root");
   std::vector<std::string> names;
   size_t start = 0;
   while (start <= path.size()) {
     size_t end = path.find('/', start);
     if (end == std::string_view::npos) end = path.size();
     std::string_view name = path.substr(start, end - start);
-    if (name == "..") throw Error("tool.refused", "the path " + quoted(path) + " has a '..': paths stay under the granted root");
+    if (name == "..") throw Error(ErrorKind::ToolRefused, "the path " + quoted(path) + " has a '..': paths stay under the granted root");
     if (name.size() > limits::kNameBytes)
-      throw Error("tool.refused", "the path " + quoted(path) + " has a name longer than 255 bytes");
+      throw Error(ErrorKind::ToolRefused, "the path " + quoted(path) + " has a name longer than 255 bytes");
     if (!name.empty() && name != ".") names.emplace_back(name);
     start = end + 1;
   }
@@ -199,7 +199,7 @@ OpenDir open_dir(FileDescriptor fd) {
 // refused, or one the system cannot walk, in the first root that has it is an error: "cannot VERB ...".
 std::optional<FileAccess::Located> FileAccess::locate(const std::vector<std::string>& names, std::string_view path,
                                                       const char* verb, std::vector<std::string>& looked) const {
-  if (roots_.empty()) throw Error("tool.refused", "this tool has no files grant (give it one with allow: files:)");
+  if (roots_.empty()) throw Error(ErrorKind::ToolRefused, "this tool has no files grant (give it one with allow: files:)");
   for (const auto& root : roots_) {
     Resolution r = resolve(root.fd.get(), names, true, false);
     if (r.err == ENOENT || r.err == ENOTDIR) {
@@ -207,8 +207,8 @@ std::optional<FileAccess::Located> FileAccess::locate(const std::vector<std::str
       continue;
     }
     std::string where = quoted(path.empty() ? "." : path) + " under " + root.grant.written;
-    if (!r.refused.empty()) throw Error("tool.refused", "the path " + where + " " + r.refused);
-    if (!r.ok()) throw Error("io.read_failed", std::string("cannot ") + verb + " " + where + ": " + reason(r.err));
+    if (!r.refused.empty()) throw Error(ErrorKind::ToolRefused, "the path " + where + " " + r.refused);
+    if (!r.ok()) throw Error(ErrorKind::IoReadFailed, std::string("cannot ") + verb + " " + where + ": " + reason(r.err));
     return Located{&root, std::move(where), std::move(r.parent), std::move(r.name), r.st};
   }
   return std::nullopt;
@@ -218,7 +218,7 @@ FileAccess::FileAccess(std::vector<FileGrant> grants) : grants_(grants) {
   for (auto& g : grants) {
     FileDescriptor fd(open(g.root.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
     if (!fd.valid())
-      throw Error("io.read_failed", "the files root " + g.written + " (" + g.root.string() + ") is not a folder: " + reason(errno));
+      throw Error(ErrorKind::IoReadFailed, "the files root " + g.written + " (" + g.root.string() + ") is not a folder: " + reason(errno));
     roots_.push_back(Root{std::move(g), std::move(fd)});
   }
 }
@@ -229,7 +229,7 @@ bool FileAccess::read_open(int fd, size_t max_bytes, std::string& out) {
   for (;;) {
     ssize_t n = ::read(fd, buf, sizeof buf);
     if (n < 0 && errno == EINTR) continue;
-    if (n < 0) throw Error("io.read_failed", reason(errno));
+    if (n < 0) throw Error(ErrorKind::IoReadFailed, reason(errno));
     if (n == 0) return true;
     if (out.size() + static_cast<size_t>(n) > max_bytes) {
       out.append(buf, max_bytes - out.size());
@@ -246,27 +246,27 @@ std::string FileAccess::read(std::string_view path) const {
     const std::string& where = found->where;
     Resolution r{std::move(found->parent), found->name, found->st};
     const Root& root = *found->root;
-    if (S_ISDIR(r.st.st_mode)) throw Error("io.read_failed", "cannot read " + where + ": it is a folder (list it)");
+    if (S_ISDIR(r.st.st_mode)) throw Error(ErrorKind::IoReadFailed, "cannot read " + where + ": it is a folder (list it)");
     if (!S_ISREG(r.st.st_mode))
-      throw Error("tool.refused", "the path " + where + " is not a regular file (a device, fifo or socket)");
+      throw Error(ErrorKind::ToolRefused, "the path " + where + " is not a regular file (a device, fifo or socket)");
     size_t max = root.grant.max_file_bytes;
     if (static_cast<uint64_t>(r.st.st_size) > max)
-      throw Error("io.too_large", "the file " + where + " is " + std::to_string(r.st.st_size) +
+      throw Error(ErrorKind::IoTooLarge, "the file " + where + " is " + std::to_string(r.st.st_size) +
                                       " bytes, more than the grant's max_bytes (" + std::to_string(max) + ")");
     FileDescriptor fd = reopen(r, O_RDONLY);
-    if (!fd.valid()) throw Error("io.read_failed", "cannot read " + where + ": " + reason(errno));
+    if (!fd.valid()) throw Error(ErrorKind::IoReadFailed, "cannot read " + where + ": " + reason(errno));
     std::string out;
     bool whole = false;
     try {
       whole = read_open(fd.get(), max, out);
     } catch (const Error& e) {
-      throw Error("io.read_failed", "cannot read " + where + ": " + e.message());
+      throw Error(ErrorKind::IoReadFailed, "cannot read " + where + ": " + e.message());
     }
     if (!whole)
-      throw Error("io.too_large", "the file " + where + " grew past the grant's max_bytes (" + std::to_string(max) + ")");
+      throw Error(ErrorKind::IoTooLarge, "the file " + where + " grew past the grant's max_bytes (" + std::to_string(max) + ")");
     return out;
   }
-  throw Error("io.not_found", "no file " + quoted(path) + " under " + join(looked, " or "));
+  throw Error(ErrorKind::IoNotFound, "no file " + quoted(path) + " under " + join(looked, " or "));
 }
 
 std::optional<FileEntry> FileAccess::stat(std::string_view path) const {
@@ -283,9 +283,9 @@ std::vector<FileEntry> FileAccess::list(std::string_view path, bool* truncated) 
   if (auto found = locate(names, path, "list", looked)) {
     const std::string& where = found->where;
     Resolution r{std::move(found->parent), found->name, found->st};
-    if (!S_ISDIR(r.st.st_mode)) throw Error("io.read_failed", "cannot list " + where + ": it is not a folder");
+    if (!S_ISDIR(r.st.st_mode)) throw Error(ErrorKind::IoReadFailed, "cannot list " + where + ": it is not a folder");
     OpenDir dir = open_dir(reopen(r, O_RDONLY | O_DIRECTORY));
-    if (!dir) throw Error("io.read_failed", "cannot list " + where + ": " + reason(errno));
+    if (!dir) throw Error(ErrorKind::IoReadFailed, "cannot list " + where + ": " + reason(errno));
     int dir_fd = dirfd(dir.get());
     std::vector<FileEntry> out;
     while (dirent* e = readdir(dir.get())) {
@@ -301,7 +301,7 @@ std::vector<FileEntry> FileAccess::list(std::string_view path, bool* truncated) 
     std::sort(out.begin(), out.end(), [](const FileEntry& a, const FileEntry& b) { return a.name < b.name; });
     return out;
   }
-  throw Error("io.not_found", "no folder " + quoted(path) + " under " + join(looked, " or "));
+  throw Error(ErrorKind::IoNotFound, "no folder " + quoted(path) + " under " + join(looked, " or "));
 }
 
 void FileAccess::write(std::string_view path, std::string_view text) const {
@@ -313,44 +313,44 @@ void FileAccess::write(std::string_view path, std::string_view text) const {
       break;
     }
   if (!root)
-    throw Error("tool.refused", roots_.empty() ? "this tool has no files grant (give it one with allow: files:)"
+    throw Error(ErrorKind::ToolRefused, roots_.empty() ? "this tool has no files grant (give it one with allow: files:)"
                                                : "no files grant of this tool allows writing (write: true)");
   std::string where = quoted(path) + " under " + root->grant.written;
-  if (names.empty() || path.back() == '/') throw Error("tool.refused", "the path " + where + " names a folder, not a file");
+  if (names.empty() || path.back() == '/') throw Error(ErrorKind::ToolRefused, "the path " + where + " names a folder, not a file");
   if (text.size() > root->grant.max_file_bytes)
-    throw Error("io.too_large", "writing " + std::to_string(text.size()) + " bytes to " + where +
+    throw Error(ErrorKind::IoTooLarge, "writing " + std::to_string(text.size()) + " bytes to " + where +
                                     ": more than the grant's max_bytes (" + std::to_string(root->grant.max_file_bytes) + ")");
   std::string name = names.back();
   names.pop_back();
   Resolution folder = resolve(root->fd.get(), names, true, true);
-  if (!folder.refused.empty()) throw Error("tool.refused", "the path " + where + " " + folder.refused);
-  if (!folder.ok()) throw Error("io.write_failed", "cannot write " + where + ": " + reason(folder.err));
-  if (!S_ISDIR(folder.st.st_mode)) throw Error("io.write_failed", "cannot write " + where + ": " + reason(ENOTDIR));
+  if (!folder.refused.empty()) throw Error(ErrorKind::ToolRefused, "the path " + where + " " + folder.refused);
+  if (!folder.ok()) throw Error(ErrorKind::IoWriteFailed, "cannot write " + where + ": " + reason(folder.err));
+  if (!S_ISDIR(folder.st.st_mode)) throw Error(ErrorKind::IoWriteFailed, "cannot write " + where + ": " + reason(ENOTDIR));
   FileDescriptor dir = folder.name == "." ? std::move(folder.parent) : reopen(folder, O_PATH | O_DIRECTORY);
-  if (!dir.valid()) throw Error("io.write_failed", "cannot write " + where + ": " + reason(errno));
+  if (!dir.valid()) throw Error(ErrorKind::IoWriteFailed, "cannot write " + where + ": " + reason(errno));
   struct stat st {};
   mode_t mode = 0644;
   if (fstatat(dir.get(), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0) {
-    if (S_ISLNK(st.st_mode)) throw Error("tool.refused", "the path " + where + " is a symlink: write to the file it names");
-    if (!S_ISREG(st.st_mode)) throw Error("tool.refused", "the path " + where + " is not a regular file");
+    if (S_ISLNK(st.st_mode)) throw Error(ErrorKind::ToolRefused, "the path " + where + " is a symlink: write to the file it names");
+    if (!S_ISREG(st.st_mode)) throw Error(ErrorKind::ToolRefused, "the path " + where + " is not a regular file");
     mode = st.st_mode & 0777;
   }
   // Written beside it and renamed over it: a reader sees the old file or the new one, never half of one.
   std::random_device random;
   std::string temp = ".engine-write-" + std::to_string(random()) + std::to_string(random());
   FileDescriptor fd(openat(dir.get(), temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode));
-  if (!fd.valid()) throw Error("io.write_failed", "cannot write " + where + ": " + reason(errno));
+  if (!fd.valid()) throw Error(ErrorKind::IoWriteFailed, "cannot write " + where + ": " + reason(errno));
   if (!write_fully(fd.get(), text) || renameat(dir.get(), temp.c_str(), dir.get(), name.c_str()) != 0) {
     int err = errno;
     unlinkat(dir.get(), temp.c_str(), 0);
-    throw Error("io.write_failed", "cannot write " + where + ": " + reason(err));
+    throw Error(ErrorKind::IoWriteFailed, "cannot write " + where + ": " + reason(err));
   }
 }
 
 void FileAccess::walk(std::string_view path, size_t max_files, const std::function<bool(const FileEntry&, int fd)>& visit,
                       bool open_files) const {
   auto names = names_of(path);
-  if (roots_.empty()) throw Error("tool.refused", "this tool has no files grant (give it one with allow: files:)");
+  if (roots_.empty()) throw Error(ErrorKind::ToolRefused, "this tool has no files grant (give it one with allow: files:)");
   size_t visited = 0;
   // Depth first in name order through open folders; symlinks are skipped, so nothing leads out.
   std::function<bool(int, const std::string&, int)> descend = [&](int dir_fd, const std::string& prefix, int depth) {
@@ -391,11 +391,11 @@ void FileAccess::walk(std::string_view path, size_t max_files, const std::functi
   };
   std::vector<std::string> looked;
   auto found = locate(names, path, "search", looked);
-  if (!found) throw Error("io.not_found", "no folder " + quoted(path) + " under " + join(looked, " or "));
+  if (!found) throw Error(ErrorKind::IoNotFound, "no folder " + quoted(path) + " under " + join(looked, " or "));
   Resolution r{std::move(found->parent), found->name, found->st};
-  if (!S_ISDIR(r.st.st_mode)) throw Error("io.read_failed", "cannot search " + found->where + ": it is not a folder");
+  if (!S_ISDIR(r.st.st_mode)) throw Error(ErrorKind::IoReadFailed, "cannot search " + found->where + ": it is not a folder");
   FileDescriptor dir = r.name == "." ? std::move(r.parent) : reopen(r, O_PATH | O_DIRECTORY);
-  if (!dir.valid()) throw Error("io.read_failed", "cannot search " + found->where + ": " + reason(errno));
+  if (!dir.valid()) throw Error(ErrorKind::IoReadFailed, "cannot search " + found->where + ": " + reason(errno));
   std::string prefix;
   for (const auto& n : names) prefix += (prefix.empty() ? "" : "/") + n;
   descend(dir.get(), prefix, 0);

@@ -34,7 +34,7 @@ class GrantedInstance : public ToolInstance {
     try {
       return ToolResult::success(run_(*setup_, input, cancel_));
     } catch (const Error& e) {
-      std::string kind = e.kind().rfind("tool.", 0) == 0 ? e.kind() : "tool.error";
+      ErrorKind kind = family_of(e.kind()) == "tool" ? e.kind() : ErrorKind::ToolError;
       return ToolResult::failure(kind, "tool '" + setup_->name + "' failed: " + e.message());
     }
   }
@@ -79,7 +79,7 @@ bool utf8_valid(std::string_view s) { return utf8::find_invalid(s) == std::strin
 
 // Text a model can read: invalid UTF-8 replaced; a NUL byte early on marks a file that is not text.
 std::string readable(std::string text, const std::string& what) {
-  if (text.find('\0') < 8192) throw Error("tool.error", what + " is not a text file");
+  if (text.find('\0') < 8192) throw Error(ErrorKind::ToolError, what + " is not a text file");
   return utf8_valid(text) ? std::move(text) : utf8::replace_invalid(text);
 }
 
@@ -148,7 +148,7 @@ Value fetch(const Setup& s, const Value& args, const Cancel* cancel) {
   HttpReply reply = s.capabilities.http->request(HttpCall{"GET", url, {{"Accept", "text/html, text/plain, */*"}}},
                                                  deadline_of(s), cancel);
   if (reply.status < 200 || reply.status > 299)
-    throw Error("tool.error", "GET " + reply.url + " answered HTTP " + std::to_string(reply.status));
+    throw Error(ErrorKind::ToolError, "GET " + reply.url + " answered HTTP " + std::to_string(reply.status));
   std::string type;
   for (const auto& [name, value] : reply.headers)
     if (name == "content-type") type = value;
@@ -196,7 +196,7 @@ Value search_files(const Setup& s, const Value& args, const Cancel* cancel) {
   try {
     matches = s.patterns(pattern);
   } catch (const Error& e) {
-    throw Error("tool.error", "the pattern is not a regex the engine takes: " + e.message());
+    throw Error(ErrorKind::ToolError, "the pattern is not a regex the engine takes: " + e.message());
   }
   size_t max_results = static_cast<size_t>(std::clamp<int64_t>(integer_arg(args, "max_results", 50), 1, 500));
   SteadyTime deadline = deadline_of(s);
@@ -206,7 +206,7 @@ Value search_files(const Setup& s, const Value& args, const Cancel* cancel) {
   std::string text;
   s.capabilities.files->walk(string_arg(args, "path"), limits::kSearchFiles, [&](const FileEntry& file, int fd) {
     if ((cancel && cancel->stopped()) || std::chrono::steady_clock::now() > deadline)
-      throw Error("tool.timeout", "the search took longer than the tool's time");
+      throw Error(ErrorKind::ToolTimeout, "the search took longer than the tool's time");
     size_t max = s.capabilities.files->grants().front().max_file_bytes;
     FileAccess::read_open(fd, max, text);
     bytes += text.size();
@@ -220,7 +220,7 @@ Value search_files(const Setup& s, const Value& args, const Cancel* cancel) {
       try {
         hit = matches(line);
       } catch (const Error& e) {
-        throw Error("tool.error", "the pattern is too costly to match (" + file.name + ":" + std::to_string(line_no) +
+        throw Error(ErrorKind::ToolError, "the pattern is too costly to match (" + file.name + ":" + std::to_string(line_no) +
                                       "): " + e.message());
       }
       if (hit) {
@@ -249,7 +249,7 @@ Value search_docs(const Setup& s, const Value& args, const Cancel*) {
   try {
     hits = s.documents->search(query.substr(0, 4096), limit);
   } catch (const Error& e) {
-    throw Error("tool.error", e.message());
+    throw Error(ErrorKind::ToolError, e.message());
   }
   if (hits.empty()) return "no document matches " + quote_excerpt(query, 100);
   std::string out;
@@ -354,7 +354,7 @@ std::shared_ptr<const Tool> make_granted_tool(const std::string& builtin, Grante
   if (!b) return nullptr;
   bool http = std::string(b->needs) == "http";
   if ((http && !o.capabilities.http) || (!http && !o.capabilities.files))
-    throw Error("spec.missing_grant", "builtin '" + builtin + "' needs allow: " + b->needs + ": beside it (" +
+    throw Error(ErrorKind::SpecMissingGrant, "builtin '" + builtin + "' needs allow: " + b->needs + ": beside it (" +
                                           (http ? "the URL prefixes it may reach" : "the folders it may read") + ")");
   std::string name = o.name.empty() ? builtin : o.name;
   std::string description =
@@ -362,7 +362,7 @@ std::shared_ptr<const Tool> make_granted_tool(const std::string& builtin, Grante
   std::shared_ptr<const DocumentSearch> documents;
   if (builtin == "search_docs") {
     if (o.capabilities.files->grants().size() != 1)
-      throw Error("spec.conflict", "builtin 'search_docs' indexes one folder: give its allow: files: one root");
+      throw Error(ErrorKind::SpecConflict, "builtin 'search_docs' indexes one folder: give its allow: files: one root");
     documents = std::make_shared<const KeywordSearch>(o.capabilities.files, o.index_file.empty() ? ":memory:" : o.index_file);
   }
   auto setup = std::make_shared<const Setup>(Setup{name, o.capabilities, o.timeout, o.schema_options.patterns, std::move(documents)});

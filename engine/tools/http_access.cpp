@@ -93,7 +93,7 @@ const HttpGrant* HttpAccess::find_grant(const net::Url& url, const std::string& 
 const HttpGrant& HttpAccess::grant_for(const net::Url& url, const std::string& method, const std::string& written) const {
   std::string why;
   if (const HttpGrant* g = find_grant(url, method, why)) return *g;
-  throw Error("tool.refused", method + " " + written + " is not granted: " + why);
+  throw Error(ErrorKind::ToolRefused, method + " " + written + " is not granted: " + why);
 }
 
 std::string HttpAccess::resolve(const std::string& url) const {
@@ -111,18 +111,18 @@ HttpReply HttpAccess::request(HttpCall call, SteadyTime deadline, const Cancel* 
   for (auto& c : call.method) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
   if (call.method.empty() || call.method.size() > 16 ||
       !std::all_of(call.method.begin(), call.method.end(), [](char c) { return c >= 'A' && c <= 'Z'; }))
-    throw Error("tool.refused", quote_excerpt(call.method, 40) + " is not an HTTP method");
+    throw Error(ErrorKind::ToolRefused, quote_excerpt(call.method, 40) + " is not an HTTP method");
   for (const auto& [name, value] : call.headers) {
     std::string n = lower(name);
-    if (!is_token(name)) throw Error("tool.refused", quote_excerpt(name, 60) + " is not a header name");
+    if (!is_token(name)) throw Error(ErrorKind::ToolRefused, quote_excerpt(name, 60) + " is not a header name");
     if (value.find_first_of(std::string_view("\r\n\0", 3)) != std::string::npos || value.size() > 8192)
-      throw Error("tool.refused", "the header " + name + " must be one line of at most 8 KB");
-    if (framing_header(n)) throw Error("tool.refused", "the header " + name + " is set by the engine, not by a tool");
+      throw Error(ErrorKind::ToolRefused, "the header " + name + " must be one line of at most 8 KB");
+    if (framing_header(n)) throw Error(ErrorKind::ToolRefused, "the header " + name + " is set by the engine, not by a tool");
   }
   call.url = resolve(call.url);
   std::string why;
   auto url = net::parse_url(call.url, &why);
-  if (!url) throw Error("tool.refused", "the URL " + quote_excerpt(redactor_.redact(call.url), 200) + " " + why);
+  if (!url) throw Error(ErrorKind::ToolRefused, "the URL " + quote_excerpt(redactor_.redact(call.url), 200) + " " + why);
   auto timeout = std::min(call.timeout.value_or(kDefaultTimeout), kDefaultTimeout * 20);
   SteadyTime until = std::min(deadline, std::chrono::steady_clock::now() + timeout);
 
@@ -134,7 +134,7 @@ HttpReply HttpAccess::request(HttpCall call, SteadyTime deadline, const Cancel* 
     for (const auto& [name, value] : call.headers) {
       for (const auto& [granted, unused] : grant.headers)
         if (lower(granted) == lower(name))
-          throw Error("tool.refused", "the header " + name + " is set by the grant " + grant.written + ", not by the tool");
+          throw Error(ErrorKind::ToolRefused, "the header " + name + " is set by the grant " + grant.written + ", not by the tool");
       request.headers.push_back(name + ": " + value);
     }
     for (const auto& [name, value] : grant.headers) request.headers.push_back(name + ": " + value);
@@ -143,7 +143,7 @@ HttpReply HttpAccess::request(HttpCall call, SteadyTime deadline, const Cancel* 
     request.body = call.body;
     request.max_response_bytes = grant.max_response_bytes;
     auto left = std::chrono::duration_cast<std::chrono::milliseconds>(until - std::chrono::steady_clock::now());
-    if (left.count() <= 0) throw Error("tool.timeout", call.method + " " + url->text() + ": the tool's time ran out");
+    if (left.count() <= 0) throw Error(ErrorKind::ToolTimeout, call.method + " " + url->text() + ": the tool's time ran out");
     request.timeouts.total = left;
     request.timeouts.connect = std::min(left, request.timeouts.connect);
     net::HttpResponse response;
@@ -151,12 +151,12 @@ HttpReply HttpAccess::request(HttpCall call, SteadyTime deadline, const Cancel* 
       response = client_->send(request, nullptr, cancel);
     } catch (const Error& e) {
       if (cancel && cancel->stopped()) throw;
-      if (e.kind() == "http.too_large")
-        throw Error("http.too_large", call.method + " " + url->text() + ": the response is larger than the grant's max_bytes (" +
+      if (e.kind() == ErrorKind::HttpTooLarge)
+        throw Error(ErrorKind::HttpTooLarge, call.method + " " + url->text() + ": the response is larger than the grant's max_bytes (" +
                                           std::to_string(grant.max_response_bytes) + " bytes)");
       // curl's own clock may end the transfer a few milliseconds before ours says the time is up.
       if (std::chrono::steady_clock::now() + std::chrono::milliseconds(50) >= until)
-        throw Error("tool.timeout", call.method + " " + url->text() + ": no complete response within the tool's time (" +
+        throw Error(ErrorKind::ToolTimeout, call.method + " " + url->text() + ": no complete response within the tool's time (" +
                                         redactor_.redact(e.message()) + ")");
       throw Error(e.kind(), call.method + " " + url->text() + ": " + redactor_.redact(e.message()));
     }
@@ -172,16 +172,16 @@ HttpReply HttpAccess::request(HttpCall call, SteadyTime deadline, const Cancel* 
       return reply;
     }
     if (hop == limits::kRedirects)
-      throw Error("tool.refused", call.method + " " + call.url + ": more than " + std::to_string(limits::kRedirects) + " redirects");
+      throw Error(ErrorKind::ToolRefused, call.method + " " + call.url + ": more than " + std::to_string(limits::kRedirects) + " redirects");
     std::string next = resolve_location(*url, *location);
     auto target = net::parse_url(next, &why);
-    if (!target) throw Error("tool.refused", url->text() + " redirects to " + quote_excerpt(redactor_.redact(next), 200) + ", which " + why);
+    if (!target) throw Error(ErrorKind::ToolRefused, url->text() + " redirects to " + quote_excerpt(redactor_.redact(next), 200) + ", which " + why);
     if (response.status == 303 || ((response.status == 301 || response.status == 302) && call.method == "POST")) {
       call.method = "GET";
       call.body.clear();
     }
     if (std::string why; !find_grant(*target, call.method, why))
-      throw Error("tool.refused", url->text() + " redirects to " + target->text() + ", which is refused: " + why);
+      throw Error(ErrorKind::ToolRefused, url->text() + " redirects to " + target->text() + ", which is refused: " + why);
     url = std::move(target);
   }
 }

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "engine/core/cancel.h"
+#include "engine/core/error_kind.h"
 #include "engine/core/event.h"
 #include "engine/core/trace_context.h"
 #include "engine/core/usage_meter.h"
@@ -17,12 +18,12 @@ namespace engine::tools {
 // What a tool gives back: text (a string Value) or structured JSON; for a failure, a message naming the tool.
 struct ToolResult {
   Value output;
-  std::string error_kind;  // empty on success; else a stable kind such as "tool.error", "tool.timeout"
+  std::optional<ErrorKind> error_kind;  // none on success; else tool.error, tool.timeout, ...
 
-  bool ok() const { return error_kind.empty(); }
+  bool ok() const { return !error_kind; }
   std::string text() const;  // observation_text(output)
-  static ToolResult success(Value output) { return {std::move(output), ""}; }
-  static ToolResult failure(std::string kind, std::string message) { return {std::move(message), std::move(kind)}; }
+  static ToolResult success(Value output) { return {std::move(output), std::nullopt}; }
+  static ToolResult failure(ErrorKind kind, std::string message) { return {std::move(message), kind}; }
 };
 
 // What the model reads of a tool's output: text as it is, anything else as compact JSON (as LangChain's tool

@@ -5,7 +5,7 @@
 namespace engine::tools {
 
 void ToolRegistry::add(std::shared_ptr<const Tool> tool, size_t origin) {
-  if (find(tool->name())) throw Error("tool.duplicate", "two tools are named '" + tool->name() + "'");
+  if (find(tool->name())) throw Error(ErrorKind::ToolDuplicate, "two tools are named '" + tool->name() + "'");
   tools_.push_back(std::move(tool));
   origins_.push_back(origin);
 }

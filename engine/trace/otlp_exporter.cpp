@@ -40,7 +40,7 @@ std::vector<std::pair<std::string, std::string>> key_values(std::string_view tex
     if (item.empty()) continue;
     size_t eq = item.find('=');
     if (eq == std::string_view::npos || trim(item.substr(0, eq)).empty())
-      throw Error("usage", std::string(variable) + " holds '" + printable_excerpt(item.substr(0, eq), 40) +
+      throw Error(ErrorKind::Usage, std::string(variable) + " holds '" + printable_excerpt(item.substr(0, eq), 40) +
                                "', which is not name=value");
     out.emplace_back(std::string(trim(item.substr(0, eq))), percent_decoded(trim(item.substr(eq + 1))));
   }
@@ -49,7 +49,7 @@ std::vector<std::pair<std::string, std::string>> key_values(std::string_view tex
 
 std::string checked_url(std::string url, const char* from) {
   if (url.rfind("http://", 0) != 0 && url.rfind("https://", 0) != 0)
-    throw Error("usage", std::string(from) + " must be an http:// or https:// URL, got '" + printable_excerpt(url, 80) + "'");
+    throw Error(ErrorKind::Usage, std::string(from) + " must be an http:// or https:// URL, got '" + printable_excerpt(url, 80) + "'");
   return url;
 }
 
@@ -112,7 +112,7 @@ static SpanContent content_settings(const std::function<std::string(const char*)
   std::transform(capture.begin(), capture.end(), capture.begin(), [](unsigned char c) { return std::tolower(c); });
   if (capture == "true" || capture == "span_only" || capture == "span_and_event") content.enabled = true;
   else if (!capture.empty() && capture != "false" && capture != "no_content" && capture != "event_only")
-    throw Error("usage", "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT is '" + printable_excerpt(capture, 40) +
+    throw Error(ErrorKind::Usage, "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT is '" + printable_excerpt(capture, 40) +
                              "': use true or false (or span_only, span_and_event, event_only, no_content)");
   for (const char* name : {"OTEL_SPAN_ATTRIBUTE_VALUE_LENGTH_LIMIT", "OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT"}) {
     std::string limit = variable(name);
@@ -120,7 +120,7 @@ static SpanContent content_settings(const std::function<std::string(const char*)
     size_t n = 0;
     auto [end, ec] = std::from_chars(limit.data(), limit.data() + limit.size(), n);
     if (ec != std::errc() || end != limit.data() + limit.size() || n == 0)
-      throw Error("usage", std::string(name) + " is '" + printable_excerpt(limit, 40) + "': it must be a positive number of bytes");
+      throw Error(ErrorKind::Usage, std::string(name) + " is '" + printable_excerpt(limit, 40) + "': it must be a positive number of bytes");
     content.limit = n;
     break;
   }
@@ -144,7 +144,7 @@ std::optional<OtlpSettings> otlp_settings(const std::string& flag, const Environ
   for (const char* name : {"OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", "OTEL_EXPORTER_OTLP_PROTOCOL"})
     if (std::string protocol = variable(name); !protocol.empty()) {
       if (protocol != "http/json")
-        throw Error("usage", std::string(name) + " is '" + printable_excerpt(protocol, 40) +
+        throw Error(ErrorKind::Usage, std::string(name) + " is '" + printable_excerpt(protocol, 40) +
                                  "': the engine sends OTLP as http/json only (every OTLP/HTTP receiver takes it)");
       break;
     }

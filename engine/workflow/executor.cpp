@@ -45,14 +45,14 @@ Value Executor::resolve_inputs(Value given) const {
   if (given.is_object())
     for (const auto& [k, v] : given.items())
       if (std::find(names.begin(), names.end(), k) == names.end())
-        throw Error("input.unknown", "unknown input '" + k + "'" +
+        throw Error(ErrorKind::InputUnknown, "unknown input '" + k + "'" +
                                          (did_you_mean(k, names).empty()
                                               ? " (declared inputs: " + (names.empty() ? "none" : join(names, ", ")) + ")"
                                               : did_you_mean(k, names)));
   for (const auto& i : parts_.inputs) {
     if (given.is_object() && given.contains(i.name)) out[i.name] = conform_input(i, std::move(given[i.name]));
     else if (i.default_value) out[i.name] = *i.default_value;
-    else throw Error("input.missing", "missing input '" + i.name + "'" +
+    else throw Error(ErrorKind::InputMissing, "missing input '" + i.name + "'" +
                                           (i.description.empty() ? "" : " (" + i.description + ")"));
   }
   return out;
@@ -137,14 +137,14 @@ agent::RunResult Executor::run_steps(const Value& inputs, EventSink& events, con
 
 const agent::Agent& Executor::the_agent(const char* command) const {
   if (!parts_.agent)
-    throw Error("usage", std::string("this workflow is a graph of steps; ") + command + " is for a workflow of one agent");
+    throw Error(ErrorKind::Usage, std::string("this workflow is a graph of steps; ") + command + " is for a workflow of one agent");
   return *parts_.agent;
 }
 
 parse::ParsedOutput Executor::parse_output(std::string_view text, const parse::ParserLog& log) const {
   const parse::OutputParser* parser = the_agent("engine parse").text_parser();
   if (!parser)
-    throw Error("usage", "this workflow's agent reads the model's tool calls, not its text: engine parse is for react agents");
+    throw Error(ErrorKind::Usage, "this workflow's agent reads the model's tool calls, not its text: engine parse is for react agents");
   parse::ParseContext context;
   context.log = log;
   return parser->parse_with(text, context);

@@ -29,7 +29,7 @@ std::vector<StepOutcome> map_items(const Value& items, size_t concurrency,
       } catch (const std::exception& e) {
         std::lock_guard lock(mutex);
         if (i < first_index)
-          first = Error("engine.internal", "item " + std::to_string(i) + ": internal error: " + e.what()), first_index = i;
+          first = Error(ErrorKind::EngineInternal, "item " + std::to_string(i) + ": internal error: " + e.what()), first_index = i;
         failed = true;
       }
     }

@@ -25,7 +25,7 @@ Value conform_input(const Input& input, Value given) {
       return std::move(*read);
   std::string shown = given.is_string() ? quote_excerpt(given.get_ref<const std::string&>(), 60)
                                         : printable_excerpt(to_json_text(given), 60);
-  throw Error("input.wrong_type", "input '" + input.name + "' must be " + schema::with_article(input.type) +
+  throw Error(ErrorKind::InputWrongType, "input '" + input.name + "' must be " + schema::with_article(input.type) +
                                       ", got " + schema::json_type_name(given) + ": " + shown);
 }
 

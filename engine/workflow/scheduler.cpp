@@ -202,10 +202,10 @@ class GraphRunner {
     } catch (const Error& e) {
       report.error = agent::RunError::from(e, "step '" + steps_[i].name + "' failed: ");
     } catch (const std::bad_alloc&) {
-      report.error = agent::RunError{"engine.out_of_memory", "step '" + steps_[i].name + "' ran out of memory", {}, {}};
+      report.error = agent::RunError{ErrorKind::EngineOutOfMemory, "step '" + steps_[i].name + "' ran out of memory", {}, {}};
     } catch (const std::exception& e) {
       report.error =
-          agent::RunError{"engine.internal", "step '" + steps_[i].name + "': internal error: " + e.what(), {}, {}};
+          agent::RunError{ErrorKind::EngineInternal, "step '" + steps_[i].name + "': internal error: " + e.what(), {}, {}};
     }
     report.elapsed_ms = engine::elapsed_ms(start);
     if (report.error) {
@@ -262,10 +262,10 @@ class GraphRunner {
     }
     Value items = step.for_each->evaluate(vars);
     if (!items.is_array())
-      throw step.for_each->error_at_start("step.for_each",
+      throw step.for_each->error_at_start(ErrorKind::StepForEach,
                                           "for_each gives " + std::string(items.type_name()) + ", not a list");
     if (items.size() > limits::kForEachItems)
-      throw Error("step.for_each", "for_each gives " + std::to_string(items.size()) + " items, more than the " +
+      throw Error(ErrorKind::StepForEach, "for_each gives " + std::to_string(items.size()) + " items, more than the " +
                                        std::to_string(limits::kForEachItems) + " a step maps");
     auto outcomes = map_items(items, step.concurrency, [&](size_t index, const Value& item) {
       Value each{{"item", item}, {"item_index", index}};
@@ -305,7 +305,7 @@ class GraphRunner {
     details_[i] = std::move(report.outcome.details);
     elapsed_ms_[i] = report.elapsed_ms;
     // A timeout is the step's own failure, which on_error: continue may let pass; a cancelled run is not.
-    bool fails_run = report.error && (!steps_[i].continue_on_error || report.error->kind == "run.cancelled");
+    bool fails_run = report.error && (!steps_[i].continue_on_error || report.error->kind == ErrorKind::RunCancelled);
     if (fails_run && !result_.error) result_.error = std::move(report.error);
     --running_;
     changed_.notify_all();  // a step that ended may make others ready, or end the run

@@ -36,7 +36,7 @@ StepOutcome LlmWork::run(const tmpl::Vars& vars, EventSink& events, const agent:
   if (!output_) return out;
   Value answer;
   if (std::string wrong = agent::read_answer(*output_, out.output.get_ref<const std::string&>(), answer); !wrong.empty())
-    throw Error("output.invalid", wrong);
+    throw Error(ErrorKind::OutputInvalid, wrong);
   out.output = std::move(answer);
   return out;
 }
@@ -46,14 +46,14 @@ Value LlmWork::rendered_inputs(const tmpl::Vars& vars) const { return Value{{"pr
 StepOutcome ToolWork::run(const tmpl::Vars& vars, EventSink& events, const agent::RunOptions& options) const {
   Value input = input_.render(vars);
   if (std::string refused = tools::prepare_arguments(*tool_, input); !refused.empty())
-    throw Error("tool.invalid_arguments", "tool '" + tool_->name() + "': " + refused);
+    throw Error(ErrorKind::ToolInvalidArguments, "tool '" + tool_->name() + "': " + refused);
   // One call at a time at a step's path (an item of a for_each has its own), so one id pairs its start and end.
   std::string span_id = options.trace ? new_span_id() : std::string();  // as an agent's tool call has (run_core.cpp)
   events.emit({events::ToolStart{tool_->name(), "call_1", input, span_id}});
   tools::ToolResult r = tool_->instantiate({&events, options.cancel, nullptr, options.trace})->invoke(input, span_id);
-  events.emit({events::ToolEnd{tool_->name(), "call_1", r.output, r.ok() ? "" : r.error_kind}});
+  events.emit({events::ToolEnd{tool_->name(), "call_1", r.output, r.ok() ? "" : std::string(name_of(*r.error_kind))}});
   if (options.cancel && options.cancel->stopped()) throw_stopped(*options.cancel);  // whatever the tool answered
-  if (!r.ok()) throw Error(r.error_kind, r.text());
+  if (!r.ok()) throw Error(*r.error_kind, r.text());
   return StepOutcome{std::move(r.output)};
 }
 
@@ -102,7 +102,7 @@ Value SubRunWork::rendered_inputs(const tmpl::Vars& vars) const { return render_
 StepOutcome LuaWork::run(const tmpl::Vars& vars, EventSink& events, const agent::RunOptions& options) const {
   tools::ToolResult r = script_->instantiate({&events, options.cancel, nullptr, options.trace})->invoke(rendered_inputs(vars));
   if (options.cancel && options.cancel->stopped()) throw_stopped(*options.cancel);  // whatever the script answered
-  if (!r.ok()) throw Error(r.error_kind, r.text());
+  if (!r.ok()) throw Error(*r.error_kind, r.text());
   return StepOutcome{std::move(r.output)};
 }
 

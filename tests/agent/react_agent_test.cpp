@@ -129,7 +129,7 @@ TEST_CASE("a parse error fails the run by default", "[agent]") {
   RunResult r = s.run(log);
   CHECK_FALSE(r.ok());
   CHECK(r.stopped_reason == StoppedReason::Error);
-  CHECK(r.error->kind == "parse.failed");
+  CHECK(r.error->kind == ErrorKind::ParseFailed);
 }
 
 TEST_CASE("on_parse_error retry sends the error back as the observation", "[agent]") {
@@ -200,7 +200,7 @@ TEST_CASE("an LLM failure ends the run with its error", "[agent]") {
   test::EventLog log;
   RunResult r = s.run(log);
   CHECK_FALSE(r.ok());
-  CHECK(r.error->kind == "llm.script_exhausted");
+  CHECK(r.error->kind == ErrorKind::LlmScriptExhausted);
   CHECK(r.intermediate_steps.size() == 1);
 }
 
@@ -336,7 +336,7 @@ TEST_CASE("out of memory, or an unexpected exception, fails the run with a docum
     test::EventLog log;
     RunResult r = agent.run(Value{{"input", "hi"}}, log, {});
     REQUIRE_FALSE(r.ok());
-    CHECK(r.error->kind == (oom ? "engine.out_of_memory" : "engine.internal"));
+    CHECK(r.error->kind == (oom ? ErrorKind::EngineOutOfMemory : ErrorKind::EngineInternal));
     CHECK(r.error->message == (oom ? "the run ran out of memory" : "internal error: vector::at"));
     CHECK(log.types().back() == "chain_end");
   }

@@ -324,7 +324,7 @@ TEST_CASE("tool calling: a run with an output schema that reaches its limit fail
   test::EventLog log;
   RunResult r = s.run(log);
   CHECK_FALSE(r.ok());
-  CHECK(r.error->kind == "output.missing");
+  CHECK(r.error->kind == ErrorKind::OutputMissing);
   CHECK(r.error->message == "the run reached max_iterations before an answer that matches the output schema");
   CHECK(r.stopped_reason == StoppedReason::MaxIterations);
   CHECK(r.llm_calls == 2);

@@ -28,7 +28,7 @@ std::string header_error(const std::filesystem::path& file) {
   try {
     app::DataReader reader(file);
   } catch (const Error& e) {
-    return e.kind() + ": " + e.message();
+    return std::string(e.kind_name()) + ": " + e.message();
   }
   return "no error";
 }

@@ -17,7 +17,7 @@ std::string inputs_error(const std::string& workflow, std::vector<std::string> p
   try {
     app::given_inputs(*executor, app::GivenInputs{std::move(pairs), ""});
   } catch (const Error& e) {
-    if (kind) *kind = e.kind();
+    if (kind) *kind = e.kind_name();
     return e.message();
   }
   return "no error";

@@ -140,7 +140,7 @@ TEST_CASE("save_as writes the exchanges since the last reset, never over a file"
     s.save_as(saved);
     FAIL("saved over a file");
   } catch (const Error& e) {
-    CHECK(e.kind() == "io.exists");
+    CHECK(e.kind() == ErrorKind::IoExists);
   }
 }
 

@@ -13,7 +13,7 @@ namespace {
 // "LINE KIND" for each problem found, in order: what a case checks when the messages are checked elsewhere.
 std::vector<std::string> located_kinds(const app::Validation& v) {
   std::vector<std::string> found;
-  for (const Error& e : v.errors) found.push_back(std::to_string(e.loc().line) + " " + e.kind());
+  for (const Error& e : v.errors) found.push_back(std::to_string(e.loc().line) + " " + std::string(e.kind_name()));
   return found;
 }
 
@@ -76,7 +76,7 @@ TEST_CASE("validation reports one problem in each section of the file, each with
   app::Validation v = app::validate_workflow(every.string());
   std::vector<std::string> found;
   for (const Error& e : v.errors)
-    found.push_back(std::to_string(e.loc().line) + ":" + std::to_string(e.loc().col) + " " + e.kind() + " " + e.message());
+    found.push_back(std::to_string(e.loc().line) + ":" + std::to_string(e.loc().col) + " " + std::string(e.kind_name()) + " " + e.message());
   std::string looked = dir.path().string() + ", " + test::source_path("plugins") + " or " +
                        test::source_path("templates");
   // The agent's tools name `lookup`, left out for its own problem: that is not another one.
@@ -125,7 +125,7 @@ TEST_CASE("validation does not report what a problem causes, such as a required 
   auto emptied = dir.write("e.yaml", "tools:\n  - lua: a.lua\n   limits: {}\n");
   app::Validation e = app::validate_workflow(emptied.string());
   REQUIRE(e.errors.size() == 1);
-  CHECK(e.errors[0].kind() == "spec.yaml_syntax");
+  CHECK(e.errors[0].kind() == ErrorKind::SpecYamlSyntax);
   // A cycle names every step in it, once.
   auto cycle = dir.write("c.yaml", "steps:\n  a: {kind: template, template: '{{ steps.b.output }}'}\n"
                                    "  b: {kind: template, template: '{{ steps.a.output }}'}\n");
@@ -137,13 +137,13 @@ TEST_CASE("validation does not report what a problem causes, such as a required 
                                   "  b: {kind: template, template: '{{ steps.a.output }}'}\n");
   app::Validation r = app::validate_workflow(read.string());
   REQUIRE(r.errors.size() == 1);
-  CHECK(r.errors[0].kind() == "template.unknown_filter");
+  CHECK(r.errors[0].kind() == ErrorKind::TemplateUnknownFilter);
   // A tool whose name was to come from its script, left out: the names the agent uses are not judged.
   auto unnamed = dir.write("u.yaml", "inputs:\n  input: {}\nllm: {provider: scripted, scripted: {replies: [x]}}\n"
                                      "tools:\n  - lua: gone.lua\nagent: {tools: [search]}\n");
   app::Validation u = app::validate_workflow(unnamed.string());
   REQUIRE(u.errors.size() == 1);
-  CHECK(u.errors[0].kind() == "io.not_found");
+  CHECK(u.errors[0].kind() == ErrorKind::IoNotFound);
   // A parser left out for its problem: the default stands in, and the agent's prompt is still checked.
   auto parser = dir.write("p.yaml", "inputs:\n  input: {}\nllm: {provider: scripted, scripted: {replies: [x]}}\n"
                                     "agent:\n  parser: {kind: regexx}\n  prompt: '{{ input | uper }}'\n");

@@ -21,7 +21,7 @@ TEST_CASE("cancel: a sleep ends when another thread cancels, and reports that it
   CHECK(cancel.stopped());
   CHECK_FALSE(cancel.timed_out());
   Error e = stopped_error(cancel);
-  CHECK(e.kind() == "run.cancelled");
+  CHECK(e.kind() == ErrorKind::RunCancelled);
   CHECK(e.message() == "the run was cancelled");
 }
 
@@ -40,7 +40,7 @@ TEST_CASE("cancel: a child stops at its deadline, saying what timed out, and its
   CHECK(step.timed_out());
   CHECK_FALSE(run.stopped());
   CHECK_THROWS_WITH(sleep_or_throw(&step, 1ms), "the timeout of step 'ask' (30 ms) passed");
-  CHECK(stopped_error(step).kind() == "run.timeout");
+  CHECK(stopped_error(step).kind() == ErrorKind::RunTimeout);
   CHECK(step.wait_slice(1000ms) == 0ms);
 }
 
@@ -57,5 +57,5 @@ TEST_CASE("cancel: a parent's cancel reaches its children, and the earlier deadl
   CHECK_FALSE(step.sleep_for(600'000ms));
   canceller.join();
   CHECK(loop.stopped());
-  CHECK(stopped_error(step).kind() == "run.cancelled");  // cancelled, though it has a deadline too
+  CHECK(stopped_error(step).kind() == ErrorKind::RunCancelled);  // cancelled, though it has a deadline too
 }

@@ -9,9 +9,9 @@ using namespace engine;
 TEST_CASE("diagnostics: problems past the limit are counted, not kept", "[core]") {
   Diagnostics found(2);
   CHECK(found.empty());
-  found.note(Error("spec.a", "first"));
-  found.note(Error("spec.b", "second"));
-  found.note(Error("spec.c", "third"));
+  found.note(Error(ErrorKind::SpecUnknownKey, "first"));
+  found.note(Error(ErrorKind::SpecMissingKey, "second"));
+  found.note(Error(ErrorKind::SpecWrongType, "third"));
   CHECK(found.count() == 3);
   REQUIRE(found.errors().size() == 2);
   CHECK(found.errors()[0].message() == "first");
@@ -30,11 +30,11 @@ TEST_CASE("diagnostics: an entry left out is known by its kind and name, an unna
 }
 
 TEST_CASE("diagnostics: noted() throws on without diagnostics and notes with them", "[core]") {
-  auto bad = [] { throw Error("spec.bad", "bad value"); };
+  auto bad = [] { throw Error(ErrorKind::SpecBadValue, "bad value"); };
   CHECK_THROWS_AS(noted(nullptr, bad), Error);
   Diagnostics found(20);
   CHECK_FALSE(noted(&found, bad));
   CHECK(noted(&found, [] {}));
   REQUIRE(found.errors().size() == 1);
-  CHECK(found.errors()[0].kind() == "spec.bad");
+  CHECK(found.errors()[0].kind() == ErrorKind::SpecBadValue);
 }

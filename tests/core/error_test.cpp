@@ -18,23 +18,23 @@ std::string digits(size_t n) {
 
 TEST_CASE("a long line is quoted as 160 characters around the column, the caret under its character", "[core]") {
   std::string line = digits(10000);
-  Error middle("spec.too_deep", "nested too deeply", SourceLoc{"min.yaml", 1, 5000}, line);
+  Error middle(ErrorKind::SpecTooDeep, "nested too deeply", SourceLoc{"min.yaml", 1, 5000}, line);
   CHECK(middle.formatted() == "min.yaml:1:5000: nested too deeply\n  ..." + line.substr(4919, 160) + "...\n  " +
                                   std::string(83, ' ') + "^");
   CHECK(line[4999] == line.substr(4919, 160)[80]);  // the caret's character is the column's
 
-  Error start("spec.too_deep", "m", SourceLoc{"min.yaml", 1, 10}, line);
+  Error start(ErrorKind::SpecTooDeep, "m", SourceLoc{"min.yaml", 1, 10}, line);
   CHECK(start.formatted() == "min.yaml:1:10: m\n  " + line.substr(0, 160) + "...\n  " + std::string(9, ' ') + "^");
-  Error end("spec.too_deep", "m", SourceLoc{"min.yaml", 1, 9999}, line);
+  Error end(ErrorKind::SpecTooDeep, "m", SourceLoc{"min.yaml", 1, 9999}, line);
   CHECK(end.formatted() == "min.yaml:1:9999: m\n  ..." + line.substr(9840) + "\n  " + std::string(3 + 158, ' ') + "^");
   // Without a column the line's start is quoted.
-  Error no_column("spec.too_deep", "m", SourceLoc{"min.yaml", 1, 0}, line);
+  Error no_column(ErrorKind::SpecTooDeep, "m", SourceLoc{"min.yaml", 1, 0}, line);
   CHECK(no_column.formatted() == "min.yaml:1: m\n  " + line.substr(0, 160) + "...");
 }
 
 TEST_CASE("a line of 160 characters or fewer is quoted whole", "[core]") {
   std::string line = digits(160);
-  Error e("spec.unknown_key", "m", SourceLoc{"w.yaml", 3, 160}, line);
+  Error e(ErrorKind::SpecUnknownKey, "m", SourceLoc{"w.yaml", 3, 160}, line);
   CHECK(e.formatted() == "w.yaml:3:160: m\n  " + line + "\n  " + std::string(159, ' ') + "^");
 }
 

@@ -3,6 +3,8 @@
 // events leave, and read back from a stored record whatever it holds.
 #include <catch2/catch.hpp>
 
+#include <set>
+
 #include "engine/core/event_json.h"
 #include "engine/core/json_parse.h"
 #include "engine/core/json_text.h"

@@ -154,10 +154,10 @@ TEST_CASE("fiber: a wait inside a catch block still ends, blocking its thread in
   for (int i = 0; i < 3; ++i)
     pool.spawn([&] {
       try {
-        throw Error("test.thrown", "on a fiber");
+        throw Error(ErrorKind::ToolError, "on a fiber");
       } catch (const Error& e) {
         sleep_until(Clock::now() + 5ms);
-        if (e.kind() == "test.thrown") ++ended;
+        if (e.kind() == ErrorKind::ToolError) ++ended;
       }
     });
   pool.join();
@@ -167,7 +167,7 @@ TEST_CASE("fiber: a wait inside a catch block still ends, blocking its thread in
 TEST_CASE("fiber: join rethrows what escaped a fiber, after the others have ended", "[core][fiber]") {
   FiberPool pool(2);
   std::atomic<int> ended{0};
-  pool.spawn([] { throw Error("test.escaped", "out of a fiber"); });
+  pool.spawn([] { throw Error(ErrorKind::ToolTimeout, "out of a fiber"); });
   for (int i = 0; i < 10; ++i)
     pool.spawn([&] {
       sleep_until(Clock::now() + 5ms);
@@ -177,7 +177,7 @@ TEST_CASE("fiber: join rethrows what escaped a fiber, after the others have ende
     pool.join();
     FAIL("join did not rethrow");
   } catch (const Error& e) {
-    CHECK(e.kind() == "test.escaped");
+    CHECK(e.kind() == ErrorKind::ToolTimeout);
   }
   CHECK(ended == 10);
 }

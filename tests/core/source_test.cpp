@@ -58,12 +58,12 @@ TEST_CASE("embedding: an expression's wrapping is not looked for, and its column
 
 TEST_CASE("embedding: an error located in an embedded text points into the file, under its key", "[core][source]") {
   SourceText t = embedded("same line\nsame line\né {{ x | uper }}", 5, 15);
-  Error e = located_error("template.unknown_filter", "unknown filter 'uper'", t, 3, 10);
+  Error e = located_error(ErrorKind::TemplateUnknownFilter, "unknown filter 'uper'", t, 3, 10);
   CHECK(e.formatted() ==
         "w.yaml:8:16: steps.x.template: unknown filter 'uper'\n"
         "        é {{ x | uper }}\n"
         "                 ^");
-  Error plain = located_error("template.syntax", "bad", SourceText("t.j2", "{{ ]"), 1, 4);
+  Error plain = located_error(ErrorKind::TemplateSyntax, "bad", SourceText("t.j2", "{{ ]"), 1, 4);
   CHECK(plain.formatted() == "t.j2:1:4: bad\n  {{ ]\n     ^");
 }
 

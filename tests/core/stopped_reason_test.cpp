@@ -22,7 +22,7 @@ TEST_CASE("every stopped reason is named once and read back from its name", "[co
 }
 
 TEST_CASE("a failed run's stopped reason comes from its error's kind", "[core]") {
-  CHECK(stopped_reason_of("run.cancelled") == StoppedReason::Cancelled);
-  CHECK(stopped_reason_of("run.timeout") == StoppedReason::Timeout);
-  CHECK(stopped_reason_of("tool.failed") == StoppedReason::Error);
+  CHECK(stopped_reason_of(ErrorKind::RunCancelled) == StoppedReason::Cancelled);
+  CHECK(stopped_reason_of(ErrorKind::RunTimeout) == StoppedReason::Timeout);
+  CHECK(stopped_reason_of(ErrorKind::ToolError) == StoppedReason::Error);
 }

@@ -15,7 +15,7 @@ TEST_CASE("did you mean picks a close candidate only", "[core]") {
 
 TEST_CASE("an error formats as file:line:col with a caret", "[core]") {
   SourceText src("w.yaml", "a: 1\n  stopp: 2\n");
-  Error e = located_error("spec.unknown_key", "unknown key 'stopp'", src, 2, 3);
+  Error e = located_error(ErrorKind::SpecUnknownKey, "unknown key 'stopp'", src, 2, 3);
   CHECK(e.formatted() == "w.yaml:2:3: unknown key 'stopp'\n    stopp: 2\n    ^");
   CHECK(std::string(e.what()) == "w.yaml:2:3: unknown key 'stopp'");
 }

@@ -34,7 +34,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   lua_pushlstring(L, text.data(), text.size());
   auto outcome = box->call(1, 1);
   if (!outcome.ok) {
-    if (outcome.error_kind == "lua.memory_limit") return 0;
+    if (outcome.error_kind == ErrorKind::LuaMemoryLimit) return 0;
     fuzz::mismatch("engine.json failed outside pcall", outcome.message, "");
   }
   std::string out = lua_tostring(L, -1);

@@ -29,10 +29,10 @@ class ScriptedChannel : public McpChannel {
     }
   }
   Value request(std::string_view method, Value, const CallWait&) override {
-    if (lines_.empty()) throw Error("mcp.closed", "the script has ended");
+    if (lines_.empty()) throw Error(ErrorKind::McpClosed, "the script has ended");
     Value answer = parse_json(lines_.front());
     lines_.pop_front();
-    if (answer.is_discarded()) throw Error("mcp.protocol", "not JSON");
+    if (answer.is_discarded()) throw Error(ErrorKind::McpProtocol, "not JSON");
     if (answer.is_object() && !answer.contains("id")) answer["id"] = ++id_;
     (void)method;
     return answer;

@@ -64,7 +64,7 @@ std::string pass_refusal(llm::LlmGate& gate, const Cancel& cancel) {
   try {
     llm::LlmGate::Pass pass(gate, &cancel);
   } catch (const Error& e) {
-    return e.kind();
+    return std::string(e.kind_name());
   }
   return "";
 }

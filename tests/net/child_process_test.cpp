@@ -27,7 +27,7 @@ std::string kind_of(const std::function<void()>& f) {
   try {
     f();
   } catch (const Error& e) {
-    return e.kind() + ": " + e.message();
+    return std::string(e.kind_name()) + ": " + e.message();
   }
   return "no error";
 }

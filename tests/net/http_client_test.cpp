@@ -80,7 +80,7 @@ TEST_CASE("http: the caller bounds the body, and a method must be one", "[net][h
       client.send(HttpRequest{bad, server.url("/")});
       FAIL("sent");
     } catch (const Error& e) {
-      CHECK(e.kind() == "http.bad_request");
+      CHECK(e.kind() == ErrorKind::HttpBadRequest);
     }
   }
   // The client still works after refusing.

@@ -114,7 +114,7 @@ TEST_CASE("keyword rules: the first rule found in the text names the tool, its i
                    [](const RegexMatch& m, std::string_view) { return Value(std::string(*m.group("city"))); }});
   rules.push_back({Regex::compile(R"((?i)\bsearch\b)"), "search", nullptr});
   rules.push_back({Regex::compile("fail"), "broken",
-                   [](const RegexMatch&, std::string_view) -> Value { throw Error("template.undefined", "no x"); }});
+                   [](const RegexMatch&, std::string_view) -> Value { throw Error(ErrorKind::TemplateUndefined, "no x"); }});
   KeywordParser p(std::move(rules));
   auto weather = p.parse("I'd check the Weather in Oslo first.");
   CHECK(action_of(weather).tool == "weather");
@@ -147,7 +147,7 @@ TEST_CASE("script parser: the script's table is an action, a final answer, or no
 
 TEST_CASE("script parser: a script that fails or returns nonsense is a parse failure saying so", "[parse][script]") {
   ScriptParser raising("parsers/p.lua", [](std::string_view, const auto&, const auto&) -> Value {
-    throw Error("lua.error", "p.lua:3: no JSON");
+    throw Error(ErrorKind::LuaError, "p.lua:3: no JSON");
   });
   CHECK(failure_of(raising.parse("t")) == "could not parse LLM output: the parser parsers/p.lua failed: p.lua:3: no JSON");
   auto returned = [](Value v) {

@@ -101,7 +101,7 @@ TEST_CASE("an action regex without tool and input groups is rejected", "[parse]"
     ReactParser(ReactPatterns{"Final Answer:(.*)", "Action: \\w+"});
     FAIL("no error");
   } catch (const engine::Error& e) {
-    CHECK(e.kind() == "regex.missing_group");
+    CHECK(e.kind() == engine::ErrorKind::RegexMissingGroup);
     CHECK(e.message() == "action regex needs groups named 'tool' and 'input' (or two groups), found 0");
   }
   try {

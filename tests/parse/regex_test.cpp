@@ -35,7 +35,7 @@ TEST_CASE("an invalid regex names the offset", "[parse][regex]") {
     Regex::compile("Action: (?P<tool>\\w+");
     FAIL("no error");
   } catch (const Error& e) {
-    CHECK(e.kind() == "regex.invalid");
+    CHECK(e.kind() == engine::ErrorKind::RegexInvalid);
     CHECK(e.message() == "invalid regex: missing closing parenthesis at offset 20");
   }
 }
@@ -48,7 +48,7 @@ TEST_CASE("catastrophic backtracking stops at the match limit", "[parse][regex]"
     r.search(evil);
     FAIL("no error");
   } catch (const Error& e) {
-    CHECK(e.kind() == "regex.limit");
+    CHECK(e.kind() == engine::ErrorKind::RegexLimit);
     CHECK(e.message().find("regex gave up on a 41-byte text") == 0);
   }
 }

@@ -13,7 +13,7 @@ std::string tests_error(const std::string& yaml) {
   try {
     spec::parse_tests(yaml, "w.test.yaml", ".", "w.yaml");
   } catch (const Error& e) {
-    return e.kind() + ": " + e.what();
+    return std::string(e.kind_name()) + ": " + e.what();
   }
   return "no error";
 }
@@ -56,6 +56,9 @@ TEST_CASE("a test file's mistakes are named at their line", "[spec][test]") {
   CHECK(tests_error("tests:\n  a: {expect: {stopped_reason: done}}\n") ==
         "spec.bad_value: w.test.yaml:2:32: tests.a.expect.stopped_reason must be one of finish, return_direct, "
         "max_iterations, max_execution_time, max_tokens_total, max_cost, error, cancelled, timeout, got 'done'");
+  CHECK(tests_error("tests:\n  a: {expect: {error: llm.unavailabel}}\n") ==
+        "spec.bad_value: w.test.yaml:2:23: tests.a.expect.error: 'llm.unavailabel' is not an error kind (did you mean "
+        "'llm.unavailable'?); docs/errors.md lists them");
   CHECK(tests_error("tests:\n  a: {replies: [x], recording: r.jsonl, expect: {output: x}}\n") ==
         "spec.conflict: w.test.yaml:2:32: tests.a has both replies and a recording; give one of them");
   CHECK(tests_error("tests:\n  a: {expect: {}}\n") ==

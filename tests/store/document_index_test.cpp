@@ -130,7 +130,7 @@ TEST_CASE("document index: any text becomes a query that cannot be a syntax erro
     index.search("NEAR(", 5);
     FAIL("searched");
   } catch (const Error& e) {
-    CHECK(e.kind() == "store.bad_query");
+    CHECK(e.kind() == ErrorKind::StoreBadQuery);
     CHECK(e.message().find("fts5: syntax error") != std::string::npos);
   }
 }

@@ -42,7 +42,7 @@ std::string store_error(const std::filesystem::path& file) {
   try {
     RunStore store(file);
   } catch (const Error& e) {
-    return e.kind() + ": " + e.message();
+    return std::string(e.kind_name()) + ": " + e.message();
   }
   return "opened";
 }

@@ -48,7 +48,7 @@ inline std::string error_of(const std::function<void()>& call, std::string* kind
   try {
     call();
   } catch (const Error& e) {
-    if (kind) *kind = e.kind();
+    if (kind) *kind = e.kind_name();
     return e.what();
   }
   return "no error";

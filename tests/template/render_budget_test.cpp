@@ -16,7 +16,7 @@ std::string budget_error(const std::string& src, std::string* kind = nullptr, Te
   try {
     Template::compile(src, "t.j2", options).render(Value::object());
   } catch (const Error& e) {
-    if (kind) *kind = e.kind();
+    if (kind) *kind = e.kind_name();
     return e.what();
   }
   return "no error";

@@ -141,7 +141,7 @@ TEST_CASE("Jinja2's statements and globals the engine leaves out are named as un
       Template::compile(src, "main.j2", f.options());
       Template::compile(src, "main.j2", f.options()).render(Value::object());
     } catch (const Error& e) {
-      return e.kind() + ": " + e.message();
+      return std::string(e.kind_name()) + ": " + e.message();
     }
     return std::string("no error");
   };
@@ -169,7 +169,7 @@ TEST_CASE("raise_exception stops the render with the template's message", "[temp
     Template::compile("{% if n > 1 %}{{ raise_exception('only one') }}{% endif %}", "chat.j2").render({{"n", 2}});
     FAIL("no error");
   } catch (const Error& e) {
-    CHECK(e.kind() == "template.raised");
+    CHECK(e.kind() == ErrorKind::TemplateRaised);
     CHECK(std::string(e.what()) == "chat.j2:1:33: only one");
   }
 }

@@ -346,7 +346,7 @@ TEST_CASE("a chat template's undefined is empty when printed but not an operand,
     try {
       return Template::compile_chat(source, "chat.j2").render_chat(Value::array(), false);
     } catch (const Error& e) {
-      return "ERROR " + e.kind() + ": " + e.message();
+      return "ERROR " + std::string(e.kind_name()) + ": " + e.message();
     }
   };
   CHECK(rendered("[{{ nope }}]{{ nope | length }}{% set x = nope %}{{ x is defined }}") == "[]0False");

@@ -22,7 +22,7 @@ FileGrant root_grant(const fs::path& root, bool write = false, size_t max = 4 <<
   return FileGrant{root, root.filename().string(), write, max};
 }
 
-std::string refusal(const std::function<void()>& f, const std::string& kind = "tool.refused") {
+std::string refusal(const std::function<void()>& f, ErrorKind kind = ErrorKind::ToolRefused) {
   try {
     f();
   } catch (const Error& e) {
@@ -56,7 +56,7 @@ TEST_CASE("files: read, list and stat under a root, a symlink inside followed", 
   CHECK(files.stat("alias.md")->type == "file");  // stat follows a link that stays inside
   CHECK(files.stat("guides")->type == "dir");
   CHECK_FALSE(files.stat("missing.md").has_value());
-  CHECK(refusal([&] { files.read("missing.md"); }, "io.not_found") == "no file 'missing.md' under docs");
+  CHECK(refusal([&] { files.read("missing.md"); }, ErrorKind::IoNotFound) == "no file 'missing.md' under docs");
 }
 
 TEST_CASE("files: '..', absolute paths, NUL bytes and huge names are refused as written", "[tools][files]") {
@@ -108,7 +108,7 @@ TEST_CASE("files: a read past max_bytes is refused before it is read", "[tools][
   TempDir dir;
   dir.write("docs/big.txt", std::string(5000, 'b'));
   FileAccess files({root_grant(dir.path() / "docs", false, 4096)});
-  CHECK(refusal([&] { files.read("big.txt"); }, "io.too_large") ==
+  CHECK(refusal([&] { files.read("big.txt"); }, ErrorKind::IoTooLarge) ==
         "the file 'big.txt' under docs is 5000 bytes, more than the grant's max_bytes (4096)");
 }
 
@@ -130,7 +130,7 @@ TEST_CASE("files: writes need write: true, stay under the root and replace a fil
   CHECK(refusal([&] { files.write("up/outside.txt", "x"); }).find("leads out of the root") != std::string::npos);
   CHECK(refusal([&] { files.write("../outside.txt", "x"); }).find("has a '..'") != std::string::npos);
   CHECK(refusal([&] { files.write("deep/", "x"); }).find("names a folder") != std::string::npos);
-  CHECK(refusal([&] { files.write("big.md", std::string(65, 'x')); }, "io.too_large").find("max_bytes (64)") != std::string::npos);
+  CHECK(refusal([&] { files.write("big.md", std::string(65, 'x')); }, ErrorKind::IoTooLarge).find("max_bytes (64)") != std::string::npos);
   CHECK(read_file(dir.path() / "outside.txt") == "keep");
   // Nothing is left beside the files written.
   for (const auto& e : fs::directory_iterator(dir.path() / "rw"))

@@ -40,7 +40,7 @@ Grants site_grant(const GrantedApi& api) {
 
 ToolResult call_tool(const Tool& tool, Value args) {
   std::string why = prepare_arguments(tool, args);
-  if (!why.empty()) return ToolResult::failure("tool.invalid_arguments", why);
+  if (!why.empty()) return ToolResult::failure(ErrorKind::ToolInvalidArguments, why);
   return tool.instantiate({})->invoke(args);
 }
 
@@ -56,10 +56,10 @@ TEST_CASE("granted builtins: read_file, list_files and search_files under a fold
   CHECK(read->description() == "Reads a text file. Granted: ./docs.");
   CHECK(call_tool(*read, {{"path", "refunds.md"}}).text() == "# Refunds\nRefunds take 14 days.\nNo refunds on sale items.\n");
   ToolResult refused = call_tool(*read, {{"path", "../secret"}});
-  CHECK(refused.error_kind == "tool.refused");
+  CHECK(refused.error_kind == ErrorKind::ToolRefused);
   CHECK(refused.text() == "tool 'read_file' failed: the path '../secret' has a '..': paths stay under the granted root");
   CHECK(call_tool(*read, {{"path", "blob.bin"}}).text().find("is not a text file") != std::string::npos);
-  CHECK(call_tool(*read, {{"file", "x"}}).error_kind == "tool.invalid_arguments");
+  CHECK(call_tool(*read, {{"file", "x"}}).error_kind == ErrorKind::ToolInvalidArguments);
 
   auto list = granted_builtin("list_files", folder_grant(dir));
   CHECK(call_tool(*list, Value::object()).output ==
@@ -101,9 +101,9 @@ TEST_CASE("granted builtins: http_request goes under the grant's prefix", "[tool
   CHECK(got.output["body"]["method"] == "POST");
   CHECK(got.output["body"]["path"] == "/v1/echo");
   CHECK(got.output["body"]["body"] == "{\"n\":1}");
-  CHECK(call_tool(*http, {{"method", "DELETE"}, {"path", "echo"}}).error_kind == "tool.invalid_arguments");
+  CHECK(call_tool(*http, {{"method", "DELETE"}, {"path", "echo"}}).error_kind == ErrorKind::ToolInvalidArguments);
   ToolResult out = call_tool(*http, {{"path", api.base() + "/admin"}});
-  CHECK(out.error_kind == "tool.refused");
+  CHECK(out.error_kind == ErrorKind::ToolRefused);
   CHECK(out.text().find("the path /admin is not under the grant") != std::string::npos);
 }
 
@@ -125,7 +125,7 @@ TEST_CASE("granted builtins: the grant each needs, and none for the others", "[t
     granted_builtin("read_file", Grants{});
     FAIL("made");
   } catch (const Error& e) {
-    CHECK(e.kind() == "spec.missing_grant");
+    CHECK(e.kind() == ErrorKind::SpecMissingGrant);
     CHECK(e.message() == "builtin 'read_file' needs allow: files: beside it (the folders it may read)");
   }
   CHECK_THROWS_WITH(granted_builtin("echo", folder_grant(dir)), "builtin 'echo' reaches nothing outside; leave allow: out");

@@ -39,7 +39,7 @@ Error http_error(const HttpAccess& access, HttpCall call, SteadyTime deadline = 
     return e;
   }
   FAIL("no error");
-  return Error("", "");
+  return Error(ErrorKind::EngineInternal, "");
 }
 
 }  // namespace
@@ -64,7 +64,7 @@ TEST_CASE("http grant: an ungranted host, scheme, port, method or path is refuse
   std::string port = std::to_string(api.port());
   auto refused = [&](const std::string& method, const std::string& url) {
     Error e = http_error(access, HttpCall{method, url});
-    CHECK(e.kind() == "tool.refused");
+    CHECK(e.kind() == ErrorKind::ToolRefused);
     return e.message();
   };
   CHECK(refused("GET", "http://localhost:" + port + "/v1/echo") ==
@@ -99,7 +99,7 @@ TEST_CASE("http grant: redirects are followed only under a grant", "[tools][http
   HttpReply other = access.request(HttpCall{"POST", api.base() + "/v1/see-other", {}, "x"}, in_seconds(10), nullptr);
   CHECK(other.body.find("\"method\":\"GET\"") != std::string::npos);  // 303: the next request is a GET
   Error out = http_error(access, HttpCall{"GET", api.base() + "/v1/redirect-host"});
-  CHECK(out.kind() == "tool.refused");
+  CHECK(out.kind() == ErrorKind::ToolRefused);
   std::string port = api.base().substr(api.base().rfind(':') + 1);
   CHECK(out.message() == api.base() + "/v1/redirect-host redirects to http://localhost:" + port +
                              "/v1/echo, which is refused: no grant is for host localhost (granted: " + api.base() +
@@ -115,13 +115,13 @@ TEST_CASE("http grant: endless, dripping and silent bodies end at the grant's bo
   GrantedApi api;
   HttpAccess access = api_access(api, {"GET"}, 1 << 20);
   Error big = http_error(access, HttpCall{"GET", api.base() + "/v1/endless"});
-  CHECK(big.kind() == "http.too_large");
+  CHECK(big.kind() == ErrorKind::HttpTooLarge);
   CHECK(big.message().find("larger than the grant's max_bytes (1048576 bytes)") != std::string::npos);
   // Neither ends on its own: only the bound ends each.
   Error drip = http_error(access, HttpCall{"GET", api.base() + "/v1/drip", {}, "", std::chrono::milliseconds(400)});
-  CHECK(drip.kind() == "tool.timeout");
+  CHECK(drip.kind() == ErrorKind::ToolTimeout);
   Error hang = http_error(access, HttpCall{"GET", api.base() + "/v1/hang"}, std::chrono::steady_clock::now() + std::chrono::milliseconds(300));
-  CHECK(hang.kind() == "tool.timeout");
+  CHECK(hang.kind() == ErrorKind::ToolTimeout);
   // A run's cancel ends the wait too.
   Cancel cancel;
   int hangs_before = api.hangs();
@@ -131,7 +131,7 @@ TEST_CASE("http grant: endless, dripping and silent bodies end at the grant's bo
   });
   Error stopped = http_error(access, HttpCall{"GET", api.base() + "/v1/hang"}, in_seconds(30), &cancel);
   stopper.join();
-  CHECK(stopped.kind() == "run.cancelled");
+  CHECK(stopped.kind() == ErrorKind::RunCancelled);
 }
 
 TEST_CASE("http grant: requests from fibers share the transport thread", "[tools][http]") {

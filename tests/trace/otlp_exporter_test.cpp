@@ -79,7 +79,7 @@ TEST_CASE("otlp settings: the flag or the standard variables name the endpoint, 
     try {
       trace::otlp_settings(flag, environment(std::move(vars)));
     } catch (const Error& e) {
-      return e.kind() + ": " + e.message();
+      return std::string(e.kind_name()) + ": " + e.message();
     }
     return std::string("accepted");
   };

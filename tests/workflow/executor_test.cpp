@@ -47,7 +47,7 @@ TEST_CASE("inputs: a declared type checks what is given and reads a text as it",
     try {
       exec->resolve_inputs(v);
     } catch (const Error& e) {
-      return e.kind() + ": " + e.what();
+      return std::string(e.kind_name()) + ": " + e.what();
     }
     return std::string("no error");
   };
@@ -170,7 +170,7 @@ TEST_CASE("scripted.fail answers the first calls of each run with a server's fai
                               "steps:\n  ask: {kind: llm, prompt: 'say ok', retry: {attempts: 2, backoff: 0}}\n");
   agent::RunResult r = hopeless->run(hopeless->resolve_inputs(Value::object()), quiet);
   REQUIRE(r.error);
-  CHECK(r.error->kind == "llm.http_error");
+  CHECK(r.error->kind == ErrorKind::LlmHttpError);
   CHECK(r.error->message == "step 'ask' failed: scripted: the server answered 401 (scripted failure 2 of 5)");
 }
 

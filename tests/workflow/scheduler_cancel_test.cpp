@@ -28,7 +28,7 @@ class WaitingWork : public workflow::StepWork {
 class RefusingWork : public workflow::StepWork {
  public:
   StepOutcome run(const tmpl::Vars&, EventSink&, const agent::RunOptions&) const override {
-    throw Error("llm.unavailable", "503 from the server");
+    throw Error(ErrorKind::LlmUnavailable, "503 from the server");
   }
 };
 
@@ -54,7 +54,7 @@ TEST_CASE("step timeout: a step past its timeout fails with run.timeout, and wha
   test::EventLog log;
   auto g = workflow::run_graph(steps, Value::object(), log, {});
   REQUIRE(g.error);
-  CHECK(g.error->kind == "run.timeout");
+  CHECK(g.error->kind == ErrorKind::RunTimeout);
   CHECK(g.error->message == "step 'slow' failed: the timeout of step 'slow' (30 ms) passed");
   CHECK(g.steps["slow"]["status"] == "failed");
   CHECK(g.steps["after"]["status"] == "not_run");
@@ -84,7 +84,7 @@ TEST_CASE("step timeout: it covers the retries and their waits", "[workflow][can
   test::EventLog log;
   auto g = workflow::run_graph({ask}, Value::object(), log, {});
   REQUIRE(g.error);
-  CHECK(g.error->kind == "run.timeout");
+  CHECK(g.error->kind == ErrorKind::RunTimeout);
   CHECK(log.types() == std::vector<std::string>{"step_start", "step_retry", "step_end"});
 }
 
@@ -100,7 +100,7 @@ TEST_CASE("cancel: a cancelled run ends the running step, starts no other, and s
   auto g = workflow::run_graph(steps, Value::object(), sink, options);
   canceller.join();
   REQUIRE(g.error);
-  CHECK(g.error->kind == "run.cancelled");
+  CHECK(g.error->kind == ErrorKind::RunCancelled);
   CHECK(g.error->message == "step 'first' failed: the run was cancelled");
   CHECK(g.steps["first"]["status"] == "failed");
   CHECK(g.steps["second"]["status"] == "not_run");
@@ -118,7 +118,7 @@ TEST_CASE("cancel: a retry's wait ends when the run is cancelled", "[workflow][c
   auto g = workflow::run_graph({ask}, Value::object(), sink, options);
   canceller.join();
   REQUIRE(g.error);
-  CHECK(g.error->kind == "run.cancelled");
+  CHECK(g.error->kind == ErrorKind::RunCancelled);
 }
 
 TEST_CASE("cancel: a run cancelled before it starts runs no step", "[workflow][cancel]") {
@@ -130,7 +130,7 @@ TEST_CASE("cancel: a run cancelled before it starts runs no step", "[workflow][c
   NullSink sink;
   auto g = workflow::run_graph(steps, Value::object(), sink, options);
   REQUIRE(g.error);
-  CHECK(g.error->kind == "run.cancelled");
+  CHECK(g.error->kind == ErrorKind::RunCancelled);
   CHECK(g.error->message == "the run was cancelled");
   CHECK(g.steps["only"]["status"] == "not_run");
 }

@@ -71,7 +71,7 @@ class Rendezvous : public workflow::StepWork {
 class FailingWork : public workflow::StepWork {
  public:
   StepOutcome run(const tmpl::Vars&, EventSink&, const agent::RunOptions&) const override {
-    throw Error("tool.failed", "the ledger is closed");
+    throw Error(ErrorKind::ToolError, "the ledger is closed");
   }
 };
 
@@ -153,12 +153,12 @@ TEST_CASE("scheduler: a failed step is named in the run's error, and what reads 
   test::EventLog log;
   auto g = workflow::run_graph(steps, Value::object(), log, {});
   REQUIRE(g.error);
-  CHECK(g.error->kind == "tool.failed");
+  CHECK(g.error->kind == ErrorKind::ToolError);
   CHECK(g.error->message == "step 'ledger' failed: the ledger is closed");
   CHECK(g.steps["ledger"]["status"] == "failed");
   CHECK(g.steps["report"] == Value{{"status", "not_run"}, {"output", nullptr}});
   CHECK(log.types() == std::vector<std::string>{"step_start", "step_end"});
-  CHECK(log.events[1].data["error"]["kind"] == "tool.failed");
+  CHECK(log.events[1].data["error"]["kind"] == "tool.error");
 }
 
 TEST_CASE("scheduler: a when that cannot be evaluated fails its step with the template's error", "[workflow]") {
@@ -167,7 +167,7 @@ TEST_CASE("scheduler: a when that cannot be evaluated fails its step with the te
   NullSink sink;
   auto g = workflow::run_graph(steps, Value::object(), sink, {});
   REQUIRE(g.error);
-  CHECK(g.error->kind == "template.undefined");
+  CHECK(g.error->kind == ErrorKind::TemplateUndefined);
   CHECK(g.error->message == "step 'a' failed: undefined variable 'nosuch'");
   CHECK(g.error->at.str() == "when:1:4");  // the place is kept apart, for the console's caret
   CHECK(g.error->source_line == "{{ nosuch.field == 1 }}");
@@ -180,7 +180,7 @@ class FlakyWork : public workflow::StepWork {
  public:
   explicit FlakyWork(int failures) : left_(failures) {}
   StepOutcome run(const tmpl::Vars&, EventSink&, const agent::RunOptions&) const override {
-    if (left_-- > 0) throw Error("llm.http", "503 from the server");
+    if (left_-- > 0) throw Error(ErrorKind::LlmUnavailable, "503 from the server");
     return StepOutcome{Value("answered")};
   }
 
@@ -224,8 +224,8 @@ TEST_CASE("scheduler: on_error continue makes the error the step's output, and t
   auto g = workflow::run_graph(steps, Value::object(), sink, {});
   REQUIRE_FALSE(g.error);
   CHECK(g.steps["lookup"]["status"] == "failed");
-  CHECK(g.steps["lookup"]["output"] == Value{{"kind", "tool.failed"}, {"message", "step 'lookup' failed: the ledger is closed"}});
-  CHECK(g.steps["reply"]["output"] == "failed: tool.failed (step 'lookup' failed: the ledger is closed)");
+  CHECK(g.steps["lookup"]["output"] == Value{{"kind", "tool.error"}, {"message", "step 'lookup' failed: the ledger is closed"}});
+  CHECK(g.steps["reply"]["output"] == "failed: tool.error (step 'lookup' failed: the ledger is closed)");
 }
 
 TEST_CASE("scheduler: for_each maps the work over a list, a bounded number at once, outputs in the list's order",
@@ -267,12 +267,12 @@ TEST_CASE("scheduler: for_each over what is not a list, or an item that fails, f
   auto g = workflow::run_graph({text}, Value::object(), sink, {});
   REQUIRE(g.error);
   CHECK(g.error->message == "step 'each' failed: for_each gives string, not a list");
-  CHECK(g.error->kind == "step.for_each");
+  CHECK(g.error->kind == ErrorKind::StepForEach);
 
   class FailsOnTwo : public workflow::StepWork {
    public:
     StepOutcome run(const tmpl::Vars& vars, EventSink&, const agent::RunOptions&) const override {
-      if (vars.find("item")->get<int>() == 2) throw Error("tool.failed", "no such record");
+      if (vars.find("item")->get<int>() == 2) throw Error(ErrorKind::ToolError, "no such record");
       return StepOutcome{Value("ok")};
     }
   };
@@ -280,6 +280,6 @@ TEST_CASE("scheduler: for_each over what is not a list, or an item that fails, f
   items.for_each = tmpl::Template::compile_expression("[0, 1, 2, 3]", "for_each");
   auto failed = workflow::run_graph({items}, Value::object(), sink, {});
   REQUIRE(failed.error);
-  CHECK(failed.error->kind == "tool.failed");
+  CHECK(failed.error->kind == ErrorKind::ToolError);
   CHECK(failed.error->message == "step 'each' failed: item 2: no such record");
 }

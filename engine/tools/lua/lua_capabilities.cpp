@@ -110,7 +110,7 @@ int http_request(lua_State* L) {
   try {
     reply = caps->http->request(std::move(call), sandbox.deadline(), sandbox.context().cancel);
   } catch (const Error& e) {
-    failure = Failure{e.message(), e.kind() == "tool.timeout"};
+    failure = Failure{e.message(), e.kind() == ErrorKind::ToolTimeout};
   }
   if (failure) raise(L, fn, *failure);
 

@@ -23,12 +23,12 @@ Error syntax_error(const std::string& lua_message, const std::string& display_pa
         int line = std::stoi(lua_message.substr(prefix.size(), colon - prefix.size()));
         std::string msg = lua_message.substr(colon + 1);
         while (!msg.empty() && msg.front() == ' ') msg.erase(0, 1);
-        return located_error("lua.syntax", "lua syntax error: " + msg, SourceText(display_path, source), line, 0);
+        return located_error(ErrorKind::LuaSyntax, "lua syntax error: " + msg, SourceText(display_path, source), line, 0);
       } catch (const std::exception&) {
       }
     }
   }
-  return Error("lua.syntax", "lua syntax error: " + lua_message, SourceLoc{display_path});
+  return Error(ErrorKind::LuaSyntax, "lua syntax error: " + lua_message, SourceLoc{display_path});
 }
 
 }  // namespace
@@ -54,7 +54,7 @@ LuaSandbox::Outcome run_chunk(LuaSandbox& sandbox, const std::string& bytecode, 
   std::string chunk = "@" + display_path;
   // Host-made bytecode from the same Lua build; scripts themselves can load text only.
   if (luaL_loadbufferx(L, bytecode.data(), bytecode.size(), chunk.c_str(), "b") != LUA_OK) {
-    LuaSandbox::Outcome failed{false, "lua.error", lua_tostring(L, -1)};
+    LuaSandbox::Outcome failed{false, ErrorKind::LuaError, lua_tostring(L, -1)};
     lua_pop(L, 1);
     return failed;
   }

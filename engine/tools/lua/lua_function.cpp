@@ -30,7 +30,7 @@ std::unique_ptr<PreparedState> prepare(const LuaFunctionConfig& config, const st
     });
   if (!outcome.ok) state->failure = outcome;
   else if (state->entry_ref == LUA_NOREF)
-    state->failure = {false, "lua.error", "the script no longer returns its '" + config.entry + "' function"};
+    state->failure = {false, ErrorKind::LuaError, "the script no longer returns its '" + config.entry + "' function"};
   LuaStatePool::seal(*state);
   return state;
 }
@@ -54,9 +54,9 @@ std::shared_ptr<const LuaFunction> LuaFunction::load(const LuaFunctionConfig& co
       found = push_entry(L, config.entry);
       got = lua_istable(L, 1) ? "a table without one" : luaL_typename(L, 1);
     });
-  if (!outcome.ok) throw Error("lua.load", "loading the script failed: " + outcome.message, SourceLoc{config.display_path});
+  if (!outcome.ok) throw Error(ErrorKind::LuaLoad, "loading the script failed: " + outcome.message, SourceLoc{config.display_path});
   if (!found)
-    throw Error("lua.load",
+    throw Error(ErrorKind::LuaLoad,
                 "the script must return a function, or a table with a '" + config.entry + "' function; it returned " + got,
                 SourceLoc{config.display_path});
   return std::make_shared<LuaFunction>(config, std::move(bytecode));

@@ -29,7 +29,7 @@ struct Budget {
       left -= bytes;
       return;
     }
-    throw Error("lua.convert", "the value is larger than the tool's memory limit of " +
+    throw Error(ErrorKind::LuaConvert, "the value is larger than the tool's memory limit of " +
                                    std::to_string(sandbox_of(L).limits().memory_bytes) +
                                    " bytes (a table shared many times over?)");
   }
@@ -97,7 +97,7 @@ Value convert(lua_State* L, int index, int depth, Budget& budget) {
     }
     case LUA_TTABLE: {
       if (depth >= limits::kLuaJsonDepth)
-        throw Error("lua.convert", "table nested deeper than " + std::to_string(limits::kLuaJsonDepth) + " levels (a cycle?)");
+        throw Error(ErrorKind::LuaConvert, "table nested deeper than " + std::to_string(limits::kLuaJsonDepth) + " levels (a cycle?)");
       luaL_checkstack(L, 4, "table conversion");
       lua_Integer n = 0;
       if (is_sequence(L, index, n) || (is_empty(L, index) && marked_array(L, index))) {
@@ -121,7 +121,7 @@ Value convert(lua_State* L, int index, int depth, Budget& budget) {
           lua_pop(L, 1);
         } else {
           lua_pop(L, 2);
-          throw Error("lua.convert", std::string("table key of type ") + luaL_typename(L, -2) + " cannot be JSON");
+          throw Error(ErrorKind::LuaConvert, std::string("table key of type ") + luaL_typename(L, -2) + " cannot be JSON");
         }
         budget.charge(L, key.size());
         sorted[key] = convert(L, -1, depth + 1, budget);
@@ -132,7 +132,7 @@ Value convert(lua_State* L, int index, int depth, Budget& budget) {
       return obj;
     }
     default:
-      throw Error("lua.convert", std::string("a ") + luaL_typename(L, index) + " cannot be converted to JSON");
+      throw Error(ErrorKind::LuaConvert, std::string("a ") + luaL_typename(L, index) + " cannot be converted to JSON");
   }
 }
 

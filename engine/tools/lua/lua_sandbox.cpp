@@ -21,12 +21,12 @@ namespace {
 constexpr int kHookEvery = 1000;        // instructions between hook calls while within budget
 constexpr size_t kErrorHeadroom = 64 << 10;  // memory still granted after a trip, to build the error message
 
-const char* trip_kind(Trip t) {
+ErrorKind trip_kind(Trip t) {
   switch (t) {
-    case Trip::Instructions: return "lua.instruction_limit";
-    case Trip::Memory: return "lua.memory_limit";
-    case Trip::Timeout: return "lua.timeout";
-    default: return "lua.error";
+    case Trip::Instructions: return ErrorKind::LuaInstructionLimit;
+    case Trip::Memory: return ErrorKind::LuaMemoryLimit;
+    case Trip::Timeout: return ErrorKind::LuaTimeout;
+    default: return ErrorKind::LuaError;
   }
 }
 
@@ -115,7 +115,7 @@ LuaSandbox& sandbox_of(lua_State* L) {
 LuaSandbox::LuaSandbox(LuaLimits limits, std::filesystem::path module_root, LogFn log)
     : limits_(limits), module_root_(std::move(module_root)), log_(std::move(log)) {
   L_ = lua_newstate(&LuaSandbox::allocate, this);
-  if (!L_) throw Error("lua.memory_limit", "cannot create a Lua state within the memory limit");
+  if (!L_) throw Error(ErrorKind::LuaMemoryLimit, "cannot create a Lua state within the memory limit");
   open_libraries();
 }
 
@@ -371,7 +371,7 @@ LuaSandbox::Outcome LuaSandbox::outcome_of(int rc, int base) {
   out.ok = false;
   out.error_kind = trip_kind(trip_);
   if (trip_ == Trip::Memory || rc == LUA_ERRMEM)
-    out.error_kind = "lua.memory_limit",
+    out.error_kind = ErrorKind::LuaMemoryLimit,
     out.message = "memory limit of " + std::to_string(limits_.memory_bytes) + " bytes exceeded";
   else if (rc != LUA_OK && lua_type(L_, -1) == LUA_TSTRING)
     out.message = lua_tostring(L_, -1);

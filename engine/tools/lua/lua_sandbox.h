@@ -50,9 +50,9 @@ class LuaSandbox {
 
   struct Outcome {
     bool ok = true;
-    // "lua.error", "lua.timeout", "lua.instruction_limit", "lua.memory_limit"; or "run.cancelled", "run.timeout"
-    // when the call's run stopped
-    std::string error_kind;
+    // lua.error, lua.timeout, lua.instruction_limit, lua.memory_limit; or run.cancelled, run.timeout when the
+    // call's run stopped
+    ErrorKind error_kind = ErrorKind::LuaError;
     std::string message;
   };
   // Calls the function below `nargs` arguments on the stack with a fresh budget; leaves `nresults` results on

@@ -44,7 +44,7 @@ std::unique_ptr<PreparedState> prepare(const LuaToolConfig& config, const std::s
   Declared declared;
   if (outcome.ok) outcome = state->sandbox->protect(1, [&](lua_State* L) { read_tool(L, declared, false); });
   if (!outcome.ok) state->failure = outcome;
-  else if (declared.run_ref == LUA_NOREF) state->failure = {false, "", "the script no longer returns a tool"};
+  else if (declared.run_ref == LUA_NOREF) state->failure = {false, ErrorKind::LuaError, "the script no longer returns a tool"};
   state->entry_ref = declared.run_ref;
   LuaStatePool::seal(*state);
   return state;
@@ -101,19 +101,22 @@ class LuaToolInstance : public ToolInstance {
     try {
       outcome = sandbox.protect(1, [&](lua_State* L) { output = output_of(L); });
     } catch (const Error& e) {
-      return ToolResult::failure("tool.error", prefix + "bad return value: " + e.message());
+      return ToolResult::failure(ErrorKind::ToolError, prefix + "bad return value: " + e.message());
     }
     if (!outcome.ok)
       return ToolResult::failure(kind_for(outcome.error_kind), prefix + outcome.message + " reading its result");
     return ToolResult::success(std::move(output));
   }
 
-  static std::string kind_for(const std::string& lua_kind) {
-    if (lua_kind == "lua.timeout") return "tool.timeout";
-    if (lua_kind == "lua.instruction_limit") return "tool.instruction_limit";
-    if (lua_kind == "lua.memory_limit") return "tool.memory_limit";
-    if (lua_kind == "run.cancelled" || lua_kind == "run.timeout") return lua_kind;  // the run's, not the tool's
-    return "tool.error";
+  static ErrorKind kind_for(ErrorKind lua_kind) {
+    switch (lua_kind) {
+      case ErrorKind::LuaTimeout: return ErrorKind::ToolTimeout;
+      case ErrorKind::LuaInstructionLimit: return ErrorKind::ToolInstructionLimit;
+      case ErrorKind::LuaMemoryLimit: return ErrorKind::ToolMemoryLimit;
+      case ErrorKind::RunCancelled:
+      case ErrorKind::RunTimeout: return lua_kind;  // the run's, not the tool's
+      default: return ErrorKind::ToolError;
+    }
   }
 
   // Strings are text as they are, tables, numbers and booleans JSON, nil empty text; anything else (a function)
@@ -159,13 +162,13 @@ std::shared_ptr<const LuaTool> LuaTool::load(const LuaToolConfig& config) {
     try {
       outcome = sandbox.protect(1, [&](lua_State* L) { read_tool(L, declared, true); });
     } catch (const Error& e) {
-      throw Error("lua.load", "the tool's parameters are not JSON: " + e.message(), SourceLoc{config.display_path});
+      throw Error(ErrorKind::LuaLoad, "the tool's parameters are not JSON: " + e.message(), SourceLoc{config.display_path});
     }
   }
   if (!outcome.ok)
-    throw Error("lua.load", "loading the tool script failed: " + outcome.message, SourceLoc{config.display_path});
+    throw Error(ErrorKind::LuaLoad, "loading the tool script failed: " + outcome.message, SourceLoc{config.display_path});
   if (declared.run_ref == LUA_NOREF)
-    throw Error("lua.load", "the tool script must return a function or a table with a 'run' function, got " + declared.got,
+    throw Error(ErrorKind::LuaLoad, "the tool script must return a function or a table with a 'run' function, got " + declared.got,
                 SourceLoc{config.display_path});
   if (!config.name.empty()) declared.name = config.name;
   if (!config.description.empty()) declared.description = config.description;

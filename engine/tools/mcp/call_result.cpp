@@ -34,20 +34,20 @@ ToolResult call_result(Value result, const std::string& tool, const schema::Sche
   const Value& is_error = field(result, "isError");
   if (is_error.is_boolean() && is_error.get<bool>()) {
     std::string text = content_text(field(result, "content"));
-    return ToolResult::failure("tool.error", text.empty() ? "tool '" + tool + "' failed and said nothing" : text);
+    return ToolResult::failure(ErrorKind::ToolError, text.empty() ? "tool '" + tool + "' failed and said nothing" : text);
   }
   if (result.contains("structuredContent")) {
     Value structured = std::move(result["structuredContent"]);
     if (output_schema) {
       auto violations = output_schema->validate(structured);
       if (!violations.empty())
-        return ToolResult::failure("mcp.bad_result", "tool '" + tool + "' answered with structured content that " +
+        return ToolResult::failure(ErrorKind::McpBadResult, "tool '" + tool + "' answered with structured content that " +
                                                          "does not match its outputSchema: " + schema::describe(violations));
     }
     return ToolResult::success(std::move(structured));
   }
   if (output_schema)
-    return ToolResult::failure("mcp.bad_result",
+    return ToolResult::failure(ErrorKind::McpBadResult,
                                "tool '" + tool + "' declares an outputSchema but answered without structured content");
   return ToolResult::success(content_text(field(result, "content")));
 }

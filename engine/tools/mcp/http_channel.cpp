@@ -210,7 +210,7 @@ Value HttpChannel::post(const Value& message, const CallWait& wait, std::optiona
       }
     }
     if (stopped) throw_stopped(*wait.cancel);
-    if (passed(wait.deadline)) throw Error("mcp.timeout", "did not answer " + what + " in time");
+    if (passed(wait.deadline)) throw Error(ErrorKind::McpTimeout, "did not answer " + what + " in time");
     throw Error(failed->kind(), url_ + ": " + failed->message());
   }
   if (got.status == 404) {
@@ -220,7 +220,7 @@ Value HttpChannel::post(const Value& message, const CallWait& wait, std::optiona
       had_session = !session_.empty();
       lost_ = lost_ || had_session;
     }
-    if (had_session) throw Error("mcp.closed", "ended the session (HTTP 404)");
+    if (had_session) throw Error(ErrorKind::McpClosed, "ended the session (HTTP 404)");
   }
   if (got.status == 400 && id && !is_stream) {
     // 2026-07-28 answers a request it refuses (an unsupported revision, headers that disagree with the body) with
@@ -230,7 +230,7 @@ Value HttpChannel::post(const Value& message, const CallWait& wait, std::optiona
   }
   if (got.status / 100 != 2) {
     std::string body(trim(got.body.substr(0, 500)));
-    throw Error("mcp.rejected", "answered " + what + " with HTTP " +
+    throw Error(ErrorKind::McpRejected, "answered " + what + " with HTTP " +
                                     std::to_string(got.status) + (body.empty() ? "" : ": " + body));
   }
   if (const std::string* session = got.header("mcp-session-id"); session && !session->empty()) {
@@ -242,11 +242,11 @@ Value HttpChannel::post(const Value& message, const CallWait& wait, std::optiona
     JsonError why;
     Value parsed = parse_json(json_body, &why);
     if (parsed.is_discarded())
-      throw Error("mcp.protocol", "answered " + what + " with JSON it cannot read (" + why.message + ")");
+      throw Error(ErrorKind::McpProtocol, "answered " + what + " with JSON it cannot read (" + why.message + ")");
     handle(net::jsonrpc::classify(std::move(parsed)), wait, id, response);
   }
   if (!response)
-    throw Error("mcp.protocol", "answered " + what + " without its response");
+    throw Error(ErrorKind::McpProtocol, "answered " + what + " without its response");
   return std::move(*response);
 }
 

@@ -27,7 +27,7 @@ std::string legacy_revision(const Value& error) {
       if (v.is_string() && named.size() < 16) named.push_back(printable_excerpt(v.get<std::string>(), 40));
   for (const char* known : kKnownVersions)
     if (std::find(named.begin(), named.end(), known) != named.end()) return known;
-  throw Error("mcp.protocol", "speaks only " + (named.empty() ? std::string("revisions it does not name")
+  throw Error(ErrorKind::McpProtocol, "speaks only " + (named.empty() ? std::string("revisions it does not name")
                                                                           : "protocol revisions " + join(named, ", ")) +
                                   ", none of which the engine speaks (it speaks " + kModernProtocolVersion + " and " +
                                   kProtocolVersion + " back to 2024-11-05)");
@@ -71,13 +71,13 @@ Value McpClient::exchange(std::string_view method, Value params, const CallWait&
 Value McpClient::call(std::string_view method, Value params, const CallWait& wait) {
   Value response = exchange(method, std::move(params), wait);
   if (std::string error = net::jsonrpc::error_text(response); !error.empty())
-    throw Error("mcp.error", "answered " + wait.what + " with an error: " + error);
+    throw Error(ErrorKind::McpError, "answered " + wait.what + " with an error: " + error);
   if (!response.is_object() || !field(response, "result").is_object())
-    throw Error("mcp.protocol", "answered " + wait.what + " with a result that is not an object");
+    throw Error(ErrorKind::McpProtocol, "answered " + wait.what + " with a result that is not an object");
   Value& result = response["result"];
   // 2026-07-28: a server may answer that it needs input first (an elicitation); the engine offers none.
   if (std::string type = string_field(result, "resultType"); !type.empty() && type != "complete")
-    throw Error("mcp.error", "answered " + wait.what + " '" + type + "': it asks for input the engine cannot give");
+    throw Error(ErrorKind::McpError, "answered " + wait.what + " '" + type + "': it asks for input the engine cannot give");
   return std::move(result);
 }
 
@@ -96,7 +96,7 @@ ServerInfo McpClient::initialize(bool offer_roots, const CallWait& wait, const s
   info.instructions = string_field(result, "instructions");
   if (std::none_of(std::begin(kKnownVersions), std::end(kKnownVersions),
                    [&](const char* v) { return info.protocol_version == v; }))
-    throw Error("mcp.protocol", "answered initialize with protocol revision '" + info.protocol_version +
+    throw Error(ErrorKind::McpProtocol, "answered initialize with protocol revision '" + info.protocol_version +
                                     "', which the engine does not speak (it speaks " + kModernProtocolVersion +
                                     " and " + kProtocolVersion + ")");
   channel_->notify("notifications/initialized", nullptr, wait);
@@ -115,7 +115,7 @@ ServerInfo McpClient::open(bool offer_roots, const CallWait& wait, SteadyTime pr
   } catch (const Error& e) {
     // A server that has gone is not asked again; one that is stopped (the run) neither. Anything else it answers
     // (an HTTP 400 without a JSON-RPC error, silence) says it is of the 2025 era.
-    if (e.kind() == "mcp.closed" || e.kind().rfind("run.", 0) == 0 || e.kind().rfind("process.", 0) == 0) throw;
+    if (e.kind() == ErrorKind::McpClosed || family_of(e.kind()) == "run" || family_of(e.kind()) == "process") throw;
   }
   const Value& result = net::jsonrpc::error_text(response).empty() ? field(response, "result") : Value();
   const Value& versions = field(result, "supportedVersions");
@@ -143,24 +143,24 @@ std::vector<ListedTool> McpClient::list_tools(size_t max_tools, const CallWait& 
   std::string cursor;
   for (size_t page = 0;; ++page) {
     if (page == limits::kMcpPages)
-      throw Error("mcp.limit", "lists its tools on more than " + std::to_string(limits::kMcpPages) + " pages");
+      throw Error(ErrorKind::McpLimit, "lists its tools on more than " + std::to_string(limits::kMcpPages) + " pages");
     Value params = Value::object();
     if (!cursor.empty()) params["cursor"] = cursor;
     Value result = call("tools/list", std::move(params), wait);
     Value& listed = result["tools"];
-    if (!listed.is_array()) throw Error("mcp.protocol", "answered tools/list without a list of tools");
+    if (!listed.is_array()) throw Error(ErrorKind::McpProtocol, "answered tools/list without a list of tools");
     if (tools.size() + listed.size() > max_tools)
-      throw Error("mcp.limit", "lists more than " + std::to_string(max_tools) +
+      throw Error(ErrorKind::McpLimit, "lists more than " + std::to_string(max_tools) +
                                    " tools; an agent cannot choose among so many");
     for (auto& t : listed) {
       ListedTool tool;
       tool.name = string_field(t, "name");
-      if (tool.name.empty()) throw Error("mcp.protocol", "lists a tool without a name");
+      if (tool.name.empty()) throw Error(ErrorKind::McpProtocol, "lists a tool without a name");
       tool.title = string_field(t, "title");
       tool.description = string_field(t, "description");
       tool.input_schema = std::move(t["inputSchema"]);
       if (!tool.input_schema.is_object())
-        throw Error("mcp.protocol", "lists tool '" + tool.name + "' without an inputSchema object");
+        throw Error(ErrorKind::McpProtocol, "lists tool '" + tool.name + "' without an inputSchema object");
       if (t.contains("outputSchema")) tool.output_schema = std::move(t["outputSchema"]);
       tools.push_back(std::move(tool));
     }

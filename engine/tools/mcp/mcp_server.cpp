@@ -65,7 +65,7 @@ std::shared_ptr<McpClient> McpServer::client(const CallWait& wait) const {
         throw_stopped(*wait.cancel);
       }
       if (wait.deadline && std::chrono::steady_clock::now() >= *wait.deadline)
-        throw Error("mcp.timeout", "did not start in time");
+        throw Error(ErrorKind::McpTimeout, "did not start in time");
       connected_.wait_until(lock, wait.deadline);
     }
     connecting_ = true;

@@ -55,7 +55,7 @@ struct Toolset {
 class MissingToolError : public Error {
  public:
   MissingToolError(std::string message, std::string wanted)
-      : Error("mcp.unknown_tool", std::move(message)), tool(std::move(wanted)) {}
+      : Error(ErrorKind::McpUnknownTool, std::move(message)), tool(std::move(wanted)) {}
   std::string tool;
 };
 

@@ -115,7 +115,7 @@ void StdioChannel::throw_closed(const CallWait& wait) {
     why = closed_why_;
   }
   std::string said = last_lines(process_->stderr_tail());
-  throw Error("mcp.closed", "went away" + (wait.what.empty() ? std::string() : " during " + wait.what) + ": " + why +
+  throw Error(ErrorKind::McpClosed, "went away" + (wait.what.empty() ? std::string() : " during " + wait.what) + ": " + why +
                                 (said.empty() ? "" : "; its last words on stderr: " + said));
 }
 
@@ -164,7 +164,7 @@ void StdioChannel::send(const Value& message, const CallWait& wait) {
       throw_stopped(*wait.cancel);
     }
     if (wait.deadline && std::chrono::steady_clock::now() >= *wait.deadline)
-      throw Error("mcp.timeout", "did not read " + wait.what + " in time");
+      throw Error(ErrorKind::McpTimeout, "did not read " + wait.what + " in time");
     write_turn_.wait_until(lock, wait.deadline);
   }
   if (closed_) {
@@ -266,7 +266,7 @@ Value StdioChannel::request(std::string_view method, Value params, const CallWai
     }
     if (pending.response) return std::move(*pending.response);
     if (!pending.broken.empty())
-      throw Error("mcp.protocol", "answered " + wait.what + " badly: " + pending.broken);
+      throw Error(ErrorKind::McpProtocol, "answered " + wait.what + " badly: " + pending.broken);
     if (closed_) {
       lock.unlock();
       throw_closed(wait);
@@ -278,7 +278,7 @@ Value StdioChannel::request(std::string_view method, Value params, const CallWai
       on_stop.reset();
       tell_cancelled(id, stopped ? "the run stopped" : "the call timed out");
       if (wait.cancel && wait.cancel->stopped()) throw_stopped(*wait.cancel);
-      throw Error("mcp.timeout", "did not answer " + wait.what + " in time");
+      throw Error(ErrorKind::McpTimeout, "did not answer " + wait.what + " in time");
     }
     pending.changed.wait_until(lock, deadline);
   }

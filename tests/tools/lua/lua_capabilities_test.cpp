@@ -132,11 +132,11 @@ TEST_CASE("lua grants: a refused URL names the grant, and waiting counts against
   GrantedScript s(R"(return function(url) return engine.http.request{url = url}.body end)", api_grant(api),
                   std::chrono::milliseconds(500));
   ToolResult refused = s.call(api.base() + "/admin");
-  CHECK(refused.error_kind == "tool.error");
+  CHECK(refused.error_kind == ErrorKind::ToolError);
   CHECK(refused.text() == "tool 'tool' failed: plugins/tool.lua:1: engine.http.request: GET " + api.base() +
                               "/admin is not granted: the path /admin is not under the grant " + api.base() + "/v1/");
   ToolResult slow = s.call(api.base() + "/v1/hang");
-  CHECK(slow.error_kind == "tool.timeout");
+  CHECK(slow.error_kind == ErrorKind::ToolTimeout);
   CHECK(slow.text() == "tool 'tool' failed: plugins/tool.lua:1: time limit of 500 ms exceeded");
   CHECK(s.call(api.base() + "/v1/echo").ok());  // the state is usable after a trip
 }

@@ -73,7 +73,7 @@ TEST_CASE("a Lua function's calls that change nothing share one state", "[lua][f
   FunctionScript s("return function(t) return t:upper() end");
   for (int i = 0; i < 5; ++i) CHECK(s.function->call("abc") == "ABC");
   CHECK(s.function->states().idle() == 1);
-  CHECK(call_error(s, Value::array()).kind() == "lua.error");
+  CHECK(call_error(s, Value::array()).kind() == ErrorKind::LuaError);
   CHECK(s.function->states().idle() == 0);  // a failed call's state is not kept
   CHECK(s.function->call("x") == "X");
   CHECK(s.function->states().idle() == 1);
@@ -81,32 +81,32 @@ TEST_CASE("a Lua function's calls that change nothing share one state", "[lua][f
 
 TEST_CASE("a Lua function that cannot load is refused when the workflow is built", "[lua][function]") {
   Error syntax = function_load_error("return function(t)\n  return t +\nend");
-  CHECK(syntax.kind() == "lua.syntax");
+  CHECK(syntax.kind() == ErrorKind::LuaSyntax);
   CHECK(syntax.loc().line == 3);
   Error missing = function_load_error("return { run = function() end }");
-  CHECK(missing.kind() == "lua.load");
+  CHECK(missing.kind() == ErrorKind::LuaLoad);
   CHECK(std::string(missing.what()).find("a table with a 'parse' function; it returned a table without one") != std::string::npos);
-  CHECK(function_load_error("error('broken at load')").kind() == "lua.load");
+  CHECK(function_load_error("error('broken at load')").kind() == ErrorKind::LuaLoad);
 }
 
 TEST_CASE("a Lua function's errors and limits come back as Errors of their kind", "[lua][function][hostile]") {
   FunctionScript raising("return function(t) error('no step in ' .. t, 0) end");
   Error raised = call_error(raising, "text");
-  CHECK(raised.kind() == "lua.error");
+  CHECK(raised.kind() == ErrorKind::LuaError);
   CHECK(raised.message() == "no step in text");
   FunctionScript looping("return function() while true do end end", 100'000);
-  CHECK(call_error(looping, "x").kind() == "lua.instruction_limit");
+  CHECK(call_error(looping, "x").kind() == ErrorKind::LuaInstructionLimit);
   FunctionScript greedy("return function() local t = {} for i = 1, 1e8 do t[i] = ('x'):rep(100) .. i end end", 1'000'000'000);
-  CHECK(call_error(greedy, "x").kind() == "lua.memory_limit");
+  CHECK(call_error(greedy, "x").kind() == ErrorKind::LuaMemoryLimit);
   FunctionScript nonjson("return function() return { f = print } end");
-  CHECK(call_error(nonjson, "x").kind() == "lua.convert");
+  CHECK(call_error(nonjson, "x").kind() == ErrorKind::LuaConvert);
 }
 
 TEST_CASE("a Lua function's argument larger than its memory limit is that limit's Error, not a crash",
           "[lua][function][hostile]") {
   FunctionScript s("return function(text) return #text end");
   Error big = call_error(s, std::string(9u << 20, 'x'));
-  CHECK(big.kind() == "lua.memory_limit");
+  CHECK(big.kind() == ErrorKind::LuaMemoryLimit);
   CHECK(big.message() == "memory limit of 8388608 bytes exceeded");
   CHECK(s.function->call("four") == 4);
 }

@@ -26,7 +26,7 @@ TEST_CASE("protected work that runs out of memory is the memory limit's outcome,
   std::string big(2u << 20, 'x');
   auto outcome = sandbox.protect(0, [&](lua_State* L) { lua_pushlstring(L, big.data(), big.size()); });
   CHECK_FALSE(outcome.ok);
-  CHECK(outcome.error_kind == "lua.memory_limit");
+  CHECK(outcome.error_kind == ErrorKind::LuaMemoryLimit);
   CHECK(outcome.message == "memory limit of 1048576 bytes exceeded");
   CHECK(lua_gettop(L) == 0);
   size_t length = 0;
@@ -59,20 +59,20 @@ TEST_CASE("protected work hands back a Lua error as the outcome and a C++ except
   lua_State* L = sandbox.state();
   auto outcome = sandbox.protect(0, [](lua_State* L) { luaL_error(L, "no field %s", "run"); });
   CHECK_FALSE(outcome.ok);
-  CHECK(outcome.error_kind == "lua.error");
+  CHECK(outcome.error_kind == ErrorKind::LuaError);
   CHECK(outcome.message == "no field run");
-  CHECK_THROWS_AS(sandbox.protect(0, [](lua_State*) { throw Error("lua.convert", "a function cannot be JSON"); }),
+  CHECK_THROWS_AS(sandbox.protect(0, [](lua_State*) { throw Error(ErrorKind::LuaConvert, "a function cannot be JSON"); }),
                   Error);
   CHECK(lua_gettop(L) == 0);
 }
 
 TEST_CASE("a log line the host cannot take is the script's error, named, not a lost exception", "[lua][sandbox]") {
-  LuaSandbox sandbox(one_megabyte(), {}, [](const std::string&) { throw Error("io.write_failed", "the disk is full"); });
+  LuaSandbox sandbox(one_megabyte(), {}, [](const std::string&) { throw Error(ErrorKind::IoWriteFailed, "the disk is full"); });
   lua_State* L = sandbox.state();
   REQUIRE(luaL_loadstring(L, "print('x') return 'went on'") == LUA_OK);
   auto outcome = sandbox.call(0, 1);
   CHECK_FALSE(outcome.ok);
-  CHECK(outcome.error_kind == "lua.error");
+  CHECK(outcome.error_kind == ErrorKind::LuaError);
   CHECK(outcome.message == "[string \"print('x') return 'went on'\"]:1: cannot log the line: the disk is full");
   CHECK(lua_gettop(L) == 0);
 }
@@ -89,7 +89,7 @@ TEST_CASE("a run that stops ends its script's loop, and no pcall catches the sto
     outcome = sandbox.call(0, 1);
   }
   CHECK_FALSE(outcome.ok);
-  CHECK(outcome.error_kind == "run.cancelled");
+  CHECK(outcome.error_kind == ErrorKind::RunCancelled);
   CHECK(outcome.message == "the run was cancelled");
   // The next call, of a run not stopped, runs as ever.
   REQUIRE(luaL_loadstring(L, "return 'fine'") == LUA_OK);

@@ -138,13 +138,13 @@ TEST_CASE("engine.json and engine.log are available", "[lua]") {
 
 TEST_CASE("a Lua syntax error names the script, line and column", "[lua]") {
   Error e = load_error("local x = 1\nreturn function( x end\n");
-  CHECK(e.kind() == "lua.syntax");
+  CHECK(e.kind() == ErrorKind::LuaSyntax);
   CHECK(e.formatted() == "plugins/tool.lua:2: lua syntax error: ')' expected near 'end'\n  return function( x end");
 }
 
 TEST_CASE("a script that returns no tool is rejected at load", "[lua]") {
   Error e = load_error("return 42");
-  CHECK(e.kind() == "lua.load");
+  CHECK(e.kind() == ErrorKind::LuaLoad);
   CHECK(e.message() == "the tool script must return a function or a table with a 'run' function, got number");
 }
 
@@ -152,7 +152,7 @@ TEST_CASE("a tool that errors becomes an observation naming the tool", "[lua]") 
   Script s("return function(i) error('no such customer: ' .. i) end");
   auto r = s.call("Z");
   CHECK_FALSE(r.ok());
-  CHECK(r.error_kind == "tool.error");
+  CHECK(r.error_kind == ErrorKind::ToolError);
   CHECK(r.text() == "tool 'tool' failed: plugins/tool.lua:1: no such customer: Z");
   CHECK(s.call("again").text() == "tool 'tool' failed: plugins/tool.lua:1: no such customer: again");
 }
@@ -160,7 +160,7 @@ TEST_CASE("a tool that errors becomes an observation naming the tool", "[lua]") 
 TEST_CASE("an infinite loop hits the instruction limit", "[lua]") {
   Script s("return function() while true do end end");
   auto r = s.call();
-  CHECK(r.error_kind == "tool.instruction_limit");
+  CHECK(r.error_kind == ErrorKind::ToolInstructionLimit);
   CHECK(r.text() == "tool 'tool' failed: instruction limit of 5000000 exceeded");
 }
 
@@ -168,12 +168,12 @@ TEST_CASE("an infinite loop inside pcall cannot swallow the limit", "[lua]") {
   Script s(R"(return function()
     while true do pcall(function() while true do end end) end
   end)");
-  CHECK(s.call().error_kind == "tool.instruction_limit");
+  CHECK(s.call().error_kind == ErrorKind::ToolInstructionLimit);
   Script t(R"(return function()
     local ok, err = pcall(function() while true do end end)
     return 'swallowed: ' .. tostring(err)
   end)");
-  CHECK(t.call().error_kind == "tool.instruction_limit");
+  CHECK(t.call().error_kind == ErrorKind::ToolInstructionLimit);
 }
 
 TEST_CASE("a wall-clock limit stops a slow script", "[lua]") {
@@ -182,22 +182,22 @@ TEST_CASE("a wall-clock limit stops a slow script", "[lua]") {
   l.timeout = std::chrono::milliseconds(200);
   Script s("return function() while true do end end", l);
   auto r = s.call();
-  CHECK(r.error_kind == "tool.timeout");
+  CHECK(r.error_kind == ErrorKind::ToolTimeout);
   CHECK(r.text() == "tool 'tool' failed: time limit of 200 ms exceeded");
 }
 
 TEST_CASE("a memory bomb hits the memory limit, also inside pcall", "[lua]") {
   Script s("return function() local t = {} for i = 1, 1e9 do t[i] = {i} end end");
-  CHECK(s.call().error_kind == "tool.memory_limit");
+  CHECK(s.call().error_kind == ErrorKind::ToolMemoryLimit);
   Script rep("return function() return string.rep('x', 1e9) end");
   auto r = rep.call();
-  CHECK(r.error_kind == "tool.memory_limit");
+  CHECK(r.error_kind == ErrorKind::ToolMemoryLimit);
   CHECK(r.text() == "tool 'tool' failed: memory limit of 8388608 bytes exceeded");
   Script caught(R"(return function()
     local t = {}
     while true do pcall(function() t[#t + 1] = string.rep('y', 1e6) end) end
   end)");
-  CHECK(caught.call().error_kind == "tool.memory_limit");
+  CHECK(caught.call().error_kind == ErrorKind::ToolMemoryLimit);
   // The state is usable again after a limit.
   CHECK_FALSE(s.call().ok());
 }
@@ -206,23 +206,23 @@ TEST_CASE("an input larger than the memory limit is that limit's failure, not a 
   // The model writes the input: one longer than the tool's whole memory must end as an observation.
   Script s("return function(input) return type(input) == 'table' and #input.items or #input end");
   auto text = s.call(std::string(9u << 20, 'x'));
-  CHECK(text.error_kind == "tool.memory_limit");
+  CHECK(text.error_kind == ErrorKind::ToolMemoryLimit);
   CHECK(text.text() == "tool 'tool' failed: memory limit of 8388608 bytes exceeded");
   Value items = Value::array();
   for (int i = 0; i < 200000; ++i) items.push_back("item " + std::to_string(i));
   auto object = s.call(Value{{"items", items}});
-  CHECK(object.error_kind == "tool.memory_limit");
+  CHECK(object.error_kind == ErrorKind::ToolMemoryLimit);
   CHECK(s.call("small").text() == "5");
 }
 
 TEST_CASE("a pathological pattern on a long string stops within the budget", "[lua]") {
   Script s("return function() return string.rep('a', 100000):find('.-.-.-.-.-b') end");
   auto r = s.call();
-  CHECK(r.error_kind == "tool.instruction_limit");
+  CHECK(r.error_kind == ErrorKind::ToolInstructionLimit);
   Script m("return function() return (string.rep('a', 50000)):match('(a*)*b') end");
   CHECK_FALSE(m.call().ok());
   Script g("return function() return (string.rep('x', 200000)):gsub('x', string.rep('y', 1000)) end");
-  CHECK(g.call().error_kind == "tool.memory_limit");
+  CHECK(g.call().error_kind == ErrorKind::ToolMemoryLimit);
 }
 
 TEST_CASE("bytecode cannot be loaded and string.dump is gone", "[lua]") {
@@ -328,13 +328,13 @@ TEST_CASE("no finaliser can run outside the limits: a metatable with __gc is ref
     return 'collected'
   end)");
   auto r = s.call("plain");
-  CHECK(r.error_kind == "tool.error");
+  CHECK(r.error_kind == ErrorKind::ToolError);
   CHECK(r.text() == "tool 'tool' failed: plugins/tool.lua:2: setmetatable: a metatable with __gc is not allowed in "
                          "the sandbox (finalisers run outside its limits)");
   CHECK(s.call("pcall").text() == "false: setmetatable: a metatable with __gc is not allowed in the sandbox "
                                        "(finalisers run outside its limits)");
   CHECK(s.call("later").text() == "collected");
-  CHECK(s.call("plain").error_kind == "tool.error");
+  CHECK(s.call("plain").error_kind == ErrorKind::ToolError);
   // setmetatable otherwise works as Lua's
   Script ok("return function() return getmetatable(setmetatable({}, {__index = {a = 1}})).__index.a end");
   CHECK(ok.call().text() == "1");
@@ -351,7 +351,7 @@ TEST_CASE("a table shared many times over is bounded by its size as JSON, not it
     return t
   end)", small);
   auto r = s.call("return");
-  CHECK(r.error_kind == "tool.error");
+  CHECK(r.error_kind == ErrorKind::ToolError);
   CHECK(r.text().find("the value is larger than the tool's memory limit of 1048576 bytes (a table shared many "
                            "times over?)") != std::string::npos);
   r = s.call("encode");
@@ -363,12 +363,12 @@ TEST_CASE("a table shared many times over is bounded by its size as JSON, not it
 TEST_CASE("gsub cannot grow its result past the memory limit between checks", "[lua]") {
   Script s("return function() return (string.rep('x', 1000):gsub('x', string.rep('%0', 100000))) end");
   auto r = s.call();
-  CHECK(r.error_kind == "tool.memory_limit");
+  CHECK(r.error_kind == ErrorKind::ToolMemoryLimit);
   CHECK(r.text() == "tool 'tool' failed: memory limit of 8388608 bytes exceeded");
   Script t("return function() return (string.rep('ab', 1e6):gsub('b', function() return string.rep('y', 1e5) end)) end");
-  CHECK(t.call().error_kind == "tool.memory_limit");
+  CHECK(t.call().error_kind == ErrorKind::ToolMemoryLimit);
   Script u("return function() return (string.rep('x', 3e6):gsub('x', {x = 'yyyy'})) end");
-  CHECK(u.call().error_kind == "tool.memory_limit");
+  CHECK(u.call().error_kind == ErrorKind::ToolMemoryLimit);
 }
 
 TEST_CASE("engine.json.decode refuses JSON nested past its bound", "[lua]") {

@@ -165,7 +165,7 @@ TEST_CASE("mcp http: a refusal names the status and quotes the server", "[tools]
     server.list_tools();
     FAIL("no error");
   } catch (const Error& e) {
-    CHECK(e.kind() == "mcp.rejected");
+    CHECK(e.kind() == ErrorKind::McpRejected);
     CHECK(std::string(e.message()) ==
           "MCP server 'sessions': answered initialize with HTTP 401: {\"error\":\"the token sk-abcdef0123456789 is not "
           "valid here\"}");
@@ -203,7 +203,7 @@ TEST_CASE("mcp http: a 400 with -32022 naming the revisions the server speaks op
     none.list_tools();
     FAIL("no error");
   } catch (const Error& e) {
-    CHECK(e.kind() == "mcp.protocol");
+    CHECK(e.kind() == ErrorKind::McpProtocol);
     CHECK(std::string(e.message()) ==
           "MCP server 'alien': speaks only protocol revisions 2099-01-01, none of which the engine speaks (it speaks "
           "2026-07-28 and 2025-11-25 back to 2024-11-05)");

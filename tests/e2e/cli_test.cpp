@@ -293,7 +293,9 @@ TEST_CASE("a run that fails exits 1, bad input and usage exit 2", "[e2e]") {
                      "inputs:\n  input: q\nllm:\n  provider: scripted\n  scripted:\n    replies: ['no idea']\nagent: {}\n");
   auto failed = run_engine("run " + shell_quote(w.string()) + " -q --input x");
   CHECK(failed.exit_code == 1);
-  CHECK(failed.err.find("engine: error[parse.failed]: could not parse LLM output") == 0);
+  CHECK(failed.err ==
+        "engine: error[parse.failed]: could not parse LLM output: it matches neither the final-answer nor the action "
+        "pattern: 'no idea'\n");
   CHECK(run_engine("run").exit_code == 2);
   CHECK(run_engine("frobnicate").exit_code == 2);
   auto missing = run_engine("run /nonexistent.yaml");

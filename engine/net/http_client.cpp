@@ -147,12 +147,6 @@ bool drive(const CurlApi& api, CURLM* multi, CURL* c, const Cancel* cancel, CURL
 
 }  // namespace
 
-const std::string* HttpResponse::header(const std::string& name) const {
-  for (const auto& [k, v] : headers)
-    if (k == name) return &v;
-  return nullptr;
-}
-
 HttpClient::HttpClient(std::shared_ptr<IoThreads> io) : io_(std::move(io)) {}
 HttpClient::~HttpClient() = default;
 
@@ -255,7 +249,9 @@ HttpResponse HttpClient::send(const HttpRequest& request, const BodySink& sink, 
   api.slist_free_all(list);
   // An abandoned transfer's connection is in an unknown state: the handle goes with it.
   if (!finished) throw_stopped(*cancel);
-  api.easy_getinfo(c, CURLINFO_RESPONSE_CODE, &response.status);
+  long status = 0;
+  api.easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
+  response.status = static_cast<int>(status);
   // A handle whose transfer did not end cleanly may hold a broken connection; it is let go, not reused.
   if (t.sink_error) std::rethrow_exception(t.sink_error);
   if (t.too_large)

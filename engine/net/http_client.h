@@ -15,6 +15,7 @@
 
 #include "engine/core/cancel.h"
 #include "engine/core/limits.h"
+#include "engine/net/http_message.h"
 
 namespace engine::net {
 
@@ -24,15 +25,6 @@ struct HttpTimeouts {
   std::chrono::milliseconds connect{10'000};
   std::chrono::milliseconds total{600'000};  // a whole request, body included
   std::chrono::milliseconds read{120'000};   // streams only: the longest wait for the next byte
-};
-
-struct HttpResponse {
-  long status = 0;
-  std::string body;  // the whole body, or only an error status's body when it was streamed to a sink
-  std::vector<std::pair<std::string, std::string>> headers;  // names lowercased
-  bool aborted_by_sink = false;  // the sink said it had what it wanted; the body may be incomplete
-
-  const std::string* header(const std::string& lowercase_name) const;
 };
 
 struct HttpRequest {

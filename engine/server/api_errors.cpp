@@ -6,8 +6,6 @@
 namespace engine::server {
 namespace {
 
-bool starts_with(std::string_view s, std::string_view prefix) { return s.substr(0, prefix.size()) == prefix; }
-
 // OpenAI's error type for a status (the official clients pick their class by the status; the type is for people).
 const char* type_for(int status) {
   switch (status) {

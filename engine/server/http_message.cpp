@@ -3,9 +3,7 @@
 namespace engine::server {
 
 const std::string* HttpRequest::header(std::string_view lower_name) const {
-  for (const auto& [name, value] : headers)
-    if (name == lower_name) return &value;
-  return nullptr;
+  return net::find_header(headers, lower_name);
 }
 
 std::string HttpRequest::argument(std::string_view wanted) const {

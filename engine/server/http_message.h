@@ -1,13 +1,16 @@
 #pragma once
-// A request as the server's handlers see it, and the response they give back.
+// A request as the server's handlers see it; the response they give back is net/'s, the type the client receives.
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
+#include "engine/net/http_message.h"
+
 namespace engine::server {
 
-using HeaderList = std::vector<std::pair<std::string, std::string>>;
+using net::HeaderList;
+using net::HttpResponse;
 
 struct HttpRequest {
   std::string method;
@@ -22,12 +25,6 @@ struct HttpRequest {
   const std::string* header(std::string_view lower_name) const;
   // The first query argument of that name, or "".
   std::string argument(std::string_view name) const;
-};
-
-struct HttpResponse {
-  int status = 200;
-  HeaderList headers;
-  std::string body;
 };
 
 // A JSON response: the body as given, with its content type.

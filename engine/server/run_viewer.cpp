@@ -57,7 +57,7 @@ HttpResponse read_runs(store::RunStore& store, const HttpRequest& r) {
 
 }  // namespace
 
-RunViewer::RunViewer(store::RunWriter* store, FiberPool& pool) : store_(store), pool_(pool) {}
+RunViewer::RunViewer(store::RunWriter* store) : store_(store) {}
 
 void RunViewer::page(Exchange& exchange) const {
   const HttpRequest& r = exchange.request();
@@ -96,10 +96,10 @@ void RunViewer::api(const std::shared_ptr<Exchange>& exchange) {
     busy.headers.emplace_back("Retry-After", "1");
     return exchange->respond(std::move(busy));
   }
-  auto read = [exchange, store = store_, reads = reads_] {
+  // On the writer's thread, after the runs it was given: a run that has ended, its answer given, is in what is read.
+  auto read = [exchange, reads = reads_](store::RunStore& store) {
     try {
-      store->flush();  // a run that has ended, its answer given, is in what is read
-      exchange->respond(read_runs(store->store(), exchange->request()));
+      exchange->respond(read_runs(store, exchange->request()));
     } catch (const Error& e) {
       exchange->respond(error_response(status_for_error(e.kind()), e.message(), e.kind()));
     } catch (const std::exception& e) {
@@ -108,7 +108,7 @@ void RunViewer::api(const std::shared_ptr<Exchange>& exchange) {
     reads->fetch_sub(1);
   };
   try {
-    pool_.spawn(std::move(read));
+    store_->read(std::move(read));
   } catch (const std::bad_alloc&) {
     reads_->fetch_sub(1);
     exchange->respond(error_response(503, "no memory for another read of the run store; try again", "out_of_memory"));

@@ -54,7 +54,7 @@ Service::Service(std::shared_ptr<const Catalog> catalog, TokenCheck tokens, Serv
       runs_(pool, slots_, limits.run_timeout),
       mcp_([this] { return this->catalog(); }, runs_, metrics_, observers),
       observers_(observers),
-      viewer_(observers.store, pool) {}
+      viewer_(observers.store) {}
 
 std::shared_ptr<const Catalog> Service::catalog() const {
   std::lock_guard lock(catalog_mu_);

@@ -39,6 +39,14 @@ void RunWriter::flush() {
   changed_.wait(lock, [&] { return done_ >= target; });
 }
 
+void RunWriter::read(Read read) {
+  {
+    std::lock_guard lock(mu_);
+    reads_.push_back(std::move(read));
+  }
+  changed_.notify_all();
+}
+
 std::string RunWriter::failure() const {
   std::lock_guard lock(mu_);
   return failure_;
@@ -74,20 +82,29 @@ size_t RunWriter::write(const std::vector<RunRecord>& batch, std::string& why) {
 void RunWriter::write_queued() {
   std::unique_lock lock(mu_);
   for (;;) {
-    changed_.wait(lock, [&] { return !queue_.empty() || stopping_; });
-    if (queue_.empty()) return;  // stopping, and everything written
+    changed_.wait(lock, [&] { return !queue_.empty() || !reads_.empty() || stopping_; });
+    if (queue_.empty() && reads_.empty()) return;  // stopping, and everything written and read
     std::vector<RunRecord> batch(std::make_move_iterator(queue_.begin()), std::make_move_iterator(queue_.end()));
     queue_.clear();
+    // Taken with the runs: every run submitted before a read is in this batch or an earlier one.
+    std::deque<Read> reads = std::move(reads_);
+    reads_.clear();
     lock.unlock();
     changed_.notify_all();  // room in the queue
     std::string why;
-    size_t written = write(batch, why);
+    size_t written = batch.empty() ? 0 : write(batch, why);
     lock.lock();
     done_ += batch.size();
     written_ += written;
     if (!why.empty() && failure_.empty()) failure_ = why;
     lock.unlock();
     changed_.notify_all();
+    for (Read& read : reads) {
+      try {
+        read(store_);
+      } catch (...) {  // the read answers for itself; the writer goes on
+      }
+    }
     lock.lock();
   }
 }

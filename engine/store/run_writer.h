@@ -3,10 +3,12 @@
 // on at once; one thread of the writer's own writes what is waiting, the runs that ended meanwhile in one
 // transaction. No thread that runs workflows waits on SQLite (docs/architecture.md, "Threads"). Handing over never
 // waits (it is done where events are delivered, maybe under a sink's lock, where a fiber must not park): past
-// `max_queued` runs waiting, a run is not recorded, and failure() says so. What reads the store next (the runs API,
-// a batch's results line, a command's end) waits for the writes first: flush().
+// `max_queued` runs waiting, a run is not recorded, and failure() says so. What reads the store next waits for the
+// writes first (flush(): a batch's results line, a command's end), or is handed to the writer's thread to run after
+// them (read(): the runs API, whose requests then hold no thread of the server's while SQLite works).
 #include <cstddef>
 #include <deque>
+#include <functional>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -30,6 +32,11 @@ class RunWriter {
   // Until every run submitted so far is written or has failed to be. A fiber waits without its thread: call it
   // holding no lock.
   void flush();
+  // Runs `read` on the writer's thread once every run submitted before it is written (or has failed to be), and
+  // returns at once. `read` gives its result to whoever asked (an Exchange answers from any thread); what it throws
+  // is dropped. Reads queued before the writer is destroyed still run.
+  using Read = std::function<void(RunStore&)>;
+  void read(Read read);
   std::string failure() const;  // why the first run that could not be written was not, or ""
   size_t written() const;
   RunStore& store() { return store_; }
@@ -44,6 +51,7 @@ class RunWriter {
   mutable std::mutex mu_;
   Condition changed_;  // a run queued, a batch written, the end
   std::deque<RunRecord> queue_;
+  std::deque<Read> reads_;  // run after the runs queued with them
   size_t submitted_ = 0;  // runs ever submitted
   size_t done_ = 0;       // of those, written or failed
   size_t written_ = 0;

@@ -4,6 +4,7 @@
 
 #include <sqlite3.h>
 
+#include <future>
 #include <thread>
 
 #include "engine/store/run_writer.h"
@@ -92,4 +93,31 @@ TEST_CASE("run writer: past its queue's bound a run is refused at once, not wait
   }
   sqlite3_close(other);
   CHECK(store.list({}).size() == static_cast<size_t>(std::count(taken.begin(), taken.end(), true)));
+}
+
+// The runs API reads on the writer's thread, so that a request holds none of the server's threads while SQLite works:
+// the read is queued at once, even while the writes before it wait on a lock, and sees every run handed over first.
+TEST_CASE("run writer: a read runs on the writer's thread once the runs handed over before it are written",
+          "[store][runs]") {
+  test::TempDir dir;
+  auto file = dir.path() / "runs.db";
+  store::RunStore store(file);
+  sqlite3* other = nullptr;
+  REQUIRE(sqlite3_open(file.c_str(), &other) == SQLITE_OK);
+  REQUIRE(sqlite3_exec(other, "BEGIN EXCLUSIVE", nullptr, nullptr, nullptr) == SQLITE_OK);
+  store::RunWriter writer(store, 16);
+  REQUIRE(writer.submit(run_named("before")));
+  std::promise<std::pair<bool, std::thread::id>> seen;
+  // Returns while the write before it still waits for the lock (were it to wait too, the test would hang here).
+  writer.read([&](store::RunStore& s) { seen.set_value({s.find("before").has_value(), std::this_thread::get_id()}); });
+  writer.read([](store::RunStore&) { throw Error(ErrorKind::StoreFailed, "a read that fails"); });
+  REQUIRE(sqlite3_exec(other, "COMMIT", nullptr, nullptr, nullptr) == SQLITE_OK);
+  sqlite3_close(other);
+  auto [found, thread] = seen.get_future().get();
+  CHECK(found);
+  CHECK(thread != std::this_thread::get_id());
+  // A read that throws costs only itself: the writer goes on.
+  REQUIRE(writer.submit(run_named("after")));
+  writer.flush();
+  CHECK(writer.written() == 2);
 }

@@ -13,4 +13,10 @@ Transport& IoThreads::transport() {
   return *transport_;
 }
 
+FiberPool& IoThreads::fibers() {
+  std::lock_guard lock(mu_);
+  if (!fibers_) fibers_ = std::make_unique<FiberPool>(1);
+  return *fibers_;
+}
+
 }  // namespace engine::net

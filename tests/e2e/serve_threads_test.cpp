@@ -13,14 +13,6 @@ using namespace engine;
 
 namespace {
 
-size_t thread_count(int pid) {
-  size_t n = 0;
-  for ([[maybe_unused]] const auto& task :
-       std::filesystem::directory_iterator("/proc/" + std::to_string(pid) + "/task"))
-    ++n;
-  return n;
-}
-
 // Serves `count` workflows that each call the model, the MCP server's calculator and the granted API, runs each once,
 // and gives the server's thread count after.
 size_t threads_serving(size_t count, test::MockLlmServer& model, int backend_port) {
@@ -55,7 +47,7 @@ size_t threads_serving(size_t count, test::MockLlmServer& model, int backend_por
     REQUIRE(r->status == 200);
     CHECK(r->body.find("\"output\":\"done\"") != std::string::npos);
   }
-  return thread_count(served.pid());
+  return test::thread_count(served.pid());
 }
 
 }  // namespace

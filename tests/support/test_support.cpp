@@ -162,6 +162,13 @@ void require_npm_peers() {
   REQUIRE(installed);
 }
 
+size_t thread_count(int pid) {
+  size_t n = 0;
+  std::string tasks = pid == 0 ? "/proc/self/task" : "/proc/" + std::to_string(pid) + "/task";
+  for ([[maybe_unused]] const auto& task : std::filesystem::directory_iterator(tasks)) ++n;
+  return n;
+}
+
 int free_port() {
   int s = ::socket(AF_INET, SOCK_STREAM, 0);
   sockaddr_in a{};

@@ -66,6 +66,8 @@ std::string shell_quote(const std::string& s);
 // npm (tests/peers; scripts/setup.sh installs them): fails the test saying so when they are not installed.
 void require_npm_peers();
 
+// How many threads the process `pid` has now (0: this one), read from /proc.
+size_t thread_count(int pid = 0);
 // A TCP port on 127.0.0.1 that nothing listens on now, for a server a test starts.
 int free_port();
 // Whether something accepts connections on 127.0.0.1:`port` within `wait`, looking every 50 ms.

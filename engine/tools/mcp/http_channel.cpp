@@ -7,6 +7,7 @@
 #include "engine/core/json_text.h"
 #include "engine/core/limits.h"
 #include "engine/core/text.h"
+#include "engine/net/io_threads.h"
 #include "engine/net/sse_parser.h"
 
 namespace engine::tools::mcp {
@@ -28,7 +29,8 @@ bool passed(const std::optional<SteadyTime>& deadline) {
 
 HttpChannel::HttpChannel(std::string url, std::vector<std::string> headers, size_t max_message_bytes,
                          ServerMessages messages, std::shared_ptr<net::IoThreads> io)
-    : http_(std::move(io)),
+    : io_(io ? std::move(io) : std::make_shared<net::IoThreads>()),
+      http_(io_),
       url_(std::move(url)),
       headers_(std::move(headers)),
       max_message_(max_message_bytes),
@@ -36,11 +38,11 @@ HttpChannel::HttpChannel(std::string url, std::vector<std::string> headers, size
 
 HttpChannel::~HttpChannel() {
   {
-    std::lock_guard lock(answers_mu_);
+    // The answers' fibers use this channel: each ends within kHttpNoticeWait.
+    std::unique_lock lock(answers_mu_);
     closing_ = true;
+    answered_.wait(lock, [&] { return answering_ == 0; });
   }
-  answers_ready_.notify_all();
-  if (answerer_.joinable()) answerer_.join();
   std::string session;
   {
     std::lock_guard lock(mu_);
@@ -84,31 +86,30 @@ std::vector<std::string> HttpChannel::request_headers(const Value* message) cons
 }
 
 void HttpChannel::answer(Value response) {
-  std::lock_guard lock(answers_mu_);
-  if (closing_ || answers_.size() >= limits::kMcpQueuedAnswers) return;
-  answers_.push_back(std::move(response));
-  if (!answerer_.joinable()) answerer_ = std::thread([this] { send_answers(); });
-  answers_ready_.notify_one();
-}
-
-void HttpChannel::send_answers() {
-  for (;;) {
-    Value response;
-    {
-      std::unique_lock lock(answers_mu_);
-      answers_ready_.wait(lock, [&] { return closing_ || !answers_.empty(); });
-      if (closing_) return;
-      response = std::move(answers_.front());
-      answers_.pop_front();
-    }
+  {
+    std::lock_guard lock(answers_mu_);
+    if (closing_ || answering_ >= limits::kMcpQueuedAnswers) return;
+    ++answering_;
+  }
+  auto send = [this, response = std::move(response)] {
     CallWait wait;
     wait.deadline = std::chrono::steady_clock::now() + kHttpNoticeWait;
     wait.what = "an answer to the server's request";
     try {
       post(response, wait, std::nullopt);
-    } catch (const Error&) {
+    } catch (const std::exception&) {
       // Nobody waits for this answer but the server; if it cannot be given, the server's request times out there.
     }
+    std::lock_guard lock(answers_mu_);  // notified under the lock: once it is let go, nothing here touches `this`
+    --answering_;
+    answered_.notify_all();
+  };
+  try {
+    io_->fibers().spawn(std::move(send));
+  } catch (const std::exception&) {  // no stack, or no thread, for it: dropped, as past the bound
+    std::lock_guard lock(answers_mu_);
+    --answering_;
+    answered_.notify_all();
   }
 }
 

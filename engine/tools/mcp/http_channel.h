@@ -5,12 +5,9 @@
 // and a 404 means it has ended: the connection is then gone, and the server starts the next call with a new
 // session. In 2026-07-28 there is no session: each POST names its protocol, method and tool in headers, and
 // closing a request's stream cancels it.
-#include <condition_variable>
-#include <deque>
 #include <memory>
 #include <mutex>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "engine/core/fiber.h"
@@ -40,12 +37,12 @@ class HttpChannel : public McpChannel {
   // carries 2026-07-28's envelope, which also names the method and the tool in headers of their own).
   std::vector<std::string> request_headers(const Value* message = nullptr) const;
   void handle(net::jsonrpc::Incoming in, const CallWait& wait, std::optional<int64_t> id, std::optional<Value>& response);
-  // Queues an answer for the answerer, a thread of this channel's own started with the first: its POST is sent
-  // beside the stream that asked, whatever thread reads that stream. A server asking faster than it is answered
-  // finds its requests beyond limits::kMcpQueuedAnswers dropped (they time out on its side), never a thread each.
+  // POSTs an answer on a fiber of the I/O threads' (beside the stream that asked, whatever thread reads that
+  // stream; no thread of the channel's own). A server asking faster than it is answered finds its requests beyond
+  // limits::kMcpQueuedAnswers in flight dropped (they time out on its side).
   void answer(Value response);
-  void send_answers();  // the answerer's loop
 
+  std::shared_ptr<net::IoThreads> io_;
   net::HttpClient http_;
   std::string url_;
   std::vector<std::string> headers_;
@@ -57,10 +54,9 @@ class HttpChannel : public McpChannel {
   bool lost_ = false;             // the server answered 404 for the session
   int64_t next_id_ = 1;
   std::mutex answers_mu_;
-  std::condition_variable answers_ready_;
-  std::deque<Value> answers_;
+  Condition answered_;     // an answer's POST ended
+  size_t answering_ = 0;   // answers being POSTed; the destructor waits for none
   bool closing_ = false;
-  std::thread answerer_;  // last: it uses the members above, and is joined first
 };
 
 }  // namespace engine::tools::mcp

@@ -184,6 +184,25 @@ TEST_CASE("mcp http: a request the server makes on a call's stream is answered w
   CHECK(s.pings_answered == 1);
 }
 
+// An answer is POSTed on the I/O threads' one fiber thread: servers that ask the engine things add no thread each.
+TEST_CASE("mcp http: the answers to several servers' requests add no thread per server", "[tools][mcp]") {
+  SessionServer s;
+  auto io = std::make_shared<net::IoThreads>();
+  auto asked = [&](const std::string& name) {
+    auto server = std::make_unique<McpServer>(
+        McpServerConfig{.name = name, .url = s.url(), .timeout = std::chrono::milliseconds(5000)}, io);
+    server->list_tools();
+    CHECK(server->call("add", Value{{"a", 1}, {"b", 2}, {"ping", true}}, {})["content"][0]["text"] == "3");
+    return server;
+  };
+  auto first = asked("first");
+  REQUIRE(test::wait_until([&] { return s.pings_answered == 1; }, 5000));
+  size_t threads = test::thread_count();
+  auto second = asked("second");
+  auto third = asked("third");
+  REQUIRE(test::wait_until([&] { return s.pings_answered == 3; }, 5000));
+  CHECK(test::thread_count() == threads);
+}
 
 TEST_CASE("mcp http: a 400 with -32022 naming the revisions the server speaks opens in the newest the engine speaks",
           "[tools][mcp]") {

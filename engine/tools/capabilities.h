@@ -14,6 +14,8 @@ namespace engine::tools {
 struct Capabilities {
   std::shared_ptr<const HttpAccess> http;
   std::shared_ptr<const FileAccess> files;
+  // Where a file tool's blocking work goes when its call runs on a fiber (search_docs' index); may be null.
+  std::shared_ptr<net::IoThreads> io;
 
   // Throws FileAccess's Error for a root that is not a folder. `secrets` and `io`: as HttpAccess takes them.
   static Capabilities granted(Grants grants, std::vector<std::string> secrets,
@@ -25,8 +27,9 @@ inline Capabilities Capabilities::granted(Grants grants, std::vector<std::string
                                           std::shared_ptr<net::IoThreads> io) {
   Capabilities c;
   if (!grants.http.empty())
-    c.http = std::make_shared<const HttpAccess>(std::move(grants.http), std::move(secrets), std::move(io));
+    c.http = std::make_shared<const HttpAccess>(std::move(grants.http), std::move(secrets), io);
   if (!grants.files.empty()) c.files = std::make_shared<const FileAccess>(std::move(grants.files));
+  c.io = std::move(io);
   return c;
 }
 

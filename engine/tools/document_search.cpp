@@ -24,8 +24,9 @@ bool KeywordSearch::is_document(const std::string& path) {
   return false;
 }
 
-KeywordSearch::KeywordSearch(std::shared_ptr<const FileAccess> files, std::string index_file)
-    : files_(std::move(files)), index_file_(std::move(index_file)) {}
+KeywordSearch::KeywordSearch(std::shared_ptr<const FileAccess> files, std::string index_file,
+                             std::shared_ptr<net::IoThreads> io)
+    : files_(std::move(files)), index_file_(std::move(index_file)), io_(std::move(io)) {}
 
 store::DocumentIndex& KeywordSearch::index() const {
   if (index_) return *index_;
@@ -68,16 +69,23 @@ store::DocumentIndex::Changes KeywordSearch::refresh() const {
 }
 
 std::vector<store::DocumentHit> KeywordSearch::search(const std::string& query, size_t limit) const {
-  bool stale;
-  {
-    std::lock_guard lock(mutex_);
-    stale = !index_ || std::chrono::steady_clock::now() - checked_ >= kRecheck;
-  }
-  if (stale) refresh();
   auto terms = store::query_terms(query);
   if (terms.empty()) throw Error(ErrorKind::ToolError, "the query has no word to search for");
-  std::lock_guard lock(mutex_);
-  return index().search_any(terms, limit);
+  std::vector<store::DocumentHit> hits;
+  auto look_up = [&] {
+    bool stale;
+    {
+      std::lock_guard lock(mutex_);
+      stale = !index_ || std::chrono::steady_clock::now() - checked_ >= kRecheck;
+    }
+    if (stale) refresh();
+    std::lock_guard lock(mutex_);
+    hits = index().search_any(terms, limit);
+  };
+  // SQLite blocks its thread (an index brought up to date may take seconds): a fiber's goes to the I/O threads.
+  if (io_) io_->blocking().run(look_up);
+  else look_up();
+  return hits;
 }
 
 std::filesystem::path default_index_file(const std::filesystem::path& workflow_dir, const std::filesystem::path& root) {

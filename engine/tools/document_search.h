@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "engine/core/cancel.h"
+#include "engine/net/io_threads.h"
 #include "engine/store/document_index.h"
 #include "engine/tools/file_access.h"
 
@@ -29,7 +30,10 @@ class KeywordSearch : public DocumentSearch {
  public:
   static constexpr std::chrono::seconds kRecheck{2};
 
-  KeywordSearch(std::shared_ptr<const FileAccess> files, std::string index_file);
+  // `io`: where a search from a fiber does its SQLite work, so the fiber's thread goes on with other runs (null:
+  // on the caller's thread, as an ordinary thread's search always is).
+  KeywordSearch(std::shared_ptr<const FileAccess> files, std::string index_file,
+                std::shared_ptr<net::IoThreads> io = nullptr);
 
   std::vector<store::DocumentHit> search(const std::string& query, size_t limit) const override;
   // Looks at the folder now and indexes what changed (engine index).
@@ -44,6 +48,7 @@ class KeywordSearch : public DocumentSearch {
 
   std::shared_ptr<const FileAccess> files_;
   std::string index_file_;
+  std::shared_ptr<net::IoThreads> io_;
   mutable std::mutex mutex_;  // the index's opening and refreshes
   mutable std::unique_ptr<store::DocumentIndex> index_;
   mutable std::chrono::steady_clock::time_point checked_{};

@@ -363,7 +363,8 @@ std::shared_ptr<const Tool> make_granted_tool(const std::string& builtin, Grante
   if (builtin == "search_docs") {
     if (o.capabilities.files->grants().size() != 1)
       throw Error(ErrorKind::SpecConflict, "builtin 'search_docs' indexes one folder: give its allow: files: one root");
-    documents = std::make_shared<const KeywordSearch>(o.capabilities.files, o.index_file.empty() ? ":memory:" : o.index_file);
+    documents = std::make_shared<const KeywordSearch>(o.capabilities.files,
+                                                      o.index_file.empty() ? ":memory:" : o.index_file, o.capabilities.io);
   }
   auto setup = std::make_shared<const Setup>(Setup{name, o.capabilities, o.timeout, o.schema_options.patterns, std::move(documents)});
   return std::make_shared<GrantedTool>(builtin, std::move(name), std::move(description), parameters_of(builtin, o.capabilities),

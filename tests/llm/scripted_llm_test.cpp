@@ -24,7 +24,7 @@ TEST_CASE("replies come in order, one per call", "[llm]") {
     llm.complete(scripted_request(2));
     FAIL("no error");
   } catch (const engine::Error& e) {
-    CHECK(e.kind() == ErrorKind::LlmScriptExhausted);
+    CHECK(e.kind() == engine::ErrorKind::LlmScriptExhausted);
     CHECK(e.message() == "the scripted provider has 2 replies, and call 3 asked for one more");
   }
 }
@@ -61,7 +61,7 @@ TEST_CASE("no rule matching is a clear error", "[llm]") {
     ScriptedLlm(std::move(s)).complete(scripted_request(0));
     FAIL("no error");
   } catch (const engine::Error& e) {
-    CHECK(e.kind() == ErrorKind::LlmNoRule);
+    CHECK(e.kind() == engine::ErrorKind::LlmNoRule);
   }
 }
 

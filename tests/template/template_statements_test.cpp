@@ -169,7 +169,7 @@ TEST_CASE("raise_exception stops the render with the template's message", "[temp
     Template::compile("{% if n > 1 %}{{ raise_exception('only one') }}{% endif %}", "chat.j2").render({{"n", 2}});
     FAIL("no error");
   } catch (const Error& e) {
-    CHECK(e.kind() == ErrorKind::TemplateRaised);
+    CHECK(e.kind() == engine::ErrorKind::TemplateRaised);
     CHECK(std::string(e.what()) == "chat.j2:1:33: only one");
   }
 }

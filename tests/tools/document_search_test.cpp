@@ -5,6 +5,8 @@
 #include <fstream>
 
 #include "engine/core/error.h"
+#include "engine/core/fiber.h"
+#include "engine/net/io_threads.h"
 #include "engine/parse/schema_patterns.h"
 #include "engine/tools/builtin_tools.h"
 #include "engine/tools/document_search.h"
@@ -40,6 +42,21 @@ TEST_CASE("search docs: Markdown, text and HTML found with file and line", "[too
   CHECK(instance->invoke({{"query", "zebra"}}).text() == "no document matches 'zebra'");
   CHECK(instance->invoke({{"query", "?!"}}).text() == "tool 'search_docs' failed: the query has no word to search for");
   CHECK(std::filesystem::exists(dir.path() / "cache/docs.sqlite"));  // made where the workflow says
+}
+
+// A served run's search runs on a fiber: its SQLite work is handed to the I/O threads' worker, with the same answers.
+TEST_CASE("search docs: a search from a fiber finds what a search from a thread does", "[tools][search_docs]") {
+  TempDir dir;
+  dir.write("docs/refunds.md", "# Refunds\n\nCard refunds take 14 days.\n");
+  KeywordSearch search(docs_access(dir), ":memory:", std::make_shared<net::IoThreads>());
+  FiberPool pool(1);
+  std::vector<store::DocumentHit> hits;
+  pool.spawn([&] { hits = search.search("refunds", 5); });
+  pool.join();
+  REQUIRE(hits.size() == 1);
+  CHECK(hits[0].path == "refunds.md");
+  CHECK(hits[0].line == 1);
+  CHECK(hits[0].snippet == "# [Refunds] Card [refunds] take 14 days.");
 }
 
 TEST_CASE("search docs: 10,000 files indexed once, a change indexed alone, hostile queries answered", "[tools][search_docs]") {

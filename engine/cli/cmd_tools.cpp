@@ -39,7 +39,7 @@ int run_tool(const ToolOptions& o) {
   tools::ToolResult r = app::call_tool(*executor, o.workflow, o.name, o.input, console);
   if (o.json) {
     Value v{{"tool", o.name}, {"ok", r.ok()}, {"observation", r.output}};
-    if (!r.ok()) v["error"] = name_of(*r.error_kind);
+    if (!r.ok()) v["error"] = *r.error_kind;
     std::cout << to_json_text(v) << std::endl;
   } else if (r.ok()) {
     std::cout << r.text() << std::endl;

@@ -109,7 +109,7 @@ class TestLoader {
       e.error = r_.located_str(n["error"], at + ".error");
       // Too many kinds to list them all: the nearest, and where they are.
       if (!error_kind_named(e.error->value))
-        r_.fail(ErrorKind::SpecBadValue, at + ".error: '" + e.error->value + "' is not an error kind" +
+        r_.fail(ErrorKind::SpecBadValue, at + ".error: " + quote_excerpt(e.error->value) + " is not an error kind" +
                                              did_you_mean(e.error->value, error_kind_names()) +
                                              "; docs/errors.md lists them",
                 n["error"]);

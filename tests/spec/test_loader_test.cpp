@@ -59,6 +59,10 @@ TEST_CASE("a test file's mistakes are named at their line", "[spec][test]") {
   CHECK(tests_error("tests:\n  a: {expect: {error: llm.unavailabel}}\n") ==
         "spec.bad_value: w.test.yaml:2:23: tests.a.expect.error: 'llm.unavailabel' is not an error kind (did you mean "
         "'llm.unavailable'?); docs/errors.md lists them");
+  // A value of any length is quoted shortened, never whole.
+  CHECK(tests_error("tests:\n  a: {expect: {error: " + std::string(100000, 'x') + "}}\n") ==
+        "spec.bad_value: w.test.yaml:2:23: tests.a.expect.error: '" + std::string(80, 'x') +
+            "...' is not an error kind; docs/errors.md lists them");
   CHECK(tests_error("tests:\n  a: {replies: [x], recording: r.jsonl, expect: {output: x}}\n") ==
         "spec.conflict: w.test.yaml:2:32: tests.a has both replies and a recording; give one of them");
   CHECK(tests_error("tests:\n  a: {expect: {}}\n") ==

@@ -24,6 +24,20 @@ store::RunRecord run_named(const std::string& id) {
   return r;
 }
 
+// Another process's connection holding the store's write lock until release(), as a busy store is.
+class OtherWriter {
+ public:
+  explicit OtherWriter(const std::filesystem::path& file) {
+    REQUIRE(sqlite3_open(file.c_str(), &db_) == SQLITE_OK);
+    REQUIRE(sqlite3_exec(db_, "BEGIN EXCLUSIVE", nullptr, nullptr, nullptr) == SQLITE_OK);
+  }
+  ~OtherWriter() { sqlite3_close(db_); }
+  void release() { REQUIRE(sqlite3_exec(db_, "COMMIT", nullptr, nullptr, nullptr) == SQLITE_OK); }
+
+ private:
+  sqlite3* db_ = nullptr;
+};
+
 }  // namespace
 
 TEST_CASE("run writer: runs handed over from many threads at once are all written, each in the store after a flush",
@@ -74,9 +88,7 @@ TEST_CASE("run writer: past its queue's bound a run is refused at once, not wait
   test::TempDir dir;
   auto file = dir.path() / "runs.db";
   store::RunStore store(file);
-  sqlite3* other = nullptr;
-  REQUIRE(sqlite3_open(file.c_str(), &other) == SQLITE_OK);
-  REQUIRE(sqlite3_exec(other, "BEGIN EXCLUSIVE", nullptr, nullptr, nullptr) == SQLITE_OK);
+  OtherWriter other(file);
   std::vector<bool> taken;
   {
     store::RunWriter writer(store, 2);
@@ -87,11 +99,10 @@ TEST_CASE("run writer: past its queue's bound a run is refused at once, not wait
     std::string why = writer.failure();
     CHECK((why == "the store's writer had 2 runs waiting, and run r3 could not wait with them" ||
            why == "the store's writer had 2 runs waiting, and run r4 could not wait with them"));
-    REQUIRE(sqlite3_exec(other, "COMMIT", nullptr, nullptr, nullptr) == SQLITE_OK);
+    other.release();
     writer.flush();
     CHECK(writer.written() == static_cast<size_t>(std::count(taken.begin(), taken.end(), true)));
   }
-  sqlite3_close(other);
   CHECK(store.list({}).size() == static_cast<size_t>(std::count(taken.begin(), taken.end(), true)));
 }
 
@@ -102,17 +113,14 @@ TEST_CASE("run writer: a read runs on the writer's thread once the runs handed o
   test::TempDir dir;
   auto file = dir.path() / "runs.db";
   store::RunStore store(file);
-  sqlite3* other = nullptr;
-  REQUIRE(sqlite3_open(file.c_str(), &other) == SQLITE_OK);
-  REQUIRE(sqlite3_exec(other, "BEGIN EXCLUSIVE", nullptr, nullptr, nullptr) == SQLITE_OK);
+  OtherWriter other(file);
   store::RunWriter writer(store, 16);
   REQUIRE(writer.submit(run_named("before")));
   std::promise<std::pair<bool, std::thread::id>> seen;
   // Returns while the write before it still waits for the lock (were it to wait too, the test would hang here).
   writer.read([&](store::RunStore& s) { seen.set_value({s.find("before").has_value(), std::this_thread::get_id()}); });
   writer.read([](store::RunStore&) { throw Error(ErrorKind::StoreFailed, "a read that fails"); });
-  REQUIRE(sqlite3_exec(other, "COMMIT", nullptr, nullptr, nullptr) == SQLITE_OK);
-  sqlite3_close(other);
+  other.release();
   auto [found, thread] = seen.get_future().get();
   CHECK(found);
   CHECK(thread != std::this_thread::get_id());

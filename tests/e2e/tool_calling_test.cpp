@@ -176,6 +176,13 @@ TEST_CASE("a typed tool: arguments checked against its parameters, the violation
   auto bad = run_engine("tool " + test::shell_quote(workflow.string()) + " add --input 'x=1'");
   CHECK(bad.exit_code == 1);
   CHECK(bad.err.find("tool 'add' was not run: its input must be a JSON object of its arguments") != std::string::npos);
+  // With --json the failure's kind is its name.
+  auto bad_json = run_engine("tool " + test::shell_quote(workflow.string()) + " add --input 'x=1' --json");
+  CHECK(bad_json.exit_code == 1);
+  CHECK(bad_json.out ==
+        "{\"tool\":\"add\",\"ok\":false,\"observation\":\"tool 'add' was not run: its input must be a JSON object "
+        "of its arguments (parse error at line 1, column 1: syntax error while parsing value - invalid literal)\","
+        "\"error\":\"tool.invalid_arguments\"}\n");
 }
 
 TEST_CASE("llm.tool_choice must be auto, none, required, any or one of the agent's tools", "[e2e][tool_calling]") {

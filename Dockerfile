@@ -7,7 +7,7 @@
 FROM debian:12 AS build
 RUN apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
       cmake g++ make pkg-config libyaml-cpp-dev nlohmann-json3-dev liblua5.4-dev libpcre2-dev \
-      libcurl4-openssl-dev libcli11-dev libvalijson-dev libedit-dev libsqlite3-dev libmicrohttpd-dev \
+      libcurl4-openssl-dev libcli11-dev libvalijson-dev libedit-dev libsqlite3-dev libmicrohttpd-dev nettle-dev \
     && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 COPY CMakeLists.txt ./
@@ -24,10 +24,10 @@ RUN cmake -S . -B /build -DCMAKE_BUILD_TYPE=Release -DCMAKE_UNITY_BUILD=ON -DENG
     && cmake --install /build --prefix /opt/engine
 
 FROM debian:12-slim
-# runtime libraries: linked (yaml-cpp, PCRE2, SQLite, Lua, libedit) and loaded when first needed (libcurl for
+# runtime libraries: linked (yaml-cpp, PCRE2, SQLite, Nettle, Lua, libedit) and loaded when first needed (libcurl for
 # models and grants, libmicrohttpd for engine serve)
 RUN apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
-      libyaml-cpp0.7 libpcre2-8-0 libsqlite3-0 liblua5.4-0 libedit2 libcurl4 libmicrohttpd12 ca-certificates \
+      libyaml-cpp0.7 libpcre2-8-0 libsqlite3-0 libnettle8 liblua5.4-0 libedit2 libcurl4 libmicrohttpd12 ca-certificates \
     && rm -rf /var/lib/apt/lists/* \
     && useradd --system --uid 10001 --no-create-home engine
 COPY --from=build /opt/engine /usr/local

@@ -9,7 +9,7 @@ packages=(
   cmake g++ make pkg-config
   libyaml-cpp-dev nlohmann-json3-dev liblua5.4-dev catch2
   libpcre2-dev libcurl4-openssl-dev libcli11-dev libcpp-httplib-dev
-  libvalijson-dev json-schema-test-suite libedit-dev libsqlite3-dev libmicrohttpd-dev
+  libvalijson-dev json-schema-test-suite libedit-dev libsqlite3-dev libmicrohttpd-dev nettle-dev
   dpkg-dev file  # make deb: CPack finds the package's dependencies with dpkg-shlibdeps
   zsh fish groff-base  # the tests run the completion scripts in their shells and check the manual page with groff
 )

@@ -17,6 +17,7 @@ declare -A edges=(
   [engine/server/openai_api.cpp]="a streamed answer's text, which the chunks' framing cuts into pieces"
   [engine/trace/otlp_exporter.cpp]="the exporter's requests and the collector's answers"
   [engine/trace/run_recorder.cpp]="the run store's records"
+  [engine/store/run_journal.cpp]="a run's journal in the run store"
   [engine/app/batch.cpp]="a batch's results file"
   [engine/app/evaluation.cpp]="an evaluation's scored file"
   [engine/app/session.cpp]="a chat's session file"

@@ -1,6 +1,7 @@
 #include "engine/agent/llm_call.h"
 
 #include "engine/core/error.h"
+#include "engine/core/json_text.h"
 
 namespace engine::agent {
 namespace {
@@ -32,7 +33,8 @@ events::LlmStart start_event(const llm::LlmClient& llm, const llm::LlmRequest& r
 }  // namespace
 
 LlmCall call_llm(const llm::LlmClient& llm, llm::LlmRequest& req, EventSink& events,
-                 const std::optional<llm::Price>& price, UsageMeter* meter, const TraceContext* trace) {
+                 const std::optional<llm::Price>& price, UsageMeter* meter, const TraceContext* trace,
+                 const JournalScope& journal) {
   bool watched = events.detail() != EventDetail::None;
   std::string span_id;
   if (trace) {
@@ -41,8 +43,15 @@ LlmCall call_llm(const llm::LlmClient& llm, llm::LlmRequest& req, EventSink& eve
   }
   if (watched) events.emit({start_event(llm, req, events.detail(), span_id)});
   LlmCall call;
+  std::string key, asked;
+  const JournalEntry* recorded = nullptr;
+  if (journal) {
+    key = "llm." + std::to_string(req.call_index);
+    asked = to_json_text(llm::request_to_json(req));
+    recorded = journal.journal->recorded(journal.path, JournalKind::Llm, key, asked);
+  }
   try {
-    call.response = llm.complete(req);
+    call.response = recorded ? llm::response_from_json(recorded->value) : llm.complete(req);
   } catch (const Error& e) {
     // A call that fails ends too, so its start pairs with an end (a span closes) whatever the run does next.
     if (watched)
@@ -50,6 +59,8 @@ LlmCall call_llm(const llm::LlmClient& llm, llm::LlmRequest& req, EventSink& eve
     throw;
   }
   const llm::LlmResponse& resp = call.response;
+  if (journal && !recorded)
+    journal.journal->write({journal.path, JournalKind::Llm, std::move(key), std::move(asked), llm::response_to_json(resp)});
   if (price) call.cost_usd = price->cost(resp.usage);
   if (meter) meter->add(resp.usage.prompt_tokens, resp.usage.completion_tokens, call.cost_usd, price.has_value());
   if (!watched) return call;

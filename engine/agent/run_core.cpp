@@ -6,6 +6,7 @@
 #include "engine/core/elapsed.h"
 #include "engine/core/error.h"
 #include "engine/core/text.h"
+#include "engine/tools/journaled_call.h"
 
 namespace engine::agent {
 namespace {
@@ -127,7 +128,7 @@ llm::LlmResponse RunCore::call_llm(llm::LlmRequest& req) {
   req.stream = options_.stream || options_.stream_answer;
   req.cancel = options_.cancel;
   req.run_state = options_.llm_state;
-  LlmCall call = agent::call_llm(llm_, req, events_, limits_.price, &meter_, options_.trace);
+  LlmCall call = agent::call_llm(llm_, req, events_, limits_.price, &meter_, options_.trace, options_.journal);
   return std::move(call.response);
 }
 
@@ -166,8 +167,9 @@ RunCore::ToolOutcome RunCore::run_tool(parse::AgentAction& action, Observation& 
   events_.emit({events::ToolStart{action.tool, call_id, action.tool_input, span_id}});
   auto& instance = instances_[entry->tool.get()];
   if (!instance) instance = entry->tool->instantiate({&events_, options_.cancel, &meter_, options_.trace});
-  tools::ToolResult r = instance->invoke(action.tool_input, span_id);
-  events_.emit({events::ToolEnd{action.tool, std::move(call_id), r.output, r.ok() ? "" : std::string(name_of(*r.error_kind)),
+  tools::ToolResult r = tools::call_journaled(*instance, *entry->tool, entry->tool->effect(), action.tool_input, span_id,
+                                              options_.journal, call_id, options_.cancel);
+  events_.emit({events::ToolEnd{action.tool, call_id, r.output, r.ok() ? "" : std::string(name_of(*r.error_kind)),
                                 entry->return_direct}});
   // A run stopped while its tool ran ends here, whatever the tool made of it (a script may have caught the error
   // its HTTP request ended with, and answered): not an observation, not a return_direct answer.

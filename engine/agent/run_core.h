@@ -14,6 +14,7 @@
 #include "engine/agent/memory.h"
 #include "engine/agent/run_result.h"
 #include "engine/core/event.h"
+#include "engine/core/journal.h"
 #include "engine/core/trace_context.h"
 #include "engine/core/usage_meter.h"
 #include "engine/llm/llm_client.h"
@@ -80,6 +81,9 @@ struct RunOptions {
   // the caller's span it joins, each model call gets a span id its request sends as a traceparent, and what the run
   // starts (steps, workflows used as tools) is traced with it. May be null.
   const TraceContext* trace = nullptr;
+  // Where the run writes its journal (core/journal.h), and reads it when resumed: its model calls, tool calls and
+  // steps under their paths. None: the run keeps no journal.
+  JournalScope journal;
 };
 
 class RunCore {

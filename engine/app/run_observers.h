@@ -42,6 +42,9 @@ class RunObservers {
   EventSink& sink() { return events_; }
   // Whether the runs' spans are sent: each run is then a trace of its own (run_observed).
   bool traced() const { return builder_.has_value(); }
+  // The run store and its writer, where runs are journaled (app/durable_runs.h); null when runs are not recorded.
+  store::RunStore* store() { return recording_ ? recording_->store() : nullptr; }
+  store::RunWriter* store_writer() { return recording_ ? recording_->writer() : nullptr; }
   // Until the runs that ended are in the run store (a fiber waits without its thread; hold no lock): before what
   // must not be ahead of them (a batch's results line).
   void wait_recorded();

@@ -31,6 +31,16 @@ std::unique_ptr<store::RunStore> open_store(const StoreOptions& o) {
   return recording_store(*file);
 }
 
+// ENGINE_JOURNAL_DIE_AT=N: the kill-anywhere test's switch (store/run_writer.h). Anything but a whole number from 1
+// is no switch at all: a variable a user left set by mistake must not kill their runs by a typo's number.
+static size_t journal_die_at() {
+  const char* given = std::getenv("ENGINE_JOURNAL_DIE_AT");
+  if (!given || !*given) return 0;
+  char* end = nullptr;
+  unsigned long long n = std::strtoull(given, &end, 10);
+  return *end == '\0' ? static_cast<size_t>(n) : 0;
+}
+
 RunRecording::RunRecording(const StoreOptions& o, trace::RunSource source, std::shared_ptr<const SecretSet> secrets) {
   std::optional<std::filesystem::path> file = store_file(o);
   if (!file) return;
@@ -40,7 +50,7 @@ RunRecording::RunRecording(const StoreOptions& o, trace::RunSource source, std::
     open_failure_ = "the runs are not recorded: " + e.message();
     return;
   }
-  writer_.emplace(*store_, limits::kStoreQueuedRuns);
+  writer_.emplace(*store_, limits::kStoreQueuedRuns, journal_die_at());
   recorder_.emplace(*writer_, std::move(source), std::move(secrets));
 }
 

@@ -39,6 +39,9 @@ class RunRecording {
   RunRecording(const StoreOptions& options, trace::RunSource source, std::shared_ptr<const SecretSet> secrets);
 
   EventSink* sink() { return recorder_ ? &*recorder_ : nullptr; }  // null when nothing is recorded
+  // The store and its writer, which journals are written through; null when nothing is recorded.
+  store::RunStore* store() { return writer_ ? store_.get() : nullptr; }
+  store::RunWriter* writer() { return writer_ ? &*writer_ : nullptr; }
   // Until the runs that ended are written (a fiber waits without its thread; hold no lock).
   void flush();
   // Why the runs are not recorded, or a run was not: "" when all is well.

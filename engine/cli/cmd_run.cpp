@@ -4,6 +4,7 @@
 #include <optional>
 
 #include "engine/app/chat_turn.h"
+#include "engine/app/durable_runs.h"
 #include "engine/app/inputs.h"
 #include "engine/app/loading.h"
 #include "engine/app/session.h"
@@ -25,6 +26,7 @@ struct RunOptions {
   std::string session_file;
   InputOptions inputs;
   OutputOptions output;
+  std::string durability = "async";
   bool json = false;
 };
 
@@ -49,19 +51,9 @@ int run(const RunOptions& o) {
                                     return app::run_chat_turn(*executor, *session,
                                                               app::given_inputs(*executor, o.inputs), events, observed);
                                   })
-              : app::run_observed(out.observers(), *executor, app::collect_inputs(*executor, o.inputs), options);
-  if (o.json) {
-    std::cout << result.to_json().dump(2, ' ', false, Value::error_handler_t::replace) << std::endl;
-  } else if (result.ok()) {
-    print_answer(result.output);
-  }
-  out.finish();
-  if (!result.ok()) {
-    print_error(result.error->kind, result.error->formatted(), o.output.no_color);
-    if (result.stopped_reason == StoppedReason::Cancelled && interrupts.signal()) return interrupted_exit_code(interrupts.signal());
-    return kRunFailed;
-  }
-  return kOk;
+              : app::run_journaled(out.observers(), *executor, o.workflow, app::collect_inputs(*executor, o.inputs),
+                                   options, *durability_named(o.durability));
+  return report_run(out, result, o.json, interrupts, o.output.no_color);
 }
 
 }  // namespace
@@ -80,6 +72,10 @@ void add_run_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--session", o->session_file, "Play one turn of the chat session in FILE (created if absent): the "
                   "run sees its history, and the turn is added to it");
   cmd->add_flag("--json", o->json, "Print {output, intermediate_steps, usage, elapsed_ms, stopped_reason} as JSON");
+  cmd->add_option("--durability", o->durability, "When the run's journal reaches the disk: sync (every entry before "
+                  "the run goes on), async (grouped; a tool's intent still before its effect), exit (at the end only)")
+      ->capture_default_str()
+      ->check(CLI::IsMember(durability_names()));
   add_output_options(*cmd, o->output);
   cmd->callback([o, &exit_code] { exit_code = guarded([&] { return run(*o); }, o->output.no_color); });
 }

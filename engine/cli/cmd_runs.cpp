@@ -6,12 +6,15 @@
 #include <iostream>
 #include <unistd.h>
 
+#include "engine/app/durable_runs.h"
 #include "engine/app/run_history.h"
 #include "engine/cli/cli_support.h"
 #include "engine/cli/commands.h"
 #include "engine/cli/console_mask.h"
+#include "engine/cli/interrupt_watch.h"
 #include "engine/cli/run_output.h"
 #include "engine/core/error.h"
+#include "engine/core/json_parse.h"
 #include "engine/core/json_text.h"
 #include "engine/core/text.h"
 #include "engine/core/utf8.h"
@@ -27,6 +30,11 @@ struct RunsOptions {
   std::string id, other;
   std::string otlp;
   size_t keep = 0;  // 0: ENGINE_STORE_KEEP's, or the default
+  bool unfinished = false;  // list: journaled runs not ended
+  app::ResumeOptions resume;
+  std::string call, happened;  // resolve
+  bool not_happened = false;
+  OutputOptions output;     // resume: where its steps go
   bool json = false;
   bool no_color = false;
 };
@@ -49,7 +57,32 @@ std::string cell(const std::string& text, size_t width) {
   return one.size() < width ? one + std::string(width - one.size(), ' ') : one;
 }
 
+// Journaled runs that did not end: left by a crash or Ctrl-C, or in doubt (docs/durability.md).
+int list_unfinished(const RunsOptions& o) {
+  auto store = app::open_store(o.store);
+  std::vector<store::JournalRun> runs = store->journal_runs(true, o.query.limit);
+  if (o.json) {
+    Value list = Value::array();
+    for (const auto& r : runs)
+      list.push_back(Value{{"id", r.id}, {"workflow", r.workflow}, {"source", r.source}, {"state", name_of(r.state)},
+                           {"started_ms", r.started_ms}, {"parent", r.parent}});
+    std::cout << to_json_text(list) << std::endl;
+    return kOk;
+  }
+  if (runs.empty()) {
+    std::cerr << "no unfinished runs in " << store->file().string() << std::endl;
+    return kOk;
+  }
+  std::cout << "ID                STARTED              WORKFLOW              STATE     SOURCE\n";
+  for (const auto& r : runs)
+    std::cout << cell(r.id, 17) << " " << cell(local_time(r.started_ms), 20) << " " << cell(r.workflow, 21) << " "
+              << cell(std::string(name_of(r.state)), 9) << " " << printable_excerpt(r.source, 200) << "\n";
+  std::cout.flush();
+  return kOk;
+}
+
 int list_runs(const RunsOptions& o) {
+  if (o.unfinished) return list_unfinished(o);
   auto store = app::open_store(o.store);
   std::vector<store::RunRecord> runs = app::list_runs(*store, o.query);
   if (o.json) {
@@ -130,6 +163,33 @@ int export_run(const RunsOptions& o) {
   return kOk;
 }
 
+// A journaled run made again from its journal: what it recorded is replayed, the rest made live.
+int resume_run(const RunsOptions& o) {
+  app::open_store(o.output.store);  // a store that is off or missing is said so, not run without
+  Cancel cancel;
+  InterruptWatch interrupts(cancel);
+  RunOutput out(o.output, {}, {"resume", ""});
+  app::ResumeOptions resume = o.resume;
+  resume.secrets = console_secrets();
+  agent::RunResult result = app::resume_run(out.observers(), o.id, resume, {.stream = out.stream(), .cancel = &cancel});
+  return report_run(out, result, o.json, interrupts, o.output.no_color);
+}
+
+// A call in doubt settled by a person who knows whether it happened.
+int resolve_call(const RunsOptions& o) {
+  auto store = app::open_store(o.store);
+  std::optional<Value> happened;
+  if (!o.not_happened) {
+    Value v = parse_json(o.happened);
+    if (v.is_discarded()) throw Error(ErrorKind::Usage, "--happened takes the call's result as JSON (a string is \"quoted\"), not '" + printable_excerpt(o.happened, 60) + "'");
+    happened = std::move(v);
+  }
+  std::string tool = app::resolve_call(*store, o.id, o.call, happened);
+  std::cerr << "call " << o.call << " of tool '" << tool << "' settled as " << (happened ? "happened" : "not happened")
+            << ": engine runs resume " << o.id << " goes on" << (happened ? " with its result" : ", making it") << std::endl;
+  return kOk;
+}
+
 // The retention limit applied now rather than at the next runs' writes.
 int prune_runs(const RunsOptions& o) {
   auto store = app::open_store(o.store);
@@ -157,6 +217,7 @@ void add_runs_command(CLI::App& app, int& exit_code) {
   list->add_option("--since", o->query.since, "Only runs started since: an age (30m, 2h, 7d) or a day (2026-11-27)");
   list->add_option("-n,--limit", o->query.limit, "How many runs at most")->capture_default_str()->check(whole_number(1, 100000));
   list->add_flag("--json", o->json, "Print the runs as a JSON list");
+  list->add_flag("--unfinished", o->unfinished, "Journaled runs that did not end (a crash, Ctrl-C, a call in doubt), to resume");
   list->callback([o, &exit_code] { exit_code = guarded([&] { return list_runs(*o); }); });
 
   CLI::App* show = runs->add_subcommand("show", "A run as the console showed it, then its answer (or --json: all of it)");
@@ -178,6 +239,30 @@ void add_runs_command(CLI::App& app, int& exit_code) {
   send->add_option("id", o->id, "The run's id (or its first characters)")->required();
   send->add_option("--otlp", o->otlp, "The collector's URL (OTLP/HTTP JSON; or OTEL_EXPORTER_OTLP_ENDPOINT)");
   send->callback([o, &exit_code] { exit_code = guarded([&] { return export_run(*o); }); });
+
+  CLI::App* resume = runs->add_subcommand("resume", "Go on with a journaled run that did not end: what it recorded is "
+                                          "replayed, the rest made live, no effect made twice");
+  resume->add_option("id", o->id, "The run's id (or its first characters); engine runs list --unfinished names them")->required();
+  resume->add_flag("--allow-changed", o->resume.allow_changed, "Resume even though the workflow changed: replay while "
+                   "the recorded calls still match, then go on live");
+  resume->add_option("--llm", o->resume.llm, "Make the live calls with another model: PROVIDER:MODEL");
+  resume->add_flag("--json", o->json, "Print the result as engine run --json does");
+  add_output_options(*resume, o->output);
+  resume->callback([o, &exit_code] { exit_code = guarded([&] { return resume_run(*o); }, o->output.no_color); });
+
+  CLI::App* resolve = runs->add_subcommand("resolve", "Say whether a call in doubt happened, so the run can resume");
+  store_option(resolve);
+  resolve->add_option("id", o->id, "The run's id (or its first characters)")->required();
+  resolve->add_option("call", o->call, "The call, as the run's error named it (step/call_1)")->required();
+  auto* happened = resolve->add_option("--happened", o->happened, "It happened, and this JSON is what it returned");
+  auto* not_happened = resolve->add_flag("--not-happened", o->not_happened, "It did not happen: the resumed run makes it");
+  happened->excludes(not_happened);
+  resolve->callback([o, &exit_code] {
+    exit_code = guarded([&] {
+      if (o->happened.empty() && !o->not_happened) throw Error(ErrorKind::Usage, "say --happened RESULT_JSON or --not-happened");
+      return resolve_call(*o);
+    });
+  });
 
   CLI::App* prune = runs->add_subcommand("prune", "Delete all but the newest runs now (the store also does as it writes)");
   store_option(prune);

@@ -6,7 +6,9 @@
 #include <iostream>
 
 #include "engine/cli/cli_support.h"
+#include "engine/cli/commands.h"
 #include "engine/cli/console_mask.h"
+#include "engine/cli/interrupt_watch.h"
 #include "engine/core/json_text.h"
 #include "engine/core/text.h"
 
@@ -71,6 +73,16 @@ void print_answer(const Value& output) {
   // No answer (the last step was skipped) prints as nothing, never the word null.
   std::string answer = output.is_null() ? "" : output.is_string() ? output.get<std::string>() : to_json_text(output);
   std::cout << (isatty(STDOUT_FILENO) ? terminal_safe(answer) : answer) << std::endl;
+}
+
+int report_run(RunOutput& out, const agent::RunResult& result, bool json, const InterruptWatch& interrupts, bool no_color) {
+  if (json) std::cout << result.to_json().dump(2, ' ', false, Value::error_handler_t::replace) << std::endl;
+  else if (result.ok()) print_answer(result.output);
+  out.finish();
+  if (result.ok()) return kOk;
+  print_error(result.error->kind, result.error->formatted(), no_color);
+  if (result.stopped_reason == StoppedReason::Cancelled && interrupts.signal()) return interrupted_exit_code(interrupts.signal());
+  return kRunFailed;
 }
 
 }  // namespace engine::cli

@@ -15,6 +15,8 @@ class App;
 
 namespace engine::cli {
 
+class InterruptWatch;
+
 struct OutputOptions {
   bool stream = false;
   bool no_stream = false;
@@ -59,5 +61,9 @@ class RunOutput {
 
 // The answer on stdout: into a pipe byte for byte, on a terminal with its control bytes escaped.
 void print_answer(const Value& output);
+
+// How `run` and `runs resume` end: the answer (or with `json` the whole result) on stdout, the observers finished,
+// a failure's error on stderr; returns the exit code (130 or 143 for a run a signal stopped).
+int report_run(RunOutput& out, const agent::RunResult& result, bool json, const InterruptWatch& interrupts, bool no_color);
 
 }  // namespace engine::cli

@@ -105,6 +105,10 @@ inline constexpr long long kTemplateRangeItems = 1'000'000;
 inline constexpr long long kTemplateWidth = 1'000'000;  // center, indent, batch, tojson(indent)
 inline constexpr long long kFormatWidth = 400;          // "%10s" % x: a width or a precision
 inline constexpr size_t kStoreQueuedRuns = 1024;        // runs waiting for the store's writer thread
+// The journal: a value larger than this is stored once by its digest, not in its entry; a journal of more entries
+// than this is not read back (a run that long is resumed by no one: the store refuses it as corrupt).
+inline constexpr size_t kJournalInlineBytes = 4096;
+inline constexpr size_t kJournalEntries = 1'000'000;
 
 // Where each bound is told, in the words a page uses for its value: checked by tests/core/limits_test.cpp.
 struct Documented {
@@ -178,6 +182,8 @@ inline constexpr Documented kDocumented[] = {
     {"kTemplateWidth", double(kTemplateWidth), "security.md", "| 0 to 1,000,000"},
     {"kFormatWidth", double(kFormatWidth), "security.md", "widths and precisions | 400 |"},
     {"kStoreQueuedRuns", double(kStoreQueuedRuns), "observability.md", "at most 1,024 runs wait for it"},
+    {"kJournalInlineBytes", double(kJournalInlineBytes), "durability.md", "larger than 4096 bytes"},
+    {"kJournalEntries", double(kJournalEntries), "durability.md", "more than 1,000,000 entries"},
 };
 
 }  // namespace engine::limits

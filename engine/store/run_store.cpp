@@ -17,7 +17,8 @@ namespace {
 
 // "engR" in the file's header: a store is told from any other SQLite file without reading its tables.
 constexpr int64_t kApplicationId = 0x656E6752;
-constexpr int64_t kVersion = 1;
+// 1: runs and events; 2: the journal's tables beside them (a store of version 1 gains them when opened).
+constexpr int64_t kVersion = 2;
 
 const char* const kSchema = R"(
 CREATE TABLE runs (
@@ -45,6 +46,41 @@ CREATE TABLE events (
   seq INTEGER NOT NULL,
   record TEXT NOT NULL,
   PRIMARY KEY (run, seq)
+) WITHOUT ROWID;
+)";
+
+// The journal (store/journal_records.h, docs/durability.md): a run's header from its start, its entries as it goes,
+// and the values too large to repeat in each entry, once by their SHA-256.
+const char* const kJournalSchema = R"(
+CREATE TABLE journal_runs (
+  id TEXT PRIMARY KEY,
+  format INTEGER NOT NULL,
+  workflow TEXT NOT NULL,
+  source TEXT NOT NULL,
+  files TEXT NOT NULL,
+  inputs TEXT NOT NULL,
+  durability TEXT NOT NULL,
+  parent TEXT NOT NULL,
+  fork_at TEXT NOT NULL,
+  state TEXT NOT NULL,
+  started_ms INTEGER NOT NULL,
+  updated_ms INTEGER NOT NULL
+) WITHOUT ROWID;
+CREATE INDEX journal_runs_by_state ON journal_runs(state, started_ms);
+CREATE TABLE journal (
+  run TEXT NOT NULL,
+  seq INTEGER NOT NULL,
+  path TEXT NOT NULL,
+  kind TEXT NOT NULL,
+  key TEXT NOT NULL,
+  asked TEXT NOT NULL,
+  value TEXT,
+  blob TEXT,
+  PRIMARY KEY (run, seq)
+) WITHOUT ROWID;
+CREATE TABLE blobs (
+  digest TEXT PRIMARY KEY,
+  value TEXT NOT NULL
 ) WITHOUT ROWID;
 )";
 
@@ -106,6 +142,7 @@ RunStore::RunStore(const std::filesystem::path& file) : file_(file), db_((make_f
       Statement tables = db_.prepare("SELECT count(*) FROM sqlite_master");
       if (tables.step() && tables.integer(0) > 0) throw not_a_store("it is another SQLite database");
       db_.exec(kSchema);
+      db_.exec(kJournalSchema);
       db_.exec("PRAGMA application_id = " + std::to_string(kApplicationId) + "; PRAGMA user_version = " +
                std::to_string(kVersion));
       make.commit();
@@ -114,6 +151,14 @@ RunStore::RunStore(const std::filesystem::path& file) : file_(file), db_((make_f
     }
     if (app != kApplicationId) throw not_a_store("it is another SQLite database");
     if (version > kVersion) throw not_a_store("it was made by a newer engine (store version " + std::to_string(version) + ")");
+    if (version == 1) {  // the journal's tables are new in version 2; the runs kept are as they were
+      Transaction upgrade(db_);
+      if (pragma(db_, "user_version") == 1) {  // another process may have upgraded it meanwhile
+        db_.exec(kJournalSchema);
+        db_.exec("PRAGMA user_version = " + std::to_string(kVersion));
+      }
+      upgrade.commit();
+    }
     // A command records a run or two and exits: checkpointing the WAL into the file at every close would cost each
     // process two syncs. The WAL stays instead; but every process that opens the file reads the WAL through (its
     // index does not outlive the last connection), and one whose WAL was checkpointed by another but not emptied
@@ -147,6 +192,9 @@ void RunStore::record_all(std::span<const RunRecord> runs) {
     insert_run_.emplace(db_.prepare(std::string("INSERT INTO runs (") + kColumns +
                                     ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)"));
     insert_events_.emplace(db_.prepare("INSERT INTO events (run, seq, record) VALUES (?1, 0, ?2)"));
+    // Only a journaled run may be recorded again (resumed under its id); any other id stays unique.
+    delete_run_.emplace(db_.prepare(
+        "DELETE FROM runs WHERE id = ?1 AND id IN (SELECT id FROM journal_runs) RETURNING rowid"));
   }
   Transaction tx(db_);
   for (const RunRecord& run : runs) insert_locked(run);
@@ -160,6 +208,15 @@ void RunStore::record_all(std::span<const RunRecord> runs) {
 }
 
 void RunStore::insert_locked(const RunRecord& run) {
+  // A resumed run ends under the id it had: what its first process recorded (a run cut short by Ctrl-C) gives way.
+  Statement& earlier = *delete_run_;
+  earlier.reset();
+  earlier.bind(1, run.id);
+  while (earlier.step()) {
+    Statement gone = db_.prepare("DELETE FROM events WHERE run = ?1");
+    gone.bind(1, earlier.integer(0));
+    gone.step();
+  }
   Statement& insert = *insert_run_;
   insert.reset();
   insert.bind(1, run.id).bind(2, run.workflow).bind(3, run.source).bind(4, run.command).bind(5, run.status);
@@ -209,6 +266,7 @@ size_t RunStore::prune_locked() {
   db_.exec("DELETE FROM events WHERE run IN (" + older + ")");
   db_.exec("DELETE FROM runs WHERE rowid IN (" + older + ")");
   size_t gone = static_cast<size_t>(sqlite3_changes(db_.handle()));
+  if (gone > 0) prune_journals_locked();
   tx.commit();
   return gone;
 }

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "engine/core/value.h"
+#include "engine/store/journal_records.h"
 #include "engine/store/sqlite.h"
 
 namespace engine::store {
@@ -73,7 +74,24 @@ class RunStore {
   size_t prune();
   const std::filesystem::path& file() const { return file_; }
 
+  // Journals (docs/durability.md; journal_store.cpp). Each throws Error "store.failed" when SQLite does.
+  // Writes to journals, in one transaction (what a RunWriter has waiting): each group's header, then its entries
+  // (values larger than limits::kJournalInlineBytes go into the blobs table once by digest), then its new state.
+  void append_journal(std::span<const JournalWrite> groups);
+  // The journaled run whose id is `id` or starts with it (8 characters suffice); none when none matches. Throws
+  // Error "store.ambiguous", "journal.newer" (a format this engine does not read), "journal.corrupt".
+  std::optional<JournalRun> find_journal(const std::string& id);
+  // Its entries in order; throws Error "journal.corrupt" for an entry that cannot be read back whole (a value that
+  // is not JSON, a blob missing or not matching its digest, an unknown kind, more than limits::kJournalEntries).
+  std::vector<StoredEntry> journal_entries(const std::string& run);
+  // Journaled runs, newest first; only those not ended when `unfinished`.
+  std::vector<JournalRun> journal_runs(bool unfinished, size_t limit);
+  void set_journal_state(const std::string& run, JournalState state);
+  void delete_journal_entry(const std::string& run, int64_t seq);  // a call's intent resolved as never made
+
  private:
+  void prune_journals_locked();  // of ended runs whose record was pruned, and the blobs no entry names
+  void append_locked(const JournalWrite& group);
   size_t prune_locked();
   void insert_locked(const RunRecord& run);
   void empty_wal();  // checkpoints the WAL and truncates it
@@ -82,6 +100,7 @@ class RunStore {
   std::mutex mutex_;  // one writer at a time in this process (SQLite's own lock orders the processes)
   Database db_;
   std::optional<Statement> insert_run_, insert_events_;  // prepared at the first write; finalized before db_ closes
+  std::optional<Statement> insert_entry_, insert_blob_, delete_run_;
   // Pages in the WAL (a run writes a few) past which a writer empties it: after its first run, and after later ones.
   static constexpr int kCheckpointFrames = 32, kBatchCheckpointFrames = 1000;
   int wal_frames_ = 0;        // after this connection's last commit

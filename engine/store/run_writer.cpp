@@ -1,13 +1,17 @@
 #include "engine/store/run_writer.h"
 
+#include <csignal>
 #include <vector>
 
 #include "engine/core/error.h"
 
 namespace engine::store {
 
-RunWriter::RunWriter(RunStore& store, size_t max_queued)
-    : store_(store), max_queued_(max_queued == 0 ? 1 : max_queued), thread_([this] { write_queued(); }) {}
+RunWriter::RunWriter(RunStore& store, size_t max_queued, size_t die_at_entry)
+    : store_(store),
+      max_queued_(max_queued == 0 ? 1 : max_queued),
+      die_at_entry_(die_at_entry),
+      thread_([this] { write_queued(); }) {}
 
 RunWriter::~RunWriter() {
   {
@@ -47,6 +51,45 @@ void RunWriter::read(Read read) {
   changed_.notify_all();
 }
 
+size_t RunWriter::submit_journal(JournalWrite write) {
+  std::unique_lock lock(mu_);
+  journal_.push_back(std::move(write));
+  size_t ticket = ++journal_submitted_;
+  lock.unlock();
+  changed_.notify_all();
+  return ticket;
+}
+
+void RunWriter::wait_journal(size_t ticket) {
+  std::unique_lock lock(mu_);
+  changed_.wait(lock, [&] { return journal_done_ >= ticket; });
+  if (!journal_failure_.empty()) throw Error(ErrorKind::StoreFailed, "the journal could not be written: " + journal_failure_);
+}
+
+std::string RunWriter::write_journal(std::vector<JournalWrite>& batch) {
+  bool die = false;
+  if (die_at_entry_ > 0) {  // cut the batch just before the entry to die at
+    for (size_t g = 0; g < batch.size() && !die; ++g) {
+      auto& entries = batch[g].entries;
+      if (entries_written_ + entries.size() < die_at_entry_) {
+        entries_written_ += entries.size();
+        continue;
+      }
+      entries.resize(die_at_entry_ - 1 - entries_written_);
+      batch[g].state.reset();
+      batch.resize(g + 1);
+      die = true;
+    }
+  }
+  try {
+    store_.append_journal(batch);
+  } catch (const std::exception& e) {
+    return e.what();
+  }
+  if (die) ::raise(SIGKILL);
+  return "";
+}
+
 std::string RunWriter::failure() const {
   std::lock_guard lock(mu_);
   return failure_;
@@ -82,10 +125,13 @@ size_t RunWriter::write(const std::vector<RunRecord>& batch, std::string& why) {
 void RunWriter::write_queued() {
   std::unique_lock lock(mu_);
   for (;;) {
-    changed_.wait(lock, [&] { return !queue_.empty() || !reads_.empty() || stopping_; });
-    if (queue_.empty() && reads_.empty()) return;  // stopping, and everything written and read
+    changed_.wait(lock, [&] { return !queue_.empty() || !reads_.empty() || !journal_.empty() || stopping_; });
+    if (queue_.empty() && reads_.empty() && journal_.empty()) return;  // stopping, and everything written and read
     std::vector<RunRecord> batch(std::make_move_iterator(queue_.begin()), std::make_move_iterator(queue_.end()));
     queue_.clear();
+    // After the runs: a journal marked ended names a run whose record is written (RunStore's pruning reads both).
+    std::vector<JournalWrite> journal(std::make_move_iterator(journal_.begin()), std::make_move_iterator(journal_.end()));
+    journal_.clear();
     // Taken with the runs: every run submitted before a read is in this batch or an earlier one.
     std::deque<Read> reads = std::move(reads_);
     reads_.clear();
@@ -93,7 +139,11 @@ void RunWriter::write_queued() {
     changed_.notify_all();  // room in the queue
     std::string why;
     size_t written = batch.empty() ? 0 : write(batch, why);
+    size_t journaled = journal.size();
+    std::string journal_why = journal.empty() ? "" : write_journal(journal);
     lock.lock();
+    journal_done_ += journaled;
+    if (!journal_why.empty() && journal_failure_.empty()) journal_failure_ = journal_why;
     done_ += batch.size();
     written_ += written;
     if (!why.empty() && failure_.empty()) failure_ = why;

@@ -22,7 +22,10 @@ namespace engine::store {
 class RunWriter {
  public:
   // `store` must outlive the writer. `max_queued`: runs waiting to be written past which a submit waits.
-  explicit RunWriter(RunStore& store, size_t max_queued);
+  // `die_at_entry` (tests only, ENGINE_JOURNAL_DIE_AT): the process kills itself with SIGKILL just before the
+  // journal entry of that number (from 1, counting every journal this writer writes) would be written, the ones
+  // before it committed; 0: never. The kill-anywhere test crashes a run at each write in turn this way.
+  explicit RunWriter(RunStore& store, size_t max_queued, size_t die_at_entry = 0);
   ~RunWriter();  // writes what is queued, then its thread ends
   RunWriter(const RunWriter&) = delete;
   RunWriter& operator=(const RunWriter&) = delete;
@@ -37,6 +40,14 @@ class RunWriter {
   // is dropped. Reads queued before the writer is destroyed still run.
   using Read = std::function<void(RunStore&)>;
   void read(Read read);
+  // Journal writes (core/journal.h), in the order given and after the runs submitted before them. Never waits;
+  // returns the write's ticket, which wait_journal() takes.
+  size_t submit_journal(JournalWrite write);
+  // Until the journal write `ticket` and every one before it are on disk (a fiber waits without its thread; hold no
+  // lock). Throws Error "store.failed" when a journal write failed: a run must not start an effect whose intent
+  // may not be on disk.
+  void wait_journal(size_t ticket);
+
   std::string failure() const;  // why the first run that could not be written was not, or ""
   size_t written() const;
   RunStore& store() { return store_; }
@@ -45,6 +56,8 @@ class RunWriter {
   void write_queued();  // the writer thread
   // The runs in one transaction, or each alone when that fails; how many were written, and why one was not.
   size_t write(const std::vector<RunRecord>& batch, std::string& why);
+  // The journal writes in one transaction; why they were not, or "".
+  std::string write_journal(std::vector<JournalWrite>& batch);
 
   RunStore& store_;
   const size_t max_queued_;
@@ -52,6 +65,11 @@ class RunWriter {
   Condition changed_;  // a run queued, a batch written, the end
   std::deque<RunRecord> queue_;
   std::deque<Read> reads_;  // run after the runs queued with them
+  std::deque<JournalWrite> journal_;
+  size_t journal_submitted_ = 0, journal_done_ = 0;
+  std::string journal_failure_;  // the first journal write that failed: every later wait throws it
+  const size_t die_at_entry_;
+  size_t entries_written_ = 0;  // journal entries, by the writer thread
   size_t submitted_ = 0;  // runs ever submitted
   size_t done_ = 0;       // of those, written or failed
   size_t written_ = 0;

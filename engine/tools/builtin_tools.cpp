@@ -19,6 +19,7 @@ class FunctionTool : public Tool, public ToolInstance {
         builtin_(std::move(builtin)),
         fn_(fn) {}
   std::string kind() const override { return "builtin:" + builtin_; }
+  Effect effect() const override { return Effect::Read; }  // echo, current_time
   // The instance only calls the function: the parameters stay with the shared tool.
   std::unique_ptr<ToolInstance> instantiate(const ToolContext&) const override {
     return std::make_unique<FunctionTool>(builtin_, name(), description(), fn_);

@@ -21,6 +21,9 @@ struct Capabilities {
   static Capabilities granted(Grants grants, std::vector<std::string> secrets,
                               std::shared_ptr<net::IoThreads> io = nullptr);
   bool empty() const { return !http && !files; }
+  // Whether a call may change something: a write to a granted folder, or an HTTP method other than GET, HEAD or
+  // OPTIONS (a tool that can is of effect `once` unless the workflow says otherwise).
+  bool can_write() const;
 };
 
 inline Capabilities Capabilities::granted(Grants grants, std::vector<std::string> secrets,
@@ -31,6 +34,17 @@ inline Capabilities Capabilities::granted(Grants grants, std::vector<std::string
   if (!grants.files.empty()) c.files = std::make_shared<const FileAccess>(std::move(grants.files));
   c.io = std::move(io);
   return c;
+}
+
+inline bool Capabilities::can_write() const {
+  if (files)
+    for (const auto& g : files->grants())
+      if (g.write) return true;
+  if (http)
+    for (const auto& g : http->grants())
+      for (const auto& m : g.methods)
+        if (m != "GET" && m != "HEAD" && m != "OPTIONS") return true;
+  return false;
 }
 
 }  // namespace engine::tools

@@ -52,6 +52,12 @@ class GrantedTool : public Tool {
       : Tool(std::move(name), std::move(description), std::move(parameters), options),
         builtin_(std::move(builtin)), run_(run), setup_(std::move(setup)) {}
   std::string kind() const override { return "builtin:" + builtin_; }
+  // Reading tools change nothing; write_file does; http_request does when its grants allow a method that writes.
+  Effect effect() const override {
+    if (builtin_ == "write_file") return Effect::Once;
+    if (builtin_ == "http_request") return setup_->capabilities.can_write() ? Effect::Once : Effect::Read;
+    return Effect::Read;
+  }
   std::unique_ptr<ToolInstance> instantiate(const ToolContext& context) const override {
     return std::make_unique<GrantedInstance>(setup_, run_, context.cancel);
   }

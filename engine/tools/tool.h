@@ -4,16 +4,30 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "engine/core/cancel.h"
 #include "engine/core/error_kind.h"
 #include "engine/core/event.h"
+#include "engine/core/journal.h"
 #include "engine/core/trace_context.h"
 #include "engine/core/usage_meter.h"
 #include "engine/core/value.h"
 #include "engine/schema/schema.h"
 
 namespace engine::tools {
+
+// What a call can change in the world (docs/durability.md): how a resumed run treats a call that started and never
+// recorded its end, when it cannot know whether the call happened.
+enum class Effect {
+  Read,        // changes nothing: made again
+  Idempotent,  // made again with the same idempotency key, which the other side uses to act once
+  Once,        // never made again by itself: the run stops *in doubt* until a person says what happened
+};
+std::string_view name_of(Effect effect);
+std::optional<Effect> effect_named(std::string_view name);
+const std::vector<std::string>& effect_names();
 
 // What a tool gives back: text (a string Value) or structured JSON; for a failure, a message naming the tool.
 struct ToolResult {
@@ -38,6 +52,12 @@ struct ToolContext {
   const TraceContext* trace = nullptr;  // the caller's, when traced: a sub-workflow's model calls join its trace
 };
 
+// What an instance knows of the one call it makes.
+struct CallContext {
+  std::string span_id;   // the call's own span in a traced run (its tool_start names it), else ""
+  JournalScope journal;  // where what the call itself does is journaled (a sub-workflow's calls): under the call
+};
+
 class ToolInstance {
  public:
   virtual ~ToolInstance() = default;
@@ -50,6 +70,8 @@ class ToolInstance {
     (void)span_id;
     return invoke(input);
   }
+  // The same for a call of a journaled run, which a tool that runs a workflow journals under.
+  virtual ToolResult invoke(const Value& input, const CallContext& call) { return invoke(input, call.span_id); }
 };
 
 class Tool {
@@ -69,6 +91,9 @@ class Tool {
   // The compiled parameters; null for a tool of one text input, or one whose parameters cannot be checked here.
   const schema::Schema* parameters_schema() const { return schema_ ? &*schema_ : nullptr; }
   virtual std::string kind() const = 0;  // "lua", "builtin:echo", ... for listings
+  // Inferred by each kind from what it can reach (a tool that can write is Once); the workflow's `effect:` says
+  // otherwise through AgentTool and the steps.
+  virtual Effect effect() const { return Effect::Once; }
 
   virtual std::unique_ptr<ToolInstance> instantiate(const ToolContext& context) const = 0;
 

@@ -77,13 +77,14 @@ class Executor {
   // outputs leave by mask.
   const std::shared_ptr<const SecretSet>& secrets() const { return parts_.secrets; }
   const std::vector<std::string>& warnings() const { return parts_.warnings; }
+  // A new run's id, as run() makes one when none is given: a journaled run needs its id before it starts.
+  std::string new_run_id() const;
 
  private:
   agent::RunResult run_steps(const Value& inputs, EventSink& events, const agent::RunOptions& options) const;
   const std::string& answer_step() const;
   const agent::Agent& the_agent(const char* command) const;  // throws "usage" for a workflow of steps
 
-  std::string new_run_id() const;
   void render_agent_outputs(const Value& inputs, agent::RunResult& r) const;
 
   Parts parts_;

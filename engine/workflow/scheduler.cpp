@@ -192,6 +192,7 @@ class GraphRunner {
     PlacingSink placed(sink_, event_name(i));
     // A loop's body places its own steps' events (`critique[2]`), not under the loop.
     StepContext ctx{options_, placed, step.kind == StepKind::Loop ? static_cast<EventSink&>(sink_) : placed};
+    if (options_.journal) ctx.options.journal = options_.journal.under(event_name(i));
     if (step.timeout) {
       timed.emplace(options_.cancel, start + *step.timeout,
                     "the timeout of step '" + step.name + "' (" + seconds_text(*step.timeout) + ") passed");
@@ -214,6 +215,7 @@ class GraphRunner {
       Value given = inputs_for_report(i);
       if (!given.is_null()) report.outcome.details["inputs"] = std::move(given);
     }
+    journal_end(ctx.options.journal, report);
     try {
       events::StepEnd done{event_name(i), ended_as(report.end), report.elapsed_ms, std::nullopt, std::nullopt};
       if (report.error) done.error = report.error->info();
@@ -222,6 +224,16 @@ class GraphRunner {
     } catch (...) {  // a sink that cannot show the end does not change it
     }
     finish(i, std::move(report));
+  }
+
+  // The step's end in the run's journal, with its output (an error object when it failed), and for a skipped step
+  // why. A step a resumed run replays is not written again (the journal keeps the first).
+  static void journal_end(const JournalScope& journal, const StepReport& report) {
+    if (!journal) return;
+    Value end{{"status", name_of(ended_as(report.end))}};
+    if (report.end == State::Skipped) end["reason"] = "its when was false";
+    else end["output"] = report.outcome.output;
+    journal.journal->write({journal.path, JournalKind::StepEnd, "", "", std::move(end)});
   }
 
   // What a step that failed was given, for its report: its work's inputs rendered again (rendering is cheap and
@@ -256,6 +268,10 @@ class GraphRunner {
       return;
     }
     ctx.events.emit({events::StepStart{event_name(i), step.kind}});
+    if (const JournalScope& journal = ctx.options.journal) {
+      Value given = step.for_each || !step.work ? Value() : step.work->rendered_inputs(vars);
+      journal.journal->write({journal.path, JournalKind::StepStart, "", "", std::move(given)});
+    }
     if (!step.for_each) {
       report.outcome = run_work(i, vars, ctx);
       return;
@@ -272,7 +288,11 @@ class GraphRunner {
       // Each item's events under its own path (`many[3]`): items running at once stay apart in a trace.
       PlacingSink item_events(sink_, event_name(i) + "[" + std::to_string(index) + "]");
       StepContext item_ctx{ctx.options, item_events, step.kind == StepKind::Loop ? ctx.work_events : item_events};
-      return run_work(i, tmpl::Vars::of(each).then(own).then_named("inputs", inputs_).then(inputs_), item_ctx);
+      if (options_.journal) item_ctx.options.journal = options_.journal.under(event_name(i) + "[" + std::to_string(index) + "]");
+      StepOutcome outcome = run_work(i, tmpl::Vars::of(each).then(own).then_named("inputs", inputs_).then(inputs_), item_ctx);
+      if (const JournalScope& journal = item_ctx.options.journal)
+        journal.journal->write({journal.path, JournalKind::StepEnd, "", "", Value{{"status", "done"}, {"output", outcome.output}}});
+      return outcome;
     });
     report.outcome.output = Value::array();
     for (auto& o : outcomes) report.outcome.output.push_back(std::move(o.output));
@@ -285,7 +305,12 @@ class GraphRunner {
     for (int n = 1;; ++n) {
       std::optional<Error> failure;
       try {
-        return step.work->run(vars, ctx.work_events, ctx.options);
+        if (n == 1 || !ctx.options.journal) return step.work->run(vars, ctx.work_events, ctx.options);
+        // Each attempt's calls at a path of their own: a resumed run must not replay the first attempt's answer
+        // as the second's.
+        agent::RunOptions again = ctx.options;
+        again.journal.path += "#" + std::to_string(n);
+        return step.work->run(vars, ctx.work_events, again);
       } catch (const Error& e) {
         if (n >= step.attempts || stopped(ctx.options)) throw;
         failure = e;

@@ -2,6 +2,7 @@
 
 #include "engine/agent/llm_call.h"
 #include "engine/core/error.h"
+#include "engine/tools/journaled_call.h"
 #include "engine/workflow/executor.h"
 #include "engine/workflow/scheduler.h"
 
@@ -31,7 +32,7 @@ StepOutcome LlmWork::run(const tmpl::Vars& vars, EventSink& events, const agent:
   req.events = &events;
   req.cancel = options.cancel;
   req.run_state = options.llm_state;
-  agent::LlmCall call = agent::call_llm(*llm_, req, events, limits_.price, options.usage, options.trace);
+  agent::LlmCall call = agent::call_llm(*llm_, req, events, limits_.price, options.usage, options.trace, options.journal);
   StepOutcome out{Value(std::move(call.response.text))};
   if (!output_) return out;
   Value answer;
@@ -50,7 +51,9 @@ StepOutcome ToolWork::run(const tmpl::Vars& vars, EventSink& events, const agent
   // One call at a time at a step's path (an item of a for_each has its own), so one id pairs its start and end.
   std::string span_id = options.trace ? new_span_id() : std::string();  // as an agent's tool call has (run_core.cpp)
   events.emit({events::ToolStart{tool_->name(), "call_1", input, span_id}});
-  tools::ToolResult r = tool_->instantiate({&events, options.cancel, nullptr, options.trace})->invoke(input, span_id);
+  auto instance = tool_->instantiate({&events, options.cancel, nullptr, options.trace});
+  tools::ToolResult r = tools::call_journaled(*instance, *tool_, tool_->effect(), input, span_id, options.journal,
+                                              "call_1", options.cancel);
   events.emit({events::ToolEnd{tool_->name(), "call_1", r.output, r.ok() ? "" : std::string(name_of(*r.error_kind))}});
   if (options.cancel && options.cancel->stopped()) throw_stopped(*options.cancel);  // whatever the tool answered
   if (!r.ok()) throw Error(*r.error_kind, r.text());
@@ -100,7 +103,9 @@ StepOutcome SubRunWork::run(const tmpl::Vars& vars, EventSink& events, const age
 Value SubRunWork::rendered_inputs(const tmpl::Vars& vars) const { return render_each(inputs_, vars); }
 
 StepOutcome LuaWork::run(const tmpl::Vars& vars, EventSink& events, const agent::RunOptions& options) const {
-  tools::ToolResult r = script_->instantiate({&events, options.cancel, nullptr, options.trace})->invoke(rendered_inputs(vars));
+  auto instance = script_->instantiate({&events, options.cancel, nullptr, options.trace});
+  tools::ToolResult r = tools::call_journaled(*instance, *script_, script_->effect(), rendered_inputs(vars), "",
+                                              options.journal, "script", options.cancel);
   if (options.cancel && options.cancel->stopped()) throw_stopped(*options.cancel);  // whatever the script answered
   if (!r.ok()) throw Error(*r.error_kind, r.text());
   return StepOutcome{std::move(r.output)};

@@ -10,7 +10,10 @@ class WorkflowRun : public tools::ToolInstance {
  public:
   WorkflowRun(const Executor& executor, const tools::ToolContext& context) : executor_(executor), context_(context) {}
 
-  tools::ToolResult invoke(const Value& input) override {
+  tools::ToolResult invoke(const Value& input) override { return invoke(input, tools::CallContext{}); }
+
+  // A journaled call's workflow journals its own calls under the call, so a run resumed inside it replays them.
+  tools::ToolResult invoke(const Value& input, const tools::CallContext& call) override {
     Value given = input;
     if (input.is_string() && executor_.inputs().size() == 1) given = Value{{executor_.inputs()[0].name, input}};
     NullSink quiet;
@@ -20,6 +23,7 @@ class WorkflowRun : public tools::ToolInstance {
       options.cancel = context_.cancel;
       options.usage = context_.usage;  // its calls are the caller's: its usage and budgets count them
       options.trace = context_.trace;
+      options.journal = call.journal;
       if (context_.events) {
         PlacingSink placed(*context_.events, executor_.name());  // its events show under the tool
         r = executor_.run(executor_.resolve_inputs(std::move(given)), placed, options);

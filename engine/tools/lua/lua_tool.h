@@ -31,6 +31,8 @@ class LuaTool : public Tool {
   static std::shared_ptr<const LuaTool> load(const LuaToolConfig& config);
 
   std::string kind() const override { return "lua"; }
+  // A script reaches the world only through its grants: with none that write, a call changes nothing.
+  Effect effect() const override { return capabilities_->can_write() ? Effect::Once : Effect::Read; }
   std::unique_ptr<ToolInstance> instantiate(const ToolContext& context) const override;
 
   // `bytecode`: the host's own dump of the compiled chunk: compiled once, loaded into each new state.

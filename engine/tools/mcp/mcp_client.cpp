@@ -162,6 +162,14 @@ std::vector<ListedTool> McpClient::list_tools(size_t max_tools, const CallWait& 
       if (!tool.input_schema.is_object())
         throw Error(ErrorKind::McpProtocol, "lists tool '" + tool.name + "' without an inputSchema object");
       if (t.contains("outputSchema")) tool.output_schema = std::move(t["outputSchema"]);
+      if (auto a = t.find("annotations"); a != t.end() && a->is_object()) {
+        auto hint = [&](const char* name) {
+          auto h = a->find(name);
+          return h != a->end() && h->is_boolean() && h->get<bool>();
+        };
+        tool.read_only = hint("readOnlyHint");
+        tool.idempotent = hint("idempotentHint");
+      }
       tools.push_back(std::move(tool));
     }
     cursor = string_field(result, "nextCursor");

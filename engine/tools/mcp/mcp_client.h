@@ -30,6 +30,10 @@ struct ListedTool {
   std::string description;
   Value input_schema;   // an object schema
   Value output_schema;  // null when the tool declares none
+  // Its annotations' hints (readOnlyHint, idempotentHint): what a resumed run may call again (docs/durability.md).
+  // A server's word only: a hint it gets wrong costs a repeat it claimed was harmless.
+  bool read_only = false;
+  bool idempotent = false;
 };
 
 // The answer to a request from the server: roots/list with `root_uris` (file:// URIs), ping, and -32601 for

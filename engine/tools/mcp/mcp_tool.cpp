@@ -41,6 +41,7 @@ McpTool::McpTool(std::shared_ptr<const McpServer> server, ListedTool listed, std
            std::move(listed.input_schema), std::move(input)),
       server_(std::move(server)),
       remote_name_(std::move(listed.name)),
+      effect_(listed.read_only ? Effect::Read : listed.idempotent ? Effect::Idempotent : Effect::Once),
       output_(std::move(output)),
       header_params_(std::move(header_params)) {}
 

@@ -25,6 +25,7 @@ class McpTool : public Tool {
           std::vector<HeaderParam> header_params = {});
 
   std::string kind() const override { return "mcp:" + server_->config().name; }
+  Effect effect() const override { return effect_; }  // from the server's annotations
   std::unique_ptr<ToolInstance> instantiate(const ToolContext& context) const override;
 
   const McpServer& server() const { return *server_; }
@@ -35,6 +36,7 @@ class McpTool : public Tool {
  private:
   std::shared_ptr<const McpServer> server_;
   std::string remote_name_;
+  Effect effect_;
   std::optional<schema::Schema> output_;
   std::vector<HeaderParam> header_params_;
 };

@@ -1,0 +1,47 @@
+#include "engine/core/journal.h"
+
+#include "engine/core/name_table.h"
+
+namespace engine {
+namespace {
+
+constexpr Named<Durability> kDurabilities[] = {
+    {Durability::Sync, "sync"},
+    {Durability::Async, "async"},
+    {Durability::Exit, "exit"},
+};
+
+constexpr Named<JournalKind> kKinds[] = {
+    {JournalKind::StepStart, "step_start"}, {JournalKind::StepEnd, "step_end"},
+    {JournalKind::Llm, "llm"},              {JournalKind::ToolIntent, "tool_intent"},
+    {JournalKind::ToolResult, "tool_result"},
+};
+
+}  // namespace
+
+std::string_view name_of(Durability durability) { return name_in(kDurabilities, durability); }
+std::optional<Durability> durability_named(std::string_view name) { return value_named(kDurabilities, name); }
+const std::vector<std::string>& durability_names() {
+  static const std::vector<std::string> names = names_in(kDurabilities);
+  return names;
+}
+
+std::string_view name_of(JournalKind kind) { return name_in(kKinds, kind); }
+std::optional<JournalKind> journal_kind_named(std::string_view name) { return value_named(kKinds, name); }
+
+std::string call_name(std::string_view path, std::string_view key) {
+  if (path.empty()) return std::string(key);
+  std::string name(path);
+  name += '/';
+  name += key;
+  return name;
+}
+
+JournalScope JournalScope::under(std::string_view name) const {
+  JournalScope inner{journal, path};
+  if (!inner.path.empty()) inner.path += '/';
+  inner.path += name;
+  return inner;
+}
+
+}  // namespace engine

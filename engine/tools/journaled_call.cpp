@@ -1,0 +1,55 @@
+#include "engine/tools/journaled_call.h"
+
+#include "engine/core/error.h"
+#include "engine/core/json_text.h"
+
+namespace engine::tools {
+
+Value result_to_json(const ToolResult& r) {
+  Value v{{"output", r.output}};
+  if (r.error_kind) v["error_kind"] = name_of(*r.error_kind);
+  return v;
+}
+
+ToolResult result_from_json(const Value& recorded) {
+  ToolResult r;
+  if (!recorded.is_object() || !recorded.contains("output"))
+    throw Error(ErrorKind::JournalCorrupt, "a recorded tool result is not {output, error_kind}");
+  r.output = recorded["output"];
+  if (auto k = recorded.find("error_kind"); k != recorded.end()) {
+    auto kind = k->is_string() ? error_kind_named(k->get_ref<const std::string&>()) : std::nullopt;
+    if (!kind) throw Error(ErrorKind::JournalCorrupt, "a recorded tool result names no error kind");
+    r.error_kind = *kind;
+  }
+  return r;
+}
+
+ToolResult call_journaled(ToolInstance& instance, const Tool& tool, Effect effect, const Value& input,
+                          const std::string& span_id, const JournalScope& journal, const std::string& call_id,
+                          const Cancel* cancel) {
+  if (!journal) return instance.invoke(input, span_id);
+  CallContext call{span_id, journal.under(call_id)};
+  Journal& j = *journal.journal;
+  std::string asked = to_json_text(input);
+  if (const JournalEntry* result = j.recorded(journal.path, JournalKind::ToolResult, call_id, asked))
+    return result_from_json(result->value);
+  if (j.recorded(journal.path, JournalKind::ToolIntent, call_id, asked)) {
+    // Started by a run that died inside it: whether it happened is not known.
+    if (effect == Effect::Once) {
+      std::string call = call_name(journal.path, call_id);
+      throw Error(ErrorKind::JournalInDoubt,
+                  "tool '" + tool.name() + "' (call " + call + ") was started and never ended, and its effect is once: "
+                  "whether it happened cannot be known. Say which with `engine runs resolve " + j.run_id() + " " + call +
+                  " --happened RESULT_JSON` or `--not-happened`, then resume the run");
+    }
+  } else {
+    j.write({journal.path, JournalKind::ToolIntent, call_id, asked,
+             Value{{"tool", tool.name()}, {"effect", name_of(effect)}}});
+  }
+  ToolResult r = instance.invoke(input, call);
+  if (cancel && cancel->stopped()) return r;
+  j.write({journal.path, JournalKind::ToolResult, call_id, std::move(asked), result_to_json(r)});
+  return r;
+}
+
+}  // namespace engine::tools

@@ -1,0 +1,152 @@
+// Durable runs (docs/durability.md): a run killed with SIGKILL at each journal write in turn, then resumed, ends as
+// an unbroken run does, with no effect of effect `once` made twice and none lost without the run saying so.
+#include <catch2/catch.hpp>
+
+#include <regex>
+
+#include "engine/core/file.h"
+#include "engine/core/json_parse.h"
+#include "engine/store/run_store.h"
+#include "support/effect_service.h"
+#include "support/test_support.h"
+
+using namespace engine;
+using engine::test::run_engine;
+using engine::test::shell_quote;
+
+namespace {
+
+// Model, tool, Lua, agent and sub-workflow steps in a chain (one order of journal writes every time): three POSTs
+// of effect once (`send`, `agent`, `sub`) and a GET that reads what `send` did.
+std::filesystem::path write_durable_workflow(const test::TempDir& dir, const std::string& service) {
+  std::string grants = "    allow: {http: [{url: \"" + service + "/effects/\", methods: [POST]}]}\n";
+  dir.write("count.lua", "return function(inputs) local n = 0 for _ in inputs.text:gmatch('%S+') do n = n + 1 end return {words = n} end\n");
+  dir.write("sub.yaml",
+            "version: 1\nname: notify\ninputs:\n  note: {}\n"
+            "tools:\n  - builtin: http_request\n    name: post_effect\n" + grants +
+            "steps:\n  post:\n    kind: tool\n    tool: post_effect\n    input: '{\"method\": \"POST\", \"path\": \"sub\"}'\n"
+            "  said:\n    kind: template\n    template: \"notified {{ steps.post.output.body.count }}\"\n");
+  return dir.write("durable.yaml",
+                   "version: 1\nname: durable\ninputs:\n  topic: {default: refunds}\n"
+                   "llm:\n  provider: scripted\n  scripted:\n    rules:\n"
+                   "      - {match: \"(?s)^user: Draft\", reply: \"Refunds take five days.\"}\n"
+                   "      - user: \"(?s)Send\"\n        reply: \"\"\n"
+                   "        tool_calls: [{name: post_effect, arguments: '{\"method\": \"POST\", \"path\": \"agent\"}'}]\n"
+                   "      - {tool: \"count\", reply: \"sent\"}\n"
+                   "tools:\n"
+                   "  - builtin: http_request\n    name: post_effect\n" + grants +
+                   "  - builtin: http_request\n    name: read_effect\n"
+                   "    allow: {http: [{url: \"" + service + "/effects/\", methods: [GET]}]}\n"
+                   "steps:\n"
+                   "  draft:\n    kind: llm\n    prompt: \"Draft a note on {{ inputs.topic }}\"\n"
+                   "  send:\n    kind: tool\n    tool: post_effect\n"
+                   "    input: '{\"method\": \"POST\", \"path\": \"send\", \"body\": {{ steps.draft.output | tojson }}}'\n"
+                   "  check:\n    kind: tool\n    tool: read_effect\n    when: \"steps.send.status == 'done'\"\n"
+                   "    input: '{\"path\": \"send\"}'\n"
+                   "  stats:\n    kind: lua\n    lua: count.lua\n    inputs:\n      text: \"{{ steps.draft.output }} {{ steps.check.status }}\"\n"
+                   "  agent:\n    kind: agent\n    inputs:\n      question: \"Send it ({{ steps.stats.output.words }} words)\"\n"
+                   "    agent:\n      kind: tool_calling\n      tools: [post_effect]\n"
+                   "      prompt:\n        - {role: user, content: \"{{ question }}\"}\n"
+                   "  sub:\n    kind: workflow\n    workflow: sub.yaml\n    inputs:\n      note: \"{{ steps.agent.output }}\"\n"
+                   "outputs:\n  summary:\n    value: \"{{ steps.draft.output }} | read {{ steps.check.output.body.count }} | "
+                   "{{ steps.stats.output.words }} words | {{ steps.agent.output }} | {{ steps.sub.output }}\"\n");
+}
+
+size_t journal_size(const std::filesystem::path& store_file, const std::string& run) {
+  store::RunStore store(store_file);
+  return store.journal_entries(run).size();
+}
+
+}  // namespace
+
+TEST_CASE("durable e2e: killed at every journal write and resumed, a run ends as an unbroken one with each effect once",
+          "[e2e][durable]") {
+  test::EffectService service;
+  test::TempDir dir;
+  std::filesystem::path workflow = write_durable_workflow(dir, service.base());
+  std::filesystem::path store_file = dir.path() / "runs.db";
+  std::string store = " --store " + shell_quote(store_file.string());
+  std::string run_args = "run " + shell_quote(workflow.string()) + " -q --json" + store;
+
+  auto unbroken = run_engine(run_args);
+  REQUIRE(unbroken.exit_code == 0);
+  Value expected = parse_json(unbroken.out);
+  CHECK(expected["output"] == "Refunds take five days. | read 1 | 5 words | sent | notified 1");
+  CHECK(service.counts() == std::map<std::string, int>{{"agent", 1}, {"send", 1}, {"sub", 1}});
+  size_t writes = journal_size(store_file, expected["run_id"]);
+  CHECK(writes == 29);
+
+  std::regex in_doubt("engine runs resolve ([0-9a-f]+) (\\S+) --happened");
+  std::vector<std::string> settled_calls;  // each once call, killed between its effect and its result's write
+  for (size_t n = 1; n <= writes; ++n) {
+    INFO("killed before journal write " << n);
+    service.clear();
+    auto killed = run_engine(run_args, "", "ENGINE_JOURNAL_DIE_AT=" + std::to_string(n));
+    REQUIRE(killed.exit_code == 128 + SIGKILL);
+    auto unfinished = run_engine("runs list --unfinished --json" + store);
+    REQUIRE(unfinished.exit_code == 0);
+    Value listed = parse_json(unfinished.out);
+    REQUIRE(listed.size() == 1);
+    std::string id = listed[0]["id"];
+    test::CommandResult resumed;
+    for (int attempt = 0; attempt < 4; ++attempt) {
+      resumed = run_engine("runs resume " + id + " -q --json" + store);
+      std::smatch m;
+      if (resumed.exit_code == 0 || !std::regex_search(resumed.err, m, in_doubt)) break;
+      // The test is the person who knows: the service says whether the call in doubt happened.
+      std::string call = m[2], key = call.substr(0, call.find('/'));  // send/call_1, agent/..., sub/post/call_1
+      settled_calls.push_back(call);
+      CHECK(service.count(key) <= 1);
+      std::string resolve = "runs resolve " + id + " " + call + store;
+      if (service.count(key) == 1)
+        resolve += " --happened " + shell_quote("{\"status\": 200, \"body\": {\"key\": \"" + key + "\", \"count\": 1}}");
+      else
+        resolve += " --not-happened";
+      auto settled = run_engine(resolve);
+      REQUIRE(settled.exit_code == 0);
+    }
+    INFO(resumed.err);
+    REQUIRE(resumed.exit_code == 0);
+    Value result = parse_json(resumed.out);
+    CHECK(result["output"] == expected["output"]);
+    CHECK(result["run_id"] == id);
+    CHECK(service.counts() == std::map<std::string, int>{{"agent", 1}, {"send", 1}, {"sub", 1}});
+    CHECK(parse_json(run_engine("runs list --unfinished --json" + store).out).empty());
+  }
+  CHECK(settled_calls == std::vector<std::string>{"send/call_1", "agent/call_1_1", "sub/post/call_1"});
+}
+
+TEST_CASE("durable e2e: a run that ended, one unknown, and a changed workflow are refused, changing nothing",
+          "[e2e][durable]") {
+  test::EffectService service;
+  test::TempDir dir;
+  std::filesystem::path workflow = write_durable_workflow(dir, service.base());
+  std::string store = " --store " + shell_quote((dir.path() / "runs.db").string());
+  auto done = run_engine("run " + shell_quote(workflow.string()) + " -q --json" + store);
+  REQUIRE(done.exit_code == 0);
+  std::string id = parse_json(done.out)["run_id"];
+  service.clear();
+  auto again = run_engine("runs resume " + id + store);
+  CHECK(again.exit_code == 2);
+  CHECK(again.err == "engine: error[journal.ended]: run " + id +
+                         " ended: a run that ended is not resumed (fork it to run it again from a step)\n");
+  auto unknown = run_engine("runs resume ffffffffffff" + store);
+  CHECK(unknown.exit_code == 2);
+  CHECK(unknown.err == "engine: error[store.no_such_run]: no journaled run's id starts with 'ffffffffffff' in " +
+                           (dir.path() / "runs.db").string() + "\n");
+
+  auto killed = run_engine("run " + shell_quote(workflow.string()) + " -q" + store, "", "ENGINE_JOURNAL_DIE_AT=3");
+  REQUIRE(killed.exit_code == 128 + SIGKILL);
+  std::string cut = parse_json(run_engine("runs list --unfinished --json" + store).out)[0]["id"];
+  std::string text = read_file(workflow);
+  dir.write("durable.yaml", text + "# changed\n");
+  auto changed = run_engine("runs resume " + cut + store);
+  CHECK(changed.exit_code == 2);
+  CHECK(changed.err == "engine: error[journal.changed]: run " + cut + "'s workflow changed since it started:\n  " +
+                           std::filesystem::absolute(workflow).lexically_normal().string() +
+                           "\n(--allow-changed replays while its recorded calls still match)\n");
+  CHECK(service.count("send") == 0);
+  auto allowed = run_engine("runs resume " + cut + " --allow-changed -q --json" + store);
+  CHECK(allowed.exit_code == 0);
+  CHECK(parse_json(allowed.out)["output"] == parse_json(done.out)["output"]);
+}

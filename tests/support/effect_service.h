@@ -1,0 +1,37 @@
+#pragma once
+// A loopback service that counts effects (docs/durability.md's kill-anywhere test): POST /effects/KEY does effect
+// KEY once more and answers {"key", "count"}; GET /effects/KEY reads its count without doing it. Each POST's
+// Idempotency-Key header is kept, so a test sees whether a repeat carried the same key.
+#include <httplib.h>
+
+#include <map>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace engine::test {
+
+class EffectService {
+ public:
+  EffectService();
+  ~EffectService();
+  EffectService(const EffectService&) = delete;
+  EffectService& operator=(const EffectService&) = delete;
+  std::string base() const { return "http://127.0.0.1:" + std::to_string(port_); }
+
+  int count(const std::string& key) const;                        // times effect KEY was done
+  std::vector<std::string> keys_sent(const std::string& key) const;  // its POSTs' Idempotency-Key headers, in order
+  std::map<std::string, int> counts() const;
+  void clear();
+
+ private:
+  httplib::Server server_;
+  mutable std::mutex mu_;
+  std::map<std::string, int> counts_;
+  std::map<std::string, std::vector<std::string>> keys_;
+  int port_ = 0;
+  std::thread thread_;
+};
+
+}  // namespace engine::test

@@ -29,6 +29,8 @@ struct AgentTool {
   std::shared_ptr<const tools::Tool> tool;
   bool return_direct = false;
   bool fail_run_on_error = false;  // else a tool's failure is an observation and the run goes on
+  std::optional<Effect> effect;    // the workflow's `effect:`; none: the tool's own
+  Effect effect_of() const { return effect.value_or(tool->effect()); }
 };
 
 // What a tool call gave: the output as the tool returned it (kept in the step, the events and --json) and the text

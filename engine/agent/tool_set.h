@@ -34,6 +34,7 @@ class AgentTools {
     std::vector<std::string> only;           // the agent's own `tools:` list, when it gave one
     std::vector<std::string> return_direct;  // names
     bool fail_run_on_error = false;
+    std::optional<Effect> effect;  // the workflow's `effect:` for the source's tools
   };
 
   // `initial` as the build found them, in declaration order (a changing source's tools among them, where its entry

@@ -224,8 +224,12 @@ void build_step(const spec::StepSpec& st, workflow::Step& step, const Scope& sco
                                                     std::move(t), std::move(limits), std::move(output));
   } else if (st.kind.value == StepKind::Tool) {
     std::shared_ptr<const tools::Tool> tool;  // shared: the step keeps its tool alive
-    for (const auto& t : registry.all())
-      if (t->name() == st.tool.value) tool = t;
+    std::optional<Effect> effect;
+    for (size_t i = 0; i < registry.all().size(); ++i)
+      if (registry.all()[i]->name() == st.tool.value) {
+        tool = registry.all()[i];
+        effect = declared_effect(s.tools[registry.origin(i)]);
+      }
     if (!tool && scope.found && scope.found->was_left_out(Diagnostics::Entry::tool, st.tool.value)) return;
     if (!tool)
       throw Error(ErrorKind::SpecUnknownTool,
@@ -233,7 +237,8 @@ void build_step(const spec::StepSpec& st, workflow::Step& step, const Scope& sco
                   st.tool.loc, quoted_line(s, st.tool.loc));
     tmpl::Template t = step_template(st.text, s);
     read(t, path + ".input", st.text.loc);
-    step.work = std::make_shared<workflow::ToolWork>(std::move(tool), std::move(t));
+    Effect resolved = effect.value_or(tool->effect());
+    step.work = std::make_shared<workflow::ToolWork>(std::move(tool), std::move(t), resolved);
   } else if (st.kind.value == StepKind::Workflow) {
     const spec::WorkflowSpec& child = *st.workflow_spec;
     std::vector<std::string> declared = input_names(child);

@@ -241,6 +241,11 @@ spec::AgentSpec named_tools_only(const spec::AgentSpec& a, const tools::ToolRegi
   return out;
 }
 
+std::optional<Effect> declared_effect(const spec::ToolSpec& entry) {
+  if (entry.effect.value.empty()) return std::nullopt;
+  return effect_named(entry.effect.value);
+}
+
 std::vector<agent::AgentTool> agent_tools(const spec::WorkflowSpec& s, const tools::ToolRegistry& registry) {
   auto names = registry.names();
   auto require = [&](const spec::Located<std::string>& ref, const std::string& path) {
@@ -258,8 +263,8 @@ std::vector<agent::AgentTool> agent_tools(const spec::WorkflowSpec& s, const too
       return std::any_of(list.begin(), list.end(), [&](const auto& r) { return r.value == tool->name(); });
     };
     if (s.agent.tools_given && !named(s.agent.tools)) continue;
-    out.push_back(
-        agent::AgentTool{tool, named(s.agent.return_direct), s.tools[registry.origin(i)].on_error.value == "fail"});
+    const spec::ToolSpec& entry = s.tools[registry.origin(i)];
+    out.push_back(agent::AgentTool{tool, named(s.agent.return_direct), entry.on_error.value == "fail", declared_effect(entry)});
   }
   return out;
 }
@@ -275,7 +280,8 @@ std::vector<agent::AgentTools::Changing> changing_tools(const spec::WorkflowSpec
     if (auto source = registry.source(i))
       out.push_back(agent::AgentTools::Changing{std::move(source), s.agent.tools_given ? names(s.agent.tools)
                                                                                        : std::vector<std::string>{},
-                                                names(s.agent.return_direct), s.tools[i].on_error.value == "fail"});
+                                                names(s.agent.return_direct), s.tools[i].on_error.value == "fail",
+                                                declared_effect(s.tools[i])});
   return out;
 }
 

@@ -18,6 +18,9 @@ tools::ToolRegistry build_tools(const spec::WorkflowSpec& spec, const BuildOptio
                                std::vector<std::string>* warnings = nullptr);
 // The agent block without the tools a validation left out for their own problems (`found`; none: `a` as it is).
 spec::AgentSpec named_tools_only(const spec::AgentSpec& a, const tools::ToolRegistry& registry, const Diagnostics* found);
+// The effect a tools entry declares (`effect:`), or none: its tools' own.
+std::optional<Effect> declared_effect(const spec::ToolSpec& entry);
+
 std::vector<agent::AgentTool> agent_tools(const spec::WorkflowSpec& spec, const tools::ToolRegistry& registry);
 // The sources among them whose lists can change (MCP servers), as the agent takes their tools.
 std::vector<agent::AgentTools::Changing> changing_tools(const spec::WorkflowSpec& spec,

@@ -11,6 +11,12 @@ constexpr Named<Durability> kDurabilities[] = {
     {Durability::Exit, "exit"},
 };
 
+constexpr Named<Effect> kEffects[] = {
+    {Effect::Read, "read"},
+    {Effect::Idempotent, "idempotent"},
+    {Effect::Once, "once"},
+};
+
 constexpr Named<JournalKind> kKinds[] = {
     {JournalKind::StepStart, "step_start"}, {JournalKind::StepEnd, "step_end"},
     {JournalKind::Llm, "llm"},              {JournalKind::ToolIntent, "tool_intent"},
@@ -23,6 +29,13 @@ std::string_view name_of(Durability durability) { return name_in(kDurabilities, 
 std::optional<Durability> durability_named(std::string_view name) { return value_named(kDurabilities, name); }
 const std::vector<std::string>& durability_names() {
   static const std::vector<std::string> names = names_in(kDurabilities);
+  return names;
+}
+
+std::string_view name_of(Effect effect) { return name_in(kEffects, effect); }
+std::optional<Effect> effect_named(std::string_view name) { return value_named(kEffects, name); }
+const std::vector<std::string>& effect_names() {
+  static const std::vector<std::string> names = names_in(kEffects);
   return names;
 }
 

@@ -39,6 +39,17 @@ enum class JournalKind {
 std::string_view name_of(JournalKind kind);
 std::optional<JournalKind> journal_kind_named(std::string_view name);
 
+// What a call can change in the world (docs/durability.md): how a resumed run treats a call that started and never
+// recorded its end, when it cannot know whether the call happened.
+enum class Effect {
+  Read,        // changes nothing: made again
+  Idempotent,  // made again with the same idempotency key, which the other side uses to act once
+  Once,        // never made again by itself: the run stops *in doubt* until a person says what happened
+};
+std::string_view name_of(Effect effect);
+std::optional<Effect> effect_named(std::string_view name);
+const std::vector<std::string>& effect_names();
+
 struct JournalEntry {
   std::string path;    // the step path ("" for the run's own)
   JournalKind kind = JournalKind::StepStart;

@@ -1,6 +1,7 @@
 // tools: Lua scripts, built-ins, workflows and MCP servers, each entry read on its own.
 #include <algorithm>
 
+#include "engine/core/journal.h"
 #include "engine/core/secret_set.h"
 #include "engine/spec/format_keys.h"
 #include "engine/spec/section_readers.h"
@@ -13,7 +14,7 @@ namespace keys {
 // schema/workflow.schema.json.
 const KeyList kTool = {"name",     "description", "lua",   "builtin", "parameters", "limits", "on_error",
                        "workflow", "mcp",         "tools", "prefix",  "timeout", "allow",
-                       "index"};
+                       "index", "effect"};
 const KeyList kMcp = {"command", "args", "env", "cwd", "url", "headers", "roots"};
 
 }  // namespace keys
@@ -168,6 +169,7 @@ bool tool(SectionReader& in, const YAML::Node& t, const std::string& path, ToolS
     s.index_file = (in.dir / s.index.value).lexically_normal();
   });
   in.key(t, "on_error", [&](const YAML::Node& v) { s.on_error = in.one_of(v, path + ".on_error", {"observation", "fail"}); });
+  in.key(t, "effect", [&](const YAML::Node& v) { s.effect = in.one_of(v, path + ".effect", effect_names()); });
   return named && implemented;
 }
 

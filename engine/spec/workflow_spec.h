@@ -225,6 +225,9 @@ struct ToolSpec {
   Located<std::string> index;        // search_docs: where its index is kept, as written...
   std::filesystem::path index_file;  // ...and resolved against the workflow's folder
   Located<std::string> on_error{"observation", {}};  // "observation" or "fail"
+  // read, idempotent or once: what a resumed run may do with a call of it that may have happened
+  // (docs/durability.md); empty: inferred from what the tool can reach.
+  Located<std::string> effect;
   SourceLoc loc;
 };
 

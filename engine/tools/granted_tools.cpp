@@ -24,15 +24,17 @@ struct Setup {
   std::shared_ptr<const DocumentSearch> documents;  // search_docs
 };
 
-using Run = Value (*)(const Setup&, const Value& args, const Cancel* cancel);
+// `key`: the call's idempotency key in a journaled run, else empty.
+using Run = Value (*)(const Setup&, const Value& args, const Cancel* cancel, std::string_view key);
 
 class GrantedInstance : public ToolInstance {
  public:
   GrantedInstance(std::shared_ptr<const Setup> setup, Run run, const Cancel* cancel)
       : setup_(std::move(setup)), run_(run), cancel_(cancel) {}
-  ToolResult invoke(const Value& input) override {
+  ToolResult invoke(const Value& input) override { return invoke(input, CallContext{}); }
+  ToolResult invoke(const Value& input, const CallContext& call) override {
     try {
-      return ToolResult::success(run_(*setup_, input, cancel_));
+      return ToolResult::success(run_(*setup_, input, cancel_, call.idempotency_key));
     } catch (const Error& e) {
       ErrorKind kind = family_of(e.kind()) == "tool" ? e.kind() : ErrorKind::ToolError;
       return ToolResult::failure(kind, "tool '" + setup_->name + "' failed: " + e.message());
@@ -114,7 +116,7 @@ std::string percent_encoded(const std::string& s) {
   return out;
 }
 
-Value http_request(const Setup& s, const Value& args, const Cancel* cancel) {
+Value http_request(const Setup& s, const Value& args, const Cancel* cancel, std::string_view key) {
   HttpCall call;
   call.method = string_arg(args, "method").empty() ? "GET" : string_arg(args, "method");
   call.url = s.capabilities.http->resolve(string_arg(args, "path"));
@@ -136,6 +138,7 @@ Value http_request(const Setup& s, const Value& args, const Cancel* cancel) {
       call.headers.emplace_back("Content-Type", "application/json");
     }
   }
+  add_idempotency_key(call, key);
   HttpReply reply = s.capabilities.http->request(std::move(call), deadline_of(s), cancel);
   return Value{{"status", reply.status}, {"body", body_value(reply)}};
 }
@@ -149,7 +152,7 @@ std::string slice(const std::string& text, size_t start, size_t max, size_t& nex
   return text.substr(start, end - start);
 }
 
-Value fetch(const Setup& s, const Value& args, const Cancel* cancel) {
+Value fetch(const Setup& s, const Value& args, const Cancel* cancel, std::string_view) {
   std::string url = s.capabilities.http->resolve(string_arg(args, "url"));
   HttpReply reply = s.capabilities.http->request(HttpCall{"GET", url, {{"Accept", "text/html, text/plain, */*"}}},
                                                  deadline_of(s), cancel);
@@ -170,19 +173,19 @@ Value fetch(const Setup& s, const Value& args, const Cancel* cancel) {
   return out;
 }
 
-Value read_text_file(const Setup& s, const Value& args, const Cancel*) {
+Value read_text_file(const Setup& s, const Value& args, const Cancel*, std::string_view) {
   const std::string& path = string_arg(args, "path");
   return readable(s.capabilities.files->read(path), quote_excerpt(path, 120));
 }
 
-Value write_text_file(const Setup& s, const Value& args, const Cancel*) {
+Value write_text_file(const Setup& s, const Value& args, const Cancel*, std::string_view) {
   const std::string& path = string_arg(args, "path");
   const std::string& content = string_arg(args, "content");
   s.capabilities.files->write(path, content);
   return "wrote " + std::to_string(content.size()) + " bytes to " + path;
 }
 
-Value list_files(const Setup& s, const Value& args, const Cancel*) {
+Value list_files(const Setup& s, const Value& args, const Cancel*, std::string_view) {
   bool truncated = false;
   auto entries = s.capabilities.files->list(string_arg(args, "path"), &truncated);
   Value out = Value::array();
@@ -196,7 +199,7 @@ Value list_files(const Setup& s, const Value& args, const Cancel*) {
 }
 
 
-Value search_files(const Setup& s, const Value& args, const Cancel* cancel) {
+Value search_files(const Setup& s, const Value& args, const Cancel* cancel, std::string_view) {
   const std::string& pattern = string_arg(args, "pattern");
   schema::Matcher matches;
   try {
@@ -248,7 +251,7 @@ Value search_files(const Setup& s, const Value& args, const Cancel* cancel) {
   return out;
 }
 
-Value search_docs(const Setup& s, const Value& args, const Cancel*) {
+Value search_docs(const Setup& s, const Value& args, const Cancel*, std::string_view) {
   const std::string& query = string_arg(args, "query");
   size_t limit = static_cast<size_t>(std::clamp<int64_t>(integer_arg(args, "limit", 5), 1, 20));
   std::vector<store::DocumentHit> hits;

@@ -186,4 +186,11 @@ HttpReply HttpAccess::request(HttpCall call, SteadyTime deadline, const Cancel* 
   }
 }
 
+void add_idempotency_key(HttpCall& call, std::string_view key) {
+  if (key.empty() || call.method == "GET" || call.method == "HEAD" || call.method == "OPTIONS") return;
+  for (const auto& [name, value] : call.headers)
+    if (lower(name) == "idempotency-key") return;
+  call.headers.emplace_back("Idempotency-Key", std::string(key));
+}
+
 }  // namespace engine::tools

@@ -31,6 +31,11 @@ struct HttpCall {
   std::optional<std::chrono::milliseconds> timeout;  // cut to the caller's deadline
 };
 
+// A request that may change something (any method but GET, HEAD, OPTIONS) carries a journaled call's idempotency
+// key (docs/durability.md), the same on every pass of a resumed run, so a server that honours the header acts once
+// however often the call is made. Not when `key` is empty, nor over a key the tool set itself.
+void add_idempotency_key(HttpCall& call, std::string_view key);
+
 struct HttpReply {
   long status = 0;
   std::vector<std::pair<std::string, std::string>> headers;  // names lowercased

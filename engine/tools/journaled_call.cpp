@@ -1,9 +1,25 @@
 #include "engine/tools/journaled_call.h"
 
+#include <cctype>
+#include <cstring>
+
 #include "engine/core/error.h"
 #include "engine/core/json_text.h"
 
 namespace engine::tools {
+namespace {
+
+// The run's id and the call's name, with every byte a header value must not hold (a model chose the call's id)
+// made `_`, at most 200 bytes.
+std::string idempotency_key(const std::string& run, const std::string& call) {
+  std::string key = run + ":" + call;
+  for (char& c : key)
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || std::strchr("-_.:/#[]", c))) c = '_';
+  if (key.size() > 200) key.resize(200);
+  return key;
+}
+
+}  // namespace
 
 Value result_to_json(const ToolResult& r) {
   Value v{{"output", r.output}};
@@ -28,8 +44,8 @@ ToolResult call_journaled(ToolInstance& instance, const Tool& tool, Effect effec
                           const std::string& span_id, const JournalScope& journal, const std::string& call_id,
                           const Cancel* cancel) {
   if (!journal) return instance.invoke(input, span_id);
-  CallContext call{span_id, journal.under(call_id)};
   Journal& j = *journal.journal;
+  CallContext call{span_id, journal.under(call_id), idempotency_key(j.run_id(), call_name(journal.path, call_id))};
   std::string asked = to_json_text(input);
   if (const JournalEntry* result = j.recorded(journal.path, JournalKind::ToolResult, call_id, asked))
     return result_from_json(result->value);

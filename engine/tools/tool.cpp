@@ -2,26 +2,8 @@
 
 #include "engine/core/json_parse.h"
 #include "engine/core/json_text.h"
-#include "engine/core/name_table.h"
 
 namespace engine::tools {
-namespace {
-
-constexpr Named<Effect> kEffects[] = {
-    {Effect::Read, "read"},
-    {Effect::Idempotent, "idempotent"},
-    {Effect::Once, "once"},
-};
-
-}  // namespace
-
-std::string_view name_of(Effect effect) { return name_in(kEffects, effect); }
-std::optional<Effect> effect_named(std::string_view name) { return value_named(kEffects, name); }
-const std::vector<std::string>& effect_names() {
-  static const std::vector<std::string> names = names_in(kEffects);
-  return names;
-}
-
 std::string observation_text(const Value& output) {
   if (output.is_string()) return output.get<std::string>();
   return to_json_text(output);

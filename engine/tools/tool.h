@@ -18,17 +18,6 @@
 
 namespace engine::tools {
 
-// What a call can change in the world (docs/durability.md): how a resumed run treats a call that started and never
-// recorded its end, when it cannot know whether the call happened.
-enum class Effect {
-  Read,        // changes nothing: made again
-  Idempotent,  // made again with the same idempotency key, which the other side uses to act once
-  Once,        // never made again by itself: the run stops *in doubt* until a person says what happened
-};
-std::string_view name_of(Effect effect);
-std::optional<Effect> effect_named(std::string_view name);
-const std::vector<std::string>& effect_names();
-
 // What a tool gives back: text (a string Value) or structured JSON; for a failure, a message naming the tool.
 struct ToolResult {
   Value output;
@@ -56,6 +45,9 @@ struct ToolContext {
 struct CallContext {
   std::string span_id;   // the call's own span in a traced run (its tool_start names it), else ""
   JournalScope journal;  // where what the call itself does is journaled (a sub-workflow's calls): under the call
+  // In a journaled run: the same on every pass of the run (its id and the call's place), so what the call asks of
+  // another service can be done once there however often it is made (an Idempotency-Key header). Else "".
+  std::string idempotency_key;
 };
 
 class ToolInstance {

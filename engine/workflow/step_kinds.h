@@ -47,14 +47,15 @@ class LlmWork : public StepWork {
 // a tool that fails fails the step.
 class ToolWork : public StepWork {
  public:
-  ToolWork(std::shared_ptr<const tools::Tool> tool, tmpl::Template input)
-      : tool_(std::move(tool)), input_(std::move(input)) {}
+  ToolWork(std::shared_ptr<const tools::Tool> tool, tmpl::Template input, Effect effect)
+      : tool_(std::move(tool)), input_(std::move(input)), effect_(effect) {}
   StepOutcome run(const tmpl::Vars& vars, EventSink& events, const agent::RunOptions& options) const override;
   Value rendered_inputs(const tmpl::Vars& vars) const override;
 
  private:
   std::shared_ptr<const tools::Tool> tool_;
   tmpl::Template input_;
+  Effect effect_;  // the workflow's `effect:`, else the tool's own
 };
 
 // kind: agent. The agent's inputs are rendered from the step's templates; the output is the agent's answer. A

@@ -16,7 +16,7 @@ class WorkflowTool : public tools::Tool {
   std::string kind() const override { return "workflow"; }
   // Made again after a crash: its own calls are journaled under the call, so the second pass replays them and each
   // keeps its own effect's rule.
-  tools::Effect effect() const override { return tools::Effect::Read; }
+  Effect effect() const override { return Effect::Read; }
   std::unique_ptr<tools::ToolInstance> instantiate(const tools::ToolContext& context) const override;
 
   // The JSON Schema of a workflow's inputs: each a string, those without a default required; null for one input.

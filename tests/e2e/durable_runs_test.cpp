@@ -16,11 +16,15 @@ using engine::test::shell_quote;
 
 namespace {
 
-// Model, tool, Lua, agent and sub-workflow steps in a chain (one order of journal writes every time): three POSTs
-// of effect once (`send`, `agent`, `sub`) and a GET that reads what `send` did.
+// Model, tool, Lua, agent and sub-workflow steps in a chain (one order of journal writes every time): POSTs of
+// effect once (`send`, `agent`, `sub`, and `script` from a Lua step with a POST grant), one declared idempotent
+// (`notify`), and a GET that reads what `send` did.
 std::filesystem::path write_durable_workflow(const test::TempDir& dir, const std::string& service) {
   std::string grants = "    allow: {http: [{url: \"" + service + "/effects/\", methods: [POST]}]}\n";
   dir.write("count.lua", "return function(inputs) local n = 0 for _ in inputs.text:gmatch('%S+') do n = n + 1 end return {words = n} end\n");
+  dir.write("post.lua", "return function(inputs)\n"
+                        "  local r = engine.http.request{method = 'POST', url = '" + service + "/effects/script', body = inputs.text}\n"
+                        "  return {count = r.json.count, id = engine.call_id()}\nend\n");
   dir.write("sub.yaml",
             "version: 1\nname: notify\ninputs:\n  note: {}\n"
             "tools:\n  - builtin: http_request\n    name: post_effect\n" + grants +
@@ -35,6 +39,7 @@ std::filesystem::path write_durable_workflow(const test::TempDir& dir, const std
                    "      - {tool: \"count\", reply: \"sent\"}\n"
                    "tools:\n"
                    "  - builtin: http_request\n    name: post_effect\n" + grants +
+                   "  - builtin: http_request\n    name: notify\n    effect: idempotent\n" + grants +
                    "  - builtin: http_request\n    name: read_effect\n"
                    "    allow: {http: [{url: \"" + service + "/effects/\", methods: [GET]}]}\n"
                    "steps:\n"
@@ -44,12 +49,32 @@ std::filesystem::path write_durable_workflow(const test::TempDir& dir, const std
                    "  check:\n    kind: tool\n    tool: read_effect\n    when: \"steps.send.status == 'done'\"\n"
                    "    input: '{\"path\": \"send\"}'\n"
                    "  stats:\n    kind: lua\n    lua: count.lua\n    inputs:\n      text: \"{{ steps.draft.output }} {{ steps.check.status }}\"\n"
-                   "  agent:\n    kind: agent\n    inputs:\n      question: \"Send it ({{ steps.stats.output.words }} words)\"\n"
+                   "  script:\n    kind: lua\n    lua: post.lua\n" + grants +
+                   "    inputs:\n      text: \"{{ steps.stats.output.words }}\"\n"
+                   "  notify:\n    kind: tool\n    tool: notify\n    when: \"steps.script.status == 'done'\"\n"
+                   "    input: '{\"method\": \"POST\", \"path\": \"notify\"}'\n"
+                   "  agent:\n    kind: agent\n    inputs:\n      question: \"Send it ({{ steps.stats.output.words }} words, {{ steps.notify.status }})\"\n"
                    "    agent:\n      kind: tool_calling\n      tools: [post_effect]\n"
                    "      prompt:\n        - {role: user, content: \"{{ question }}\"}\n"
                    "  sub:\n    kind: workflow\n    workflow: sub.yaml\n    inputs:\n      note: \"{{ steps.agent.output }}\"\n"
                    "outputs:\n  summary:\n    value: \"{{ steps.draft.output }} | read {{ steps.check.output.body.count }} | "
                    "{{ steps.stats.output.words }} words | {{ steps.agent.output }} | {{ steps.sub.output }}\"\n");
+}
+
+// Every effect of effect once done exactly once; the idempotent one once or, made again after a crash inside it,
+// twice with the same key. Every POST of a journaled run carries a key.
+void check_effects(const test::EffectService& service) {
+  for (const char* once : {"send", "script", "agent", "sub"}) {
+    INFO(once);
+    CHECK(service.count(once) == 1);
+    REQUIRE(service.keys_sent(once).size() == 1);
+    CHECK_FALSE(service.keys_sent(once)[0].empty());
+  }
+  std::vector<std::string> keys = service.keys_sent("notify");
+  REQUIRE((keys.size() == 1 || keys.size() == 2));
+  CHECK(keys.front().find(":notify/call_1") != std::string::npos);
+  CHECK(keys.back() == keys.front());
+  CHECK(service.counts().size() == 5);
 }
 
 size_t journal_size(const std::filesystem::path& store_file, const std::string& run) {
@@ -72,12 +97,14 @@ TEST_CASE("durable e2e: killed at every journal write and resumed, a run ends as
   REQUIRE(unbroken.exit_code == 0);
   Value expected = parse_json(unbroken.out);
   CHECK(expected["output"] == "Refunds take five days. | read 1 | 5 words | sent | notified 1");
-  CHECK(service.counts() == std::map<std::string, int>{{"agent", 1}, {"send", 1}, {"sub", 1}});
+  check_effects(service);
+  CHECK(service.count("notify") == 1);
   size_t writes = journal_size(store_file, expected["run_id"]);
-  CHECK(writes == 29);
+  CHECK(writes == 37);
 
   std::regex in_doubt("engine runs resolve ([0-9a-f]+) (\\S+) --happened");
   std::vector<std::string> settled_calls;  // each once call, killed between its effect and its result's write
+  int idempotent_again = 0;                // the idempotent call, made again for the same reason
   for (size_t n = 1; n <= writes; ++n) {
     INFO("killed before journal write " << n);
     service.clear();
@@ -110,10 +137,12 @@ TEST_CASE("durable e2e: killed at every journal write and resumed, a run ends as
     Value result = parse_json(resumed.out);
     CHECK(result["output"] == expected["output"]);
     CHECK(result["run_id"] == id);
-    CHECK(service.counts() == std::map<std::string, int>{{"agent", 1}, {"send", 1}, {"sub", 1}});
+    check_effects(service);
+    if (service.count("notify") == 2) ++idempotent_again;
     CHECK(parse_json(run_engine("runs list --unfinished --json" + store).out).empty());
   }
-  CHECK(settled_calls == std::vector<std::string>{"send/call_1", "agent/call_1_1", "sub/post/call_1"});
+  CHECK(settled_calls == std::vector<std::string>{"send/call_1", "script/script", "agent/call_1_1", "sub/post/call_1"});
+  CHECK(idempotent_again == 1);
 }
 
 TEST_CASE("durable e2e: a run that ended, one unknown, and a changed workflow are refused, changing nothing",

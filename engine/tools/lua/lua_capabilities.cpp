@@ -105,6 +105,7 @@ int http_request(lua_State* L) {
   if (!caps || !caps->http)
     return luaL_error(L, "%s: this tool has no http grant (give it one with allow: http: in the workflow)", fn);
   LuaSandbox& sandbox = sandbox_of(L);
+  add_idempotency_key(call, sandbox.context().call_id);
   std::optional<Failure> failure;
   HttpReply reply;
   try {
@@ -242,9 +243,20 @@ int fs_stat(lua_State* L) {
   return 1;
 }
 
+// engine.call_id() -> the call's idempotency key in a journaled run (the same on every pass of a resumed run), or
+// nil: what a script passes to a service that dedupes by a key of its own choosing.
+int call_id(lua_State* L) {
+  std::string_view id = sandbox_of(L).context().call_id;
+  if (id.empty()) lua_pushnil(L);
+  else lua_pushlstring(L, id.data(), id.size());
+  return 1;
+}
+
 }  // namespace
 
 void install_capabilities(lua_State* L, int engine_table) {
+  lua_pushcfunction(L, call_id);
+  lua_setfield(L, engine_table, "call_id");
   static const luaL_Reg http[] = {{"request", http_request}, {nullptr, nullptr}};
   static const luaL_Reg fs[] = {{"read", fs_read}, {"write", fs_write}, {"list", fs_list}, {"stat", fs_stat}, {nullptr, nullptr}};
   luaL_newlib(L, http);

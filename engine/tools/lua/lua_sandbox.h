@@ -85,6 +85,7 @@ class LuaSandbox {
   struct CallContext {
     const Capabilities* capabilities = nullptr;
     const Cancel* cancel = nullptr;
+    std::string_view call_id;  // a journaled call's idempotency key (engine.call_id()), else empty
   };
   const CallContext& context() const { return context_; }
   void set_context(CallContext context) { context_ = context; }

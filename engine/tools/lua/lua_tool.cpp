@@ -65,7 +65,8 @@ class LuaToolInstance : public ToolInstance {
   LuaToolInstance(const LuaToolInstance&) = delete;
   LuaToolInstance& operator=(const LuaToolInstance&) = delete;
 
-  ToolResult invoke(const Value& input) override {
+  ToolResult invoke(const Value& input) override { return invoke(input, CallContext{}); }
+  ToolResult invoke(const Value& input, const CallContext& call) override {
     std::string prefix = "tool '" + name_ + "' failed: ";
     std::unique_ptr<PreparedState> state = std::move(own_);
     if (!state) {
@@ -75,7 +76,7 @@ class LuaToolInstance : public ToolInstance {
         return ToolResult::failure(kind_for(e.kind()), prefix + e.message());
       }
     }
-    ToolResult result = call(*state, input, prefix);
+    ToolResult result = run(*state, input, prefix, call.idempotency_key);
     if (result.ok() && !changed_ && pool_->in_demand()) {
       if (pool_->give_back(state)) return result;
       changed_ = true;  // what the script keeps, it keeps for the rest of the run: no need to check again
@@ -85,7 +86,7 @@ class LuaToolInstance : public ToolInstance {
   }
 
  private:
-  ToolResult call(PreparedState& state, const Value& input, const std::string& prefix) {
+  ToolResult run(PreparedState& state, const Value& input, const std::string& prefix, std::string_view call_id) {
     if (state.entry_ref == LUA_NOREF)
       return ToolResult::failure(kind_for(state.failure.error_kind), prefix + state.failure.message);
     LuaSandbox& sandbox = *state.sandbox;
@@ -93,7 +94,7 @@ class LuaToolInstance : public ToolInstance {
     lua_rawgeti(sandbox.state(), LUA_REGISTRYINDEX, state.entry_ref);
     LuaSandbox::Outcome outcome;
     {
-      ScopedCallContext context(sandbox, {capabilities_->empty() ? nullptr : capabilities_.get(), cancel_});
+      ScopedCallContext context(sandbox, {capabilities_->empty() ? nullptr : capabilities_.get(), cancel_, call_id});
       outcome = sandbox.call_with(input, 1);
     }
     if (!outcome.ok) return ToolResult::failure(kind_for(outcome.error_kind), prefix + outcome.message);

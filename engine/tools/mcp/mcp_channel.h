@@ -23,6 +23,8 @@ struct CallWait {
   std::function<void(const Value& params)> on_progress;
   std::string what;  // for messages: "tools/call 'read_file'"
   std::string traceparent;  // the W3C trace context the request carries in its _meta, when the run is traced
+  // A journaled call's idempotency key (tools/tool.h CallContext), carried in its _meta as `idempotency-key`.
+  std::string idempotency_key;
   // Header lines a request over HTTP carries besides the transport's own: a call's Mcp-Param-* (param_headers.h).
   std::vector<std::string> headers;
 };

@@ -65,6 +65,10 @@ Value McpClient::exchange(std::string_view method, Value params, const CallWait&
     if (!params.is_object()) params = Value::object();
     params["_meta"]["traceparent"] = wait.traceparent;
   }
+  if (!wait.idempotency_key.empty()) {
+    if (!params.is_object()) params = Value::object();
+    params["_meta"]["idempotency-key"] = wait.idempotency_key;
+  }
   return channel_->request(method, std::move(params), wait);
 }
 

@@ -26,6 +26,9 @@ class McpToolRun : public ToolInstance {
   ToolResult invoke(const Value& input, const std::string& span_id) override {
     return tool_.call(input, context_, span_id);
   }
+  ToolResult invoke(const Value& input, const CallContext& call) override {
+    return tool_.call(input, context_, call.span_id, call.idempotency_key);
+  }
 
  private:
   const McpTool& tool_;
@@ -49,8 +52,10 @@ std::unique_ptr<ToolInstance> McpTool::instantiate(const ToolContext& context) c
   return std::make_unique<McpToolRun>(*this, context);
 }
 
-ToolResult McpTool::call(const Value& input, const ToolContext& context, const std::string& span_id) const {
+ToolResult McpTool::call(const Value& input, const ToolContext& context, const std::string& span_id,
+                         const std::string& idempotency_key) const {
   CallWait wait;
+  wait.idempotency_key = idempotency_key;
   wait.cancel = context.cancel;
   // The trace goes on across the hop: the server's span of the call is the call's child (OpenTelemetry's MCP
   // conventions carry it in params._meta.traceparent; over HTTP the request's header says it too).

@@ -31,7 +31,9 @@ class McpTool : public Tool {
   const McpServer& server() const { return *server_; }
   const std::string& remote_name() const { return remote_name_; }
   // `span_id`: the call's own span in a traced run (else empty), the parent of the server's span of it.
-  ToolResult call(const Value& input, const ToolContext& context, const std::string& span_id) const;
+  // `idempotency_key`: a journaled call's (CallContext), sent in the request's _meta; "" for none.
+  ToolResult call(const Value& input, const ToolContext& context, const std::string& span_id,
+                  const std::string& idempotency_key = "") const;
 
  private:
   std::shared_ptr<const McpServer> server_;

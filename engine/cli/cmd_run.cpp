@@ -26,7 +26,7 @@ struct RunOptions {
   std::string session_file;
   InputOptions inputs;
   OutputOptions output;
-  std::string durability = "async";
+  std::string durability;  // none: the workflow's `durability:`, else async
   bool json = false;
 };
 
@@ -52,7 +52,8 @@ int run(const RunOptions& o) {
                                                               app::given_inputs(*executor, o.inputs), events, observed);
                                   })
               : app::run_journaled(out.observers(), *executor, o.workflow, app::collect_inputs(*executor, o.inputs),
-                                   options, *durability_named(o.durability));
+                                   options, o.durability.empty() ? executor->durability().value_or(Durability::Async)
+                                                                 : *durability_named(o.durability));
   return report_run(out, result, o.json, interrupts, o.output.no_color);
 }
 
@@ -73,8 +74,8 @@ void add_run_command(CLI::App& app, int& exit_code) {
                   "run sees its history, and the turn is added to it");
   cmd->add_flag("--json", o->json, "Print {output, intermediate_steps, usage, elapsed_ms, stopped_reason} as JSON");
   cmd->add_option("--durability", o->durability, "When the run's journal reaches the disk: sync (every entry before "
-                  "the run goes on), async (grouped; a tool's intent still before its effect), exit (at the end only)")
-      ->capture_default_str()
+                  "the run goes on), async (grouped; a tool's intent still before its effect), exit (at the end only). "
+                  "Default: the workflow's durability:, else async")
       ->check(CLI::IsMember(durability_names()));
   add_output_options(*cmd, o->output);
   cmd->callback([o, &exit_code] { exit_code = guarded([&] { return run(*o); }, o->output.no_color); });

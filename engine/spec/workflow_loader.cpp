@@ -21,8 +21,8 @@ namespace keys {
 // schema/workflow.schema.json.
 // `$schema` names the JSON Schema for editors (schema/workflow.schema.json); `tests` are the workflow's own tests
 // (test_spec.h). A run reads neither.
-const KeyList kTop = {"$schema", "version", "name", "description", "inputs", "outputs",
-                      "llm",     "tools",   "agent", "steps",      "tests"};
+const KeyList kTop = {"$schema", "version", "name",  "description", "inputs", "outputs",
+                      "llm",     "tools",   "agent", "steps",       "tests",  "durability"};
 
 }  // namespace keys
 
@@ -42,6 +42,9 @@ class Loader {
     in_.key(root, "version", [&](const YAML::Node& v) { w.version = static_cast<int>(r_.integer(v, "version", 1, 1)); });
     in_.key(root, "name", [&](const YAML::Node& v) { w.name = r_.str(v, "name"); });
     in_.key(root, "description", [&](const YAML::Node& v) { w.description = r_.str(v, "description"); });
+    in_.key(root, "durability", [&](const YAML::Node& v) {
+      w.durability = durability_named(in_.one_of(v, "durability", durability_names()).value);
+    });
     section(root, "inputs", [&](const YAML::Node& v) { w.inputs = read_inputs(in_, v); });
     section(root, "outputs", [&](const YAML::Node& v) { w.outputs = read_outputs(in_, v); });
     if (root["steps"] && root["agent"])

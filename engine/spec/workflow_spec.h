@@ -9,6 +9,7 @@
 
 #include "engine/core/diagnostics.h"
 #include "engine/core/file_scope.h"
+#include "engine/core/journal.h"
 #include "engine/core/limits.h"
 #include "engine/core/secret_set.h"
 #include "engine/core/source.h"
@@ -335,6 +336,7 @@ struct WorkflowSpec {
   std::vector<ToolSpec> tools;
   AgentSpec agent;            // the one agent of a workflow without steps
   std::vector<StepSpec> steps;  // a workflow of steps; empty: the agent above is the whole workflow
+  std::optional<Durability> durability;  // when its journal reaches the disk (docs/durability.md); none: the default
   std::string display_path;     // the path as given on the command line
   std::filesystem::path dir;    // the folder relative paths are resolved against
   std::shared_ptr<const FileScope> scope;  // the files it may read: its folder and the search path

@@ -52,6 +52,7 @@ class Executor {
     // What the build could not check (an MCP tool's schema in a dialect the engine does not validate), for the
     // front ends to show once.
     std::vector<std::string> warnings;
+    std::optional<Durability> durability;  // the file's `durability:`, if it says
   };
   explicit Executor(Parts parts);
 
@@ -77,6 +78,7 @@ class Executor {
   // outputs leave by mask.
   const std::shared_ptr<const SecretSet>& secrets() const { return parts_.secrets; }
   const std::vector<std::string>& warnings() const { return parts_.warnings; }
+  const std::optional<Durability>& durability() const { return parts_.durability; }
   // A new run's id, as run() makes one when none is given: a journaled run needs its id before it starts.
   std::string new_run_id() const;
 

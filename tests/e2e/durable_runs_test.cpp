@@ -91,7 +91,10 @@ TEST_CASE("durable e2e: killed at every journal write and resumed, a run ends as
   std::filesystem::path workflow = write_durable_workflow(dir, service.base());
   std::filesystem::path store_file = dir.path() / "runs.db";
   std::string store = " --store " + shell_quote(store_file.string());
-  std::string run_args = "run " + shell_quote(workflow.string()) + " -q --json" + store;
+  // Each entry on disk before the run goes on, or grouped: in both a tool's intent is on disk before its effect.
+  std::string durability = GENERATE(as<std::string>{}, "async", "sync");
+  INFO("durability: " << durability);
+  std::string run_args = "run " + shell_quote(workflow.string()) + " -q --json --durability " + durability + store;
 
   auto unbroken = run_engine(run_args);
   REQUIRE(unbroken.exit_code == 0);

@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 
 #include "engine/app/loading.h"
@@ -12,6 +13,7 @@
 #include "engine/core/text.h"
 #include "engine/spec/search_path.h"
 #include "engine/store/digest.h"
+#include "engine/store/replay_journal.h"
 #include "engine/store/run_journal.h"
 #include "engine/tools/journaled_call.h"
 
@@ -150,6 +152,76 @@ agent::RunResult run_journaled(RunObservers& observers, const workflow::Executor
   std::optional<RunLock> lock = RunLock::take(*observers.store(), header.id);
   store::RunJournal journal(*writer, std::move(header), {.allow_changed = false, .secrets = executor.secrets()});
   return run_with_journal(observers, executor, inputs, std::move(options), journal);
+}
+
+namespace {
+
+// The step a journal path is under: "classify" for "classify", "classify#2", "many[3]" or "research/agent".
+std::string_view top_step(std::string_view path) {
+  size_t end = path.find_first_of("/[#");
+  return end == std::string_view::npos ? path : path.substr(0, end);
+}
+
+}  // namespace
+
+agent::RunResult fork_run(RunObservers& observers, const std::string& id, const ForkOptions& o,
+                          agent::RunOptions run_options) {
+  store::RunStore* store = observers.store();
+  if (!store) throw Error(ErrorKind::Usage, "the run store is off (ENGINE_STORE=off or --no-store): runs are forked from it");
+  std::optional<store::JournalRun> parent = store->find_journal(id);
+  if (!parent) throw Error(ErrorKind::StoreNoSuchRun, "no journaled run's id starts with '" + id + "' in " + store->file().string());
+  std::vector<store::StoredEntry> entries = store->journal_entries(parent->id);
+  // Everything the parent journaled before the step first started is the fork's; from there on it runs live.
+  auto cut = std::find_if(entries.begin(), entries.end(), [&](const store::StoredEntry& e) { return top_step(e.entry.path) == o.at; });
+  if (cut == entries.end()) {
+    std::vector<std::string> steps;
+    for (const auto& e : entries) {
+      std::string step(top_step(e.entry.path));
+      if (!step.empty() && std::find(steps.begin(), steps.end(), step) == steps.end()) steps.push_back(step);
+    }
+    throw Error(ErrorKind::Usage, "run " + parent->id + " has no step '" + o.at + "' in its journal" +
+                                      (steps.empty() ? std::string(" (a run of one agent has no steps to fork at)")
+                                                     : " (its steps: " + join(steps, ", ") + ")"));
+  }
+  entries.erase(cut, entries.end());
+
+  std::string source = o.workflow.empty() ? parent->source : o.workflow;
+  auto executor = load_executor(source, {.llm = o.llm, .secrets = o.secrets});
+  store::JournalRun header;
+  header.id = executor->new_run_id();
+  header.workflow = executor->name();
+  std::filesystem::path file = o.workflow.empty() ? std::filesystem::path(source) : spec::find_workflow_file(source);
+  header.source = std::filesystem::absolute(file).lexically_normal().string();
+  header.files = workflow_file_digests(header.source);
+  Value inputs = parent->inputs;
+  for (const auto& [name, value] : o.inputs.items()) inputs[name] = value;
+  header.inputs = executor->resolve_inputs(inputs);
+  header.durability = o.durability ? *o.durability : executor->durability().value_or(parent->durability);
+  header.parent = parent->id;
+  header.fork_at = o.at;
+  header.started_ms = now_ms();
+  std::optional<RunLock> lock = RunLock::take(*store, header.id);
+  Value resolved = header.inputs;
+  store::RunJournal journal(*observers.store_writer(), std::move(header), std::move(entries),
+                            {.allow_changed = true, .secrets = executor->secrets(), .write_recorded = true});
+  return run_with_journal(observers, *executor, resolved, std::move(run_options), journal);
+}
+
+ReplayReport replay_run(store::RunStore& store, RunObservers& observers, const std::string& id,
+                        const std::string& workflow, std::shared_ptr<SecretSet> secrets) {
+  std::optional<store::JournalRun> header = store.find_journal(id);
+  if (!header) throw Error(ErrorKind::StoreNoSuchRun, "no journaled run's id starts with '" + id + "' in " + store.file().string());
+  store::ReplayJournal journal(header->id, store.journal_entries(header->id));
+  auto executor = load_executor(workflow.empty() ? header->source : workflow, {.secrets = std::move(secrets)});
+  agent::RunOptions options;
+  options.journal = JournalScope{&journal, ""};
+  ReplayReport report;
+  report.run = header->id;
+  report.result = run_observed(observers, *executor, executor->resolve_inputs(header->inputs), std::move(options));
+  for (auto& d : journal.differences())
+    report.differences.push_back(Value{{"step", d.step}, {"recorded", std::move(d.recorded)}, {"replayed", std::move(d.replayed)}});
+  report.asked_otherwise = journal.asked_otherwise();
+  return report;
 }
 
 agent::RunResult resume_run(RunObservers& observers, const std::string& id, const ResumeOptions& o,

@@ -29,6 +29,38 @@ struct ResumeOptions {
 agent::RunResult resume_run(RunObservers& observers, const std::string& id, const ResumeOptions& options,
                             agent::RunOptions run_options);
 
+struct ForkOptions {
+  std::string at;                 // the step the fork runs live from
+  Value inputs = Value::object();  // inputs that replace the parent's
+  std::string workflow;           // another workflow file; empty: the parent's
+  std::string llm;                // another model for what is made live
+  std::optional<Durability> durability;  // the fork's; none: the workflow's, else the parent's
+  std::shared_ptr<SecretSet> secrets;
+};
+
+// A new run from run `id` (or an id it starts; ended or not): its journal up to step `at` is the fork's (model
+// and tool calls before the step answered from it, no effect made again), and from `at` on it runs live, with the
+// inputs and the workflow the options give. A point before `at` now asked differently (a changed prompt or input
+// it reads) runs live from there on. The store keeps the fork's parent. Throws Error "store.no_such_run", "usage"
+// naming the steps the journal holds when `at` is none of them, "journal.corrupt" or "journal.newer".
+agent::RunResult fork_run(RunObservers& observers, const std::string& id, const ForkOptions& options,
+                          agent::RunOptions run_options);
+
+struct ReplayReport {
+  std::string run;               // the stored run's id
+  agent::RunResult result;       // the replay's own
+  Value differences = Value::array();  // [{step, recorded, replayed}]: the steps whose end differs
+  std::vector<std::string> asked_otherwise;  // points answered although asked otherwise than recorded
+};
+
+// Run `id` made again offline (engine runs replay): the workflow it ran (or `workflow`) on its inputs, every model
+// and tool call answered from its journal and none made, and each step's end compared with the recorded one.
+// `observers` watch the replay (they should not record it: it is not a run of its own). Throws Error
+// "store.no_such_run", "journal.corrupt", "journal.newer"; a call the journal does not hold fails the replay's run
+// with "journal.not_recorded".
+ReplayReport replay_run(store::RunStore& store, RunObservers& observers, const std::string& id,
+                        const std::string& workflow, std::shared_ptr<SecretSet> secrets);
+
 // Settles a call of run `id` that is in doubt (started, never ended: `call` as call_name() names it): `happened`
 // is the tool's output as the call gave it, which a resume then returns; none when the call never happened, which a
 // resume then makes. Throws Error "store.no_such_run", "journal.ended", "journal.busy", or "usage" naming the calls

@@ -33,6 +33,9 @@ struct RunsOptions {
   bool unfinished = false;  // list: journaled runs not ended
   app::ResumeOptions resume;
   std::string call, happened;  // resolve
+  app::ForkOptions fork;
+  std::vector<std::string> fork_inputs;  // NAME=VALUE
+  std::string fork_durability;
   bool not_happened = false;
   OutputOptions output;     // resume: where its steps go
   bool json = false;
@@ -175,6 +178,60 @@ int resume_run(const RunsOptions& o) {
   return report_run(out, result, o.json, interrupts, o.output.no_color);
 }
 
+// A new run from a recorded one: the same up to a step, live from there, with other inputs or another workflow.
+int fork_run(const RunsOptions& o) {
+  app::open_store(o.output.store);
+  app::ForkOptions fork = o.fork;
+  for (const std::string& pair : o.fork_inputs) {
+    size_t eq = pair.find('=');
+    if (eq == std::string::npos || eq == 0)
+      throw Error(ErrorKind::Usage, "--input takes NAME=VALUE, not '" + printable_excerpt(pair, 60) + "'");
+    fork.inputs[pair.substr(0, eq)] = pair.substr(eq + 1);
+  }
+  if (!o.fork_durability.empty()) fork.durability = durability_named(o.fork_durability);
+  fork.secrets = console_secrets();
+  Cancel cancel;
+  InterruptWatch interrupts(cancel);
+  RunOutput out(o.output, {}, {"fork", ""});
+  agent::RunResult result = app::fork_run(out.observers(), o.id, fork, {.stream = out.stream(), .cancel = &cancel});
+  std::cerr << "run " << result.run_id << " forked from " << o.id << " at step " << fork.at << std::endl;
+  return report_run(out, result, o.json, interrupts, o.output.no_color);
+}
+
+// A stored run made again offline against its journal: which steps now end otherwise. Exit 1 when one does.
+int replay_run(const RunsOptions& o) {
+  auto store = app::open_store(o.output.store);
+  OutputOptions output = o.output;
+  output.store.off = true;  // a replay is not a run of its own
+  RunOutput out(output, {}, {"replay", ""});
+  app::ReplayReport report = app::replay_run(*store, out.observers(), o.id, o.fork.workflow, console_secrets());
+  out.finish();
+  if (o.json) {
+    Value doc{{"run_id", report.run},
+              {"result", report.result.to_json()},
+              {"differences", report.differences},
+              {"asked_otherwise", report.asked_otherwise}};
+    std::cout << doc.dump(2, ' ', false, Value::error_handler_t::replace) << std::endl;
+  } else {
+    size_t differ = report.differences.size();
+    std::cout << "replayed run " << report.run << " against its journal: "
+              << (differ == 0 ? std::string("every step ended as recorded")
+                              : std::to_string(differ) + (differ == 1 ? " step ends" : " steps end") + " otherwise")
+              << "\n";
+    for (const Value& d : report.differences)
+      std::cout << "* " << d["step"].get<std::string>() << "\n    recorded: " << printable_excerpt(to_json_text(d["recorded"]), 300)
+                << "\n    replayed: " << printable_excerpt(to_json_text(d["replayed"]), 300) << "\n";
+    for (const std::string& point : report.asked_otherwise)
+      std::cout << "asked otherwise than recorded (answered as recorded): " << point << "\n";
+    std::cout.flush();
+  }
+  if (!report.result.ok()) {
+    print_error(report.result.error->kind, report.result.error->formatted(), o.output.no_color);
+    return kRunFailed;
+  }
+  return report.differences.empty() ? kOk : kRunFailed;
+}
+
 // A call in doubt settled by a person who knows whether it happened.
 int resolve_call(const RunsOptions& o) {
   auto store = app::open_store(o.store);
@@ -249,6 +306,27 @@ void add_runs_command(CLI::App& app, int& exit_code) {
   resume->add_flag("--json", o->json, "Print the result as engine run --json does");
   add_output_options(*resume, o->output);
   resume->callback([o, &exit_code] { exit_code = guarded([&] { return resume_run(*o); }, o->output.no_color); });
+
+  CLI::App* fork = runs->add_subcommand("fork", "A new run from a recorded one: its calls before a step answered from "
+                                        "its journal, live from the step on (change a prompt, rerun what follows)");
+  fork->add_option("id", o->id, "The run's id (or its first characters); it may have ended")->required();
+  fork->add_option("--at", o->fork.at, "The step to run live from")->required();
+  fork->add_option("-i,--input", o->fork_inputs, "An input to change: NAME=VALUE (repeatable)");
+  fork->add_option("--workflow", o->fork.workflow, "Another workflow file to run (a changed prompt); default: the run's");
+  fork->add_option("--llm", o->fork.llm, "Make the live calls with another model: PROVIDER:MODEL");
+  fork->add_option("--durability", o->fork_durability, "The fork's journal: sync, async or exit")
+      ->check(CLI::IsMember(durability_names()));
+  fork->add_flag("--json", o->json, "Print the result as engine run --json does");
+  add_output_options(*fork, o->output);
+  fork->callback([o, &exit_code] { exit_code = guarded([&] { return fork_run(*o); }, o->output.no_color); });
+
+  CLI::App* replay = runs->add_subcommand("replay", "Make a recorded run again offline, every call answered from its "
+                                          "journal, and show which steps now end otherwise (exit 1 when one does)");
+  replay->add_option("id", o->id, "The run's id (or its first characters)")->required();
+  replay->add_option("--workflow", o->fork.workflow, "Replay this workflow file instead of the run's (a changed one)");
+  replay->add_flag("--json", o->json, "Print {run_id, result, differences: [{step, recorded, replayed}], asked_otherwise}");
+  add_output_options(*replay, o->output);
+  replay->callback([o, &exit_code] { exit_code = guarded([&] { return replay_run(*o); }, o->output.no_color); });
 
   CLI::App* resolve = runs->add_subcommand("resolve", "Say whether a call in doubt happened, so the run can resume");
   store_option(resolve);

@@ -131,6 +131,7 @@ constexpr Named<ErrorKind> kErrorKindNames[] = {
     {ErrorKind::JournalBusy, "journal.busy"},
     {ErrorKind::JournalEnded, "journal.ended"},
     {ErrorKind::JournalInDoubt, "journal.in_doubt"},
+    {ErrorKind::JournalNotRecorded, "journal.not_recorded"},
     {ErrorKind::OutputMissing, "output.missing"},
     {ErrorKind::OutputInvalid, "output.invalid"},
     {ErrorKind::SchemaInvalid, "schema.invalid"},

@@ -134,6 +134,7 @@ enum class ErrorKind : std::uint8_t {
   JournalBusy,
   JournalEnded,
   JournalInDoubt,
+  JournalNotRecorded,
   OutputMissing,
   OutputInvalid,
   SchemaInvalid,

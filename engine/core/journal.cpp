@@ -42,6 +42,15 @@ const std::vector<std::string>& effect_names() {
 std::string_view name_of(JournalKind kind) { return name_in(kKinds, kind); }
 std::optional<JournalKind> journal_kind_named(std::string_view name) { return value_named(kKinds, name); }
 
+std::string journal_point(std::string_view path, JournalKind kind, std::string_view key) {
+  std::string p(path);
+  p += '\x1f';
+  p += name_of(kind);
+  p += '\x1f';
+  p += key;
+  return p;
+}
+
 std::string call_name(std::string_view path, std::string_view key) {
   if (path.empty()) return std::string(key);
   std::string name(path);

@@ -76,6 +76,9 @@ class Journal {
   virtual const std::string& run_id() const = 0;
 };
 
+// A point's key in a journal's index: its path, kind and key, apart.
+std::string journal_point(std::string_view path, JournalKind kind, std::string_view key);
+
 // How a call is named to a person (engine runs resolve RUN CALL): its step path and its key, "send/call_1"; the key
 // alone at the run's own level.
 std::string call_name(std::string_view path, std::string_view key);

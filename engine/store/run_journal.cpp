@@ -1,18 +1,11 @@
 #include "engine/store/run_journal.h"
 
+#include <algorithm>
+
 #include "engine/core/error.h"
 #include "engine/store/digest.h"
 
 namespace engine::store {
-
-std::string RunJournal::point(std::string_view path, JournalKind kind, std::string_view key) {
-  std::string p(path);
-  p += '\x1f';
-  p += name_of(kind);
-  p += '\x1f';
-  p += key;
-  return p;
-}
 
 RunJournal::RunJournal(RunWriter& writer, JournalRun header, Options options)
     : RunJournal(writer, std::move(header), {}, std::move(options)) {}
@@ -22,12 +15,19 @@ RunJournal::RunJournal(RunWriter& writer, JournalRun header, std::vector<StoredE
   for (StoredEntry& e : recorded) {
     next_seq_ = std::max(next_seq_, e.seq + 1);
     // In order: a point written again after a divergence (--allow-changed) holds its latest entry.
-    recorded_.insert_or_assign(point(e.entry.path, e.entry.kind, e.entry.key), std::move(e));
+    recorded_.insert_or_assign(journal_point(e.entry.path, e.entry.kind, e.entry.key), std::move(e));
   }
   header_.state = JournalState::Running;
-  if (header_.durability == Durability::Exit) return;
+  std::vector<StoredEntry> copied;
+  if (options_.write_recorded)
+    for (const auto& [at, e] : recorded_) copied.push_back(e);
+  std::sort(copied.begin(), copied.end(), [](const StoredEntry& a, const StoredEntry& b) { return a.seq < b.seq; });
+  if (header_.durability == Durability::Exit) {
+    held_ = std::move(copied);
+    return;
+  }
   std::unique_lock lock(mu_);
-  submit_locked(JournalWrite{header_.id, header_, {}, std::nullopt}, false, lock);
+  submit_locked(JournalWrite{header_.id, header_, std::move(copied), std::nullopt}, false, lock);
 }
 
 RunJournal::~RunJournal() {
@@ -53,7 +53,7 @@ void RunJournal::submit_locked(JournalWrite write, bool wait, std::unique_lock<s
 
 void RunJournal::write(JournalEntry entry) {
   std::unique_lock lock(mu_);
-  std::string at = point(entry.path, entry.kind, entry.key);
+  std::string at = journal_point(entry.path, entry.kind, entry.key);
   // A replayed point: the first pass's entry stands. Past a divergence every point is live, and written again.
   if (!diverged_ && recorded_.count(at)) return;
   entry.asked = entry.asked.empty() ? std::string() : sha256_hex(entry.asked);
@@ -75,7 +75,7 @@ const JournalEntry* RunJournal::recorded(std::string_view path, JournalKind kind
                                          std::string_view asked) {
   std::lock_guard lock(mu_);
   if (diverged_) return nullptr;
-  auto it = recorded_.find(point(path, kind, key));
+  auto it = recorded_.find(journal_point(path, kind, key));
   if (it == recorded_.end()) return nullptr;
   const JournalEntry& e = it->second.entry;
   std::string digest = asked.empty() ? std::string() : sha256_hex(asked);

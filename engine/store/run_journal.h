@@ -22,6 +22,9 @@ class RunJournal : public Journal {
     // rather than failing the resume.
     bool allow_changed = false;
     std::shared_ptr<const SecretSet> secrets;  // null: nothing to mask
+    // A fork's journal starts as its parent's up to the fork: the recorded entries given are written into this run's
+    // journal with its header (they are the parent's, already masked), so the fork resumes and forks on its own.
+    bool write_recorded = false;
   };
 
   // A new run's journal, its header written now (Exit: when it ends). `writer` must outlive the journal.
@@ -43,7 +46,6 @@ class RunJournal : public Journal {
   size_t replayed() const;  // points answered from the journal so far
 
  private:
-  static std::string point(std::string_view path, JournalKind kind, std::string_view key);
   void submit_locked(JournalWrite write, bool wait, std::unique_lock<std::mutex>& lock);
 
   RunWriter& writer_;

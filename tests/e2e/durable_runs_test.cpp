@@ -77,6 +77,23 @@ void check_effects(const test::EffectService& service) {
   CHECK(service.counts().size() == 5);
 }
 
+// The service, the workflow, a store, and one unbroken run of it: what each case starts from.
+struct DurableRig {
+  test::EffectService service;
+  test::TempDir dir;
+  std::filesystem::path workflow = write_durable_workflow(dir, service.base());
+  std::filesystem::path store_file = dir.path() / "runs.db";
+  std::string store = " --store " + shell_quote(store_file.string());
+
+  // A run of the workflow to its end; its --json result. The service forgets what it did.
+  Value run_once() {
+    auto run = run_engine("run " + shell_quote(workflow.string()) + " -q --json" + store);
+    REQUIRE(run.exit_code == 0);
+    service.clear();
+    return parse_json(run.out);
+  }
+};
+
 size_t journal_size(const std::filesystem::path& store_file, const std::string& run) {
   store::RunStore store(store_file);
   return store.journal_entries(run).size();
@@ -150,14 +167,10 @@ TEST_CASE("durable e2e: killed at every journal write and resumed, a run ends as
 
 TEST_CASE("durable e2e: a run that ended, one unknown, and a changed workflow are refused, changing nothing",
           "[e2e][durable]") {
-  test::EffectService service;
-  test::TempDir dir;
-  std::filesystem::path workflow = write_durable_workflow(dir, service.base());
-  std::string store = " --store " + shell_quote((dir.path() / "runs.db").string());
-  auto done = run_engine("run " + shell_quote(workflow.string()) + " -q --json" + store);
-  REQUIRE(done.exit_code == 0);
-  std::string id = parse_json(done.out)["run_id"];
-  service.clear();
+  DurableRig rig;
+  auto& [service, dir, workflow, store_file, store] = rig;
+  Value done = rig.run_once();
+  std::string id = done["run_id"];
   auto again = run_engine("runs resume " + id + store);
   CHECK(again.exit_code == 2);
   CHECK(again.err == "engine: error[journal.ended]: run " + id +
@@ -180,5 +193,88 @@ TEST_CASE("durable e2e: a run that ended, one unknown, and a changed workflow ar
   CHECK(service.count("send") == 0);
   auto allowed = run_engine("runs resume " + cut + " --allow-changed -q --json" + store);
   CHECK(allowed.exit_code == 0);
-  CHECK(parse_json(allowed.out)["output"] == parse_json(done.out)["output"]);
+  CHECK(parse_json(allowed.out)["output"] == done["output"]);
+}
+
+TEST_CASE("durable e2e: a fork replays its parent up to a step and runs live from there, and so does a fork of a fork",
+          "[e2e][durable]") {
+  DurableRig rig;
+  auto& [service, dir, workflow, store_file, store] = rig;
+  Value first = rig.run_once();
+  std::string parent = first["run_id"];
+
+  auto fork = run_engine("runs fork " + parent + " --at agent -q --json" + store);
+  REQUIRE(fork.exit_code == 0);
+  Value forked = parse_json(fork.out);
+  CHECK(forked["output"] == first["output"]);
+  CHECK(forked["run_id"] != parent);
+  CHECK(fork.err == "run " + std::string(forked["run_id"]) + " forked from " + parent + " at step agent\n");
+  // What came before the step was answered from the journal: only the agent's and the sub-workflow's calls ran.
+  CHECK(service.counts() == std::map<std::string, int>{{"agent", 1}, {"sub", 1}});
+  {
+    store::RunStore runs(store_file);
+    std::optional<store::JournalRun> header = runs.find_journal(forked["run_id"]);
+    REQUIRE(header);
+    CHECK(header->parent == parent);
+    CHECK(header->fork_at == "agent");
+    CHECK(header->state == store::JournalState::Ended);
+  }
+
+  service.clear();
+  auto again = run_engine("runs fork " + std::string(forked["run_id"]) + " --at sub -q --json" + store);
+  REQUIRE(again.exit_code == 0);
+  CHECK(parse_json(again.out)["output"] == forked["output"]);
+  CHECK(service.counts() == std::map<std::string, int>{{"sub", 1}});
+
+  // Another input that the first step reads: it asks something else, so the run is live from there on.
+  service.clear();
+  auto other = run_engine("runs fork " + parent + " --at stats --input topic=invoices -q --json" + store);
+  REQUIRE(other.exit_code == 0);
+  CHECK(service.count("send") == 1);
+
+  auto nowhere = run_engine("runs fork " + parent + " --at nowhere" + store);
+  CHECK(nowhere.exit_code == 2);
+  CHECK(nowhere.err == "engine: error[usage]: run " + parent + " has no step 'nowhere' in its journal (its steps: "
+                       "draft, send, check, stats, script, notify, agent, sub)\n");
+}
+
+TEST_CASE("durable e2e: a replay makes no call and shows the steps a changed workflow now ends otherwise",
+          "[e2e][durable]") {
+  DurableRig rig;
+  auto& [service, dir, workflow, store_file, store] = rig;
+  std::string id = rig.run_once()["run_id"];
+
+  auto same = run_engine("runs replay " + id + " -q" + store);
+  CHECK(same.exit_code == 0);
+  CHECK(same.out == "replayed run " + id + " against its journal: every step ended as recorded\n");
+  CHECK(service.counts().empty());  // offline: not one effect
+
+  // The same answers through a changed template and a changed prompt.
+  std::string text = read_file(workflow);
+  text.replace(text.find("Draft a note on"), 15, "Draft a memo on");
+  text.replace(text.find("{{ steps.stats.output.words }} words |"), 38, "{{ steps.stats.output.words }} WORDS |");
+  auto changed = dir.write("changed.yaml", text);
+  auto replayed = run_engine("runs replay " + id + " -q --json --workflow " + shell_quote(changed.string()) + store);
+  CHECK(replayed.exit_code == 0);  // the steps' ends are the same; only the declared output differs
+  Value report = parse_json(replayed.out);
+  CHECK(report["differences"].empty());
+  CHECK(report["asked_otherwise"] == Value{"llm.0 at draft"});
+  CHECK(report["result"]["output"] == "Refunds take five days. | read 1 | 5 WORDS | sent | notified 1");
+  CHECK(service.counts().empty());
+
+  // Steps whose output changes: the sub-workflow's template now says otherwise with the same answers.
+  std::string sub = read_file(dir.path() / "sub.yaml");
+  sub.replace(sub.find("notified"), 8, "told");
+  dir.write("sub2.yaml", sub);
+  std::string third_text = read_file(workflow);
+  third_text.replace(third_text.find("workflow: sub.yaml"), 18, "workflow: sub2.yaml");
+  auto third = dir.write("third.yaml", third_text);
+  auto differs = run_engine("runs replay " + id + " -q --workflow " + shell_quote(third.string()) + store);
+  CHECK(differs.exit_code == 1);
+  CHECK(differs.out == "replayed run " + id + " against its journal: 2 steps end otherwise\n"
+                       "* sub/said\n    recorded: {\"status\":\"done\",\"output\":\"notified 1\"}\n"
+                       "    replayed: {\"status\":\"done\",\"output\":\"told 1\"}\n"
+                       "* sub\n    recorded: {\"status\":\"done\",\"output\":\"notified 1\"}\n"
+                       "    replayed: {\"status\":\"done\",\"output\":\"told 1\"}\n");
+  CHECK(service.counts().empty());
 }

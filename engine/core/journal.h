@@ -63,7 +63,8 @@ struct JournalEntry {
 class Journal {
  public:
   virtual ~Journal() = default;
-  // Keeps `entry`, as the run's durability says; a ToolIntent is on disk (Sync, Async) before this returns. An
+  // Keeps `entry`, as the run's durability says; the ToolIntent of a call whose effect is not `read` is on disk
+  // (Sync, Async) before this returns, and in Sync every entry is. An
   // entry the resumed journal already holds at the same point is not written again. Throws Error "store.failed"
   // when a write the run must wait for could not be made: an effect must not start without its intent.
   virtual void write(JournalEntry entry) = 0;

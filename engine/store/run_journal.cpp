@@ -31,13 +31,12 @@ RunJournal::RunJournal(RunWriter& writer, JournalRun header, std::vector<StoredE
 }
 
 RunJournal::~RunJournal() {
+  // What was not handed over yet is (a run cut short by an exception); the writer writes it before it stops.
   try {
     std::unique_lock lock(mu_);
     if (!ended_ && header_.durability == Durability::Exit && !held_.empty())
-      submit_locked(JournalWrite{header_.id, header_, std::move(held_), std::nullopt}, true, lock);
-    else if (last_ticket_ > 0)
-      writer_.wait_journal(last_ticket_);
-  } catch (...) {  // a destructor reports nothing; end() is where a failure is seen
+      submit_locked(JournalWrite{header_.id, header_, std::move(held_), std::nullopt}, false, lock);
+  } catch (...) {  // a destructor reports nothing
   }
 }
 
@@ -59,9 +58,10 @@ void RunJournal::write(JournalEntry entry) {
   entry.asked = entry.asked.empty() ? std::string() : sha256_hex(entry.asked);
   if (options_.secrets && !options_.secrets->empty()) options_.secrets->mask(entry.value);
   StoredEntry stored{next_seq_++, std::move(entry)};
-  // An effect never starts before its intent is on disk, unless the run asked for no journal until its end.
-  bool wait = header_.durability == Durability::Sync ||
-              (stored.entry.kind == JournalKind::ToolIntent && header_.durability == Durability::Async);
+  // An effect that must not be repeated never starts before its intent is on disk, unless the run asked for no
+  // journal until its end. A call of effect read is made again when its intent is lost: it need not wait.
+  bool must_precede = stored.entry.kind == JournalKind::ToolIntent && stored.entry.value.value("effect", "") != "read";
+  bool wait = header_.durability == Durability::Sync || (must_precede && header_.durability == Durability::Async);
   if (header_.durability == Durability::Exit) {
     held_.push_back(std::move(stored));
     return;
@@ -108,7 +108,9 @@ void RunJournal::end(JournalState state) {
     last.header->state = JournalState::Running;
     last.entries = std::move(held_);
   }
-  submit_locked(std::move(last), true, lock);
+  // Only sync waits for the end: a run whose end is lost to a crash is resumed, answered whole from its journal
+  // and ended then, with no effect made again. The writer writes what it holds before it stops.
+  submit_locked(std::move(last), header_.durability == Durability::Sync, lock);
 }
 
 }  // namespace engine::store

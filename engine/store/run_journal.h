@@ -31,14 +31,14 @@ class RunJournal : public Journal {
   RunJournal(RunWriter& writer, JournalRun header, Options options);
   // A resumed run's: `recorded` its entries so far (RunStore::journal_entries), its header rewritten as running.
   RunJournal(RunWriter& writer, JournalRun header, std::vector<StoredEntry> recorded, Options options);
-  ~RunJournal() override;  // what is not yet submitted is, and waited for: the journal is never left behind
+  ~RunJournal() override;  // what is not yet handed to the writer is
 
   void write(JournalEntry entry) override;
   const JournalEntry* recorded(std::string_view path, JournalKind kind, std::string_view key,
                                std::string_view asked) override;
 
-  // The run ended (Ended), or stopped at a call in doubt (InDoubt): its state written, and every entry waited
-  // for. Throws Error "store.failed" when the journal could not be written.
+  // The run ended (Ended), or stopped at a call in doubt (InDoubt): its state handed to the writer, and waited
+  // for in Sync mode only (which then throws Error "store.failed" when the journal could not be written).
   void end(JournalState state);
 
   const std::string& run_id() const override { return header_.id; }

@@ -39,8 +39,8 @@ bool RunWriter::submit(RunRecord run) {
 
 void RunWriter::flush() {
   std::unique_lock lock(mu_);
-  size_t target = submitted_;
-  changed_.wait(lock, [&] { return done_ >= target; });
+  size_t target = submitted_, journal_target = journal_submitted_;
+  changed_.wait(lock, [&] { return done_ >= target && journal_done_ >= journal_target; });
 }
 
 void RunWriter::read(Read read) {

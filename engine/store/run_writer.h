@@ -32,8 +32,8 @@ class RunWriter {
 
   // From any thread or fiber, never waiting. False when the queue is full (the run is not recorded).
   bool submit(RunRecord run);
-  // Until every run submitted so far is written or has failed to be. A fiber waits without its thread: call it
-  // holding no lock.
+  // Until every run and journal write submitted so far is written or has failed to be. A fiber waits without its
+  // thread: call it holding no lock.
   void flush();
   // Runs `read` on the writer's thread once every run submitted before it is written (or has failed to be), and
   // returns at once. `read` gives its result to whoever asked (an Exchange answers from any thread); what it throws

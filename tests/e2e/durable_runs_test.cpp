@@ -278,3 +278,50 @@ TEST_CASE("durable e2e: a replay makes no call and shows the steps a changed wor
                        "    replayed: {\"status\":\"done\",\"output\":\"told 1\"}\n");
   CHECK(service.counts().empty());
 }
+
+TEST_CASE("durable e2e: a run a process holds is not resumed by another, and is once that process is gone",
+          "[e2e][durable]") {
+  test::EffectService service;
+  test::TempDir dir;
+  auto workflow = dir.write("slow.yaml",
+                            "version: 1\nname: slow\ntools:\n  - builtin: http_request\n    name: read_effect\n"
+                            "    allow: {http: [{url: \"" + service.base() + "/effects/\", methods: [GET]}]}\n"
+                            "steps:\n  wait:\n    kind: tool\n    tool: read_effect\n    input: '{\"path\": \"slow\"}'\n"
+                            "  done:\n    kind: template\n    template: \"waited {{ steps.wait.output.status }}\"\n");
+  std::string store = " --store " + shell_quote((dir.path() / "runs.db").string());
+  test::EngineProcess held("run " + shell_quote(workflow.string()) + " -q" + store);
+  REQUIRE(test::wait_until([&] { return service.slow_waiting() == 1; }));
+  Value unfinished = parse_json(run_engine("runs list --unfinished --json" + store).out);
+  REQUIRE(unfinished.size() == 1);
+  std::string id = unfinished[0]["id"];
+  auto busy = run_engine("runs resume " + id + store);
+  CHECK(busy.exit_code == 2);
+  CHECK(busy.err == "engine: error[journal.busy]: run " + id + " is being run or resumed by another process now\n");
+
+  held.signal(SIGKILL);
+  held.wait();
+  service.release();
+  auto resumed = run_engine("runs resume " + id.substr(0, 8) + " -q" + store);
+  CHECK(resumed.exit_code == 0);
+  CHECK(resumed.out == "waited 200\n");
+}
+
+TEST_CASE("durable e2e: a run of 10,000 journaled steps is resumed from its journal", "[e2e][durable]") {
+  test::TempDir dir;
+  // One for_each step of 10,000 items, each a step end in the journal, then a step that reads them.
+  auto workflow = dir.write("many.yaml",
+                            "version: 1\nname: many\nsteps:\n  items:\n    kind: template\n"
+                            "    for_each: \"range(10000) | list\"\n    concurrency: 1\n    template: \"{{ item }}\"\n"
+                            "  count:\n    kind: template\n    template: \"{{ steps.items.output | length }}\"\n");
+  std::filesystem::path store_file = dir.path() / "runs.db";
+  std::string store = " --store " + shell_quote(store_file.string());
+  // Killed before the journal's last entry: the step `count` never ended.
+  auto killed = run_engine("run " + shell_quote(workflow.string()) + " -q" + store, "", "ENGINE_JOURNAL_DIE_AT=10004");
+  REQUIRE(killed.exit_code == 128 + SIGKILL);
+  std::string id = parse_json(run_engine("runs list --unfinished --json" + store).out)[0]["id"];
+  CHECK(journal_size(store_file, id) == 10003);
+  auto resumed = run_engine("runs resume " + id + " -q" + store);
+  CHECK(resumed.exit_code == 0);
+  CHECK(resumed.out == "10000\n");
+  CHECK(journal_size(store_file, id) == 10004);
+}

@@ -173,6 +173,7 @@ TEST_CASE("run journal: a resumed run is answered where it asks the same, and re
   CHECK(changed.recorded("draft", JournalKind::Llm, "llm.0", "request one") == nullptr);
   changed.write({"draft", JournalKind::Llm, "llm.1", "request 2", Value{{"text", "live"}}});
   changed.end(store::JournalState::Ended);
+  writer.flush();
   std::vector<store::StoredEntry> back = store.journal_entries("run-4");
   REQUIRE(back.size() == 1);  // the entries it was given were the first pass's; the store holds what it wrote
   CHECK(back[0].seq == 3);

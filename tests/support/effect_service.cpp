@@ -5,6 +5,13 @@
 namespace engine::test {
 
 EffectService::EffectService() {
+  server_.Get("/effects/slow", [this](const httplib::Request&, httplib::Response& res) {
+    std::unique_lock lock(mu_);
+    ++slow_waiting_;
+    released_cv_.wait(lock, [&] { return released_; });
+    --slow_waiting_;
+    res.set_content("{\"key\":\"slow\",\"count\":0}", "application/json");
+  });
   server_.Post(R"(/effects/([a-z_0-9]+))", [this](const httplib::Request& req, httplib::Response& res) {
     std::string key = req.matches[1];
     int n;
@@ -25,6 +32,7 @@ EffectService::EffectService() {
 }
 
 EffectService::~EffectService() {
+  release();
   server_.stop();
   thread_.join();
 }
@@ -44,6 +52,19 @@ std::vector<std::string> EffectService::keys_sent(const std::string& key) const 
 std::map<std::string, int> EffectService::counts() const {
   std::lock_guard lock(mu_);
   return counts_;
+}
+
+int EffectService::slow_waiting() const {
+  std::lock_guard lock(mu_);
+  return slow_waiting_;
+}
+
+void EffectService::release() {
+  {
+    std::lock_guard lock(mu_);
+    released_ = true;
+  }
+  released_cv_.notify_all();
 }
 
 void EffectService::clear() {

@@ -1,9 +1,11 @@
 #pragma once
 // A loopback service that counts effects (docs/durability.md's kill-anywhere test): POST /effects/KEY does effect
 // KEY once more and answers {"key", "count"}; GET /effects/KEY reads its count without doing it. Each POST's
-// Idempotency-Key header is kept, so a test sees whether a repeat carried the same key.
+// Idempotency-Key header is kept, so a test sees whether a repeat carried the same key. GET /effects/slow answers
+// only once release() is called: a run held mid-call, for a test to act on while it waits.
 #include <httplib.h>
 
+#include <condition_variable>
 #include <map>
 #include <mutex>
 #include <string>
@@ -24,12 +26,17 @@ class EffectService {
   std::vector<std::string> keys_sent(const std::string& key) const;  // its POSTs' Idempotency-Key headers, in order
   std::map<std::string, int> counts() const;
   void clear();
+  int slow_waiting() const;  // GET /effects/slow requests waiting now
+  void release();            // answers them, and every later one at once
 
  private:
   httplib::Server server_;
   mutable std::mutex mu_;
   std::map<std::string, int> counts_;
   std::map<std::string, std::vector<std::string>> keys_;
+  std::condition_variable released_cv_;
+  bool released_ = false;
+  int slow_waiting_ = 0;
   int port_ = 0;
   std::thread thread_;
 };

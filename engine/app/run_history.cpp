@@ -74,7 +74,28 @@ void replay_run(const store::RunRecord& run, EventSink& sink, std::chrono::stead
   }
 }
 
-Value run_document(const store::RunRecord& r, bool with_events) {
+Value journal_steps(store::RunStore& store, const std::string& run_id) {
+  Value steps = Value::array();
+  try {
+    std::optional<store::JournalRun> header = store.find_journal(run_id);
+    if (!header || header->id != run_id) return steps;
+    std::map<std::string, Value> inputs;  // by path, from each step's start
+    for (const store::StoredEntry& stored : store.journal_entries(run_id)) {
+      const JournalEntry& e = stored.entry;
+      if (e.kind == JournalKind::StepStart && !e.value.is_null()) inputs[e.path] = e.value;
+      if (e.kind != JournalKind::StepEnd || !e.value.is_object()) continue;
+      Value step{{"step", e.path}};
+      for (const auto& [key, value] : e.value.items()) step[key] = value;
+      if (auto it = inputs.find(e.path); it != inputs.end()) step["inputs"] = it->second;
+      steps.push_back(std::move(step));
+    }
+  } catch (const Error&) {  // a journal that cannot be read back: the run is shown from its events alone
+    return Value::array();
+  }
+  return steps;
+}
+
+Value run_document(const store::RunRecord& r, bool with_events, const Value& steps) {
   Value doc{{"id", r.id},
             {"workflow", r.workflow},
             {"source", r.source},
@@ -89,6 +110,7 @@ Value run_document(const store::RunRecord& r, bool with_events) {
   if (r.cost_usd) doc["usage"]["cost_usd"] = *r.cost_usd;
   if (!r.error.is_null()) doc["error"] = r.error;
   if (!r.trace_id.empty()) doc["trace_id"] = r.trace_id;
+  if (!steps.empty()) doc["steps"] = steps;
   if (with_events) {
     Value events = Value::array();
     for (const std::string& line : r.events) {
@@ -109,7 +131,7 @@ std::string one_line(const Value& v, size_t max = 60) {
 
 }  // namespace
 
-Value run_outline(const store::RunRecord& r) {
+Value run_outline(const store::RunRecord& r, const Value& steps) {
   Value rows = Value::array();
   auto row = [&](std::string what, std::string value) {
     rows.push_back(Value{{"what", std::move(what)}, {"value", std::move(value)}});
@@ -134,7 +156,7 @@ Value run_outline(const store::RunRecord& r) {
     std::string type = e.value("type", ""), path = e.value("path", "");
     std::string where = path.empty() ? "" : " (" + path + ")";
     if (type == "step_end") {
-      row("step " + e.value("step", path), e.value("status", "") + ": " + one_line(e.value("output", Value())));
+      if (steps.empty()) row("step " + e.value("step", path), e.value("status", "") + ": " + one_line(e.value("output", Value())));
     } else if (type == "tool_end") {
       std::string tool = e.value("tool", "");
       int n = ++seen["tool " + tool + where];
@@ -147,10 +169,15 @@ Value run_outline(const store::RunRecord& r) {
                               : one_line(e.value("text", Value()), 60));
     }
   }
+  // The journal's ends, with their outputs (a skipped step with why), after the calls.
+  for (const Value& s : steps) {
+    std::string status = s.value("status", "");
+    row("step " + s.value("step", ""), status + ": " + (s.contains("reason") ? one_line(s["reason"]) : one_line(s.value("output", Value()))));
+  }
   return rows;
 }
 
-Value diff_runs(const store::RunRecord& a, const store::RunRecord& b) {
+Value diff_runs(const store::RunRecord& a, const store::RunRecord& b, const Value& steps_a, const Value& steps_b) {
   std::vector<std::string> order;
   std::map<std::string, std::pair<std::string, std::string>> rows;
   auto take = [&](const Value& outline, bool first) {
@@ -160,8 +187,8 @@ Value diff_runs(const store::RunRecord& a, const store::RunRecord& b) {
       (first ? rows[what].first : rows[what].second) = row["value"].get<std::string>();
     }
   };
-  take(run_outline(a), true);
-  take(run_outline(b), false);
+  take(run_outline(a, steps_a), true);
+  take(run_outline(b, steps_b), false);
   Value lines = Value::array();
   for (const auto& what : order) {
     const auto& [x, y] = rows[what];

@@ -115,7 +115,7 @@ int show_run(const RunsOptions& o) {
   auto store = app::open_store(o.store);
   store::RunRecord run = app::find_run(*store, o.id);
   if (o.json) {
-    std::cout << app::run_document(run, true).dump(2, ' ', false, Value::error_handler_t::replace) << std::endl;
+    std::cout << app::run_document(run, true, app::journal_steps(*store, run.id)).dump(2, ' ', false, Value::error_handler_t::replace) << std::endl;
     return kOk;
   }
   // The run as the console showed it, then its answer, as `engine run` prints them.
@@ -133,7 +133,7 @@ int show_run(const RunsOptions& o) {
 int diff_runs(const RunsOptions& o) {
   auto store = app::open_store(o.store);
   store::RunRecord a = app::find_run(*store, o.id), b = app::find_run(*store, o.other);
-  Value diff = app::diff_runs(a, b);
+  Value diff = app::diff_runs(a, b, app::journal_steps(*store, a.id), app::journal_steps(*store, b.id));
   if (o.json) {
     std::cout << to_json_text(diff) << std::endl;
     return kOk;

@@ -42,14 +42,14 @@ HttpResponse read_runs(store::RunStore& store, const HttpRequest& r) {
   std::string id(rest.substr(0, slash));
   if (slash == std::string_view::npos) {
     store::RunRecord run = app::find_run(store, id);
-    Value doc = app::run_document(run, false);
+    Value doc = app::run_document(run, false, app::journal_steps(store, run.id));
     doc["spans"] = app::run_spans(run, kContentLimit);
     return json_response(200, to_json_text(doc));
   }
   std::string_view more = rest.substr(slash + 1);
   if (more.substr(0, 5) == "diff/" && more.size() > 5) {
     store::RunRecord a = app::find_run(store, id), b = app::find_run(store, std::string(more.substr(5)));
-    return json_response(200, to_json_text(app::diff_runs(a, b)));
+    return json_response(200, to_json_text(app::diff_runs(a, b, app::journal_steps(store, a.id), app::journal_steps(store, b.id))));
   }
   return error_response(404, "a run's endpoints are /v1/runs/ID and /v1/runs/ID/diff/OTHER, not " +
                                  printable_excerpt(r.path, 200));

@@ -325,3 +325,38 @@ TEST_CASE("durable e2e: a run of 10,000 journaled steps is resumed from its jour
   CHECK(resumed.out == "10000\n");
   CHECK(journal_size(store_file, id) == 10004);
 }
+
+TEST_CASE("durable e2e: engine runs show and diff give each step's output, skipped steps and for_each items from the journal",
+          "[e2e][durable]") {
+  test::TempDir dir;
+  auto workflow = dir.write("steps.yaml",
+                            "version: 1\nname: steps\ninputs:\n  n: {default: \"2\"}\ntools:\n  - builtin: echo\nsteps:\n"
+                            "  each:\n    kind: template\n    for_each: \"range(n | int) | list\"\n    template: \"item {{ item }}\"\n"
+                            "  never:\n    kind: template\n    when: \"n == '0'\"\n    template: never\n"
+                            "  joined:\n    kind: tool\n    tool: echo\n    input: \"{{ steps.each.output | join(', ') }} of {{ n }}\"\n");
+  std::string store = " --store " + shell_quote((dir.path() / "runs.db").string());
+  auto a = run_engine("run " + shell_quote(workflow.string()) + " -q --json" + store);
+  auto b = run_engine("run " + shell_quote(workflow.string()) + " -q --json -i n=3" + store);
+  REQUIRE(a.exit_code == 0);
+  REQUIRE(b.exit_code == 0);
+  std::string ida = parse_json(a.out)["run_id"], idb = parse_json(b.out)["run_id"];
+  auto shown = run_engine("runs show --json " + ida + store);
+  REQUIRE(shown.exit_code == 0);
+  CHECK(parse_json(shown.out)["steps"] ==
+        parse_json(R"([{"step": "each[0]", "status": "done", "output": "item 0"},
+                       {"step": "each[1]", "status": "done", "output": "item 1"},
+                       {"step": "each", "status": "done", "output": ["item 0", "item 1"]},
+                       {"step": "never", "status": "skipped", "reason": "its when was false"},
+                       {"step": "joined", "status": "done", "output": "item 0, item 1 of 2",
+                        "inputs": {"input": "item 0, item 1 of 2"}}])"));
+  auto diff = run_engine("runs diff --json " + ida + " " + idb + store);
+  REQUIRE(diff.exit_code == 0);
+  INFO(diff.out);
+  std::map<std::string, Value> lines;
+  Value doc = parse_json(diff.out);
+  for (const Value& line : doc["lines"]) lines[line["what"].get<std::string>()] = line;
+  CHECK(lines["step joined"] == Value{{"what", "step joined"}, {"a", "done: item 0, item 1 of 2"},
+                                     {"b", "done: item 0, item 1, item 2 of 3"}, {"same", false}});
+  CHECK(lines["step each[2]"] == Value{{"what", "step each[2]"}, {"a", ""}, {"b", "done: item 2"}, {"same", false}});
+  CHECK(lines["step never"]["same"] == true);
+}

@@ -129,9 +129,14 @@ std::string resolve_call(store::RunStore& store, const std::string& id, const st
   return tool;
 }
 
-Value workflow_file_digests(const std::string& workflow_file) {
-  std::filesystem::path path = std::filesystem::absolute(workflow_file).lexically_normal();
-  return Value{{path.string(), store::sha256_hex(read_file(path))}};
+Value workflow_file_digests(const workflow::Executor& executor, const std::string& source) {
+  Value files = Value::object();
+  files[source] = store::sha256_hex(read_file(source));
+  for (const auto& file : executor.files()) {
+    std::string name = std::filesystem::absolute(file).lexically_normal().string();
+    if (!files.contains(name)) files[name] = store::sha256_hex(read_file(file));
+  }
+  return files;
 }
 
 agent::RunResult run_journaled(RunObservers& observers, const workflow::Executor& executor,
@@ -145,7 +150,7 @@ agent::RunResult run_journaled(RunObservers& observers, const workflow::Executor
   // A bare name was found on the search path: the file it named is what a resume loads.
   std::filesystem::path found = spec::find_workflow_file(workflow_file);
   header.source = std::filesystem::absolute(found).lexically_normal().string();
-  header.files = workflow_file_digests(header.source);
+  header.files = workflow_file_digests(executor, header.source);
   header.inputs = inputs;
   header.durability = durability;
   header.started_ms = now_ms();
@@ -192,7 +197,7 @@ agent::RunResult fork_run(RunObservers& observers, const std::string& id, const 
   header.workflow = executor->name();
   std::filesystem::path file = o.workflow.empty() ? std::filesystem::path(source) : spec::find_workflow_file(source);
   header.source = std::filesystem::absolute(file).lexically_normal().string();
-  header.files = workflow_file_digests(header.source);
+  header.files = workflow_file_digests(*executor, header.source);
   Value inputs = parent->inputs;
   for (const auto& [name, value] : o.inputs.items()) inputs[name] = value;
   header.inputs = executor->resolve_inputs(inputs);

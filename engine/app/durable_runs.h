@@ -68,7 +68,8 @@ ReplayReport replay_run(store::RunStore& store, RunObservers& observers, const s
 std::string resolve_call(store::RunStore& store, const std::string& id, const std::string& call,
                          const std::optional<Value>& happened);
 
-// The digest of each file a workflow was built from, by absolute path: what a resume compares.
-Value workflow_file_digests(const std::string& workflow_file);
+// The SHA-256 of each file a workflow was built from (`source`, its own, and every file its load named: templates,
+// Lua scripts, sub-workflows), by absolute path: what a resume compares.
+Value workflow_file_digests(const workflow::Executor& executor, const std::string& source);
 
 }  // namespace engine::app

@@ -48,6 +48,7 @@ std::shared_ptr<const workflow::Executor> build(const spec::WorkflowSpec& s, con
   parts.name = s.name;
   parts.description = s.description;
   parts.durability = s.durability;
+  parts.files = s.files;
   std::vector<std::string> names = input_names(s);
   for (const auto& i : s.inputs) parts.inputs.push_back({i.name, i.description, i.default_value, i.type});
   if (s.steps.empty()) {

@@ -196,6 +196,7 @@ std::filesystem::path SectionReader::within_scope(const std::string& name, const
                      : ""),
            at);
   }
+  if (options.loaded) options.loaded->files.insert(found.path);
   return found.path;
 }
 

@@ -143,6 +143,7 @@ WorkflowSpec parse_workflow(std::string text, std::string display_path, std::fil
   w.dir = std::move(dir);
   w.source = std::move(source);
   w.secrets = options.secrets;
+  w.files.assign(options.loaded->files.begin(), options.loaded->files.end());
   return w;
 }
 
@@ -150,7 +151,11 @@ WorkflowSpec load_workflow(const std::filesystem::path& file, const LoadOptions&
   SpecFile f = read_spec_file(file);  // named on the command line: may be a pipe
   LoadOptions inner = options;
   inner.including.push_back(std::filesystem::weakly_canonical(file));
-  return parse_workflow(std::move(f.text), file.string(), f.dir, inner);
+  WorkflowSpec w = parse_workflow(std::move(f.text), file.string(), f.dir, inner);
+  std::error_code ec;
+  std::filesystem::path own = std::filesystem::weakly_canonical(file, ec);
+  if (!ec && std::filesystem::is_regular_file(own, ec)) w.files.insert(w.files.begin(), own);  // not a pipe
+  return w;
 }
 
 }  // namespace engine::spec

@@ -2,6 +2,7 @@
 // The workflow file as plain data: every field the user wrote, with where they wrote it. Knows nothing of running.
 #include <filesystem>
 #include <map>
+#include <set>
 #include <memory>
 #include <optional>
 #include <string>
@@ -337,6 +338,9 @@ struct WorkflowSpec {
   AgentSpec agent;            // the one agent of a workflow without steps
   std::vector<StepSpec> steps;  // a workflow of steps; empty: the agent above is the whole workflow
   std::optional<Durability> durability;  // when its journal reaches the disk (docs/durability.md); none: the default
+  // The files it was built from: its own (when loaded from a file) and every file its load named, sub-workflows'
+  // included (LoadedWorkflows::files).
+  std::vector<std::filesystem::path> files;
   std::string display_path;     // the path as given on the command line
   std::filesystem::path dir;    // the folder relative paths are resolved against
   std::shared_ptr<const FileScope> scope;  // the files it may read: its folder and the search path
@@ -354,6 +358,9 @@ struct LoadedWorkflows {
     size_t height = 1;  // the file itself, and the deepest chain of files under it
   };
   std::map<std::filesystem::path, Entry> by_path;
+  // Every file the load named and found (templates, Lua scripts, parsers' scripts, workflows), as resolved: what a
+  // journaled run's resume checks for changes (docs/durability.md).
+  std::set<std::filesystem::path> files;
 };
 
 struct LoadOptions {

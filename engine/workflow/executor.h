@@ -2,6 +2,7 @@
 // A workflow ready to run: built once by assemble/ (templates and regexes compiled, tools loaded, provider chosen),
 // then immutable, so batch runs and chat sessions share it across threads. A run owns all its state.
 #include <atomic>
+#include <filesystem>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -53,6 +54,7 @@ class Executor {
     // front ends to show once.
     std::vector<std::string> warnings;
     std::optional<Durability> durability;  // the file's `durability:`, if it says
+    std::vector<std::filesystem::path> files;  // what it was built from (spec::WorkflowSpec::files)
   };
   explicit Executor(Parts parts);
 
@@ -79,6 +81,7 @@ class Executor {
   const std::shared_ptr<const SecretSet>& secrets() const { return parts_.secrets; }
   const std::vector<std::string>& warnings() const { return parts_.warnings; }
   const std::optional<Durability>& durability() const { return parts_.durability; }
+  const std::vector<std::filesystem::path>& files() const { return parts_.files; }
   // A new run's id, as run() makes one when none is given: a journaled run needs its id before it starts.
   std::string new_run_id() const;
 

@@ -183,13 +183,19 @@ TEST_CASE("durable e2e: a run that ended, one unknown, and a changed workflow ar
   auto killed = run_engine("run " + shell_quote(workflow.string()) + " -q" + store, "", "ENGINE_JOURNAL_DIE_AT=3");
   REQUIRE(killed.exit_code == 128 + SIGKILL);
   std::string cut = parse_json(run_engine("runs list --unfinished --json" + store).out)[0]["id"];
-  std::string text = read_file(workflow);
+  // The workflow's own file and a script it names, both changed; a sub-workflow it names, deleted.
+  std::string text = read_file(workflow), sub = read_file(dir.path() / "sub.yaml");
   dir.write("durable.yaml", text + "# changed\n");
+  dir.write("count.lua", read_file(dir.path() / "count.lua") + "-- changed\n");
+  std::filesystem::remove(dir.path() / "sub.yaml");
   auto changed = run_engine("runs resume " + cut + store);
   CHECK(changed.exit_code == 2);
+  auto named = [&](const char* file) { return (std::filesystem::canonical(dir.path()) / file).string(); };
   CHECK(changed.err == "engine: error[journal.changed]: run " + cut + "'s workflow changed since it started:\n  " +
-                           std::filesystem::absolute(workflow).lexically_normal().string() +
+                           std::filesystem::absolute(workflow).lexically_normal().string() + "\n  " + named("count.lua") +
+                           "\n  " + named("sub.yaml") + " (deleted)" +
                            "\n(--allow-changed replays while its recorded calls still match)\n");
+  dir.write("sub.yaml", sub);
   CHECK(service.count("send") == 0);
   auto allowed = run_engine("runs resume " + cut + " --allow-changed -q --json" + store);
   CHECK(allowed.exit_code == 0);

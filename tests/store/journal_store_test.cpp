@@ -180,3 +180,41 @@ TEST_CASE("run journal: a resumed run is answered where it asks the same, and re
   CHECK(back[0].entry.asked == store::sha256_hex("request 2"));
   CHECK(store.find_journal("run-4")->state == store::JournalState::Ended);
 }
+
+TEST_CASE("journal store: a journaled run recorded again replaces its record; pruning takes its journal with it",
+          "[store][journal]") {
+  test::TempDir dir;
+  store::RunStore store(dir.path() / "runs.db");
+  auto record = [&](const std::string& id, const std::string& status) {
+    store::RunRecord r;
+    r.id = id;
+    r.workflow = "w";
+    r.command = "run";
+    r.status = status;
+    r.events = {"{\"type\":\"chain_start\"}"};
+    store.record(r);
+  };
+  store::JournalWrite w{"resumed", header("resumed"), {}, store::JournalState::Ended};
+  w.entries.push_back({1, {"a", JournalKind::Llm, "llm.0", "d", Value{{"text", std::string(5000, 'z')}}}});
+  write_all(store, std::move(w));
+  record("resumed", "failed");  // cut short by Ctrl-C...
+  record("resumed", "ok");      // ...and resumed to its end
+  CHECK(store.find("resumed")->status == "ok");
+  CHECK(store.find("resumed")->events.size() == 1);
+  CHECK(store.list({}).size() == 1);
+  CHECK(journal_error_of([&] { record("plain", "ok"), record("plain", "ok"); }).rfind("store.failed: ", 0) == 0);
+
+  record("newer", "ok");
+  store.set_keep(1);
+  CHECK(store.prune() == 2);  // "resumed" and "plain" go, and the journal of "resumed" with them
+  CHECK_FALSE(store.find_journal("resumed"));
+  CHECK(store.journal_entries("resumed").empty());
+  sqlite3* db = nullptr;
+  REQUIRE(sqlite3_open((dir.path() / "runs.db").c_str(), &db) == SQLITE_OK);
+  sqlite3_stmt* s = nullptr;
+  sqlite3_prepare_v2(db, "SELECT count(*) FROM blobs", -1, &s, nullptr);
+  REQUIRE(sqlite3_step(s) == SQLITE_ROW);
+  CHECK(sqlite3_column_int(s, 0) == 0);
+  sqlite3_finalize(s);
+  sqlite3_close(db);
+}

@@ -39,6 +39,15 @@ class RunLock {
     if (!fd) return std::nullopt;
     return RunLock(std::move(file), std::move(*fd));
   }
+  // A new run's, which no other process can hold: one that cannot be made (a folder that cannot be written) costs
+  // only a later resume's check that no one runs the run, never the run.
+  static std::optional<RunLock> take_new(const store::RunStore& store, const std::string& id) {
+    try {
+      return take(store, id);
+    } catch (const Error&) {
+      return std::nullopt;
+    }
+  }
   RunLock(RunLock&&) = default;
   ~RunLock() {
     if (fd_.valid()) ::unlink(file_.c_str());  // while still held: no other process waits on a name that is gone
@@ -109,11 +118,11 @@ std::string resolve_call(store::RunStore& store, const std::string& id, const st
   const store::StoredEntry* intent = nullptr;
   std::vector<std::string> names;
   for (const auto* e : in_doubt) {
-    names.push_back(call_name(e->entry.path, e->entry.key));
+    names.push_back(printable_excerpt(call_name(e->entry.path, e->entry.key), 200));
     if (names.back() == call) intent = e;
   }
   if (!intent)
-    throw Error(ErrorKind::Usage, "run " + header.id + " has no call '" + call + "' in doubt" +
+    throw Error(ErrorKind::Usage, "run " + header.id + " has no call '" + printable_excerpt(call, 200) + "' in doubt" +
                                       (names.empty() ? std::string(" (it has none)") : " (in doubt: " + join(names, ", ") + ")"));
   std::string tool = intent->entry.value.value("tool", "");
   store::JournalWrite write{header.id, std::nullopt, {}, store::JournalState::Running};
@@ -154,7 +163,7 @@ agent::RunResult run_journaled(RunObservers& observers, const workflow::Executor
   header.inputs = inputs;
   header.durability = durability;
   header.started_ms = now_ms();
-  std::optional<RunLock> lock = RunLock::take(*observers.store(), header.id);
+  std::optional<RunLock> lock = RunLock::take_new(*observers.store(), header.id);
   store::RunJournal journal(*writer, std::move(header), {.allow_changed = false, .secrets = executor.secrets()});
   return run_with_journal(observers, executor, inputs, std::move(options), journal);
 }
@@ -205,7 +214,7 @@ agent::RunResult fork_run(RunObservers& observers, const std::string& id, const 
   header.parent = parent->id;
   header.fork_at = o.at;
   header.started_ms = now_ms();
-  std::optional<RunLock> lock = RunLock::take(*store, header.id);
+  std::optional<RunLock> lock = RunLock::take_new(*store, header.id);
   Value resolved = header.inputs;
   store::RunJournal journal(*observers.store_writer(), std::move(header), std::move(entries),
                             {.allow_changed = true, .secrets = executor->secrets(), .write_recorded = true});

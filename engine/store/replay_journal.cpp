@@ -1,5 +1,7 @@
 #include "engine/store/replay_journal.h"
 
+#include <algorithm>
+
 #include "engine/core/error.h"
 #include "engine/store/digest.h"
 

@@ -5,6 +5,7 @@
 
 #include "engine/core/error.h"
 #include "engine/core/json_text.h"
+#include "engine/core/text.h"
 
 namespace engine::tools {
 namespace {
@@ -52,7 +53,8 @@ ToolResult call_journaled(ToolInstance& instance, const Tool& tool, Effect effec
   if (j.recorded(journal.path, JournalKind::ToolIntent, call_id, asked)) {
     // Started by a run that died inside it: whether it happened is not known.
     if (effect == Effect::Once) {
-      std::string call = call_name(journal.path, call_id);
+      // A model chose the call's id: shown printable, as any text from outside.
+      std::string call = printable_excerpt(call_name(journal.path, call_id), 200);
       throw Error(ErrorKind::JournalInDoubt,
                   "tool '" + tool.name() + "' (call " + call + ") was started and never ended, and its effect is once: "
                   "whether it happened cannot be known. Say which with `engine runs resolve " + j.run_id() + " " + call +

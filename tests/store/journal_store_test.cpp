@@ -181,7 +181,7 @@ TEST_CASE("run journal: a resumed run is answered where it asks the same, and re
   CHECK(store.find_journal("run-4")->state == store::JournalState::Ended);
 }
 
-TEST_CASE("journal store: a journaled run recorded again replaces its record; pruning takes its journal with it",
+TEST_CASE("journal store: a journaled run recorded again replaces its record, and pruning takes its journal with it",
           "[store][journal]") {
   test::TempDir dir;
   store::RunStore store(dir.path() / "runs.db");

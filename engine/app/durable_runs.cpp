@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <set>
 
 #include "engine/app/loading.h"
 #include "engine/core/error.h"
@@ -104,17 +105,18 @@ std::string resolve_call(store::RunStore& store, const std::string& id, const st
                          const std::optional<Value>& happened) {
   auto [header, lock] = open_unfinished(store, id);
   std::vector<store::StoredEntry> entries = store.journal_entries(header.id);
-  // The calls in doubt: an intent with no result at its point.
-  std::vector<const store::StoredEntry*> in_doubt;
+  // The calls in doubt: an intent with no result at its point (a journal may hold a million entries: one pass each).
+  std::set<std::string> ended;
   int64_t last_seq = 0;
   for (const auto& e : entries) {
     last_seq = std::max(last_seq, e.seq);
-    if (e.entry.kind != JournalKind::ToolIntent) continue;
-    bool ended = false;
-    for (const auto& r : entries)
-      ended = ended || (r.entry.kind == JournalKind::ToolResult && r.entry.path == e.entry.path && r.entry.key == e.entry.key);
-    if (!ended) in_doubt.push_back(&e);
+    if (e.entry.kind == JournalKind::ToolResult) ended.insert(journal_point(e.entry.path, JournalKind::ToolResult, e.entry.key));
   }
+  std::vector<const store::StoredEntry*> in_doubt;
+  for (const auto& e : entries)
+    if (e.entry.kind == JournalKind::ToolIntent &&
+        !ended.count(journal_point(e.entry.path, JournalKind::ToolResult, e.entry.key)))
+      in_doubt.push_back(&e);
   const store::StoredEntry* intent = nullptr;
   std::vector<std::string> names;
   for (const auto* e : in_doubt) {

@@ -8,6 +8,7 @@
 #include <set>
 
 #include "engine/app/loading.h"
+#include "engine/app/result_documents.h"
 #include "engine/core/error.h"
 #include "engine/core/file.h"
 #include "engine/core/file_lock.h"
@@ -26,42 +27,32 @@ int64_t now_ms() {
       .count();
 }
 
-// Who runs a journaled run: an flock on a file of its own beside the store, held while a process runs or resumes
-// it. A process that dies lets go of it with its last descriptor, so a crashed run is free to resume at once, and
-// two resumes of one run cannot both go on.
-class RunLock {
- public:
-  static std::optional<RunLock> take(const store::RunStore& store, const std::string& id) {
-    std::filesystem::path folder = store.file().string() + "-locks";
-    std::error_code ec;
-    std::filesystem::create_directories(folder, ec);
-    std::filesystem::path file = folder / (id + ".lock");
-    std::optional<FileDescriptor> fd = open_locked(file, O_RDWR | O_CREAT | O_CLOEXEC, LockMode::Exclusive, 0600);
-    if (!fd) return std::nullopt;
-    return RunLock(std::move(file), std::move(*fd));
-  }
-  // A new run's, which no other process can hold: one that cannot be made (a folder that cannot be written) costs
-  // only a later resume's check that no one runs the run, never the run.
-  static std::optional<RunLock> take_new(const store::RunStore& store, const std::string& id) {
-    try {
-      return take(store, id);
-    } catch (const Error&) {
-      return std::nullopt;
-    }
-  }
-  RunLock(RunLock&&) = default;
-  ~RunLock() {
-    if (fd_.valid()) ::unlink(file_.c_str());  // while still held: no other process waits on a name that is gone
-  }
+}  // namespace
 
- private:
-  RunLock(std::filesystem::path file, FileDescriptor fd) : file_(std::move(file)), fd_(std::move(fd)) {}
-  std::filesystem::path file_;
-  FileDescriptor fd_;
-};
+std::optional<RunLock> RunLock::take(const store::RunStore& store, const std::string& id) {
+  std::filesystem::path folder = store.file().string() + "-locks";
+  std::error_code ec;
+  std::filesystem::create_directories(folder, ec);
+  std::filesystem::path file = folder / (id + ".lock");
+  std::optional<FileDescriptor> fd = open_locked(file, O_RDWR | O_CREAT | O_CLOEXEC, LockMode::Exclusive, 0600);
+  if (!fd) return std::nullopt;
+  return RunLock(std::move(file), std::move(*fd));
+}
 
-// How a journal ends as its run did. A run that was cancelled (Ctrl-C), or stopped because its journal could not
-// be written or no longer matches, stays running: it is resumed, not ended.
+std::optional<RunLock> RunLock::take_new(const store::RunStore& store, const std::string& id) {
+  try {
+    return take(store, id);
+  } catch (const Error&) {
+    return std::nullopt;
+  }
+}
+
+RunLock::~RunLock() {
+  if (fd_.valid()) ::unlink(file_.c_str());  // while still held: no other process waits on a name that is gone
+}
+
+// A run that was cancelled (Ctrl-C, a server shutting down), or stopped because its journal could not be written or
+// no longer matches, stays running: it is resumed, not ended.
 void end_journal(store::RunJournal& journal, const agent::RunResult& r) {
   store::JournalState state = store::JournalState::Ended;
   if (r.error) {
@@ -74,10 +65,14 @@ void end_journal(store::RunJournal& journal, const agent::RunResult& r) {
     }
   }
   try {
+    // The run's answer, for a request that asks for it again (server/served_runs.h).
+    if (state == store::JournalState::Ended) journal.write({"", JournalKind::RunEnd, "", "", run_document(r)});
     journal.end(state);
   } catch (const Error&) {  // the run's answer stands; a journal left running is resumed and replays to its end
   }
 }
+
+namespace {
 
 agent::RunResult run_with_journal(RunObservers& observers, const workflow::Executor& executor, const Value& inputs,
                                   agent::RunOptions options, store::RunJournal& journal) {
@@ -88,23 +83,38 @@ agent::RunResult run_with_journal(RunObservers& observers, const workflow::Execu
   return r;
 }
 
-// A journaled run that may still be resumed (not ended), with no other process at it.
-std::pair<store::JournalRun, RunLock> open_unfinished(store::RunStore& store, const std::string& id) {
+}  // namespace
+
+Reentry reenter_run(store::RunStore& store, const std::string& id) {
   std::optional<store::JournalRun> header = store.find_journal(id);
   if (!header) throw Error(ErrorKind::StoreNoSuchRun, "no journaled run's id starts with '" + id + "' in " + store.file().string());
   if (header->state == store::JournalState::Ended)
     throw Error(ErrorKind::JournalEnded, "run " + header->id + " ended: a run that ended is not resumed (fork it to run it again from a step)");
   std::optional<RunLock> lock = RunLock::take(store, header->id);
   if (!lock) throw Error(ErrorKind::JournalBusy, "run " + header->id + " is being run or resumed by another process now");
-  return {std::move(*header), std::move(*lock)};
+  std::vector<store::StoredEntry> entries = store.journal_entries(header->id);
+  return {std::move(*header), std::move(entries), std::move(*lock)};
 }
 
-}  // namespace
+std::vector<std::string> changed_files(const Value& then, const Value& now) {
+  std::vector<std::string> changed;
+  for (const auto& [path, digest] : then.items()) {
+    if (!now.contains(path)) changed.push_back(path + " (deleted)");
+    else if (now[path] != digest) changed.push_back(path);
+  }
+  return changed;
+}
+
+Error changed_error(const std::string& id, const std::vector<std::string>& changed) {
+  std::string list;
+  for (const auto& c : changed) list += "\n  " + c;
+  return Error(ErrorKind::JournalChanged, "run " + id + "'s workflow changed since it started:" + list +
+                                              "\n(--allow-changed replays while its recorded calls still match)");
+}
 
 std::string resolve_call(store::RunStore& store, const std::string& id, const std::string& call,
                          const std::optional<Value>& happened) {
-  auto [header, lock] = open_unfinished(store, id);
-  std::vector<store::StoredEntry> entries = store.journal_entries(header.id);
+  auto [header, entries, lock] = reenter_run(store, id);
   // The calls in doubt: an intent with no result at its point (a journal may hold a million entries: one pass each).
   std::set<std::string> ended;
   int64_t last_seq = 0;
@@ -140,6 +150,24 @@ std::string resolve_call(store::RunStore& store, const std::string& id, const st
   return tool;
 }
 
+std::string workflow_source(const std::string& workflow) {
+  return std::filesystem::absolute(spec::find_workflow_file(workflow)).lexically_normal().string();
+}
+
+store::JournalRun new_journal_header(const workflow::Executor& executor, std::string source, Value files,
+                                    Value inputs, Durability durability, std::string id, std::string origin) {
+  store::JournalRun header;
+  header.id = std::move(id);
+  header.workflow = executor.name();
+  header.source = std::move(source);
+  header.files = std::move(files);
+  header.inputs = std::move(inputs);
+  header.durability = durability;
+  header.origin = std::move(origin);
+  header.started_ms = now_ms();
+  return header;
+}
+
 Value workflow_file_digests(const workflow::Executor& executor, const std::string& source) {
   Value files = Value::object();
   files[source] = store::sha256_hex(read_file(source));
@@ -155,16 +183,10 @@ agent::RunResult run_journaled(RunObservers& observers, const workflow::Executor
                                Durability durability) {
   store::RunWriter* writer = observers.store_writer();
   if (!writer) return run_observed(observers, executor, inputs, std::move(options));
-  store::JournalRun header;
-  header.id = options.run_id.empty() ? executor.new_run_id() : std::string(options.run_id);
-  header.workflow = executor.name();
-  // A bare name was found on the search path: the file it named is what a resume loads.
-  std::filesystem::path found = spec::find_workflow_file(workflow_file);
-  header.source = std::filesystem::absolute(found).lexically_normal().string();
-  header.files = workflow_file_digests(executor, header.source);
-  header.inputs = inputs;
-  header.durability = durability;
-  header.started_ms = now_ms();
+  std::string source = workflow_source(workflow_file);
+  store::JournalRun header =
+      new_journal_header(executor, source, workflow_file_digests(executor, source), inputs, durability,
+                         options.run_id.empty() ? executor.new_run_id() : std::string(options.run_id));
   std::optional<RunLock> lock = RunLock::take_new(*observers.store(), header.id);
   store::RunJournal journal(*writer, std::move(header), {.allow_changed = false, .secrets = executor.secrets()});
   return run_with_journal(observers, executor, inputs, std::move(options), journal);
@@ -203,19 +225,14 @@ agent::RunResult fork_run(RunObservers& observers, const std::string& id, const 
 
   std::string source = o.workflow.empty() ? parent->source : o.workflow;
   auto executor = load_executor(source, {.llm = o.llm, .secrets = o.secrets});
-  store::JournalRun header;
-  header.id = executor->new_run_id();
-  header.workflow = executor->name();
-  std::filesystem::path file = o.workflow.empty() ? std::filesystem::path(source) : spec::find_workflow_file(source);
-  header.source = std::filesystem::absolute(file).lexically_normal().string();
-  header.files = workflow_file_digests(*executor, header.source);
+  std::string absolute = o.workflow.empty() ? source : workflow_source(source);
   Value inputs = parent->inputs;
   for (const auto& [name, value] : o.inputs.items()) inputs[name] = value;
-  header.inputs = executor->resolve_inputs(inputs);
-  header.durability = o.durability ? *o.durability : executor->durability().value_or(parent->durability);
+  store::JournalRun header = new_journal_header(
+      *executor, absolute, workflow_file_digests(*executor, absolute), executor->resolve_inputs(inputs),
+      o.durability ? *o.durability : executor->durability().value_or(parent->durability), executor->new_run_id());
   header.parent = parent->id;
   header.fork_at = o.at;
-  header.started_ms = now_ms();
   std::optional<RunLock> lock = RunLock::take_new(*store, header.id);
   Value resolved = header.inputs;
   store::RunJournal journal(*observers.store_writer(), std::move(header), std::move(entries),
@@ -244,24 +261,17 @@ agent::RunResult resume_run(RunObservers& observers, const std::string& id, cons
                             agent::RunOptions run_options) {
   store::RunStore* store = observers.store();
   if (!store) throw Error(ErrorKind::Usage, "the run store is off (ENGINE_STORE=off or --no-store): runs are resumed from it");
-  auto [opened, lock] = open_unfinished(*store, id);
-  std::optional<store::JournalRun> header = std::move(opened);
-  std::vector<std::string> changed;
-  for (const auto& [path, digest] : header->files.items()) {
+  auto [header, entries, lock] = reenter_run(*store, id);
+  Value now = Value::object();  // the files the run was built from, as they are now
+  for (const auto& [path, digest] : header.files.items()) {
     std::error_code ec;
-    if (!std::filesystem::exists(path, ec)) changed.push_back(path + " (deleted)");
-    else if (store::sha256_hex(read_file(path)) != digest) changed.push_back(path);
+    if (std::filesystem::exists(path, ec)) now[path] = store::sha256_hex(read_file(path));
   }
-  if (!changed.empty() && !o.allow_changed) {
-    std::string list;
-    for (const auto& c : changed) list += "\n  " + c;
-    throw Error(ErrorKind::JournalChanged, "run " + header->id + "'s workflow changed since it started:" + list +
-                                               "\n(--allow-changed replays while its recorded calls still match)");
-  }
-  std::vector<store::StoredEntry> entries = store->journal_entries(header->id);
-  auto executor = load_executor(header->source, {.llm = o.llm, .secrets = o.secrets});
-  Value inputs = header->inputs;
-  store::RunJournal journal(*observers.store_writer(), std::move(*header), std::move(entries),
+  std::vector<std::string> changed = changed_files(header.files, now);
+  if (!changed.empty() && !o.allow_changed) throw changed_error(header.id, changed);
+  auto executor = load_executor(header.source, {.llm = o.llm, .secrets = o.secrets});
+  Value inputs = header.inputs;
+  store::RunJournal journal(*observers.store_writer(), std::move(header), std::move(entries),
                             {.allow_changed = o.allow_changed, .secrets = executor->secrets()});
   return run_with_journal(observers, *executor, inputs, std::move(run_options), journal);
 }

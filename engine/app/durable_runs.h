@@ -1,15 +1,65 @@
 #pragma once
 // Runs that outlive their process (docs/durability.md): a run journaled in the run store as it goes, and a run
 // resumed from its journal, every recorded call answered from it and the rest made live. What the CLI's `run` and
-// `runs resume` (and next the server's asynchronous runs) call.
+// `runs resume|fork|replay|resolve` call; the server's runs (server/served_runs.h) use the parts below them.
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "engine/agent/run_result.h"
 #include "engine/app/run_observers.h"
+#include "engine/core/file.h"
 #include "engine/core/journal.h"
+#include "engine/store/run_journal.h"
 #include "engine/workflow/executor.h"
 
 namespace engine::app {
+
+// Who runs a journaled run: an flock on a file of its own beside the store, held while a process runs or resumes
+// it. A process that dies lets go of it with its last descriptor, so a crashed run is free to resume at once, and
+// two resumes of one run cannot both go on (nor two in one process: each takes the lock on a file of its own).
+class RunLock {
+ public:
+  // None when another holds it; throws Error "io.*" when the lock's file cannot be made.
+  static std::optional<RunLock> take(const store::RunStore& store, const std::string& id);
+  // A new run's, which no other can hold: one that cannot be made (a folder that cannot be written) costs only a
+  // later resume's check that no one runs the run, never the run.
+  static std::optional<RunLock> take_new(const store::RunStore& store, const std::string& id);
+  RunLock(RunLock&&) = default;
+  ~RunLock();
+
+ private:
+  RunLock(std::filesystem::path file, FileDescriptor fd) : file_(std::move(file)), fd_(std::move(fd)) {}
+  std::filesystem::path file_;
+  FileDescriptor fd_;
+};
+
+// The file a workflow's name or path names (a bare name found on the search path), absolute: what a journal names
+// as its run's workflow, and what a resume loads.
+std::string workflow_source(const std::string& workflow);
+
+// The header of a new journaled run of `executor`: `source` its workflow's file (absolute), `files` the digests of
+// what it was built from (workflow_file_digests), `origin` what started it (store/journal_records.h).
+store::JournalRun new_journal_header(const workflow::Executor& executor, std::string source, Value files,
+                                    Value inputs, Durability durability, std::string id, std::string origin = "");
+
+// Ends `journal` as its run ended: ended; in doubt (stopped at a call whose effect cannot be known); or left running
+// when the run was cancelled (Ctrl-C, a server shutting down) or its journal failed, to be resumed.
+void end_journal(store::RunJournal& journal, const agent::RunResult& result);
+
+// An unfinished journaled run taken to go on: its header, its entries, and its lock. Throws Error
+// "store.no_such_run", "journal.ended", "journal.busy", "journal.corrupt", "journal.newer".
+struct Reentry {
+  store::JournalRun header;
+  std::vector<store::StoredEntry> entries;
+  RunLock lock;
+};
+Reentry reenter_run(store::RunStore& store, const std::string& id);
+
+// The files of a run's `then` ({path: digest}, its header's) that differ in `now` (what its workflow is built from
+// now): each changed path, or "PATH (deleted)" when `now` lacks it. And the Error "journal.changed" listing them.
+std::vector<std::string> changed_files(const Value& then, const Value& now);
+Error changed_error(const std::string& id, const std::vector<std::string>& changed);
 
 // A run of `executor` (loaded from `workflow_file`) on `inputs`, journaled in the observers' store with
 // `durability`; a plain observed run when the store is off. The journal ends as the run does: ended, or in_doubt

@@ -95,6 +95,17 @@ Value journal_steps(store::RunStore& store, const std::string& run_id) {
   return steps;
 }
 
+Value journal_run_document(const store::JournalRun& run, const Value& steps) {
+  return Value{{"id", run.id},
+               {"workflow", run.workflow},
+               {"source", run.source},
+               {"command", run.origin.empty() ? "run" : run.origin},
+               {"status", store::name_of(run.state)},
+               {"started_ms", run.started_ms},
+               {"inputs", run.inputs},
+               {"steps", steps}};
+}
+
 Value run_document(const store::RunRecord& r, bool with_events, const Value& steps) {
   Value doc{{"id", r.id},
             {"workflow", r.workflow},

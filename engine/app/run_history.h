@@ -37,6 +37,11 @@ Value run_document(const store::RunRecord& run, bool with_events, const Value& s
 // cannot be read back (show and diff still show its events).
 Value journal_steps(store::RunStore& store, const std::string& run_id);
 
+// A journaled run that has no record yet, or whose record an unfinished resume will replace, as one JSON document:
+// {"id", "workflow", "source", "command" (what started it: run, serve, serve-async), "status" (its journal's state:
+// running, in_doubt, ended), "started_ms", "inputs", "steps"}.
+Value journal_run_document(const store::JournalRun& run, const Value& steps);
+
 // What `engine runs diff` sets side by side: a run's summary and then what it did, in order, one line each:
 // {"what": "status", "value": "ok"}, {"what": "step plan", "value": "done: ..."}, {"what": "tool calculator #1",
 // "value": "12 * 7 -> 84"}, {"what": "model call #2", "value": "..."}. Values are one line, shortened.

@@ -87,6 +87,7 @@ int serve(const ServeCommandOptions& o) {
   options.access_log = o.quiet ? nullptr : &std::cerr;
   options.otlp = trace::otlp_settings(o.otlp, [](const char* name) { return std::getenv(name); }, console_secrets());
   options.store = app::store_file(o.store);
+  options.resume = !o.viewer;
 
   std::vector<std::string> problems;
   server::Server server(options, problems);
@@ -102,6 +103,10 @@ int serve(const ServeCommandOptions& o) {
   std::cerr << "engine serve: " << names.size() << " workflow" << (names.size() == 1 ? "" : "s") << " ("
             << join(names, ", ") << ") on http://" << (o.host.find(':') != std::string::npos ? "[" + o.host + "]" : o.host)
             << ":" << server.port() << std::endl;
+  if (!server.resumed().empty())
+    std::cerr << "engine serve: resumed " << server.resumed().size() << " unfinished run"
+              << (server.resumed().size() == 1 ? "" : "s") << " asked for asynchronously (" << join(server.resumed(), ", ")
+              << ")" << std::endl;
   if (open_files > 0 && open_files < rlim_t{o.max_connections} + 256)
     std::cerr << "engine: warning: the open-file limit (" << open_files << ") holds fewer than --max-connections ("
               << o.max_connections << ") connections; raise it (ulimit -n) or lower --max-connections" << std::endl;

@@ -153,6 +153,7 @@ constexpr Named<ErrorKind> kErrorKindNames[] = {
     {ErrorKind::ServeNoWorkflows, "serve.no_workflows"},
     {ErrorKind::ServeDuplicate, "serve.duplicate"},
     {ErrorKind::ServeBadToken, "serve.bad_token"},
+    {ErrorKind::ServeKeyReused, "serve.key_reused"},
 };
 
 }  // namespace

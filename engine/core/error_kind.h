@@ -156,6 +156,7 @@ enum class ErrorKind : std::uint8_t {
   ServeNoWorkflows,
   ServeDuplicate,
   ServeBadToken,
+  ServeKeyReused,
 };
 
 std::string_view name_of(ErrorKind kind);

@@ -20,7 +20,7 @@ constexpr Named<Effect> kEffects[] = {
 constexpr Named<JournalKind> kKinds[] = {
     {JournalKind::StepStart, "step_start"}, {JournalKind::StepEnd, "step_end"},
     {JournalKind::Llm, "llm"},              {JournalKind::ToolIntent, "tool_intent"},
-    {JournalKind::ToolResult, "tool_result"},
+    {JournalKind::ToolResult, "tool_result"}, {JournalKind::RunEnd, "run_end"},
 };
 
 }  // namespace

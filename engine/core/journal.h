@@ -35,6 +35,7 @@ enum class JournalKind {
   Llm,         // value: the response (llm::response_to_json); asked: the request
   ToolIntent,  // value: {tool, effect}; asked: the arguments. Before the effect
   ToolResult,  // value: {output, error_kind?}. After it
+  RunEnd,      // value: the run's answer as `engine run --json` and /invoke give it (app/result_documents.h)
 };
 std::string_view name_of(JournalKind kind);
 std::optional<JournalKind> journal_kind_named(std::string_view name);

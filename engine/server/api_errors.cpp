@@ -23,6 +23,10 @@ int status_for_error(ErrorKind kind) {
   std::string_view family = family_of(kind);
   if (family == "input" || family == "json" || kind == ErrorKind::Usage || kind == ErrorKind::StoreAmbiguous) return 400;
   if (kind == ErrorKind::StoreNoSuchRun) return 404;
+  // A run that cannot go on as asked now: settled by someone (resolve), by waiting (busy), or by the workflow.
+  if (kind == ErrorKind::JournalInDoubt || kind == ErrorKind::JournalBusy || kind == ErrorKind::JournalChanged)
+    return 409;
+  if (kind == ErrorKind::ServeKeyReused) return 422;
   if (kind == ErrorKind::RunTimeout) return 504;
   if (kind == ErrorKind::RunCancelled) return 503;
   if (family == "llm") return 502;

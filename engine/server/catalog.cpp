@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <filesystem>
 
+#include "engine/app/durable_runs.h"
 #include "engine/core/error.h"
 
 namespace engine::server {
@@ -43,6 +44,8 @@ std::shared_ptr<const Catalog> Catalog::load(const std::vector<std::string>& pat
     ServedWorkflow served{"", file, nullptr};
     try {
       served.executor = app::load_executor(file, options);
+      served.source = app::workflow_source(file);
+      served.files = app::workflow_file_digests(*served.executor, served.source);
       struct stat written {};
       if (::stat(file.c_str(), &written) == 0) served.created = static_cast<long>(written.st_mtime);
     } catch (const Error& e) {

@@ -15,6 +15,10 @@ struct ServedWorkflow {
   std::string file;
   std::shared_ptr<const workflow::Executor> executor;
   long created = 0;  // when the file was last written (Unix seconds): a model's `created`
+  std::string source;  // `file`, absolute: what a journaled run names as its workflow
+  // The SHA-256 of each file the workflow was built from, as it was loaded (app::workflow_file_digests): what a
+  // resumed run's journal is compared with.
+  Value files = Value::object();
 };
 
 class Catalog {

@@ -41,6 +41,14 @@ HttpResponse read_runs(store::RunStore& store, const HttpRequest& r) {
   size_t slash = rest.find('/');
   std::string id(rest.substr(0, slash));
   if (slash == std::string_view::npos) {
+    // A run still going (or cut, to be resumed) is shown from its journal: a record it has is an earlier attempt's.
+    std::optional<store::JournalRun> journal;
+    try {
+      journal = store.find_journal(id);
+    } catch (const Error&) {  // none to read back: the record alone is shown
+    }
+    if (journal && (journal->state == store::JournalState::Running || !store.find(journal->id)))
+      return json_response(200, to_json_text(app::journal_run_document(*journal, app::journal_steps(store, journal->id))));
     store::RunRecord run = app::find_run(store, id);
     Value doc = app::run_document(run, false, app::journal_steps(store, run.id));
     doc["spans"] = app::run_spans(run, kContentLimit);

@@ -60,6 +60,7 @@ Server::Server(ServeOptions options, std::vector<std::string>& problems) : optio
   http_ = std::make_unique<HttpServer>(
       options_.host, options_.port, options_.http, [this](const std::shared_ptr<Exchange>& e) { service_->handle(e); },
       [this](const Completion& c) { log_access(c); }, secrets_);
+  if (options_.resume) resumed_ = service_->resume_unfinished(problems);
 }
 
 Server::~Server() { shutdown(); }
@@ -80,6 +81,7 @@ size_t Server::shutdown() {
   if (!service_->slots().wait_idle(std::chrono::steady_clock::now() + options_.grace)) {
     cancelled = service_->slots().running() + service_->slots().waiting();
     http_->cancel_all();
+    service_->cancel_detached();
     service_->slots().wait_idle(std::chrono::steady_clock::now() + std::chrono::seconds(30));
   }
   http_->stop();

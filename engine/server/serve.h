@@ -36,6 +36,9 @@ struct ServeOptions {
   // The run store every run served is recorded in, or none (--no-store). A store that cannot be opened is a problem
   // reported, not a server that does not start.
   std::optional<std::filesystem::path> store;
+  // Whether the unfinished runs asked for asynchronously are resumed at the start (served_runs.h); `engine ui` does
+  // not.
+  bool resume = true;
 };
 
 class Server {
@@ -48,6 +51,8 @@ class Server {
   Server& operator=(const Server&) = delete;
 
   uint16_t port() const { return http_->port(); }
+  // The runs resumed at the start, by id.
+  const std::vector<std::string>& resumed() const { return resumed_; }
   std::shared_ptr<const Catalog> catalog() const { return service_->catalog(); }
   // Runs going or waiting for a slot.
   size_t running_runs() const { return service_->slots().running() + service_->slots().waiting(); }
@@ -74,6 +79,7 @@ class Server {
   std::unique_ptr<HttpServer> http_;
   std::mutex log_mu_;
   bool shut_down_ = false;
+  std::vector<std::string> resumed_;
 };
 
 struct McpStdioOptions {

@@ -32,15 +32,6 @@ Value inputs_of(const std::string& body) {
   return v;
 }
 
-// The run's document with its status: 200, or the status its error kind answers with (the error then in OpenAI's
-// shape, with the run's other fields beside it).
-HttpResponse run_response(const agent::RunResult& result) {
-  Value doc = app::run_document(result);
-  if (!result.ok()) doc["error"]["type"] = status_for_error(result.error->kind) >= 500 ? "server_error"
-                                                                                          : "invalid_request_error";
-  return json_response(result.ok() ? 200 : status_for_error(result.error->kind), to_json_text(doc));
-}
-
 }  // namespace
 
 Service::Service(std::shared_ptr<const Catalog> catalog, TokenCheck tokens, ServiceLimits limits, FiberPool& pool,
@@ -54,7 +45,13 @@ Service::Service(std::shared_ptr<const Catalog> catalog, TokenCheck tokens, Serv
       runs_(pool, slots_, limits.run_timeout),
       mcp_([this] { return this->catalog(); }, runs_, metrics_, observers),
       observers_(observers),
-      viewer_(observers.store) {}
+      viewer_(observers.store) {
+  if (observers.store) kept_.emplace(runs_, metrics_, observers);
+}
+
+std::vector<std::string> Service::resume_unfinished(std::vector<std::string>& problems) {
+  return kept_ ? kept_->resume_unfinished(*catalog(), problems) : std::vector<std::string>{};
+}
 
 std::shared_ptr<const Catalog> Service::catalog() const {
   std::lock_guard lock(catalog_mu_);
@@ -169,6 +166,21 @@ void Service::list_workflows(Exchange& exchange) const {
 }
 
 void Service::invoke(const std::shared_ptr<Exchange>& exchange, const ServedWorkflow& workflow) {
+  if (kept_) {
+    InvokeRequest request{workflow, {}, {}, prefers_async(exchange->request())};
+    try {
+      request.key = idempotency_key(exchange->request());
+      request.inputs = workflow.executor->resolve_inputs(inputs_of(exchange->request().body));
+    } catch (const Error& e) {
+      return exchange->respond(error_response(status_for_error(e.kind()), e.formatted(), e.kind()));
+    }
+    return kept_->invoke(exchange, std::move(request), refusals(exchange));
+  }
+  // Without a store a run cannot be found again: a key would promise what the server cannot keep. Prefer is only a
+  // preference (RFC 7240): the run is answered when it ends, without Preference-Applied.
+  if (exchange->request().header("idempotency-key"))
+    return exchange->respond(error_response(400, "an Idempotency-Key needs the run store, which this server does not "
+                                                 "keep (--no-store, or it could not be opened)", ErrorKind::Usage));
   auto executor = workflow.executor;
   start_run(exchange, [this, exchange, executor, name = workflow.name, file = workflow.file](
                           const Cancel& cancel, const std::function<void()>& ran) {
@@ -179,7 +191,7 @@ void Service::invoke(const std::shared_ptr<Exchange>& exchange, const ServedWork
       agent::RunResult result = executor->run(inputs, timer, {.cancel = &cancel, .trace = sinks.trace()});
       metrics_.count_run(name, result);
       ran();
-      HttpResponse response = run_response(result);
+      HttpResponse response = run_answer(app::run_document(result));
       sinks.respond_with(response.status);
       exchange->respond(std::move(response));
     } catch (const Error& e) {

@@ -18,6 +18,7 @@
 #include "engine/server/run_slots.h"
 #include "engine/server/run_viewer.h"
 #include "engine/server/served_run_sinks.h"
+#include "engine/server/served_runs.h"
 #include "engine/server/tokens.h"
 
 namespace engine::server {
@@ -44,6 +45,13 @@ class Service {
   void set_draining() { draining_ = true; }
   RunSlots& slots() { return slots_; }
   Metrics& metrics() { return metrics_; }
+  // With a run store, the unfinished runs asked for asynchronously before are resumed (served_runs.h); returns
+  // their ids, and says in `problems` which were not and why.
+  std::vector<std::string> resume_unfinished(std::vector<std::string>& problems);
+  // A shutdown's grace has passed: the runs no connection holds are cancelled too.
+  void cancel_detached() {
+    if (kept_) kept_->cancel_all();
+  }
 
  private:
   using RunBody = RunLauncher::Run;
@@ -74,6 +82,7 @@ class Service {
   McpService mcp_;
   ServerObservers observers_;
   RunViewer viewer_;
+  std::optional<ServedRuns> kept_;  // with a run store: /invoke's runs, journaled
 };
 
 }  // namespace engine::server

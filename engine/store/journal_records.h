@@ -29,6 +29,9 @@ struct JournalRun {
   std::string parent;   // the run it was forked from, or ""
   std::string fork_at;  // the step of the parent it was forked at
   JournalState state = JournalState::Running;
+  // What started it: "" (engine run, fork), "serve" (a request answered when the run ends) or "serve-async" (one
+  // answered at once, which a server started again resumes).
+  std::string origin;
   int64_t started_ms = 0, updated_ms = 0;  // Unix time, milliseconds
 };
 

@@ -25,7 +25,7 @@ constexpr Named<JournalState> kStates[] = {
 };
 
 const char* const kRunColumns =
-    "id, format, workflow, source, files, inputs, durability, parent, fork_at, state, started_ms, updated_ms";
+    "id, format, workflow, source, files, inputs, durability, parent, fork_at, state, started_ms, updated_ms, origin";
 
 int64_t now_ms() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
@@ -63,6 +63,7 @@ JournalRun read_header(const Statement& s) {
   r.state = *state;
   r.started_ms = s.integer(10);
   r.updated_ms = s.integer(11);
+  r.origin = s.text(12);
   return r;
 }
 
@@ -86,11 +87,11 @@ void RunStore::append_journal(std::span<const JournalWrite> groups) {
 void RunStore::append_locked(const JournalWrite& group) {
   if (const auto& run = group.header) {
     Statement s = db_.prepare(std::string("INSERT OR REPLACE INTO journal_runs (") + kRunColumns +
-                              ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)");
+                              ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)");
     s.bind(1, run->id).bind(2, kJournalFormat).bind(3, run->workflow).bind(4, run->source);
     s.bind(5, to_json_text(run->files)).bind(6, to_json_text(run->inputs)).bind(7, name_of(run->durability));
     s.bind(8, run->parent).bind(9, run->fork_at).bind(10, name_of(run->state));
-    s.bind(11, run->started_ms).bind(12, now_ms());
+    s.bind(11, run->started_ms).bind(12, now_ms()).bind(13, run->origin);
     s.step();
   }
   for (const StoredEntry& stored : group.entries) {

@@ -17,8 +17,9 @@ namespace {
 
 // "engR" in the file's header: a store is told from any other SQLite file without reading its tables.
 constexpr int64_t kApplicationId = 0x656E6752;
-// 1: runs and events; 2: the journal's tables beside them (a store of version 1 gains them when opened).
-constexpr int64_t kVersion = 2;
+// 1: runs and events; 2: the journal's tables beside them; 3: a journaled run's origin (a store of an earlier
+// version gains what it lacks when opened).
+constexpr int64_t kVersion = 3;
 
 const char* const kSchema = R"(
 CREATE TABLE runs (
@@ -64,7 +65,8 @@ CREATE TABLE journal_runs (
   fork_at TEXT NOT NULL,
   state TEXT NOT NULL,
   started_ms INTEGER NOT NULL,
-  updated_ms INTEGER NOT NULL
+  updated_ms INTEGER NOT NULL,
+  origin TEXT NOT NULL DEFAULT ''
 ) WITHOUT ROWID;
 CREATE INDEX journal_runs_by_state ON journal_runs(state, started_ms);
 CREATE TABLE journal (
@@ -151,12 +153,12 @@ RunStore::RunStore(const std::filesystem::path& file) : file_(file), db_((make_f
     }
     if (app != kApplicationId) throw not_a_store("it is another SQLite database");
     if (version > kVersion) throw not_a_store("it was made by a newer engine (store version " + std::to_string(version) + ")");
-    if (version == 1) {  // the journal's tables are new in version 2; the runs kept are as they were
+    if (version < kVersion) {  // the runs kept are as they were
       Transaction upgrade(db_);
-      if (pragma(db_, "user_version") == 1) {  // another process may have upgraded it meanwhile
-        db_.exec(kJournalSchema);
-        db_.exec("PRAGMA user_version = " + std::to_string(kVersion));
-      }
+      int64_t now = pragma(db_, "user_version");  // another process may have upgraded it meanwhile
+      if (now == 1) db_.exec(kJournalSchema);
+      if (now == 2) db_.exec("ALTER TABLE journal_runs ADD COLUMN origin TEXT NOT NULL DEFAULT ''");
+      if (now < kVersion) db_.exec("PRAGMA user_version = " + std::to_string(kVersion));
       upgrade.commit();
     }
     // A command records a run or two and exits: checkpointing the WAL into the file at every close would cost each

@@ -1,6 +1,8 @@
 #include "engine/store/run_writer.h"
 
 #include <csignal>
+#include <exception>
+#include <memory>
 #include <vector>
 
 #include "engine/core/error.h"
@@ -49,6 +51,31 @@ void RunWriter::read(Read read) {
     reads_.push_back(std::move(read));
   }
   changed_.notify_all();
+}
+
+void RunWriter::read_waiting(const Read& read) {
+  struct Outcome {
+    bool done = false;
+    std::exception_ptr error;
+  };
+  auto outcome = std::make_shared<Outcome>();
+  this->read([this, &read, outcome](RunStore& store) {
+    std::exception_ptr error;
+    try {
+      read(store);
+    } catch (...) {
+      error = std::current_exception();
+    }
+    {
+      std::lock_guard lock(mu_);
+      outcome->error = error;
+      outcome->done = true;
+    }
+    changed_.notify_all();
+  });
+  std::unique_lock lock(mu_);
+  changed_.wait(lock, [&] { return outcome->done; });
+  if (outcome->error) std::rethrow_exception(outcome->error);
 }
 
 size_t RunWriter::submit_journal(JournalWrite write) {

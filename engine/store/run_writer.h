@@ -40,6 +40,9 @@ class RunWriter {
   // is dropped. Reads queued before the writer is destroyed still run.
   using Read = std::function<void(RunStore&)>;
   void read(Read read);
+  // The same, waiting until `read` has run (a fiber waits without its thread; hold no lock); rethrows what it threw.
+  // For a run's fiber that must know what the store holds before it goes on.
+  void read_waiting(const Read& read);
   // Journal writes (core/journal.h), in the order given and after the runs submitted before them. Never waits;
   // returns the write's ticket, which wait_journal() takes.
   size_t submit_journal(JournalWrite write);

@@ -12,7 +12,7 @@ using namespace engine;
 
 TEST_CASE("every error kind has a name of its own, read back as that kind", "[core]") {
   const std::vector<std::string>& names = error_kind_names();
-  CHECK(names.size() == static_cast<size_t>(ErrorKind::ServeBadToken) + 1);
+  CHECK(names.size() == static_cast<size_t>(ErrorKind::ServeKeyReused) + 1);
   CHECK(std::set<std::string>(names.begin(), names.end()).size() == names.size());
   for (size_t i = 0; i < names.size(); ++i) {
     auto kind = static_cast<ErrorKind>(i);

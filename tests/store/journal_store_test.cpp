@@ -1,6 +1,6 @@
 // The journal in the run store (docs/durability.md): entries read back in order, large values stored once by
 // digest, and a journal that is corrupt, truncated of a value, or from a newer engine refused whole; a store of
-// version 1 gains the journal's tables and keeps its runs.
+// version 1 gains the journal's tables and keeps its runs, one of version 2 the runs' origin.
 #include <catch2/catch.hpp>
 
 #include <sqlite3.h>
@@ -146,6 +146,24 @@ TEST_CASE("journal store: a store of version 1 gains the journal's tables and ke
   CHECK(store.find("old"));
   write_all(store, {"run-2", header("run-2"), {}, std::nullopt});
   CHECK(store.find_journal("run-2"));
+}
+
+TEST_CASE("journal store: a journaled run's origin is kept, and a store of version 2 gains its column",
+          "[store][journal]") {
+  test::TempDir dir;
+  auto file = dir.path() / "runs.db";
+  {
+    store::RunStore store(file);
+    store::JournalRun h = header("served");
+    h.origin = "serve-async";
+    write_all(store, {"served", h, {}, std::nullopt});
+    CHECK(store.find_journal("served")->origin == "serve-async");
+  }
+  exec(file, "ALTER TABLE journal_runs DROP COLUMN origin; PRAGMA user_version = 2");
+  store::RunStore store(file);
+  CHECK(store.find_journal("served")->origin == "");
+  write_all(store, {"run-2", header("run-2"), {}, std::nullopt});
+  CHECK(store.journal_runs(false, 10).size() == 2);
 }
 
 TEST_CASE("run journal: a resumed run is answered where it asks the same, and refused or let go live where not",

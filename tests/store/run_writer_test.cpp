@@ -7,6 +7,7 @@
 #include <future>
 #include <thread>
 
+#include "engine/core/error.h"
 #include "engine/store/run_writer.h"
 #include "support/test_support.h"
 
@@ -128,4 +129,30 @@ TEST_CASE("run writer: a read runs on the writer's thread once the runs handed o
   REQUIRE(writer.submit(run_named("after")));
   writer.flush();
   CHECK(writer.written() == 2);
+}
+
+// A served run's fiber asks the store what it holds of its id before it goes on (server/served_runs.h).
+TEST_CASE("run writer: read_waiting returns once its read has run, after the journal written before it, with what "
+          "it threw", "[store][runs]") {
+  test::TempDir dir;
+  store::RunStore store(dir.path() / "runs.db");
+  store::RunWriter writer(store, 16);
+  store::JournalRun header;
+  header.id = "j1";
+  header.workflow = "w";
+  writer.submit_journal({"j1", header, {}, std::nullopt});
+  std::optional<store::JournalRun> found;
+  std::thread::id thread;
+  writer.read_waiting([&](store::RunStore& s) {
+    found = s.find_journal("j1");
+    thread = std::this_thread::get_id();
+  });
+  CHECK(found.has_value());
+  CHECK(thread != std::this_thread::get_id());
+  try {
+    writer.read_waiting([](store::RunStore&) { throw Error(ErrorKind::StoreFailed, "a read that fails"); });
+    FAIL("the read's error was not rethrown");
+  } catch (const Error& e) {
+    CHECK(e.message() == "a read that fails");
+  }
 }

@@ -12,6 +12,15 @@ EffectService::EffectService() {
     --slow_waiting_;
     res.set_content("{\"key\":\"slow\",\"count\":0}", "application/json");
   });
+  server_.Post("/effects/slow", [this](const httplib::Request& req, httplib::Response& res) {
+    std::unique_lock lock(mu_);
+    int n = ++counts_["slow"];
+    keys_["slow"].push_back(req.get_header_value("Idempotency-Key"));
+    ++slow_waiting_;
+    released_cv_.wait(lock, [&] { return released_; });
+    --slow_waiting_;
+    res.set_content("{\"key\":\"slow\",\"count\":" + std::to_string(n) + "}", "application/json");
+  });
   server_.Post(R"(/effects/([a-z_0-9]+))", [this](const httplib::Request& req, httplib::Response& res) {
     std::string key = req.matches[1];
     int n;

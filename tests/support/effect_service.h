@@ -2,7 +2,8 @@
 // A loopback service that counts effects (docs/durability.md's kill-anywhere test): POST /effects/KEY does effect
 // KEY once more and answers {"key", "count"}; GET /effects/KEY reads its count without doing it. Each POST's
 // Idempotency-Key header is kept, so a test sees whether a repeat carried the same key. GET /effects/slow answers
-// only once release() is called: a run held mid-call, for a test to act on while it waits.
+// only once release() is called: a run held mid-call, for a test to act on while it waits; POST /effects/slow does
+// effect "slow" and then waits likewise (a run killed inside an effect).
 #include <httplib.h>
 
 #include <condition_variable>
@@ -26,7 +27,7 @@ class EffectService {
   std::vector<std::string> keys_sent(const std::string& key) const;  // its POSTs' Idempotency-Key headers, in order
   std::map<std::string, int> counts() const;
   void clear();
-  int slow_waiting() const;  // GET /effects/slow requests waiting now
+  int slow_waiting() const;  // requests to /effects/slow waiting now
   void release();            // answers them, and every later one at once
 
  private:

@@ -1,7 +1,7 @@
 // The run viewer in a real browser: `engine ui` serves the page and its API over a store of recorded runs; Debian's
 // chromium, driven by playwright-core from npm (tests/peers/viewer_check.mjs), opens a run, reads the waterfall's
-// bars, the prompt and reply of a model call, a tool's input and output, compares two runs, shows markup from a run
-// as text, and chats with a served workflow. Also the API's answers and refusals, read without a browser.
+// bars, the prompt and reply of a model call, a tool's input and output, a workflow's steps from its journal, compares
+// two runs, shows markup from a run as text, and chats with a served workflow. Also the API's answers and refusals, read without a browser.
 #include <catch2/catch.hpp>
 
 #include <map>
@@ -40,11 +40,19 @@ TEST_CASE("viewer e2e: a stored run opened in chromium: waterfall, prompt, tool,
   std::string store = (dir.path() / "runs.db").string();
   std::string a = recorded_run(store, "What is 12 * 7 + 3?");
   std::string b = recorded_run(store, kHostile);
+  auto steps_workflow = dir.write("steps.yaml",
+                                  "version: 1\nname: steps\ninputs:\n  n: {default: \"2\"}\ntools:\n  - builtin: echo\nsteps:\n"
+                                  "  each:\n    kind: template\n    for_each: \"range(n | int) | list\"\n    template: \"item {{ item }}\"\n"
+                                  "  never:\n    kind: template\n    when: \"n == '0'\"\n    template: never\n"
+                                  "  joined:\n    kind: tool\n    tool: echo\n    input: \"{{ steps.each.output | join(', ') }} of {{ n }}\"\n");
+  auto stepped = run_engine("run " + shell_quote(steps_workflow.string()) + " -q --json --store " + shell_quote(store));
+  REQUIRE(stepped.exit_code == 0);
+  std::string c = parse_json(stepped.out)["run_id"];
   int port = test::free_port();
   test::EngineProcess ui("ui workflows/calculator.yaml --port " + std::to_string(port) + " --store " + shell_quote(store));
   REQUIRE(test::wait_until_listening(port));
 
-  auto r = run_command("node tests/peers/viewer_check.mjs http://127.0.0.1:" + std::to_string(port) + " " + a + " " + b);
+  auto r = run_command("node tests/peers/viewer_check.mjs http://127.0.0.1:" + std::to_string(port) + " " + a + " " + b + " " + c);
   INFO(r.out << r.err);
   REQUIRE(r.exit_code == 0);
   Value seen = parse_json(r.out);
@@ -52,7 +60,7 @@ TEST_CASE("viewer e2e: a stored run opened in chromium: waterfall, prompt, tool,
   CHECK_FALSE(seen.contains("failure"));
   CHECK(seen["errors"].empty());  // nothing the page's policy blocked, no script error, no missing file
 
-  CHECK(seen["listed"].size() == 2);
+  CHECK(seen["listed"].size() == 3);
   CHECK(seen["filtered_out"] == "No runs match.");
   CHECK(seen["filtered_ok"] == 2);
   CHECK(seen["title"].get<std::string>().find(a) != std::string::npos);
@@ -92,6 +100,15 @@ TEST_CASE("viewer e2e: a stored run opened in chromium: waterfall, prompt, tool,
   // Markup from a run is text.
   CHECK(seen["b_inputs"].get<std::string>().find("<img src=x") != std::string::npos);
   CHECK(seen["injected"] == false);
+  // A workflow's steps, from its journal; a run of one agent has none to show.
+  CHECK(seen["steps"] == parse_json(R"([
+    {"step": "each[0]", "item": true, "status": "done", "inputs": "", "output": "item 0"},
+    {"step": "each[1]", "item": true, "status": "done", "inputs": "", "output": "item 1"},
+    {"step": "each", "item": false, "status": "done", "inputs": "", "output": "[\n  \"item 0\",\n  \"item 1\"\n]"},
+    {"step": "never", "item": false, "status": "skipped", "inputs": "", "output": "its when was false"},
+    {"step": "joined", "item": false, "status": "done", "inputs": "{\n  \"input\": \"item 0, item 1 of 2\"\n}",
+     "output": "item 0, item 1 of 2"}])"));
+  CHECK(seen["a_steps_hidden"] == true);
   // A chat with the served workflow.
   CHECK(seen["models"] == Value::array({"calculator"}));
   CHECK(seen["chat_reply"] == "42");

@@ -1,9 +1,9 @@
 // Drives the run viewer in Debian's chromium, headless (tests/e2e/viewer_test.cpp starts `engine ui` and reads what
-// this prints). Usage: node viewer_check.mjs BASE_URL RUN_A RUN_B [SCREENSHOT.png]
+// this prints). Usage: node viewer_check.mjs BASE_URL RUN_A RUN_B RUN_WITH_STEPS [SCREENSHOT.png]
 // Prints one JSON object: what the page showed at each stage, and every error the page's console reported.
 import { chromium } from 'playwright-core';
 
-const [base, runA, runB, screenshot] = process.argv.slice(2);
+const [base, runA, runB, runSteps, screenshot] = process.argv.slice(2);
 const browser = await chromium.launch({
   executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
   // A root user's chromium refuses to start sandboxed; the page is our own, on loopback.
@@ -63,6 +63,16 @@ try {
   await ready('#/run/' + runB);
   out.b_inputs = await page.textContent('#summary dd[data-field="inputs"]');
   out.injected = await page.evaluate(() => window.__injected === true || document.querySelector('#summary img') !== null);
+
+  // A workflow's run: its steps from the journal, each item of a for_each, a skipped step's reason.
+  await page.goto(base + '/ui/#/run/' + runSteps);
+  await ready('#/run/' + runSteps);
+  out.steps = await page.$$eval('#steps tbody tr', (rows) => rows.map((r) => ({
+    step: r.dataset.step, item: r.classList.contains('item'), status: r.querySelector('.status').textContent,
+    inputs: r.querySelector('.inputs').textContent, output: r.querySelector('.output').textContent })));
+  await page.goto(base + '/ui/#/run/' + runA);
+  await ready('#/run/' + runA);
+  out.a_steps_hidden = await page.evaluate(() => document.querySelector('#steps-part').hidden);
 
   await page.goto(base + '/ui/#/chat');
   await ready('#/chat');

@@ -39,7 +39,7 @@ async function api(path, options = {}) {
 }
 
 const fmt = {
-  ms(ms) { return ms >= 1000 ? (ms / 1000).toFixed(2) + ' s' : ms.toFixed(ms >= 10 ? 0 : 1) + ' ms'; },
+  ms(ms) { return ms === undefined ? '-' : ms >= 1000 ? (ms / 1000).toFixed(2) + ' s' : ms.toFixed(ms >= 10 ? 0 : 1) + ' ms'; },
   when(unixMs) { return new Date(unixMs).toLocaleString(); },
   cost(usd) { return usd === undefined ? '-' : '$' + usd.toFixed(6); },
   value(v) { return v === null || v === undefined ? '' : typeof v === 'string' ? v : JSON.stringify(v, null, 2); },
@@ -142,6 +142,17 @@ function drawWaterfall(spans, total) {
   $('#waterfall').replaceChildren(axis, ...rows);
 }
 
+// What each step did, from the run's journal: its rendered inputs and its output, a skipped step's reason, each
+// for_each item apart (indented under its step, which follows its items as it ends after them).
+function drawSteps(steps) {
+  $('#steps-part').hidden = steps.length === 0;
+  $('#steps tbody').replaceChildren(...steps.map((s) =>
+    el('tr', { class: 'step ' + s.status + (/\[\d+\]$/.test(s.step) ? ' item' : ''), 'data-step': s.step },
+      el('th', {}, s.step), el('td', { class: 'status' }, s.status),
+      el('td', { class: 'inputs' }, el('pre', {}, fmt.value(s.inputs))),
+      el('td', { class: 'output' }, el('pre', {}, s.status === 'skipped' ? s.reason : fmt.value(s.output))))));
+}
+
 async function showRun(id) {
   show('run-view');
   const run = await api('/v1/runs/' + encodeURIComponent(id));
@@ -157,9 +168,13 @@ async function showRun(id) {
   if (run.trace_id) items.push(['trace', run.trace_id]);
   $('#summary').replaceChildren(...items.flatMap(([name, value]) =>
     [el('dt', {}, name), el('dd', { class: name === 'status' ? run.status : '', 'data-field': name }, value)]));
-  drawWaterfall(run.spans, run.elapsed_ms);
+  // A run still going (or cut, to be resumed) comes from its journal alone: steps, no spans yet.
+  const spans = run.spans || [];
+  drawSteps(run.steps || []);
+  $('#timeline-part').hidden = spans.length === 0;
+  drawWaterfall(spans, run.elapsed_ms || 0);
   $('#detail').replaceChildren();
-  const first = run.spans.find((s) => s.name.startsWith('chat ')) || run.spans[0];
+  const first = spans.find((s) => s.name.startsWith('chat ')) || spans[0];
   if (first) showSpan(first);
 }
 

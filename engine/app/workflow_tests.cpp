@@ -6,6 +6,7 @@
 #include <fstream>
 #include <cstdio>
 
+#include "engine/app/journal_fixture.h"
 #include "engine/assemble/build_executor.h"
 #include "engine/core/elapsed.h"
 #include "engine/core/error.h"
@@ -14,6 +15,7 @@
 #include "engine/core/utf8.h"
 #include "engine/parse/regex.h"
 #include "engine/spec/search_path.h"
+#include "engine/store/replay_journal.h"
 
 namespace engine::app {
 namespace {
@@ -112,6 +114,27 @@ void check(const spec::TestExpectations& e, const agent::RunResult& r, std::vect
     failures.push_back("llm_calls: expected " + std::to_string(*e.llm_calls) + ", got " + std::to_string(r.llm_calls));
 }
 
+// A run made against a stored run's journal ends as it did: each step as recorded, the same answer, nothing asked
+// otherwise than the journal was.
+void check_against_journal(const JournalFixture& fixture, const store::ReplayJournal& journal,
+                           const spec::WorkflowTestSpec& t, const agent::RunResult& r, std::vector<std::string>& failures) {
+  std::vector<std::string> asked = journal.asked_otherwise();
+  if (!asked.empty())
+    failures.push_back("the run asked otherwise than its journal (" + t.journal->value + ") recorded at " +
+                       join(asked, ", ") + ": the workflow or its inputs changed since run " + fixture.run);
+  for (const auto& d : journal.differences())
+    failures.push_back("step " + d.step + ": recorded " + (d.recorded.is_null() ? "not run" : shown(d.recorded)) +
+                       ", now " + (d.replayed.is_null() ? "not run" : shown(d.replayed)));
+  if (t.expect.output || t.expect.error || t.expect.stopped_reason) return;  // the test says what the answer must be
+  for (auto it = fixture.entries.rbegin(); it != fixture.entries.rend(); ++it) {
+    if (it->entry.kind != JournalKind::RunEnd) continue;
+    const Value& answer = it->entry.value;
+    if (answer.contains("output") && !same(answer["output"], r.output))
+      failures.push_back("output: " + expected_got(answer["output"], r.output) + " (as run " + fixture.run + " answered)");
+    break;
+  }
+}
+
 TestOutcome run_one(const spec::WorkflowSpec& workflow, const spec::WorkflowTestSpec& t, const Cancel& cancel) {
   TestOutcome out{t.name, {}, 0};
   auto start = Clock::now();
@@ -119,11 +142,26 @@ TestOutcome run_one(const spec::WorkflowSpec& workflow, const spec::WorkflowTest
     spec::WorkflowSpec w = workflow;
     use_test_model(w, t);
     auto executor = assemble::build_executor(w);
-    Value inputs = executor->resolve_inputs(t.inputs);
+    std::optional<JournalFixture> fixture;
+    std::optional<store::ReplayJournal> journal;
+    agent::RunOptions options{.cancel = &cancel};
+    Value given = t.inputs;
+    if (t.journal) {
+      fixture = read_journal_fixture(t.journal_file);
+      journal.emplace(fixture->run, fixture->entries);
+      options.journal = JournalScope{&*journal, ""};
+      if (given.empty()) given = fixture->inputs;  // the stored run's, unless the test gives its own
+    }
+    Value inputs = executor->resolve_inputs(given);
     NullSink quiet;
-    agent::RunResult r = executor->run(inputs, quiet, agent::RunOptions{.cancel = &cancel});
+    agent::RunResult r = executor->run(inputs, quiet, options);
     if (r.stopped_reason == StoppedReason::Cancelled && cancel.stopped()) throw_stopped(cancel);
-    check(t.expect, r, out.failures);
+    if (journal) check_against_journal(*fixture, *journal, t, r, out.failures);
+    bool expects = t.expect.output || t.expect.output_contains || t.expect.output_matches || !t.expect.outputs.empty() ||
+                   t.expect.tools || t.expect.stopped_reason || !t.expect.steps.empty() || t.expect.error ||
+                   t.expect.llm_calls;
+    if (expects || !journal) check(t.expect, r, out.failures);
+    else if (!r.ok()) out.failures.push_back("the run failed: " + r.error->formatted());
   } catch (const Error& e) {
     if ((e.kind() == ErrorKind::RunCancelled || e.kind() == ErrorKind::RunTimeout) && cancel.stopped()) throw;
     out.failures.push_back(e.formatted());

@@ -6,6 +6,7 @@
 #include <iostream>
 #include <unistd.h>
 
+#include "engine/app/journal_fixture.h"
 #include "engine/app/durable_runs.h"
 #include "engine/app/run_history.h"
 #include "engine/cli/cli_support.h"
@@ -29,6 +30,7 @@ struct RunsOptions {
   app::RunQuery query;
   std::string id, other;
   std::string otlp;
+  std::string journal_file;  // export --journal
   size_t keep = 0;  // 0: ENGINE_STORE_KEEP's, or the default
   bool unfinished = false;  // list: journaled runs not ended
   app::ResumeOptions resume;
@@ -148,9 +150,16 @@ int diff_runs(const RunsOptions& o) {
   return kOk;
 }
 
-// A stored run's spans sent to a collector, at the times it ran.
+// A stored run's spans sent to a collector, at the times it ran; or its journal written to a file, a test's fixture.
 int export_run(const RunsOptions& o) {
   auto store = app::open_store(o.store);
+  if (!o.journal_file.empty()) {
+    if (!o.otlp.empty()) throw Error(ErrorKind::Usage, "give --otlp or --journal, not both");
+    auto [id, entries] = app::write_journal_fixture(*store, o.id, o.journal_file);
+    std::cerr << "wrote the " << entries << " journal entries of run " << id << " to " << o.journal_file
+              << " (a test's `journal:` replays it: docs/testing.md)" << std::endl;
+    return kOk;
+  }
   store::RunRecord run = app::find_run(*store, o.id);
   // Spans only: the run is in the store already, and its events were masked as they were stored.
   app::RunObservers spans({.otlp = o.otlp, .secrets = console_secrets()});
@@ -291,10 +300,11 @@ void add_runs_command(CLI::App& app, int& exit_code) {
   diff->add_flag("--json", o->json, "Print {a, b, lines: [{what, a, b, same}]}");
   diff->callback([o, &exit_code] { exit_code = guarded([&] { return diff_runs(*o); }); });
 
-  CLI::App* send = runs->add_subcommand("export", "Send a recorded run's spans to an OpenTelemetry collector");
+  CLI::App* send = runs->add_subcommand("export", "Send a recorded run's spans to an OpenTelemetry collector, or write its journal to a file");
   store_option(send);
   send->add_option("id", o->id, "The run's id (or its first characters)")->required();
   send->add_option("--otlp", o->otlp, "The collector's URL (OTLP/HTTP JSON; or OTEL_EXPORTER_OTLP_ENDPOINT)");
+  send->add_option("--journal", o->journal_file, "Write the run's journal to FILE instead: a test's fixture (docs/testing.md)");
   send->callback([o, &exit_code] { exit_code = guarded([&] { return export_run(*o); }); });
 
   CLI::App* resume = runs->add_subcommand("resume", "Go on with a journaled run that did not end: what it recorded is "

@@ -14,7 +14,7 @@ namespace engine::spec {
 namespace keys {
 
 // The keys this file reads (format_keys.h).
-const KeyList kTest = {"description", "inputs", "replies", "recording", "expect"};
+const KeyList kTest = {"description", "inputs", "replies", "recording", "journal", "expect"};
 const KeyList kTestExpect = {"output", "output_contains", "output_matches", "outputs", "tools",
                              "stopped_reason", "steps", "error", "llm_calls"};
 const KeyList kTestFile = {"version", "description", "workflow", "tests"};
@@ -66,13 +66,24 @@ class TestLoader {
     }
     if (n["replies"] && n["recording"])
       r_.fail(ErrorKind::SpecConflict, at + " has both replies and a recording; give one of them", n["recording"]);
+    if (n["journal"] && (n["replies"] || n["recording"]))
+      r_.fail(ErrorKind::SpecConflict, at + " has a journal, which answers every call, and " +
+                                           (n["replies"] ? "replies" : "a recording") + "; give one of them",
+              n["journal"]);
     if (n["replies"]) t.replies = read_scripted_replies(r_, n["replies"], at + ".replies");
     if (n["recording"]) {
       t.recording = r_.located_str(n["recording"], at + ".recording");
       t.recording_file = dir_ / t.recording->value;
     }
-    r_.expect_present(n, "expect", at);
-    t.expect = expectations(n["expect"], at + ".expect");
+    if (n["journal"]) {
+      t.journal = r_.located_str(n["journal"], at + ".journal");
+      t.journal_file = dir_ / t.journal->value;
+    }
+    // A journal is its own expectation (the run ends as it recorded); `expect` may add to it.
+    if (!t.journal || n["expect"]) {
+      r_.expect_present(n, "expect", at);
+      t.expect = expectations(n["expect"], at + ".expect");
+    }
     return t;
   }
 

@@ -1,6 +1,7 @@
 #pragma once
-// A workflow's declared tests (`engine test`): for each, the inputs, the model's answers (scripted replies or a
-// recording made with --record; the workflow's own model when neither) and what the run must show. docs/testing.md
+// A workflow's declared tests (`engine test`): for each, the inputs, the model's answers (scripted replies, a
+// recording made with --record, or a stored run's journal; the workflow's own model when none) and what the run must
+// show. docs/testing.md
 // describes every key.
 #include <filesystem>
 #include <memory>
@@ -34,6 +35,10 @@ struct WorkflowTestSpec {
   std::optional<std::vector<ScriptedReplySpec>> replies;  // answer the run's model calls in order
   std::optional<Located<std::string>> recording;          // a --record file, relative to the test file
   std::filesystem::path recording_file;
+  // A stored run's journal (`engine runs export ID --journal FILE`), relative to the test file: every model and tool
+  // call answered from it, and the run expected to end as it did.
+  std::optional<Located<std::string>> journal;
+  std::filesystem::path journal_file;
   TestExpectations expect;
 };
 

@@ -366,3 +366,45 @@ TEST_CASE("durable e2e: engine runs show and diff give each step's output, skipp
   CHECK(lines["step each[2]"] == Value{{"what", "step each[2]"}, {"a", ""}, {"b", "done: item 2"}, {"same", false}});
   CHECK(lines["step never"]["same"] == true);
 }
+
+TEST_CASE("durable e2e: a stored run exported as a journal is a test that replays it offline, no effect made, and "
+          "says what a changed workflow does otherwise", "[e2e][durable]") {
+  DurableRig rig;
+  auto run = run_engine("run " + shell_quote(rig.workflow.string()) + " -q --json" + rig.store);
+  REQUIRE(run.exit_code == 0);
+  std::string id = parse_json(run.out)["run_id"];
+  rig.service.clear();
+  auto fixture = rig.dir.path() / "refunds.journal";
+  auto exported = run_engine("runs export " + id + " --journal " + shell_quote(fixture.string()) + rig.store);
+  CHECK(exported.exit_code == 0);
+  CHECK(exported.err == "wrote the 38 journal entries of run " + id + " to " + fixture.string() +
+                            " (a test's `journal:` replays it: docs/testing.md)\n");
+  rig.dir.write("durable.test.yaml", "version: 1\ntests:\n  as_recorded:\n    journal: refunds.journal\n"
+                                     "  with_expectations:\n    journal: refunds.journal\n"
+                                     "    expect:\n      steps: {send: done, sub: done}\n");
+  std::string test_args = "test " + shell_quote((rig.dir.path() / "durable.test.yaml").string());
+  auto passed = run_engine(test_args);
+  INFO(passed.out << passed.err);
+  CHECK(passed.exit_code == 0);
+  CHECK(passed.out.find("2 tests: 2 passed, 0 failed") != std::string::npos);
+  CHECK(rig.service.counts().empty());  // every tool call answered from the journal: nothing sent
+
+  // The prompt and a sub-workflow's template changed: the test says where the run now differs from the journal.
+  rig.dir.write("durable.yaml", read_file(rig.workflow).replace(read_file(rig.workflow).find("Draft a note"), 12, "Draft a memo"));
+  rig.dir.write("sub.yaml", read_file(rig.dir.path() / "sub.yaml").replace(read_file(rig.dir.path() / "sub.yaml").find("notified"), 8, "told"));
+  auto failed = run_engine(test_args + " --filter as_recorded");
+  INFO(failed.out << failed.err);
+  CHECK(failed.exit_code == 1);
+  std::string failures = failed.out.substr(failed.out.find(" ms\n") + 4);
+  CHECK(failures ==
+        "        the run asked otherwise than its journal (refunds.journal) recorded at llm.0 at draft: the workflow or "
+        "its inputs changed since run " + id + "\n"
+        "        step sub/said: recorded '{\"status\":\"done\",\"output\":\"notified 1\"}', now "
+        "'{\"status\":\"done\",\"output\":\"told 1\"}'\n"
+        "        step sub: recorded '{\"status\":\"done\",\"output\":\"notified 1\"}', now "
+        "'{\"status\":\"done\",\"output\":\"told 1\"}'\n"
+        "        output: expected 'Refunds take five days. | read 1 | 5 words | sent | notified 1', got 'Refunds take "
+        "five days. | read 1 | 5 words | sent | told 1' (as run " + id + " answered)\n"
+        "1 test: 0 passed, 1 failed\n");
+  CHECK(rig.service.counts().empty());
+}

@@ -65,6 +65,15 @@ TEST_CASE("a test file's mistakes are named at their line", "[spec][test]") {
             "...' is not an error kind; docs/errors.md lists them");
   CHECK(tests_error("tests:\n  a: {replies: [x], recording: r.jsonl, expect: {output: x}}\n") ==
         "spec.conflict: w.test.yaml:2:32: tests.a has both replies and a recording; give one of them");
+  CHECK(tests_error("tests:\n  a: {replies: [x], journal: r.journal}\n") ==
+        "spec.conflict: w.test.yaml:2:30: tests.a has a journal, which answers every call, and replies; give one of them");
+  CHECK(tests_error("tests:\n  a: {recording: r.jsonl, journal: r.journal}\n") ==
+        "spec.conflict: w.test.yaml:2:36: tests.a has a journal, which answers every call, and a recording; give one of "
+        "them");
+  // A journal is its own expectation: `expect` may be left out, and then holds nothing.
+  spec::TestFileSpec journaled = spec::parse_tests("tests: {a: {journal: r.journal}}\n", "t.yaml", "d", "d/t.yaml");
+  CHECK(journaled.tests[0].journal_file == std::filesystem::path("d/r.journal"));
+  CHECK_FALSE(journaled.tests[0].expect.output.has_value());
   CHECK(tests_error("tests:\n  a: {expect: {}}\n") ==
         "spec.missing_key: w.test.yaml:2:15: tests.a.expect must say what the run must show");
   CHECK(tests_error("tests:\n  a: {expect: {steps: {ask: finished}}}\n") ==

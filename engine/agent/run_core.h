@@ -13,6 +13,7 @@
 
 #include "engine/agent/memory.h"
 #include "engine/agent/run_result.h"
+#include "engine/core/approval.h"
 #include "engine/core/event.h"
 #include "engine/core/journal.h"
 #include "engine/core/trace_context.h"
@@ -31,6 +32,7 @@ struct AgentTool {
   bool fail_run_on_error = false;  // else a tool's failure is an observation and the run goes on
   std::optional<Effect> effect;    // the workflow's `effect:`; none: the tool's own
   Effect effect_of() const { return effect.value_or(tool->effect()); }
+  ApprovalPolicy approval;         // the workflow's `approve:` for the entry it came from
 };
 
 // What a tool call gave: the output as the tool returned it (kept in the step, the events and --json) and the text
@@ -86,6 +88,8 @@ struct RunOptions {
   // Where the run writes its journal (core/journal.h), and reads it when resumed: its model calls, tool calls and
   // steps under their paths. None: the run keeps no journal.
   JournalScope journal;
+  // `engine run --yes`: a tool call whose `approve:` asks is made without waiting for a person (docs/people.md).
+  bool approve_asked = false;
 };
 
 class RunCore {

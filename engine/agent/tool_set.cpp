@@ -62,7 +62,7 @@ std::shared_ptr<const ToolSet> AgentTools::current(const Cancel* cancel) const {
     for (const auto& tool : *lists[source])
       if ((c.only.empty() || named(c.only, tool->name())) &&
           first_of_its_name(AgentTool{tool, false, false, std::nullopt}))
-        out.push_back(AgentTool{tool, named(c.return_direct, tool->name()), c.fail_run_on_error, c.effect});
+        out.push_back(AgentTool{tool, named(c.return_direct, tool->name()), c.fail_run_on_error, c.effect, c.approval});
   };
   for (size_t i = 0; i < initial_->tools.size(); ++i) {
     int from = from_[i];

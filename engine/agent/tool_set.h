@@ -35,6 +35,7 @@ class AgentTools {
     std::vector<std::string> return_direct;  // names
     bool fail_run_on_error = false;
     std::optional<Effect> effect;  // the workflow's `effect:` for the source's tools
+    ApprovalPolicy approval;       // and its `approve:`
   };
 
   // `initial` as the build found them, in declaration order (a changing source's tools among them, where its entry

@@ -58,6 +58,7 @@ void end_journal(store::RunJournal& journal, const agent::RunResult& r) {
   if (r.error) {
     switch (r.error->kind) {
       case ErrorKind::JournalInDoubt: state = store::JournalState::InDoubt; break;
+      case ErrorKind::RunWaiting: state = store::JournalState::Waiting; break;
       case ErrorKind::RunCancelled:
       case ErrorKind::JournalDiverged:
       case ErrorKind::StoreFailed: state = store::JournalState::Running; break;
@@ -152,6 +153,61 @@ std::string resolve_call(store::RunStore& store, const std::string& id, const st
 
 std::string workflow_source(const std::string& workflow) {
   return std::filesystem::absolute(spec::find_workflow_file(workflow)).lexically_normal().string();
+}
+
+std::vector<PendingCall> pending_calls(const std::vector<store::StoredEntry>& entries) {
+  std::set<std::string> decided;
+  for (const auto& e : entries)
+    if (e.entry.kind == JournalKind::Decision) decided.insert(journal_point(e.entry.path, JournalKind::Decision, e.entry.key));
+  std::vector<PendingCall> out;
+  for (const auto& e : entries)
+    if (e.entry.kind == JournalKind::Ask && !decided.count(journal_point(e.entry.path, JournalKind::Decision, e.entry.key)))
+      out.push_back({printable_excerpt(call_name(e.entry.path, e.entry.key), 200), e.entry.value.value("tool", ""),
+                     e.entry.value.contains("arguments") ? e.entry.value["arguments"] : Value()});
+  return out;
+}
+
+PendingCall decide_call(store::RunStore& store, const std::string& id, const std::string& call, const Decision& decision) {
+  if (auto found = store.find_journal(id); found && found->state == store::JournalState::Ended)
+    throw Error(ErrorKind::JournalNotWaiting, "run " + found->id + " waits for no decision (it ended)");
+  auto [header, entries, lock] = reenter_run(store, id);
+  if (header.state != store::JournalState::Waiting)
+    throw Error(ErrorKind::JournalNotWaiting, "run " + header.id + " waits for no decision (it is " +
+                                                  std::string(store::name_of(header.state)) + ")");
+  std::vector<PendingCall> pending = pending_calls(entries);
+  std::vector<std::string> names;
+  for (const auto& p : pending) names.push_back(p.call);
+  const PendingCall* chosen = nullptr;
+  for (const auto& p : pending)
+    if (p.call == call || (call.empty() && pending.size() == 1)) chosen = &p;
+  if (!chosen) {
+    for (const auto& e : entries)
+      if (!call.empty() && e.entry.kind == JournalKind::Decision &&
+          printable_excerpt(call_name(e.entry.path, e.entry.key), 200) == call)
+        throw Error(ErrorKind::JournalNotWaiting, "call " + call + " of run " + header.id + " was decided already (" +
+                                                      (e.entry.value.value("approved", false) ? "approved" : "rejected") + ")");
+    if (pending.empty())
+      throw Error(ErrorKind::JournalNotWaiting, "every call run " + header.id + " waits on is decided: engine runs "
+                                                    "resume " + header.id + " goes on");
+    if (call.empty())
+      throw Error(ErrorKind::JournalNotWaiting, "run " + header.id + " waits on " + std::to_string(pending.size()) +
+                                                    " calls: name one (" + join(names, ", ") + ")");
+    throw Error(ErrorKind::JournalNotWaiting, "run " + header.id + " waits on no call '" + printable_excerpt(call, 200) +
+                                                  "' (it waits on: " + join(names, ", ") + ")");
+  }
+  const store::StoredEntry* ask = nullptr;
+  int64_t last_seq = 0;
+  for (const auto& e : entries) {
+    last_seq = std::max(last_seq, e.seq);
+    if (e.entry.kind == JournalKind::Ask && printable_excerpt(call_name(e.entry.path, e.entry.key), 200) == chosen->call)
+      ask = &e;
+  }
+  Value made{{"approved", decision.approved}, {"by", decision.by}, {"at_ms", now_ms()}};
+  if (!decision.reason.empty()) made["reason"] = decision.reason;
+  store::JournalWrite write{header.id, std::nullopt, {}, std::nullopt};
+  write.entries.push_back({last_seq + 1, {ask->entry.path, JournalKind::Decision, ask->entry.key, ask->entry.asked, std::move(made)}});
+  store.append_journal(std::span<const store::JournalWrite>(&write, 1));
+  return *chosen;
 }
 
 store::JournalRun new_journal_header(const workflow::Executor& executor, std::string source, Value files,

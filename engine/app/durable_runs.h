@@ -118,6 +118,28 @@ ReplayReport replay_run(store::RunStore& store, RunObservers& observers, const s
 std::string resolve_call(store::RunStore& store, const std::string& id, const std::string& call,
                          const std::optional<Value>& happened);
 
+// A person's decision on a tool call a run waits on (docs/people.md).
+struct Decision {
+  bool approved = false;
+  std::string reason;  // what the model reads of a rejection
+  std::string by;      // who decided: the OS user, a token's name
+};
+
+// A call a waiting run waits on: its name (call_name()), its tool, the arguments the model gave.
+struct PendingCall {
+  std::string call;
+  std::string tool;
+  Value arguments;
+};
+// The calls a run's journal holds asks for and no decision yet, in the order asked.
+std::vector<PendingCall> pending_calls(const std::vector<store::StoredEntry>& entries);
+
+// Records `decision` on call `call` of run `id` (or an id it starts; `call` empty: the one call it waits on), for a
+// resume to act on. Throws Error "store.no_such_run", "journal.ended", "journal.busy", "journal.not_waiting" (a run
+// that waits for no decision, a call it does not wait on, a call decided already, or no call named while it waits on
+// several). Returns the call decided.
+PendingCall decide_call(store::RunStore& store, const std::string& id, const std::string& call, const Decision& decision);
+
 // The SHA-256 of each file a workflow was built from (`source`, its own, and every file its load named: templates,
 // Lua scripts, sub-workflows), by absolute path: what a resume compares.
 Value workflow_file_digests(const workflow::Executor& executor, const std::string& source);

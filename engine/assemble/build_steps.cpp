@@ -225,10 +225,12 @@ void build_step(const spec::StepSpec& st, workflow::Step& step, const Scope& sco
   } else if (st.kind.value == StepKind::Tool) {
     std::shared_ptr<const tools::Tool> tool;  // shared: the step keeps its tool alive
     std::optional<Effect> effect;
+    Approval approval = Approval::Allow;
     for (size_t i = 0; i < registry.all().size(); ++i)
       if (registry.all()[i]->name() == st.tool.value) {
         tool = registry.all()[i];
         effect = declared_effect(s.tools[registry.origin(i)]);
+        approval = s.tools[registry.origin(i)].approve.for_tool(st.tool.value);
       }
     if (!tool && scope.found && scope.found->was_left_out(Diagnostics::Entry::tool, st.tool.value)) return;
     if (!tool)
@@ -238,7 +240,7 @@ void build_step(const spec::StepSpec& st, workflow::Step& step, const Scope& sco
     tmpl::Template t = step_template(st.text, s);
     read(t, path + ".input", st.text.loc);
     Effect resolved = effect.value_or(tool->effect());
-    step.work = std::make_shared<workflow::ToolWork>(std::move(tool), std::move(t), resolved);
+    step.work = std::make_shared<workflow::ToolWork>(std::move(tool), std::move(t), resolved, approval);
   } else if (st.kind.value == StepKind::Workflow) {
     const spec::WorkflowSpec& child = *st.workflow_spec;
     std::vector<std::string> declared = input_names(child);

@@ -264,7 +264,8 @@ std::vector<agent::AgentTool> agent_tools(const spec::WorkflowSpec& s, const too
     };
     if (s.agent.tools_given && !named(s.agent.tools)) continue;
     const spec::ToolSpec& entry = s.tools[registry.origin(i)];
-    out.push_back(agent::AgentTool{tool, named(s.agent.return_direct), entry.on_error.value == "fail", declared_effect(entry)});
+    out.push_back(agent::AgentTool{tool, named(s.agent.return_direct), entry.on_error.value == "fail",
+                                   declared_effect(entry), entry.approve});
   }
   return out;
 }
@@ -281,7 +282,7 @@ std::vector<agent::AgentTools::Changing> changing_tools(const spec::WorkflowSpec
       out.push_back(agent::AgentTools::Changing{std::move(source), s.agent.tools_given ? names(s.agent.tools)
                                                                                        : std::vector<std::string>{},
                                                 names(s.agent.return_direct), s.tools[i].on_error.value == "fail",
-                                                declared_effect(s.tools[i])});
+                                                declared_effect(s.tools[i]), s.tools[i].approve});
   return out;
 }
 

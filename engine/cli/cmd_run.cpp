@@ -28,6 +28,7 @@ struct RunOptions {
   OutputOptions output;
   std::string durability;  // none: the workflow's `durability:`, else async
   bool json = false;
+  bool yes = false;  // approve the calls whose approve: asks
 };
 
 int run(const RunOptions& o) {
@@ -45,6 +46,7 @@ int run(const RunOptions& o) {
   // of the workflow or an input is masked on the console, in the trace, in --json and in errors alike.
   RunOutput out(o.output, executor->tools().names(), {"run", o.workflow});
   agent::RunOptions options{.stream = out.stream(), .cancel = &cancel};
+  options.approve_asked = o.yes;
   agent::RunResult result =
       session ? app::run_observed(out.observers(), options,
                                   [&](EventSink& events, const agent::RunOptions& observed) {
@@ -77,6 +79,7 @@ void add_run_command(CLI::App& app, int& exit_code) {
                   "the run goes on), async (grouped; a tool's intent still before its effect), exit (at the end only). "
                   "Default: the workflow's durability:, else async")
       ->check(CLI::IsMember(durability_names()));
+  cmd->add_flag("--yes,-y", o->yes, "Approve every tool call whose approve: asks (never one it denies)");
   add_output_options(*cmd, o->output);
   cmd->callback([o, &exit_code] { exit_code = guarded([&] { return run(*o); }, o->output.no_color); });
 }

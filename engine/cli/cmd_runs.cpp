@@ -1,5 +1,8 @@
-// engine runs list|show: the runs the local run store keeps (docs/observability.md, "The run store").
+// engine runs list|show|...: the runs the local run store keeps (docs/observability.md, "The run store"), and the
+// journaled ones resumed, forked, replayed, settled and decided on (docs/durability.md, docs/people.md).
 #include <CLI/CLI.hpp>
+#include <pwd.h>
+
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
@@ -33,6 +36,8 @@ struct RunsOptions {
   std::string journal_file;  // export --journal
   size_t keep = 0;  // 0: ENGINE_STORE_KEEP's, or the default
   bool unfinished = false;  // list: journaled runs not ended
+  bool waiting = false;     // list: journaled runs waiting for a person's decision
+  std::string reason;       // approve, reject
   app::ResumeOptions resume;
   std::string call, happened;  // resolve
   app::ForkOptions fork;
@@ -86,8 +91,39 @@ int list_unfinished(const RunsOptions& o) {
   return kOk;
 }
 
+// Journaled runs that wait for a person, and the calls each waits on (docs/people.md).
+int list_waiting(const RunsOptions& o) {
+  auto store = app::open_store(o.store);
+  Value list = Value::array();
+  for (const auto& r : store->journal_runs(true, o.query.limit)) {
+    if (r.state != store::JournalState::Waiting) continue;
+    Value calls = Value::array();
+    for (auto& p : app::pending_calls(store->journal_entries(r.id)))
+      calls.push_back(Value{{"call", p.call}, {"tool", p.tool}, {"arguments", std::move(p.arguments)}});
+    list.push_back(Value{{"id", r.id}, {"workflow", r.workflow}, {"started_ms", r.started_ms}, {"updated_ms", r.updated_ms},
+                         {"waiting_on", std::move(calls)}});
+  }
+  if (o.json) {
+    std::cout << to_json_text(list) << std::endl;
+    return kOk;
+  }
+  if (list.empty()) {
+    std::cerr << "no run waits for a decision in " << store->file().string() << std::endl;
+    return kOk;
+  }
+  std::cout << "ID                SINCE                WORKFLOW              CALL                  TOOL                  ARGUMENTS\n";
+  for (const Value& r : list)
+    for (const Value& c : r["waiting_on"])
+      std::cout << cell(r["id"], 17) << " " << cell(local_time(r["updated_ms"].get<int64_t>()), 20) << " "
+                << cell(r["workflow"], 21) << " " << cell(c["call"], 21) << " " << cell(c["tool"], 21) << " "
+                << printable_excerpt(to_json_text(c["arguments"]), 200) << "\n";
+  std::cout.flush();
+  return kOk;
+}
+
 int list_runs(const RunsOptions& o) {
   if (o.unfinished) return list_unfinished(o);
+  if (o.waiting) return list_waiting(o);
   auto store = app::open_store(o.store);
   std::vector<store::RunRecord> runs = app::list_runs(*store, o.query);
   if (o.json) {
@@ -256,6 +292,22 @@ int resolve_call(const RunsOptions& o) {
   return kOk;
 }
 
+// Who decides from this terminal: the OS user.
+std::string os_user() {
+  if (const char* user = std::getenv("USER"); user && *user) return user;
+  if (const passwd* pw = ::getpwuid(::getuid())) return pw->pw_name;
+  return "uid " + std::to_string(::getuid());
+}
+
+// A person's decision on a call a run waits on; the run goes on with `engine runs resume`.
+int decide_call(const RunsOptions& o, bool approved) {
+  auto store = app::open_store(o.store);
+  app::PendingCall decided = app::decide_call(*store, o.id, o.call, {approved, o.reason, os_user()});
+  std::cerr << "call " << decided.call << " of tool '" << decided.tool << "' " << (approved ? "approved" : "rejected")
+            << ": engine runs resume " << o.id << " goes on" << std::endl;
+  return kOk;
+}
+
 // The retention limit applied now rather than at the next runs' writes.
 int prune_runs(const RunsOptions& o) {
   auto store = app::open_store(o.store);
@@ -284,6 +336,7 @@ void add_runs_command(CLI::App& app, int& exit_code) {
   list->add_option("-n,--limit", o->query.limit, "How many runs at most")->capture_default_str()->check(whole_number(1, 100000));
   list->add_flag("--json", o->json, "Print the runs as a JSON list");
   list->add_flag("--unfinished", o->unfinished, "Journaled runs that did not end (a crash, Ctrl-C, a call in doubt), to resume");
+  list->add_flag("--waiting", o->waiting, "Journaled runs waiting for a person's decision, and the calls they wait on");
   list->callback([o, &exit_code] { exit_code = guarded([&] { return list_runs(*o); }); });
 
   CLI::App* show = runs->add_subcommand("show", "A run as the console showed it, then its answer (or --json: all of it)");
@@ -351,6 +404,18 @@ void add_runs_command(CLI::App& app, int& exit_code) {
       return resolve_call(*o);
     });
   });
+
+  for (bool approved : {true, false}) {
+    CLI::App* decide = runs->add_subcommand(approved ? "approve" : "reject",
+                                            approved ? "Approve a tool call a run waits on; engine runs resume goes on"
+                                                     : "Reject a tool call a run waits on, with the reason the model reads");
+    store_option(decide);
+    decide->add_option("id", o->id, "The run's id (or its first characters); engine runs list --waiting names them")->required();
+    decide->add_option("call", o->call, "The call, as the run named it (step/call_1); none: the one it waits on");
+    auto* reason = decide->add_option("--reason", o->reason, approved ? "Why, for the audit trail" : "Why: the model reads it");
+    if (!approved) reason->required();
+    decide->callback([o, approved, &exit_code] { exit_code = guarded([&] { return decide_call(*o, approved); }); });
+  }
 
   CLI::App* prune = runs->add_subcommand("prune", "Delete all but the newest runs now (the store also does as it writes)");
   store_option(prune);

@@ -1,10 +1,11 @@
 #pragma once
-// One function per `engine` command. Each returns the process exit code: 0 ok, 1 run failed, 2 bad input or usage.
+// One function per `engine` command. Each returns the process exit code: 0 ok, 1 run failed, 2 bad input or usage,
+// 3 the run waits for a person's decision.
 #include <CLI/CLI.hpp>
 
 namespace engine::cli {
 
-enum ExitCode { kOk = 0, kRunFailed = 1, kBadInput = 2 };
+enum ExitCode { kOk = 0, kRunFailed = 1, kBadInput = 2, kWaiting = 3 };  // 3: a person must decide (docs/people.md)
 
 void add_init_command(CLI::App& app, int& exit_code);
 void add_run_command(CLI::App& app, int& exit_code);

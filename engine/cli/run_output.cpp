@@ -82,7 +82,7 @@ int report_run(RunOutput& out, const agent::RunResult& result, bool json, const 
   if (result.ok()) return kOk;
   print_error(result.error->kind, result.error->formatted(), no_color);
   if (result.stopped_reason == StoppedReason::Cancelled && interrupts.signal()) return interrupted_exit_code(interrupts.signal());
-  return kRunFailed;
+  return result.error->kind == ErrorKind::RunWaiting ? kWaiting : kRunFailed;
 }
 
 }  // namespace engine::cli

@@ -21,6 +21,7 @@ constexpr Named<JournalKind> kKinds[] = {
     {JournalKind::StepStart, "step_start"}, {JournalKind::StepEnd, "step_end"},
     {JournalKind::Llm, "llm"},              {JournalKind::ToolIntent, "tool_intent"},
     {JournalKind::ToolResult, "tool_result"}, {JournalKind::RunEnd, "run_end"},
+    {JournalKind::Ask, "ask"},              {JournalKind::Decision, "decision"},
 };
 
 }  // namespace

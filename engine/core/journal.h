@@ -36,6 +36,8 @@ enum class JournalKind {
   ToolIntent,  // value: {tool, effect}; asked: the arguments. Before the effect
   ToolResult,  // value: {output, error_kind?}. After it
   RunEnd,      // value: the run's answer as `engine run --json` and /invoke give it (app/result_documents.h)
+  Ask,         // value: {tool, arguments}; asked: the arguments. A call that waits for a person's decision
+  Decision,    // value: {approved, reason?, arguments? (edited), by, at_ms}: the decision, as a person gave it
 };
 std::string_view name_of(JournalKind kind);
 std::optional<JournalKind> journal_kind_named(std::string_view name);

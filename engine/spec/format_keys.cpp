@@ -19,6 +19,7 @@ const std::vector<KeyTable>& format_key_tables() {
       {"tool_call", &kToolCall},
       {"tool", &kTool},
       {"mcp", &kMcp},
+      {"approve", &kApprove},
       {"allow", &kAllow},
       {"http_grant", &kHttpGrant},
       {"files_grant", &kFilesGrant},
@@ -57,7 +58,7 @@ const std::vector<Nesting>& nestings() {
       {&kLlm, "scripted", &kScripted}, {&kScripted, "rules", &kScriptedRule},
       {&kScripted, "fail", &kScriptedFail}, {&kAgent, "memory", &kMemory},
       {&kAgent, "parser", &kParserRegex}, {&kAgent, "template_options", &kTemplateOptions},
-      {&kTool, "limits", &kLuaLimits}, {&kTool, "mcp", &kMcp}, {&kStep, "agent", &kAgent},         {&kStep, "llm", &kLlm},
+      {&kTool, "limits", &kLuaLimits}, {&kTool, "mcp", &kMcp}, {&kTool, "approve", &kApprove}, {&kStep, "agent", &kAgent},         {&kStep, "llm", &kLlm},
       {&kStep, "retry", &kRetry},      {&kStep, "limits", &kLuaLimits},
   };
   return all;

@@ -12,7 +12,7 @@ namespace engine::spec {
 using KeyList = std::vector<std::string>;
 
 namespace keys {
-extern const KeyList kTop, kInput, kOutput, kLlm, kPrice, kScripted, kScriptedRule, kScriptedFail, kScriptedReply, kToolCall, kTool, kMcp, kAllow, kHttpGrant, kFilesGrant,
+extern const KeyList kTop, kInput, kOutput, kLlm, kPrice, kScripted, kScriptedRule, kScriptedFail, kScriptedReply, kToolCall, kTool, kMcp, kApprove, kAllow, kHttpGrant, kFilesGrant,
     kLuaLimits, kAgent, kMessage, kMemory, kParserRegex, kParserJsonBlob, kParserKeyword, kKeywordRule, kParserLua,
     kTemplateOptions, kTemplateFile, kStep, kRetry, kTest, kTestExpect, kTestFile;
 }  // namespace keys

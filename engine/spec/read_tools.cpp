@@ -14,8 +14,9 @@ namespace keys {
 // schema/workflow.schema.json.
 const KeyList kTool = {"name",     "description", "lua",   "builtin", "parameters", "limits", "on_error",
                        "workflow", "mcp",         "tools", "prefix",  "timeout", "allow",
-                       "index", "effect"};
+                       "index", "effect", "approve"};
 const KeyList kMcp = {"command", "args", "env", "cwd", "url", "headers", "roots"};
+const KeyList kApprove = {"deny", "ask"};
 
 }  // namespace keys
 
@@ -170,6 +171,20 @@ bool tool(SectionReader& in, const YAML::Node& t, const std::string& path, ToolS
   });
   in.key(t, "on_error", [&](const YAML::Node& v) { s.on_error = in.one_of(v, path + ".on_error", {"observation", "fail"}); });
   in.key(t, "effect", [&](const YAML::Node& v) { s.effect = in.one_of(v, path + ".effect", effect_names()); });
+  in.key(t, "approve", [&](const YAML::Node& v) {
+    if (!v.IsMap()) {
+      s.approve.all = *approval_named(in.one_of(v, path + ".approve", approval_names()).value);
+      return;
+    }
+    r.expect_map(v, path + ".approve", keys::kApprove);
+    for (const char* list : {"deny", "ask"}) {
+      if (!v[list]) continue;
+      if (!v[list].IsSequence())
+        r.fail(ErrorKind::SpecWrongType, path + ".approve." + list + " must be a list of tool names or globs", v[list]);
+      for (const auto& name : r.str_list(v[list], path + ".approve." + list))
+        (std::string_view(list) == "deny" ? s.approve.deny : s.approve.ask).push_back(name.value);
+    }
+  });
   return named && implemented;
 }
 

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/core/approval.h"
 #include "engine/core/diagnostics.h"
 #include "engine/core/file_scope.h"
 #include "engine/core/journal.h"
@@ -230,6 +231,8 @@ struct ToolSpec {
   // read, idempotent or once: what a resumed run may do with a call of it that may have happened
   // (docs/durability.md); empty: inferred from what the tool can reach.
   Located<std::string> effect;
+  // Which of its tools' calls a person approves first (docs/people.md); allow by default.
+  ApprovalPolicy approve;
   SourceLoc loc;
 };
 

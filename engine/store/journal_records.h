@@ -16,6 +16,7 @@ enum class JournalState {
   Running,  // started and not ended: a process runs it, or one that ran it died (engine runs list --unfinished)
   Ended,    // it ended, ok or failed: resumed no more (forked instead)
   InDoubt,  // stopped at a call whose effect may or may not have happened, until engine runs resolve says which
+  Waiting,  // stopped at a call a person must decide on (docs/people.md), until engine runs approve or reject
 };
 std::string_view name_of(JournalState state);
 

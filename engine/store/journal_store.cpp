@@ -22,6 +22,7 @@ constexpr Named<JournalState> kStates[] = {
     {JournalState::Running, "running"},
     {JournalState::Ended, "ended"},
     {JournalState::InDoubt, "in_doubt"},
+    {JournalState::Waiting, "waiting"},
 };
 
 const char* const kRunColumns =

@@ -70,4 +70,37 @@ ToolResult call_journaled(ToolInstance& instance, const Tool& tool, Effect effec
   return r;
 }
 
+ToolResult call_approved(ToolInstance& instance, const Tool& tool, Effect effect, CallApproval approval,
+                         const Value& input, const std::string& span_id, const JournalScope& journal,
+                         const std::string& call_id, const Cancel* cancel) {
+  if (approval.approval == Approval::Deny)
+    return ToolResult::failure(ErrorKind::ToolDenied, "tool '" + tool.name() + "' may not be called here (its approve: "
+                                                      "denies it); answer without it");
+  if (approval.approval == Approval::Allow || approval.approve_asked)
+    return call_journaled(instance, tool, effect, input, span_id, journal, call_id, cancel);
+  if (!journal)
+    throw Error(ErrorKind::ToolNeedsApproval, "tool '" + tool.name() + "' asks for a person's approval, and this run "
+                                              "cannot wait for one: give --yes to approve what asks, or keep the run "
+                                              "store on so that the run waits");
+  Journal& j = *journal.journal;
+  std::string asked = to_json_text(input);
+  const JournalEntry* decision = j.recorded(journal.path, JournalKind::Decision, call_id, asked);
+  if (!decision) {
+    j.write({journal.path, JournalKind::Ask, call_id, asked, Value{{"tool", tool.name()}, {"arguments", input}}});
+    std::string call = printable_excerpt(call_name(journal.path, call_id), 200);
+    throw Error(ErrorKind::RunWaiting, "run " + j.run_id() + " waits for a person to approve tool '" + tool.name() +
+                                           "' (call " + call + "): `engine runs approve " + j.run_id() + " " + call +
+                                           "` or `engine runs reject " + j.run_id() + " " + call +
+                                           " --reason TEXT`, then `engine runs resume " + j.run_id() + "`");
+  }
+  const Value& d = decision->value;
+  if (!d.value("approved", false)) {
+    std::string reason = d.value("reason", "");
+    return ToolResult::failure(ErrorKind::ToolRejected, "a person rejected this call of tool '" + tool.name() + "'" +
+                                                            (reason.empty() ? std::string() : ": " + reason));
+  }
+  auto edited = d.find("arguments");
+  return call_journaled(instance, tool, effect, edited != d.end() ? *edited : input, span_id, journal, call_id, cancel);
+}
+
 }  // namespace engine::tools

@@ -4,6 +4,7 @@
 // that started and never ended made again or stopped *in doubt*, as the tool's effect says.
 #include <string>
 
+#include "engine/core/approval.h"
 #include "engine/core/journal.h"
 #include "engine/tools/tool.h"
 
@@ -16,6 +17,20 @@ namespace engine::tools {
 ToolResult call_journaled(ToolInstance& instance, const Tool& tool, Effect effect, const Value& input,
                           const std::string& span_id, const JournalScope& journal, const std::string& call_id,
                           const Cancel* cancel);
+
+// What a call's `approve:` asks of it (docs/people.md), and whether the run approves what asks (`--yes`).
+struct CallApproval {
+  Approval approval = Approval::Allow;
+  bool approve_asked = false;
+};
+
+// The same, first asking as `approval` says: a denied call answers tool.denied, not made; a call that asks is made
+// once a person approved it (with the arguments they edited, if they did) and answers tool.rejected with their
+// reason when they rejected it. With no decision yet, its ask is journaled and Error "run.waiting" thrown (the run
+// stops and holds no process); in a run without a journal, Error "tool.needs_approval".
+ToolResult call_approved(ToolInstance& instance, const Tool& tool, Effect effect, CallApproval approval,
+                         const Value& input, const std::string& span_id, const JournalScope& journal,
+                         const std::string& call_id, const Cancel* cancel);
 
 // A recorded result as the call's: {output, error_kind?}.
 Value result_to_json(const ToolResult& result);

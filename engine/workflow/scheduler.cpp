@@ -312,7 +312,10 @@ class GraphRunner {
         again.journal.path += "#" + std::to_string(n);
         return step.work->run(vars, ctx.work_events, again);
       } catch (const Error& e) {
-        if (n >= step.attempts || stopped(ctx.options)) throw;
+        // A run that waits for a person, or stopped for its journal, is not tried again: a retry would ask anew.
+        bool halts = e.kind() == ErrorKind::RunWaiting || e.kind() == ErrorKind::JournalInDoubt ||
+                     e.kind() == ErrorKind::JournalDiverged || e.kind() == ErrorKind::StoreFailed;
+        if (n >= step.attempts || stopped(ctx.options) || halts) throw;
         failure = e;
       }
       // Out of the catch block: a wait there would hold a fiber's thread (core/fiber.h).

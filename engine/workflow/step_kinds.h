@@ -47,8 +47,8 @@ class LlmWork : public StepWork {
 // a tool that fails fails the step.
 class ToolWork : public StepWork {
  public:
-  ToolWork(std::shared_ptr<const tools::Tool> tool, tmpl::Template input, Effect effect)
-      : tool_(std::move(tool)), input_(std::move(input)), effect_(effect) {}
+  ToolWork(std::shared_ptr<const tools::Tool> tool, tmpl::Template input, Effect effect, Approval approval)
+      : tool_(std::move(tool)), input_(std::move(input)), effect_(effect), approval_(approval) {}
   StepOutcome run(const tmpl::Vars& vars, EventSink& events, const agent::RunOptions& options) const override;
   Value rendered_inputs(const tmpl::Vars& vars) const override;
 
@@ -56,6 +56,7 @@ class ToolWork : public StepWork {
   std::shared_ptr<const tools::Tool> tool_;
   tmpl::Template input_;
   Effect effect_;  // the workflow's `effect:`, else the tool's own
+  Approval approval_;  // the workflow's `approve:` for it
 };
 
 // kind: agent. The agent's inputs are rendered from the step's templates; the output is the agent's answer. A

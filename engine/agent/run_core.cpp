@@ -168,7 +168,7 @@ RunCore::ToolOutcome RunCore::run_tool(parse::AgentAction& action, Observation& 
   auto& instance = instances_[entry->tool.get()];
   if (!instance) instance = entry->tool->instantiate({&events_, options_.cancel, &meter_, options_.trace});
   tools::ToolResult r = tools::call_approved(*instance, *entry->tool, entry->effect_of(),
-                                             {entry->approval.for_tool(action.tool), options_.approve_asked},
+                                             {entry->approval.for_tool(action.tool), options_.approve_asked, options_.decide},
                                              action.tool_input, span_id, options_.journal, call_id, options_.cancel);
   events_.emit({events::ToolEnd{action.tool, call_id, r.output, r.ok() ? "" : std::string(name_of(*r.error_kind)),
                                 entry->return_direct}});

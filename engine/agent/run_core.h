@@ -90,6 +90,8 @@ struct RunOptions {
   JournalScope journal;
   // `engine run --yes`: a tool call whose `approve:` asks is made without waiting for a person (docs/people.md).
   bool approve_asked = false;
+  // Decisions given in place (a test's `decisions:`), asked before a call that asks waits; null: none.
+  const ToolDecider* decide = nullptr;
 };
 
 class RunCore {

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cstring>
 #include <fstream>
+#include <mutex>
 #include <cstdio>
 
 #include "engine/app/journal_fixture.h"
@@ -153,10 +154,29 @@ TestOutcome run_one(const spec::WorkflowSpec& workflow, const spec::WorkflowTest
       if (given.empty()) given = fixture->inputs;  // the stored run's, unless the test gives its own
     }
     Value inputs = executor->resolve_inputs(given);
+    // A call that asks takes the test's next decision for its tool; none left fails the run, saying so.
+    std::vector<bool> used(t.decisions.size(), false);
+    std::mutex used_mu;  // steps that run at once may ask at once
+    ToolDecider decide = [&](std::string_view tool, const Value&) -> std::optional<ToolDecision> {
+      std::lock_guard lock(used_mu);
+      for (size_t i = 0; i < t.decisions.size(); ++i)
+        if (!used[i] && t.decisions[i].tool.value == tool) {
+          used[i] = true;
+          return ToolDecision{t.decisions[i].approved, t.decisions[i].reason, "engine test"};
+        }
+      throw Error(ErrorKind::ToolNeedsApproval, "tool '" + std::string(tool) + "' asks for a person's approval, and "
+                                                "the test gives no decision for it (decisions: [{tool: " +
+                                                std::string(tool) + ", approve: true}])");
+    };
+    options.decide = &decide;
     NullSink quiet;
     agent::RunResult r = executor->run(inputs, quiet, options);
     if (r.stopped_reason == StoppedReason::Cancelled && cancel.stopped()) throw_stopped(cancel);
     if (journal) check_against_journal(*fixture, *journal, t, r, out.failures);
+    for (size_t i = 0; i < used.size(); ++i)
+      if (!used[i])
+        out.failures.push_back("decisions[" + std::to_string(i) + "]: no call of tool '" + t.decisions[i].tool.value +
+                               "' asked for it");
     bool expects = t.expect.output || t.expect.output_contains || t.expect.output_matches || !t.expect.outputs.empty() ||
                    t.expect.tools || t.expect.stopped_reason || !t.expect.steps.empty() || t.expect.error ||
                    t.expect.llm_calls;

@@ -37,6 +37,7 @@ const std::vector<KeyTable>& format_key_tables() {
       {"step", &kStep},
       {"retry", &kRetry},
       {"test", &kTest},
+      {"test_decision", &kTestDecision},
       {"test_expect", &kTestExpect},
   };
   return tables;

@@ -14,7 +14,7 @@ using KeyList = std::vector<std::string>;
 namespace keys {
 extern const KeyList kTop, kInput, kOutput, kLlm, kPrice, kScripted, kScriptedRule, kScriptedFail, kScriptedReply, kToolCall, kTool, kMcp, kApprove, kAllow, kHttpGrant, kFilesGrant,
     kLuaLimits, kAgent, kMessage, kMemory, kParserRegex, kParserJsonBlob, kParserKeyword, kKeywordRule, kParserLua,
-    kTemplateOptions, kTemplateFile, kStep, kRetry, kTest, kTestExpect, kTestFile;
+    kTemplateOptions, kTemplateFile, kStep, kRetry, kTest, kTestDecision, kTestExpect, kTestFile;
 }  // namespace keys
 
 struct KeyTable {

@@ -14,7 +14,8 @@ namespace engine::spec {
 namespace keys {
 
 // The keys this file reads (format_keys.h).
-const KeyList kTest = {"description", "inputs", "replies", "recording", "journal", "expect"};
+const KeyList kTest = {"description", "inputs", "replies", "recording", "journal", "decisions", "expect"};
+const KeyList kTestDecision = {"tool", "approve", "reject"};
 const KeyList kTestExpect = {"output", "output_contains", "output_matches", "outputs", "tools",
                              "stopped_reason", "steps", "error", "llm_calls"};
 const KeyList kTestFile = {"version", "description", "workflow", "tests"};
@@ -78,6 +79,23 @@ class TestLoader {
     if (n["journal"]) {
       t.journal = r_.located_str(n["journal"], at + ".journal");
       t.journal_file = dir_ / t.journal->value;
+    }
+    if (n["decisions"]) {
+      const YAML::Node& list = n["decisions"];
+      if (!list.IsSequence()) r_.fail(ErrorKind::SpecWrongType, at + ".decisions must be a list of {tool, approve | reject}", list);
+      for (size_t i = 0; i < list.size(); ++i) {
+        std::string where = at + ".decisions[" + std::to_string(i) + "]";
+        const YAML::Node& d = list[i];
+        r_.expect_map(d, where, keys::kTestDecision);
+        r_.expect_present(d, "tool", where);
+        if (bool(d["approve"]) == bool(d["reject"]))
+          r_.fail(ErrorKind::SpecConflict, where + " takes approve: true or reject: REASON, one of them", d);
+        WorkflowTestSpec::Decision decision{r_.located_str(d["tool"], where + ".tool"), bool(d["approve"]), ""};
+        if (d["approve"] && !r_.boolean(d["approve"], where + ".approve"))
+          r_.fail(ErrorKind::SpecBadValue, where + ".approve is true; a call not approved is rejected: reject: REASON", d["approve"]);
+        if (d["reject"]) decision.reason = r_.str(d["reject"], where + ".reject");
+        t.decisions.push_back(std::move(decision));
+      }
     }
     // A journal is its own expectation (the run ends as it recorded); `expect` may add to it.
     if (!t.journal || n["expect"]) {

@@ -39,6 +39,13 @@ struct WorkflowTestSpec {
   // call answered from it, and the run expected to end as it did.
   std::optional<Located<std::string>> journal;
   std::filesystem::path journal_file;
+  // The decisions a person would make on the calls that ask (docs/people.md), taken in order per tool.
+  struct Decision {
+    Located<std::string> tool;
+    bool approved = false;
+    std::string reason;
+  };
+  std::vector<Decision> decisions;
   TestExpectations expect;
 };
 

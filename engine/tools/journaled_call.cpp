@@ -78,14 +78,23 @@ ToolResult call_approved(ToolInstance& instance, const Tool& tool, Effect effect
                                                       "denies it); answer without it");
   if (approval.approval == Approval::Allow || approval.approve_asked)
     return call_journaled(instance, tool, effect, input, span_id, journal, call_id, cancel);
-  if (!journal)
+  std::string asked = to_json_text(input);
+  const JournalEntry* decision =
+      journal ? journal.journal->recorded(journal.path, JournalKind::Decision, call_id, asked) : nullptr;
+  std::optional<Value> given;  // a decision made in place
+  if (!decision && approval.decide && *approval.decide) {
+    if (std::optional<ToolDecision> d = (*approval.decide)(tool.name(), input)) {
+      given = Value{{"approved", d->approved}, {"by", d->by}};
+      if (!d->reason.empty()) (*given)["reason"] = d->reason;
+      if (journal) journal.journal->write({journal.path, JournalKind::Decision, call_id, asked, *given});
+    }
+  }
+  if (!decision && !given && !journal)
     throw Error(ErrorKind::ToolNeedsApproval, "tool '" + tool.name() + "' asks for a person's approval, and this run "
                                               "cannot wait for one: give --yes to approve what asks, or keep the run "
                                               "store on so that the run waits");
-  Journal& j = *journal.journal;
-  std::string asked = to_json_text(input);
-  const JournalEntry* decision = j.recorded(journal.path, JournalKind::Decision, call_id, asked);
-  if (!decision) {
+  if (!decision && !given) {
+    Journal& j = *journal.journal;
     j.write({journal.path, JournalKind::Ask, call_id, asked, Value{{"tool", tool.name()}, {"arguments", input}}});
     std::string call = printable_excerpt(call_name(journal.path, call_id), 200);
     throw Error(ErrorKind::RunWaiting, "run " + j.run_id() + " waits for a person to approve tool '" + tool.name() +
@@ -93,7 +102,7 @@ ToolResult call_approved(ToolInstance& instance, const Tool& tool, Effect effect
                                            "` or `engine runs reject " + j.run_id() + " " + call +
                                            " --reason TEXT`, then `engine runs resume " + j.run_id() + "`");
   }
-  const Value& d = decision->value;
+  const Value& d = given ? *given : decision->value;
   if (!d.value("approved", false)) {
     std::string reason = d.value("reason", "");
     return ToolResult::failure(ErrorKind::ToolRejected, "a person rejected this call of tool '" + tool.name() + "'" +

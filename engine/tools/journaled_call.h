@@ -22,6 +22,7 @@ ToolResult call_journaled(ToolInstance& instance, const Tool& tool, Effect effec
 struct CallApproval {
   Approval approval = Approval::Allow;
   bool approve_asked = false;
+  const ToolDecider* decide = nullptr;  // asked first when the journal holds no decision
 };
 
 // The same, first asking as `approval` says: a denied call answers tool.denied, not made; a call that asks is made

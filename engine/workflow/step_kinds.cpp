@@ -52,7 +52,7 @@ StepOutcome ToolWork::run(const tmpl::Vars& vars, EventSink& events, const agent
   std::string span_id = options.trace ? new_span_id() : std::string();  // as an agent's tool call has (run_core.cpp)
   events.emit({events::ToolStart{tool_->name(), "call_1", input, span_id}});
   auto instance = tool_->instantiate({&events, options.cancel, nullptr, options.trace});
-  tools::ToolResult r = tools::call_approved(*instance, *tool_, effect_, {approval_, options.approve_asked}, input,
+  tools::ToolResult r = tools::call_approved(*instance, *tool_, effect_, {approval_, options.approve_asked, options.decide}, input,
                                              span_id, options.journal, "call_1", options.cancel);
   events.emit({events::ToolEnd{tool_->name(), "call_1", r.output, r.ok() ? "" : std::string(name_of(*r.error_kind))}});
   if (options.cancel && options.cancel->stopped()) throw_stopped(*options.cancel);  // whatever the tool answered

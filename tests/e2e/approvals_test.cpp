@@ -146,3 +146,31 @@ TEST_CASE("approvals e2e: a workflow's tool step waits too, and approve: is chec
   CHECK(listed.exit_code == 2);
   CHECK(listed.err.find("tools[0].approve.ask must be a list of tool names or globs") != std::string::npos);
 }
+
+TEST_CASE("approvals e2e: engine test declares the decisions, approved and rejected, and says when one is missing or "
+          "unused", "[e2e][approvals]") {
+  ApprovalRig rig;
+  write_refund_workflow(rig.dir, rig.service.base(), "ask");
+  rig.dir.write("refund.test.yaml",
+                "version: 1\ntests:\n"
+                "  approved:\n    inputs: {order: \"42\"}\n    decisions: [{tool: refund, approve: true}]\n"
+                "    expect: {output_contains: '\"count\":1'}\n"
+                "  rejected:\n    inputs: {order: \"42\"}\n    decisions: [{tool: refund, reject: not paid}]\n"
+                "    expect: {output: \"done: a person rejected this call of tool 'refund': not paid\"}\n"
+                "  undecided:\n    inputs: {order: \"42\"}\n    expect: {output: x}\n"
+                "  unused:\n    inputs: {order: \"42\"}\n"
+                "    decisions: [{tool: refund, approve: true}, {tool: other, reject: no}]\n"
+                "    expect: {output_contains: done}\n");
+  auto tested = run_engine("test " + shell_quote((rig.dir.path() / "refund.test.yaml").string()));
+  INFO(tested.out << tested.err);
+  CHECK(tested.exit_code == 1);
+  CHECK(tested.out.find("PASS  approved") != std::string::npos);
+  CHECK(tested.out.find("PASS  rejected") != std::string::npos);
+  CHECK(tested.out.find("FAIL  undecided") != std::string::npos);
+  CHECK(tested.out.find("        the run failed: tool 'refund' asks for a person's approval, and the test gives no "
+                        "decision for it (decisions: [{tool: refund, approve: true}])\n") != std::string::npos);
+  CHECK(tested.out.find("FAIL  unused") != std::string::npos);
+  CHECK(tested.out.find("        decisions[1]: no call of tool 'other' asked for it\n") != std::string::npos);
+  CHECK(tested.out.find("4 tests: 2 passed, 2 failed") != std::string::npos);
+  CHECK(rig.service.count("refund") == 2);  // the approved test's call, and the unused one's
+}

@@ -70,6 +70,13 @@ TEST_CASE("a test file's mistakes are named at their line", "[spec][test]") {
   CHECK(tests_error("tests:\n  a: {recording: r.jsonl, journal: r.journal}\n") ==
         "spec.conflict: w.test.yaml:2:36: tests.a has a journal, which answers every call, and a recording; give one of "
         "them");
+  CHECK(tests_error("tests:\n  a: {decisions: [{tool: t, approve: true, reject: no}], expect: {output: x}}\n") ==
+        "spec.conflict: w.test.yaml:2:19: tests.a.decisions[0] takes approve: true or reject: REASON, one of them");
+  CHECK(tests_error("tests:\n  a: {decisions: [{tool: t, approve: false}], expect: {output: x}}\n") ==
+        "spec.bad_value: w.test.yaml:2:38: tests.a.decisions[0].approve is true; a call not approved is rejected: "
+        "reject: REASON");
+  CHECK(tests_error("tests:\n  a: {decisions: {tool: t}, expect: {output: x}}\n") ==
+        "spec.wrong_type: w.test.yaml:2:18: tests.a.decisions must be a list of {tool, approve | reject}");
   // A journal is its own expectation: `expect` may be left out, and then holds nothing.
   spec::TestFileSpec journaled = spec::parse_tests("tests: {a: {journal: r.journal}}\n", "t.yaml", "d", "d/t.yaml");
   CHECK(journaled.tests[0].journal_file == std::filesystem::path("d/r.journal"));

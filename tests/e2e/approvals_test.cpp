@@ -3,7 +3,10 @@
 // what asks and never what is denied; a decision that cannot apply is a clear error that changes nothing.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+
 #include "engine/core/json_parse.h"
+#include "engine/store/run_store.h"
 #include "support/effect_service.h"
 #include "support/test_support.h"
 
@@ -61,9 +64,21 @@ TEST_CASE("approvals e2e: a call that asks waits with no process, and is made on
                                                     "arguments": {"method": "POST", "path": "refund"}}])"));
   CHECK(rig.service.count("refund") == 0);  // nothing is made before a person says so
 
-  auto approved = run_engine("runs approve " + id + rig.store);
+  auto approved = run_engine("runs approve " + id + " --reason 'customer called'" + rig.store);
   CHECK(approved.exit_code == 0);
   CHECK(approved.err == "call call_1_1 of tool 'refund' approved: engine runs resume " + id + " goes on\n");
+  {  // the decision is kept in the journal: who, when, why
+    store::RunStore journal_store(rig.dir.path() / "runs.db");
+    std::vector<store::StoredEntry> entries = journal_store.journal_entries(id);
+    auto decision = std::find_if(entries.begin(), entries.end(),
+                                 [](const auto& e) { return e.entry.kind == JournalKind::Decision; });
+    REQUIRE(decision != entries.end());
+    CHECK(decision->entry.key == "call_1_1");
+    CHECK(decision->entry.value["approved"] == true);
+    CHECK(decision->entry.value["reason"] == "customer called");
+    CHECK_FALSE(decision->entry.value["by"].get<std::string>().empty());
+    CHECK(decision->entry.value["at_ms"].get<int64_t>() > 0);
+  }
   auto resumed = run_engine("runs resume " + id + " -q" + rig.store);
   CHECK(resumed.exit_code == 0);
   CHECK(resumed.out == "done: {\"status\":200,\"body\":{\"key\":\"refund\",\"count\":1}}\n");
